@@ -1,0 +1,60 @@
+"""The ``arena`` command line.
+
+Each subcommand lives in its own module under :mod:`arena.commands` and is imported only when it
+is called, so ``arena replay verify`` never loads gRPC or Django.  A command module provides
+``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking the parsed
+arguments and returning an exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help). Modules are imported lazily, when their command is chosen.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("arena.commands.replay", "verify and show game records (REPLAY.md format)"),
+    "bench": ("arena.commands.bench", "benchmarks: engine, protocol, match, season, site"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser; with ``only``, just that command's module is imported."""
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description="Scopa Arena: rules engine, bot matches, seasons and the site.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            subparsers.add_parser(name, help=help_text, add_help=False)
+            continue
+        module = importlib.import_module(module_name)
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``arena`` console script."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in args_list if not a.startswith("-")), None)
+    only = chosen if chosen in COMMANDS else None
+    if only is None and chosen is None:
+        only = "__none__"  # plain `arena` or `arena --help`: list commands without importing any
+    parser = build_parser(only)
+    args = parser.parse_args(args_list)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 0 if args.command is None else 2
+    try:
+        status: int = args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
