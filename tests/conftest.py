@@ -1,0 +1,76 @@
+"""Shared test fixtures: the services the suite needs, and the rule for when they are missing.
+
+Under ``CI=true`` a test that needs a service (Redis, PostgreSQL, bubblewrap, Chromium, node)
+fails instead of skipping: CI installs and starts them (``scripts/services``), so a missing one
+is a broken setup, not a reason to pass.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def require(condition: bool, what: str) -> None:
+    """Skips the test when ``condition`` is false, or fails it under CI."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required under CI=true but is not available")
+    pytest.skip(f"{what} is not available")
+
+
+def port_open(host: str, port: int) -> bool:
+    """Whether something accepts TCP connections at ``host:port``."""
+    try:
+        with socket.create_connection((host, port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The URL of the real Redis server of this machine."""
+    require(port_open("127.0.0.1", 6379), "Redis at 127.0.0.1:6379")
+    return "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture(scope="session")
+def postgres_available() -> bool:
+    """Asserts PostgreSQL at 127.0.0.1:5432 is there."""
+    require(port_open("127.0.0.1", 5432), "PostgreSQL at 127.0.0.1:5432")
+    return True
+
+
+@pytest.fixture(scope="session")
+def bwrap() -> str:
+    """The path of bubblewrap, the bot sandbox."""
+    path = shutil.which("bwrap")
+    require(path is not None, "bubblewrap (bwrap)")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The path of Debian's chromium, for browser tests."""
+    path = shutil.which("chromium")
+    require(path is not None, "Debian's chromium")
+    assert path is not None
+    return path
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """A folder for test artifacts (screenshots) that CI keeps."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
