@@ -1,0 +1,442 @@
+"""The league's data: bots and their versions, variants, seasons, rounds, matches, games, ratings.
+
+These models hold state and answer questions about it; the changes that must happen together
+(scheduling a round, claiming a match, recording a result, rating it) live in
+:mod:`webui.league.services`. Nothing here plays a game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Bot(models.Model):
+    """A bot, owned by one user; its code lives in its versions."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    name = models.SlugField(max_length=40, unique=True)
+    description = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def latest_version(self) -> BotVersion | None:
+        """The newest version of this bot, whatever its status."""
+        return self.versions.order_by("-number").first()
+
+    def latest_ready_version(self) -> BotVersion | None:
+        """The newest version that passed validation (may enter seasons)."""
+        return self.versions.filter(status=BotVersion.Status.READY).order_by("-number").first()
+
+
+class BotVersion(models.Model):
+    """One immutable version of a bot, content-addressed by the sha256 of its archive.
+
+    ``source_dir`` is the unpacked bot folder (relative to ``ARENA_DATA_DIR`` or absolute);
+    ``address`` (``grpc://host:port``) is set instead for a bot its author runs himself.
+    """
+
+    class Status(models.TextChoices):
+        VALIDATING = "validating", "validating"
+        READY = "ready", "ready"
+        FAILED = "failed", "failed"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()  # 1, 2, 3 ... per bot
+    sha256 = models.CharField(max_length=64)
+    manifest = models.JSONField(default=dict)  # bot.toml as parsed
+    archive_path = models.CharField(max_length=500, blank=True)
+    source_dir = models.CharField(max_length=500, blank=True)
+    address = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.VALIDATING)
+    status_reason = models.TextField(blank=True)  # why validation failed, one line
+    validation_log = models.TextField(blank=True)  # the bot's own log of its validation game
+    validation_replay = models.JSONField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    validated = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["bot__name", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+            models.UniqueConstraint(fields=["bot", "sha256"], name="botversion_unique_sha256"),
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def label(self) -> str:
+        """The name players see in replays: ``greedy@3``."""
+        return f"{self.bot.name}@{self.number}"
+
+    @property
+    def is_ready(self) -> bool:
+        """Whether this version passed validation and may enter seasons."""
+        return self.status == self.Status.READY
+
+    def bot_ref_text(self) -> str:
+        """What :meth:`arena.runner.BotRef.parse` takes for this version: a folder or an address."""
+        if self.address:
+            return self.address
+        from pathlib import Path
+
+        path = Path(self.source_dir)
+        if not path.is_absolute():
+            path = Path(settings.ARENA_DATA_DIR) / path
+        return str(path)
+
+
+class Variant(models.Model):
+    """A RULES.md preset plus option overrides: what a season and a leaderboard are about."""
+
+    slug = models.SlugField(max_length=120, unique=True)  # "scopa", "scopone-21", "scopa--target-21"
+    name = models.CharField(max_length=40)  # the RULES.md preset
+    options = models.JSONField(default=dict)  # overrides, as rules.options()
+    label = models.CharField(max_length=120)
+    standard = models.BooleanField(default=True)  # no overrides
+    players = models.PositiveSmallIntegerField(default=2)
+    sides = models.PositiveSmallIntegerField(default=2)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "slug"]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class Season(models.Model):
+    """A league: entrants of one variant, a round-robin and an optional knockout for the top N."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "draft"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round-robin", "round-robin"
+        ROUND_ROBIN_KNOCKOUT = "round-robin+knockout", "round-robin, then knockout"
+
+    name = models.CharField(max_length=100, unique=True)
+    variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="seasons")
+    entrants = models.ManyToManyField(
+        BotVersion, through="SeasonEntrant", related_name="seasons"
+    )
+    format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
+    knockout_size = models.PositiveSmallIntegerField(default=0)  # top N into the bracket
+    double_round_robin = models.BooleanField(default=False)
+    games_per_pairing = models.PositiveSmallIntegerField(default=2)  # a duplicate set
+    move_time_ms = models.PositiveIntegerField(default=1000)
+    bank_ms = models.PositiveIntegerField(default=30_000)
+    seed = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def has_knockout(self) -> bool:
+        """Whether the top of the table plays a knockout bracket after the league."""
+        return self.format == self.Format.ROUND_ROBIN_KNOCKOUT and self.knockout_size >= 2
+
+    def entrant_versions(self) -> list[BotVersion]:
+        """The entrants in their number order (Berger numbers 1..n)."""
+        return [
+            e.version
+            for e in self.season_entrants.select_related("version__bot").order_by("number")
+        ]
+
+    def progress(self) -> tuple[int, int]:
+        """(matches done or void, matches scheduled so far)."""
+        matches = Match.objects.filter(round__season=self)
+        total = matches.count()
+        done = matches.filter(status__in=[Match.Status.DONE, Match.Status.VOID]).count()
+        return done, total
+
+
+class SeasonEntrant(models.Model):
+    """A bot version entered in a season, with its number in the Berger tables (1..n)."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="season_entrants")
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
+    number = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["season", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "number"], name="entrant_unique_number"),
+            models.UniqueConstraint(fields=["season", "version"], name="entrant_unique_version"),
+        ]
+
+
+class Round(models.Model):
+    """One round of a season: league rounds from the Berger tables, then knockout rounds.
+
+    ``plan`` is the round as scheduled, JSON: for a league round ``{"pairings": [[a, b], ...],
+    "bye": v|null}``; for a knockout round ``{"slots": [[a, b|null], ...]}`` in bracket order
+    (``null`` is a bye; ``a`` advances). Entries are bot version ids.
+    """
+
+    class Phase(models.TextChoices):
+        LEAGUE = "league", "league"
+        KNOCKOUT = "knockout", "knockout"
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()  # 1.. across both phases
+    phase = models.CharField(max_length=10, choices=Phase.choices, default=Phase.LEAGUE)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    plan = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["season", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "number"], name="round_unique_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season.name} round {self.number}"
+
+
+class Match(models.Model):
+    """A pairing of a round, played as one duplicate set of games by one worker.
+
+    A worker claims it with a conditional update (``scheduled``, or ``running`` with an expired
+    lease, to ``running`` with a fresh ``claim_token``) and keeps the lease alive while it
+    plays; the result is recorded only by the holder of the current token, once.
+    """
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", "scheduled"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        VOID = "void", "void"
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="matches")
+    pairing = models.CharField(max_length=64)  # "3-1": entrant numbers, first seat first
+    board = models.PositiveSmallIntegerField(default=0)  # order within the round / bracket slot
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED)
+    seed = models.BigIntegerField(default=0)
+    games_planned = models.PositiveSmallIntegerField(default=2)
+    claim_token = models.CharField(max_length=36, blank=True)
+    claimed_by = models.CharField(max_length=200, blank=True)  # host:pid of the worker
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    winner = models.ForeignKey(  # the match winner (knockout), null for a drawn league match
+        BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    summary = models.JSONField(default=dict, blank=True)  # per entrant index: wins, points...
+    error = models.TextField(blank=True)  # the last infrastructure error, or why it is void
+
+    class Meta:
+        ordering = ["round__number", "board"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "pairing"], name="match_unique_pairing"),
+        ]
+        indexes = [models.Index(fields=["status", "lease_until"], name="match_status_lease")]
+
+    def __str__(self) -> str:
+        return f"{self.round} board {self.board + 1}"
+
+    @property
+    def is_finished(self) -> bool:
+        """Whether the result is in (done) or the match was given up (void)."""
+        return self.status in {self.Status.DONE, self.Status.VOID}
+
+    def entrants(self) -> list[BotVersion]:
+        """The bot versions in entrant order (as given to the runner)."""
+        return [s.version for s in self.seats.select_related("version__bot").order_by("index")]
+
+
+class MatchSeat(models.Model):
+    """One entrant of a match: its index in the runner's entrant list, version and first side.
+
+    ``side`` is the side the entrant takes in the match's first game; the duplicate set swaps
+    seats, so each game's own seating is in :attr:`Game.seats`.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="match_seats")
+    side = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="matchseat_unique_index"),
+        ]
+
+
+class Game(models.Model):
+    """One played game of a match: its replay (REPLAY.md) and its result.
+
+    ``seats`` lists the entrant index of each seat and ``players`` the bot version id of each
+    seat; ``winner_side`` is null for a draw or a void game; ``rating_seq`` is the game's place
+    in its variant's rating order, set once by the rating writer.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    index = models.PositiveSmallIntegerField()
+    variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="games")
+    replay = models.JSONField()
+    seats = models.JSONField(default=list)
+    players = models.JSONField(default=list)
+    totals = models.JSONField(default=list)
+    winner_side = models.PositiveSmallIntegerField(null=True, blank=True)
+    winner_entrant = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit = models.JSONField(null=True, blank=True)  # {"side": s, "reason": "..."}
+    void = models.TextField(blank=True)  # why the arena failed this game; counts for nobody
+    faults = models.JSONField(default=list)
+    duration_ms = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+    rating_seq = models.PositiveBigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="game_unique_index"),
+            models.UniqueConstraint(
+                fields=["variant", "rating_seq"],
+                condition=Q(rating_seq__isnull=False),
+                name="game_unique_rating_seq",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["variant", "rating_seq"], name="game_variant_seq"),
+            models.Index(fields=["-created"], name="game_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match} game {self.index + 1}"
+
+    @property
+    def is_void(self) -> bool:
+        """Whether the arena failed this game (it counts for nobody)."""
+        return bool(self.void)
+
+    @property
+    def is_draw(self) -> bool:
+        """Whether the game ended without a winner (and was not void)."""
+        return not self.void and self.winner_side is None
+
+    def side_versions(self) -> list[list[int]]:
+        """The bot version ids of each side, e.g. ``[[3, 3], [5, 5]]`` in a partnership game."""
+        sides = int(self.variant.sides)
+        players: list[int] = list(self.players)
+        out: list[list[int]] = [[] for _ in range(sides)]
+        for seat, version_id in enumerate(players):
+            out[seat % sides].append(version_id)
+        return out
+
+
+class Rating(models.Model):
+    """The TrueSkill rating of one rated entity (a bot version, or a partnership) in a variant.
+
+    ``key`` is ``v:<version id>`` for a side played by one bot version and
+    ``t:<id>+<id>`` for a partnership of two different versions.
+    """
+
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="ratings")
+    key = models.CharField(max_length=64)
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
+    partner = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    conservative = models.FloatField(db_index=True)  # mu - 3 sigma
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["variant", "-conservative"]
+        constraints = [
+            models.UniqueConstraint(fields=["variant", "key"], name="rating_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} in {self.variant.slug}: {self.mu:.2f} ± {self.sigma:.2f}"
+
+    @property
+    def is_team(self) -> bool:
+        """Whether this rates a partnership of two different bot versions."""
+        return self.partner_id is not None
+
+    @property
+    def provisional(self) -> bool:
+        """Too few games or too wide a sigma to trust the rank yet."""
+        from arena.rating import is_provisional
+
+        return is_provisional(self.games, self.sigma)
+
+    @property
+    def win_rate(self) -> float | None:
+        """Wins per game played (draws count half), or None before any game."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else None
+
+    def label(self) -> str:
+        """``greedy@3`` or ``greedy@3 + random@1``."""
+        if self.partner is None:
+            return self.version.label
+        return f"{self.version.label} + {self.partner.label}"
+
+
+class RatingHistory(models.Model):
+    """A rating right after one game: the chart of a bot's rating, in rating order."""
+
+    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="history")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_events")
+    seq = models.PositiveBigIntegerField()  # the game's rating_seq
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    conservative = models.FloatField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["rating", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["rating", "game"], name="history_unique_game"),
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready point of a rating chart."""
+        return {
+            "seq": self.seq,
+            "game": self.game_id,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "conservative": self.conservative,
+            "at": self.created.isoformat(),
+        }

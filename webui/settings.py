@@ -1,0 +1,237 @@
+"""Django settings of Scopa Arena, read from environment variables only.
+
+The same code runs on one laptop and on a fleet; the environment chooses:
+
+``ARENA_DATABASE_URL``
+    ``sqlite:///path/to/db.sqlite3`` or ``postgresql://user:password@host:port/name``.
+    Default: SQLite in ``$ARENA_DATA_DIR/arena.sqlite3``.
+``ARENA_BROKER_URL``
+    The Celery broker, e.g. ``redis://host:6379/0``. Unset: the embedded broker, kombu's
+    ``filesystem://`` transport under ``$ARENA_DATA_DIR/broker`` (no server needed; the
+    commands that need workers start local worker processes).
+``ARENA_SECRET_KEY``
+    Django's secret key. Unset: a random key is generated once and kept in
+    ``$ARENA_DATA_DIR/secret_key``.
+``ARENA_DEBUG``
+    ``1``/``true`` for development (default off).
+``ARENA_ALLOWED_HOSTS``
+    Comma-separated host names (default ``localhost,127.0.0.1,[::1]``).
+``ARENA_HTTPS``
+    Whether the site is served over HTTPS (directly or behind a TLS proxy that sets
+    ``X-Forwarded-Proto``): secure cookies, HSTS and the redirect to HTTPS. Default: on when
+    ``ARENA_DEBUG`` is off. Set ``ARENA_HTTPS=0`` to serve plain HTTP on a trusted host.
+``ARENA_CSRF_TRUSTED_ORIGINS``
+    Comma-separated origins (``https://arena.example.org``) for forms behind a proxy.
+``ARENA_DATA_DIR``
+    Where bot archives, unpacked bots, the embedded broker, logs and the default database live.
+    Default: ``var/`` in the checkout.
+``ARENA_MATCH_LEASE_S``
+    How long a worker's claim on a match lasts without a heartbeat (default 20 seconds).
+``ARENA_TASK_TIME_LIMIT_S``
+    Hard time limit of one task (default 3600); the soft limit is 60 seconds less.
+
+This module holds configuration only; the logic lives in the apps.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_flag(name: str, default: bool) -> bool:
+    """A boolean environment variable: 1/true/yes/on or 0/false/no/off."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError(f"{name}={value!r}: expected 1/true/yes/on or 0/false/no/off")
+
+
+def env_list(name: str, default: str) -> list[str]:
+    """A comma-separated environment variable as a list of non-empty items."""
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """Django's ``DATABASES['default']`` for a ``sqlite:///`` or ``postgresql://`` URL."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        # sqlite:///relative/to/checkout.sqlite3 or sqlite:////absolute/path.sqlite3
+        path = unquote(url[len("sqlite://") :].split("?", 1)[0])
+        path = path[1:] if path.startswith("/") else path
+        if not path:
+            raise ValueError(f"ARENA_DATABASE_URL={url!r}: no file name for SQLite")
+        if not Path(path).is_absolute():
+            path = str(BASE_DIR / path)
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": path,
+            # Workers and the site write at once: wait for the lock instead of failing.
+            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
+        }
+    if parts.scheme in {"postgres", "postgresql", "pgsql"}:
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parts.path.lstrip("/")) or "arena",
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(parts.port or ""),
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+        }
+    raise ValueError(
+        f"ARENA_DATABASE_URL={url!r}: expected sqlite:///file or postgresql://user@host/name"
+    )
+
+
+DEBUG = env_flag("ARENA_DEBUG", False)
+DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR") or BASE_DIR / "var").resolve()
+ARENA_DATA_DIR = DATA_DIR
+ARENA_ARCHIVES_DIR = DATA_DIR / "archives"  # bot archives, named by their sha256
+ARENA_BOTS_DIR = DATA_DIR / "bots"  # unpacked bot versions, one folder per sha256
+ARENA_LOGS_DIR = DATA_DIR / "logs"  # bot logs of validation games and matches
+ARENA_REPLAYS_DIR = DATA_DIR / "replays"  # scratch space of the runner
+ARENA_BROKER_DIR = DATA_DIR / "broker"  # the embedded broker's messages
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    key = os.environ.get("ARENA_SECRET_KEY", "")
+    if key:
+        return key
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        # Written once, readable by the owner only; every process of this data dir shares it.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+try:
+    SECRET_KEY = _secret_key()
+except FileExistsError:  # another process created it between the check and the open
+    SECRET_KEY = (DATA_DIR / "secret_key").read_text().strip()
+
+ALLOWED_HOSTS = env_list("ARENA_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("ARENA_CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "webui.league",
+    "webui.web",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "webui.urls"
+WSGI_APPLICATION = "webui.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": database_from_url(
+        os.environ.get("ARENA_DATABASE_URL") or f"sqlite:///{DATA_DIR / 'arena.sqlite3'}"
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedStaticFilesStorage"
+    },
+}
+MEDIA_ROOT = DATA_DIR / "media"
+# Uploads larger than this are refused before they reach a view (bot archives are small).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+
+# Security: strict whenever the site is served over HTTPS (the default in production).
+HTTPS = env_flag("ARENA_HTTPS", not DEBUG)
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_HSTS_SECONDS = 31_536_000 if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("ARENA_LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "arena": {"level": os.environ.get("ARENA_LOG_LEVEL", "INFO"), "propagate": True},
+        "workers": {"level": os.environ.get("ARENA_LOG_LEVEL", "INFO"), "propagate": True},
+    },
+}
+
+# Celery (read by workers.celery_app with namespace "CELERY").
+ARENA_BROKER_URL = os.environ.get("ARENA_BROKER_URL", "")
+ARENA_EMBEDDED_BROKER = not ARENA_BROKER_URL
+ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
+ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
