@@ -17,7 +17,9 @@ from django.db.models import Q
 class Bot(models.Model):
     """A bot, owned by one user; its code lives in its versions."""
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots"
+    )
     name = models.SlugField(max_length=40, unique=True)
     description = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
@@ -98,7 +100,7 @@ class BotVersion(models.Model):
 class Variant(models.Model):
     """A RULES.md preset plus option overrides: what a season and a leaderboard are about."""
 
-    slug = models.SlugField(max_length=120, unique=True)  # "scopa", "scopone-21", "scopa--target-21"
+    slug = models.SlugField(max_length=120, unique=True)  # "scopa", "scopa--target-21"
     name = models.CharField(max_length=40)  # the RULES.md preset
     options = models.JSONField(default=dict)  # overrides, as rules.options()
     label = models.CharField(max_length=120)
