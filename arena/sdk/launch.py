@@ -1,0 +1,203 @@
+"""Starts a bot folder as a local process for development and tests, without a sandbox.
+
+Reads the folder's ``bot.toml`` (docs/ARCHITECTURE.md), starts its ``command`` inside the folder
+with ``SCOPA_BOT_ADDRESS`` set to a unix socket in a fresh temporary folder, and waits for the
+``LISTENING`` line. This is how ``arena bot check FOLDER`` and the SDK tests run a bot you trust;
+it is not the match runner's launcher (:mod:`arena.runner` sandboxes untrusted bots).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from arena.protocol import ADDRESS_ENV, READY_PREFIX
+
+NAME_PATTERN = re.compile(r"[a-z0-9-]{1,40}")
+
+
+class ManifestError(ValueError):
+    """A ``bot.toml`` that is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A bot folder's ``bot.toml``."""
+
+    folder: Path
+    name: str
+    version: str
+    author: str
+    command: tuple[str, ...]
+    variants: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def load_manifest(folder: str | Path) -> Manifest:
+    """The manifest of a bot folder; ``ManifestError`` naming what is wrong."""
+    folder = Path(folder)
+    path = folder / "bot.toml"
+    if not path.is_file():
+        raise ManifestError(f"{folder}: no bot.toml in this folder")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ManifestError(f"{path}: not valid TOML ({exc})") from None
+    name = data.get("name")
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ManifestError(f"{path}: name must match [a-z0-9-]{{1,40}}, got {name!r}")
+    command = data.get("command")
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(part, str) and part for part in command)
+    ):
+        raise ManifestError(f"{path}: command must be a non-empty list of strings")
+    variants = data.get("variants", ["*"])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise ManifestError(f"{path}: variants must be a list of variant names or ['*']")
+    env = data.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise ManifestError(f"{path}: env must be a table of strings")
+    return Manifest(
+        folder=folder.resolve(),
+        name=name,
+        version=str(data.get("version", "0")),
+        author=str(data.get("author", "")),
+        command=tuple(command),
+        variants=tuple(variants),
+        env=dict(env),
+    )
+
+
+def resolve_command(command: tuple[str, ...]) -> list[str]:
+    """The argv to run: ``python`` means the arena's own interpreter."""
+    argv = list(command)
+    if argv[0] in {"python", "python3"}:
+        argv[0] = sys.executable
+    return argv
+
+
+class LocalBot:
+    """A bot folder running as a local process; a context manager that stops it on exit.
+
+    ``address`` is the gRPC target to connect to once :meth:`start` returns.
+    """
+
+    def __init__(
+        self,
+        folder: str | Path,
+        env: dict[str, str] | None = None,
+        startup_timeout: float = 30.0,
+    ) -> None:
+        self.manifest = load_manifest(folder)
+        self.extra_env = env or {}
+        self.startup_timeout = startup_timeout
+        self.process: subprocess.Popen[bytes] | None = None
+        self.address = ""
+        self._tmp: str | None = None
+
+    def start(self) -> str:
+        """Starts the bot and waits for its ``LISTENING`` line; returns the address."""
+        self._tmp = tempfile.mkdtemp(prefix="scopa-bot-")
+        socket_path = os.path.join(self._tmp, "bot.sock")
+        bind = f"unix://{socket_path}"
+        env = {**os.environ, **self.manifest.env, **self.extra_env, ADDRESS_ENV: bind}
+        argv = resolve_command(self.manifest.command)
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                cwd=self.manifest.folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self.stop()
+            raise RuntimeError(f"{self.manifest.name}: cannot start {argv[0]!r}: {exc}") from None
+        line = self._read_ready_line()
+        if not line.startswith(READY_PREFIX):
+            self.stop()
+            raise RuntimeError(
+                f"{self.manifest.name}: expected 'LISTENING <address>' on stdout, got {line!r}"
+            )
+        self.address = line[len(READY_PREFIX) :].strip() or bind
+        # Drain anything else the bot prints so a chatty bot never blocks on a full pipe.
+        threading.Thread(target=self._drain, daemon=True).start()
+        return self.address
+
+    def _drain(self) -> None:
+        stdout = self.process.stdout if self.process is not None else None
+        if stdout is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            while os.read(stdout.fileno(), 65536):
+                pass
+
+    def _read_ready_line(self) -> str:
+        assert self.process is not None and self.process.stdout is not None
+        stdout = self.process.stdout
+        deadline = time.monotonic() + self.startup_timeout
+        buffer = b""
+        with selectors.DefaultSelector() as selector:
+            selector.register(stdout, selectors.EVENT_READ)
+            while b"\n" not in buffer:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.stop()
+                    raise RuntimeError(
+                        f"{self.manifest.name}: no LISTENING line within {self.startup_timeout}s"
+                    )
+                if not selector.select(timeout=left):
+                    continue
+                chunk = os.read(stdout.fileno(), 4096)
+                if not chunk:
+                    code = self.process.wait()
+                    self.stop()
+                    raise RuntimeError(
+                        f"{self.manifest.name}: exited with status {code} before listening"
+                    )
+                buffer += chunk
+        return buffer.split(b"\n", 1)[0].decode(errors="replace")
+
+    def stop(self) -> None:
+        """Stops the bot's whole process group and removes its temporary folder."""
+        if self.process is not None and self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGTERM)
+                self.process.wait(timeout=3)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        if self.process is not None and self.process.stdout is not None:
+            self.process.stdout.close()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def __enter__(self) -> LocalBot:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,219 @@
+"""Serves a :class:`~arena.sdk.bot.Bot` over gRPC: the ``Bot`` service and the health service.
+
+:func:`serve` is what a bot's ``main`` calls: it binds ``SCOPA_BOT_ADDRESS`` (or ``--address``,
+default ``127.0.0.1:50051``), prints ``LISTENING <address>`` on stdout once it serves, logs to
+stderr and runs until terminated. :func:`create_server` is the same without the waiting, for
+tests and for embedding. An exception in the bot's own code is logged and answered with the
+first legal move, so one bug costs a move, not the game; a move that is not in the legal list
+is treated the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Iterator, Sequence
+from concurrent import futures
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena.engine import Move, Rules
+from arena.protocol import (
+    ADDRESS_ENV,
+    PROTOCOL_VERSION,
+    READY_PREFIX,
+    SERVICE_NAME,
+    bot_pb2,
+    bot_pb2_grpc,
+)
+from arena.protocol.convert import (
+    move_from_proto,
+    observation_from_proto,
+    points_from_proto,
+    rules_from_proto,
+)
+from arena.sdk.bot import Bot, Clock, DealInfo, GameInfo, GameResult
+
+DEFAULT_ADDRESS = "127.0.0.1:50051"
+
+log = logging.getLogger("arena.sdk")
+
+
+class _GameStream:
+    """The state of one ``Play`` stream: the rules it plays under, and the bot's seat."""
+
+    def __init__(self) -> None:
+        self.rules: Rules | None = None
+        self.game: GameInfo | None = None
+
+
+class BotServicer(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
+    """Adapts a :class:`Bot` to the ``scopa.arena.v1.Bot`` service."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self._lock = threading.Lock()  # the bot's methods run one at a time
+
+    def Describe(self, request: Any, context: Any) -> Any:
+        """The bot's name, version, author, variants and protocol version."""
+        return bot_pb2.BotInfo(
+            name=self.bot.name,
+            version=self.bot.version,
+            author=self.bot.author,
+            variants=list(self.bot.variants),
+            protocol_version=PROTOCOL_VERSION,
+            language="python",
+        )
+
+    def Play(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:
+        """One game: dispatches events to the hooks, answers each turn request once."""
+        stream = _GameStream()
+        for message in request_iterator:
+            kind = message.WhichOneof("kind")
+            if kind == "turn_request":
+                yield self._answer(stream, message.turn_request)
+            elif kind is not None:
+                self._event(stream, kind, getattr(message, kind))
+            # An unknown kind (a newer arena): ignored, as protos/README.md promises.
+
+    def _answer(self, stream: _GameStream, request: Any) -> Any:
+        legal = [move_from_proto(m) for m in request.legal_moves]
+        index = 0
+        try:
+            if stream.rules is None:
+                raise ValueError("turn request before game_start")
+            observation = observation_from_proto(request.observation, stream.rules)
+            clock = Clock(move_ms=request.clock.move_ms, bank_ms=request.clock.bank_ms)
+            with self._lock:
+                self.bot.clock = clock
+                self.bot.game = stream.game
+                move = self.bot.choose(observation, legal)
+            index = _index_of(move, legal)
+        except Exception:
+            log.error("choose failed; answering the first legal move\n%s", traceback.format_exc())
+        return bot_pb2.TurnResponse(request_id=request.request_id, move_index=index)
+
+    def _event(self, stream: _GameStream, kind: str, event: Any) -> None:
+        try:
+            with self._lock:
+                if stream.game is not None:
+                    self.bot.game = stream.game
+                self._dispatch(stream, kind, event)
+        except Exception:
+            log.error("the %s hook failed\n%s", kind, traceback.format_exc())
+
+    def _dispatch(self, stream: _GameStream, kind: str, event: Any) -> None:
+        bot = self.bot
+        if kind == "game_start":
+            stream.rules = rules_from_proto(event.rules)
+            clock = Clock(move_ms=event.clock.move_ms, bank_ms=event.clock.bank_ms)
+            stream.game = GameInfo(
+                game_id=event.game_id,
+                rules=stream.rules,
+                seat=event.seat,
+                players=tuple(event.players),
+                clock=clock,
+            )
+            bot.game = stream.game
+            bot.on_game_start(stream.game)
+        elif kind == "deal_start":
+            bot.on_deal_start(
+                DealInfo(
+                    deal_index=event.deal_index,
+                    dealer=event.dealer,
+                    hand=tuple(event.hand),
+                    table=tuple(event.table),
+                    stock_size=event.stock_size,
+                    totals=tuple(event.totals),
+                )
+            )
+        elif kind == "move_played":
+            bot.on_move(event.seat, move_from_proto(event.move), event.by_arena)
+        elif kind == "deal_end":
+            points = [points_from_proto(p) for p in event.points]
+            bot.on_deal_end(event.deal_index, points, tuple(event.totals))
+        elif kind == "game_end":
+            bot.on_game_end(
+                GameResult(
+                    totals=tuple(event.totals),
+                    winner=event.winner if event.HasField("winner") else None,
+                    forfeit_side=event.forfeit_side if event.HasField("forfeit_side") else None,
+                    reason=event.reason,
+                )
+            )
+
+
+def _index_of(move: Move, legal: Sequence[Move]) -> int:
+    """The index of ``move`` in ``legal``; an int in range is taken as an index."""
+    if isinstance(move, int) and not isinstance(move, bool) and 0 <= move < len(legal):
+        return move
+    try:
+        return legal.index(move)
+    except ValueError:
+        raise ValueError(f"choose returned {move!r}, which is not a legal move") from None
+
+
+def create_server(
+    bot: Bot, address: str = "127.0.0.1:0", max_workers: int = 8
+) -> tuple[grpc.Server, str]:
+    """A started gRPC server for ``bot`` at ``address``, and the address it really bound.
+
+    A TCP address with port 0 binds a free port; the returned address names it.
+    """
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="bot"),
+        options=[("grpc.so_reuseport", 0)],
+    )
+    bot_pb2_grpc.add_BotServicer_to_server(BotServicer(bot), server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as exc:
+        raise OSError(f"cannot listen on {address!r}: {exc}") from None
+    if port == 0 and not address.startswith("unix:"):
+        raise OSError(f"cannot listen on {address!r}")
+    server.start()
+    for service in ("", SERVICE_NAME):
+        health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    bound = address
+    if not address.startswith("unix:") and address.rsplit(":", 1)[-1] == "0":
+        bound = f"{address.rsplit(':', 1)[0]}:{port}"
+    return server, bound
+
+
+def serve(bot: Bot, address: str | None = None, argv: Sequence[str] | None = None) -> None:
+    """Serves ``bot`` until SIGTERM/SIGINT: the address is ``address``, else ``--address``,
+    else ``$SCOPA_BOT_ADDRESS``, else 127.0.0.1:50051. Prints ``LISTENING <address>``.
+
+    Unknown command-line arguments are left for the bot (``parse_known_args``).
+    """
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO, format=f"{bot.name}: %(levelname)s %(message)s"
+    )
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--address", default=None)
+    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else list(argv))
+    target = address or known.address or os.environ.get(ADDRESS_ENV) or DEFAULT_ADDRESS
+    try:
+        server, bound = create_server(bot, target)
+    except OSError as exc:
+        print(f"{bot.name}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+    stop = threading.Event()
+
+    def _stop(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    print(f"{READY_PREFIX}{bound}", flush=True)
+    stop.wait()
+    server.stop(grace=1.0).wait()
