@@ -1,0 +1,63 @@
+"""The Scopa rules engine: cards, variants, deals, legal moves, scoring, observations, replays.
+
+Pure Python with no I/O and no dependencies beyond the standard library; deterministic from a
+seed on every Python version.  It knows nothing of bots, gRPC, Celery or Django.
+
+>>> from arena.engine import Game, rules_for
+>>> deal = Game(rules_for("scopa"), seed=1).new_deal()
+>>> len(deal.legal_moves()) >= 3
+True
+"""
+
+from arena.engine.cards import (
+    DECK,
+    Card,
+    CardError,
+    EngineError,
+    IllegalMoveError,
+    Seat,
+    Side,
+    VariantError,
+    card_name,
+    italian_name,
+    parse_card,
+    parse_cards,
+    rank_of,
+    suit_of,
+)
+from arena.engine.observation import Observation
+from arena.engine.rng import Rng
+from arena.engine.scoring import CATEGORIES, DealScore, score_deal
+from arena.engine.state import Deal, Game, Move, needs_redeal, parse_move
+from arena.engine.variants import OPTION_NAMES, VARIANTS, Rules, rules_for
+
+__all__ = [
+    "CATEGORIES",
+    "DECK",
+    "OPTION_NAMES",
+    "VARIANTS",
+    "Card",
+    "CardError",
+    "Deal",
+    "DealScore",
+    "EngineError",
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "Observation",
+    "Rng",
+    "Rules",
+    "Seat",
+    "Side",
+    "VariantError",
+    "card_name",
+    "italian_name",
+    "needs_redeal",
+    "parse_card",
+    "parse_cards",
+    "parse_move",
+    "rank_of",
+    "rules_for",
+    "score_deal",
+    "suit_of",
+]
