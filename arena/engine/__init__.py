@@ -26,6 +26,13 @@ from arena.engine.cards import (
     suit_of,
 )
 from arena.engine.observation import Observation
+from arena.engine.replay import (
+    ReplayError,
+    ReplayRecorder,
+    read_replay,
+    verify_replay,
+    write_replay,
+)
 from arena.engine.rng import Rng
 from arena.engine.scoring import CATEGORIES, DealScore, score_deal
 from arena.engine.state import Deal, Game, Move, needs_redeal, parse_move
@@ -45,6 +52,8 @@ __all__ = [
     "IllegalMoveError",
     "Move",
     "Observation",
+    "ReplayError",
+    "ReplayRecorder",
     "Rng",
     "Rules",
     "Seat",
@@ -57,7 +66,10 @@ __all__ = [
     "parse_cards",
     "parse_move",
     "rank_of",
+    "read_replay",
     "rules_for",
     "score_deal",
     "suit_of",
+    "verify_replay",
+    "write_replay",
 ]

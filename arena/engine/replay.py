@@ -1,0 +1,549 @@
+"""Game records in the replay format of REPLAY.md: read, write, verify and record.
+
+A replay is one JSON document per game: the variant and options, the players, each deal (as a
+deck or as explicit hands, table and stock) and every move, plus the optional fields the arena
+adds (thinking times, clocks, faults, forfeit, void; see docs/ARCHITECTURE.md).
+:func:`read_replay` checks the shape, :func:`verify_replay` re-plays every move through the
+engine, :func:`write_replay` prints one canonically, and :class:`ReplayRecorder` builds one
+while a game is played.  This module reads and writes text; it does not touch files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arena.engine.cards import (
+    DECK,
+    Card,
+    CardError,
+    EngineError,
+    Seat,
+    Side,
+    card_name,
+    parse_card,
+)
+from arena.engine.state import Deal, Game, Move, needs_redeal
+from arena.engine.variants import Rules, rules_for
+
+FORMAT = "scopa-replay"
+VERSION = 1
+FAULT_KINDS = ("timeout", "crash", "disconnect", "garbled", "illegal", "start")
+AUTO_KINDS = ("timeout",)
+
+_TOP_KEYS = {
+    "format", "version", "variant", "options", "players", "seed", "deals", "result", "faults",
+    "void", "started_at", "duration_ms", "match",
+}
+_DEAL_KEYS = {"dealer", "deck", "hands", "table", "stock", "moves", "thrown_in"}
+_MOVE_KEYS = {"seat", "card", "capture", "ms", "clock", "auto"}
+
+
+class ReplayError(EngineError):
+    """A replay that cannot be read or does not verify, with where it went wrong.
+
+    >>> str(ReplayError("seat 1 played out of turn", deal=2, move=14))
+    'deal 2, move 14: seat 1 played out of turn'
+    """
+
+    def __init__(self, reason: str, deal: int | None = None, move: int | None = None) -> None:
+        self.reason = reason
+        self.deal = deal
+        self.move = move
+        where = []
+        if deal is not None:
+            where.append(f"deal {deal}")
+        if move is not None:
+            where.append(f"move {move}")
+        super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``error`` object of the verify report."""
+        return {"deal": self.deal, "move": self.move, "reason": self.reason}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _cards(value: Any, what: str, deal: int | None, move: int | None = None) -> list[Card]:
+    if not isinstance(value, list):
+        raise ReplayError(f"{what} must be a list of cards, not {value!r}", deal, move)
+    try:
+        cards = [parse_card(c) for c in value]
+    except CardError as exc:
+        raise ReplayError(f"{what}: {exc}", deal, move) from None
+    seen: set[Card] = set()
+    for c in cards:
+        if c in seen:
+            raise ReplayError(f"{what}: card {card_name(c)!r} appears twice", deal, move)
+        seen.add(c)
+    return cards
+
+
+def read_replay(text: str) -> dict[str, Any]:
+    """Parses a replay and checks its shape; raises :class:`ReplayError` saying where it is bad.
+
+    Shape only: cards are real cards, seats are seats, each deal has a deck or explicit hands.
+    Whether the moves are legal is :func:`verify_replay`'s job.
+
+    >>> data = read_replay('{"format": "scopa-replay", "version": 1, "variant": "scopa",'
+    ...                    ' "players": ["a", "b"], "seed": 1, "deals": []}')
+    >>> data["variant"]
+    'scopa'
+    >>> read_replay('{"format": "scopa-replay", "version": 1, "variant": "scopa", "deals": ['
+    ...             '{"dealer": 0, "deck": ["7d"], "moves": []}]}')
+    Traceback (most recent call last):
+    ...
+    arena.engine.replay.ReplayError: deal 0: the deck has 1 cards, not 40
+    """
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise ReplayError("not JSON: nested too deeply") from None
+    check_replay(data)
+    result: dict[str, Any] = data
+    return result
+
+
+def check_replay(data: Any) -> Rules:
+    """Checks a parsed replay's shape (see :func:`read_replay`) and returns its rules."""
+    if not isinstance(data, dict):
+        raise ReplayError("a replay is a JSON object")
+    if data.get("format") != FORMAT:
+        raise ReplayError(f"'format' must be {FORMAT!r}, not {data.get('format')!r}")
+    if data.get("version") != VERSION:
+        raise ReplayError(f"unsupported version {data.get('version')!r} (this engine reads 1)")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise ReplayError(f"unknown field {unknown[0]!r}")
+    options = data.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise ReplayError(f"'options' must be an object, not {options!r}")
+    try:
+        rules = rules_for(data.get("variant"), options)  # type: ignore[arg-type]
+    except EngineError as exc:
+        raise ReplayError(str(exc)) from None
+    players = data.get("players")
+    if players is not None:
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise ReplayError("'players' must be a list of names")
+        if len(players) != rules.players:
+            raise ReplayError(f"{rules.variant} has {rules.players} seats but "
+                              f"{len(players)} players are named")
+    if "seed" in data and data["seed"] is not None and not _is_int(data["seed"]):
+        raise ReplayError(f"'seed' must be an integer, not {data['seed']!r}")
+    deals = data.get("deals")
+    if not isinstance(deals, list):
+        raise ReplayError("'deals' must be a list")
+    for i, deal in enumerate(deals):
+        _check_deal(rules, deal, i)
+    if "result" in data:
+        _check_result(rules, data["result"])
+    if "faults" in data:
+        _check_faults(rules, data["faults"], len(deals))
+    if "void" in data and data["void"] is not None and not isinstance(data["void"], str):
+        raise ReplayError("'void' must be a reason (text)")
+    if "duration_ms" in data and data["duration_ms"] is not None and (
+        not _is_int(data["duration_ms"]) or data["duration_ms"] < 0
+    ):
+        raise ReplayError("'duration_ms' must be a whole number of milliseconds")
+    for key in ("started_at", "match"):
+        if data.get(key) is not None and not isinstance(data[key], str | int):
+            raise ReplayError(f"'{key}' must be text")
+    return rules
+
+
+def _check_seat(rules: Rules, value: Any, what: str, deal: int | None, move: int | None) -> None:
+    if not _is_int(value) or not 0 <= value < rules.players:
+        raise ReplayError(f"{what} must be a seat 0..{rules.players - 1}, not {value!r}",
+                          deal, move)
+
+
+def _check_deal(rules: Rules, deal: Any, i: int) -> None:
+    if not isinstance(deal, dict):
+        raise ReplayError("a deal is an object", i)
+    unknown = sorted(set(deal) - _DEAL_KEYS)
+    if unknown:
+        raise ReplayError(f"unknown field {unknown[0]!r}", i)
+    _check_seat(rules, deal.get("dealer"), "'dealer'", i, None)
+    if "deck" in deal:
+        if any(k in deal for k in ("hands", "table", "stock")):
+            raise ReplayError("give either 'deck' or 'hands'/'table'/'stock', not both", i)
+        deck = _cards(deal["deck"], "the deck", i)
+        if len(deck) != 40:
+            raise ReplayError(f"the deck has {len(deck)} cards, not 40", i)
+    elif "hands" in deal:
+        hands = deal["hands"]
+        if not isinstance(hands, list) or len(hands) != rules.players:
+            raise ReplayError(f"'hands' must be {rules.players} lists of cards, one per seat", i)
+        cards: list[Card] = []
+        for seat, hand in enumerate(hands):
+            cards += _cards(hand, f"the hand of seat {seat}", i)
+        cards += _cards(deal.get("table", []), "the table", i)
+        stock = _cards(deal.get("stock", []), "the stock", i)
+        if stock and rules.layout != "scopa":
+            raise ReplayError(f"the {rules.layout} layout has no stock", i)
+        cards += stock
+        dupes = sorted({c for c in cards if cards.count(c) > 1})
+        if dupes:
+            raise ReplayError(f"card {card_name(dupes[0])!r} is dealt twice", i)
+        if len(cards) != 40:
+            missing = " ".join(card_name(c) for c in DECK if c not in cards)
+            raise ReplayError(f"hands, table and stock hold {len(cards)} cards, not 40 "
+                              f"(missing: {missing})", i)
+        sizes = [len(h) for h in hands]
+        if any(s != rules.hand_size for s in sizes):
+            raise ReplayError(f"{rules.layout} deals hands of {rules.hand_size} cards, "
+                              f"not {sizes}", i)
+        if len(deal.get("table", [])) != rules.table_size:
+            raise ReplayError(f"{rules.layout} starts with {rules.table_size} table cards, "
+                              f"not {len(deal.get('table', []))}", i)
+    else:
+        raise ReplayError("a deal needs a 'deck' or 'hands' (with 'table' and 'stock')", i)
+    thrown_in = deal.get("thrown_in", [])
+    if not isinstance(thrown_in, list):
+        raise ReplayError("'thrown_in' must be a list of decks", i)
+    for deck in thrown_in:
+        if len(_cards(deck, "a thrown-in deck", i)) != 40:
+            raise ReplayError("a thrown-in deck must have 40 cards", i)
+    moves = deal.get("moves")
+    if not isinstance(moves, list):
+        raise ReplayError("'moves' must be a list", i)
+    for j, move in enumerate(moves):
+        if not isinstance(move, dict):
+            raise ReplayError("a move is an object with 'seat', 'card' and 'capture'", i, j)
+        unknown = sorted(set(move) - _MOVE_KEYS)
+        if unknown:
+            raise ReplayError(f"unknown field {unknown[0]!r}", i, j)
+        _check_seat(rules, move.get("seat"), "'seat'", i, j)
+        if "card" not in move:
+            raise ReplayError("a move needs a 'card'", i, j)
+        _cards([move["card"]], "the card played", i, j)
+        _cards(move.get("capture", []), "the capture", i, j)
+        for key in ("ms", "clock"):
+            if key in move and move[key] is not None and (not _is_int(move[key])):
+                raise ReplayError(f"'{key}' must be whole milliseconds, not {move[key]!r}", i, j)
+        if "auto" in move and move["auto"] is not None and move["auto"] not in AUTO_KINDS:
+            raise ReplayError(f"'auto' must be one of {', '.join(AUTO_KINDS)}", i, j)
+
+
+def _check_result(rules: Rules, result: Any) -> None:
+    if not isinstance(result, dict):
+        raise ReplayError("'result' must be an object")
+    totals = result.get("totals")
+    if totals is not None and (
+        not isinstance(totals, list) or len(totals) != rules.num_sides
+        or not all(_is_int(t) for t in totals)
+    ):
+        raise ReplayError(f"result 'totals' must be {rules.num_sides} whole numbers")
+    winner = result.get("winner")
+    if winner is not None and (not _is_int(winner) or not 0 <= winner < rules.num_sides):
+        raise ReplayError(f"result 'winner' must be a side 0..{rules.num_sides - 1} or null")
+    forfeit = result.get("forfeit")
+    if forfeit is not None:
+        if not isinstance(forfeit, dict):
+            raise ReplayError("result 'forfeit' must be an object with 'side' and 'reason'")
+        side: Any = forfeit.get("side")
+        if not _is_int(side) or not 0 <= side < rules.num_sides:
+            raise ReplayError(f"forfeit 'side' must be a side 0..{rules.num_sides - 1}")
+
+
+def _check_faults(rules: Rules, faults: Any, num_deals: int) -> None:
+    if not isinstance(faults, list):
+        raise ReplayError("'faults' must be a list")
+    for fault in faults:
+        if not isinstance(fault, dict):
+            raise ReplayError("a fault is an object with deal, move, seat, kind, detail")
+        if fault.get("kind") not in FAULT_KINDS:
+            raise ReplayError(f"fault kind must be one of {', '.join(FAULT_KINDS)}, "
+                              f"not {fault.get('kind')!r}")
+        _check_seat(rules, fault.get("seat"), "a fault's 'seat'", None, None)
+        for key in ("deal", "move"):
+            if fault.get(key) is not None and (not _is_int(fault[key]) or fault[key] < 0):
+                raise ReplayError(f"a fault's '{key}' must be an index")
+
+
+# ---------------------------------------------------------------------------------------------
+# Verifying
+
+
+def deal_of(rules: Rules, raw: Mapping[str, Any], index: int | None = None) -> Deal:
+    """The starting :class:`Deal` of one (shape-checked) replay deal, deck or explicit form."""
+    dealer = raw["dealer"]
+    if "deck" in raw:
+        deal = Deal.from_deck(rules, dealer, [parse_card(c) for c in raw["deck"]])
+    else:
+        deal = Deal.from_hands(
+            rules, dealer,
+            [[parse_card(c) for c in hand] for hand in raw["hands"]],
+            [parse_card(c) for c in raw.get("table", [])],
+            [parse_card(c) for c in raw.get("stock", [])],
+        )
+    why = needs_redeal(rules, deal.table)
+    if why is not None:
+        raise ReplayError(f"{why}: this deal must be thrown in and dealt again", index)
+    return deal
+
+
+def verify_replay(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Re-plays every move and checks any recorded result: the ``--json`` report of REPLAY.md.
+
+    Never raises for a bad replay: the report has ``"ok": false`` and an ``"error"`` with the
+    deal and move indexes and a reason.
+
+    >>> from arena.engine.state import Game
+    >>> from arena.engine.variants import rules_for
+    >>> report = verify_replay({"format": "scopa-replay", "version": 1, "variant": "scopa",
+    ...     "deals": [{"dealer": 0, "deck": [card_name(c) for c in Game.deck_for(5, 0)],
+    ...                "moves": [{"seat": 0, "card": "7d", "capture": []}]}]})
+    >>> report["ok"], report["error"]["deal"], report["error"]["move"]
+    (False, 0, 0)
+    """
+    deals_out: list[dict[str, Any]] = []
+    report: dict[str, Any] = {"ok": True, "deals": deals_out, "totals": [], "winner": None}
+    try:
+        rules = check_replay(data)
+    except ReplayError as exc:
+        report.update(ok=False, error=exc.to_json())
+        return report
+    game = Game(rules, data.get("seed") or 0)
+    report["totals"] = game.totals
+    raw_deals = data["deals"]
+    try:
+        for i, raw in enumerate(raw_deals):
+            if game.is_over():
+                raise ReplayError("the game was already won before this deal", i)
+            if i == 0:
+                game.dealer = raw["dealer"]
+            elif raw["dealer"] != game.dealer:
+                raise ReplayError(f"seat {raw['dealer']} deals, but the deal passes to seat "
+                                  f"{game.dealer}", i)
+            try:
+                deal = game.prepare(deal_of(rules, raw, i))
+            except ReplayError:
+                raise
+            except EngineError as exc:
+                raise ReplayError(str(exc), i) from None
+            for j, raw_move in enumerate(raw["moves"]):
+                if deal.is_over():
+                    raise ReplayError("the deal is already over", i, j)
+                seat = raw_move["seat"]
+                if seat != deal.to_move:
+                    raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn",
+                                      i, j)
+                try:
+                    deal.apply(Move.from_json(raw_move))
+                except EngineError as exc:
+                    raise ReplayError(f"seat {seat}: {exc}", i, j) from None
+            if not deal.is_over():
+                if i != len(raw_deals) - 1:
+                    raise ReplayError(f"the deal stops after {len(raw['moves'])} moves, "
+                                      "before every card is played", i)
+                break  # a game stopped part way (forfeit, void or still running)
+            deals_out.append(game.finish_deal(deal).to_json())
+        report["totals"] = list(game.totals)
+        winner = game.winner
+        result = data.get("result")
+        void = data.get("void")
+        forfeit = result.get("forfeit") if isinstance(result, dict) else None
+        if void is not None:
+            winner = None
+        elif forfeit is not None and winner is None:
+            winner = 1 - forfeit["side"] if rules.num_sides == 2 else None
+        report["winner"] = winner
+        if isinstance(result, dict):
+            last = len(raw_deals) - 1 if raw_deals else None
+            if "totals" in result and result["totals"] != report["totals"]:
+                raise ReplayError(f"the result says totals {result['totals']}, the moves give "
+                                  f"{report['totals']}", last)
+            if "winner" in result and result["winner"] != winner:
+                raise ReplayError(f"the result says winner {result['winner']}, the moves give "
+                                  f"{winner}", last)
+    except ReplayError as exc:
+        report["totals"] = list(game.totals)
+        report.update(ok=False, error=exc.to_json())
+    return report
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def _inline(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(not isinstance(v, dict | list) for v in value)
+    if isinstance(value, dict):
+        return all(not isinstance(v, dict) and _inline(v) for v in value.values())
+    return True
+
+
+def _dump(value: Any, indent: int) -> str:
+    if _inline(value):
+        return json.dumps(value, ensure_ascii=False)
+    pad = "  " * (indent + 1)
+    if isinstance(value, list):
+        items = [pad + _dump(v, indent + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * indent + "]"
+    items = [f"{pad}{json.dumps(k)}: {_dump(v, indent + 1)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
+
+
+def write_replay(data: Mapping[str, Any]) -> str:
+    """A replay as canonical JSON text: indented, one move per line, ending with a newline.
+
+    >>> print(write_replay({"format": "scopa-replay", "version": 1, "deals": [
+    ...     {"dealer": 0, "moves": [{"seat": 1, "card": "7d", "capture": []}]}]}), end="")
+    {
+      "format": "scopa-replay",
+      "version": 1,
+      "deals": [
+        {
+          "dealer": 0,
+          "moves": [
+            {"seat": 1, "card": "7d", "capture": []}
+          ]
+        }
+      ]
+    }
+    """
+    return _dump(dict(data), 0) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording
+
+
+class ReplayRecorder:
+    """Builds the replay of a game while it is played.
+
+    >>> from arena.engine.variants import rules_for
+    >>> import random
+    >>> rules = rules_for("scopa")
+    >>> game, pick = Game(rules, 9), random.Random(1)
+    >>> recorder = ReplayRecorder(rules, 9, ["a", "b"])
+    >>> while not game.is_over():
+    ...     deal = game.new_deal(); recorder.start_deal(game, deal)
+    ...     while not deal.is_over():
+    ...         seat, move = deal.to_move, pick.choice(deal.legal_moves())
+    ...         deal.apply(move); recorder.record_move(seat, move, ms=3)
+    ...     _ = game.finish_deal(deal)
+    >>> replay = recorder.finish(game)
+    >>> verify_replay(read_replay(write_replay(replay)))["winner"] == game.winner
+    True
+    """
+
+    def __init__(self, rules: Rules, seed: int, players: Sequence[str]) -> None:
+        """A recorder for a game of ``rules`` from ``seed`` between ``players`` (one per seat)."""
+        if len(players) != rules.players:
+            raise EngineError(f"{rules.variant} needs {rules.players} players, got {len(players)}")
+        self.rules = rules
+        self.data: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "variant": rules.variant,
+            "options": rules.options(),
+            "players": list(players),
+            "seed": seed,
+            "deals": [],
+        }
+        self.faults: list[dict[str, Any]] = []
+
+    def start_deal(self, game: Game | None, deal: Deal) -> None:
+        """Records a deal about to be played: the game's deck, or else the deal's cards."""
+        entry: dict[str, Any] = {"dealer": deal.dealer}
+        if game is not None and game.current_deck is not None and not deal.history:
+            if game.thrown_in:
+                entry["thrown_in"] = [[card_name(c) for c in d] for d in game.thrown_in]
+            entry["deck"] = [card_name(c) for c in game.current_deck]
+        else:
+            if deal.history:
+                raise EngineError("start_deal needs a deal before its first move")
+            entry["hands"] = [[card_name(c) for c in hand] for hand in deal.hands]
+            entry["table"] = [card_name(c) for c in deal.table]
+            if deal.rules.layout == "scopa":
+                entry["stock"] = [card_name(c) for c in deal.stock]
+        entry["moves"] = []
+        self.data["deals"].append(entry)
+
+    def record_move(
+        self,
+        seat: Seat,
+        move: Move,
+        ms: int | None = None,
+        clock_ms: int | None = None,
+        auto: str | None = None,
+    ) -> None:
+        """Records a move of the current deal, with the seat's thinking time and clock."""
+        if not self.data["deals"]:
+            raise EngineError("record_move before start_deal")
+        entry: dict[str, Any] = {"seat": seat, **move.to_json()}
+        if ms is not None:
+            entry["ms"] = int(ms)
+        if clock_ms is not None:
+            entry["clock"] = int(clock_ms)
+        if auto is not None:
+            entry["auto"] = auto
+        self.data["deals"][-1]["moves"].append(entry)
+
+    def record_fault(
+        self,
+        seat: Seat,
+        kind: str,
+        detail: str = "",
+        deal: int | None = None,
+        move: int | None = None,
+    ) -> None:
+        """Records a fault of ``seat`` (timeout, crash, ...) at a deal and move (default: now)."""
+        if kind not in FAULT_KINDS:
+            raise EngineError(f"fault kind must be one of {', '.join(FAULT_KINDS)}, not {kind!r}")
+        deals = self.data["deals"]
+        if deal is None:
+            deal = max(len(deals) - 1, 0)
+        if move is None:
+            move = len(deals[deal]["moves"]) if deal < len(deals) else 0
+        self.faults.append(
+            {"deal": deal, "move": move, "seat": seat, "kind": kind, "detail": detail}
+        )
+
+    def finish(
+        self,
+        game: Game,
+        forfeit: tuple[Side, str] | Mapping[str, Any] | None = None,
+        void: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """The finished replay: the result (with a forfeit or void if any) and extra fields.
+
+        ``forfeit`` is ``(side, reason)``: that side loses (in a 2-side game the other side
+        wins).  ``void`` is the reason the arena itself failed the game: it counts for nobody.
+        ``extra`` may set ``started_at``, ``duration_ms`` and ``match``.
+        """
+        data = dict(self.data)
+        result: dict[str, Any] = {"totals": list(game.totals), "winner": game.winner}
+        if forfeit is not None:
+            if isinstance(forfeit, Mapping):
+                side, reason = forfeit["side"], str(forfeit.get("reason", ""))
+            else:
+                side, reason = forfeit
+            result["forfeit"] = {"side": side, "reason": reason}
+            if game.winner is None:
+                result["winner"] = 1 - side if self.rules.num_sides == 2 else None
+        if void is not None:
+            data["void"] = void
+            result["winner"] = None
+        data["result"] = result
+        if self.faults:
+            data["faults"] = list(self.faults)
+        for key, value in extra.items():
+            if key not in ("started_at", "duration_ms", "match"):
+                raise EngineError(f"unknown replay field {key!r}")
+            data[key] = value
+        return data
