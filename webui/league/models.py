@@ -193,8 +193,9 @@ class Round(models.Model):
     """One round of a season: league rounds from the Berger tables, then knockout rounds.
 
     ``plan`` is the round as scheduled, JSON: for a league round ``{"pairings": [[a, b], ...],
-    "bye": v|null}``; for a knockout round ``{"slots": [[a, b|null], ...]}`` in bracket order
-    (``null`` is a bye; ``a`` advances). Entries are bot version ids.
+    "bye": v|null}``; for a knockout round ``{"slots": [[a, b|null], ...], "seeds": [...]}``,
+    slots in bracket order (``null`` is a bye; ``a`` advances) and the qualifiers in seed order
+    (league rank). Entries are bot version ids.
     """
 
     class Phase(models.TextChoices):
