@@ -1,0 +1,210 @@
+"""Strength benchmark: the ISMCTS sample bot against greedy over duplicate deals (run by hand).
+
+Each deck is played twice with the sides swapped, so the luck of the cards cancels: ISMCTS sits
+in seats 0 and 2 for one play and in 1 and 3 for the other, greedy in the rest. Both policies
+run in-process (no gRPC), one deck per task over a pool of worker processes. Prints a table:
+deals, deal wins/draws/losses for ISMCTS, win rate with a 95% Wilson interval, average points
+per deal of each side, and the average time per ISMCTS move. Not a test: nothing is asserted.
+
+    python benchmarks/strength.py --deals 400 --iterations 1000 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena.engine import Deal, Game, needs_redeal, rules_for  # noqa: E402
+from sample_bots.greedy.policy import choose_move as greedy_move  # noqa: E402
+from sample_bots.ismcts.search import SearchConfig, search  # noqa: E402
+
+
+@dataclass(frozen=True)
+class DealOutcome:
+    """One play of one deck: the points of each team and ISMCTS's thinking time."""
+
+    deck_index: int
+    ismcts_side: int
+    ismcts_points: int
+    greedy_points: int
+    moves: int
+    seconds: float
+
+
+def deck_for(variant: str, seed: int, index: int) -> list[int]:
+    """The ``index``-th deck of the set, redealt as the rules require."""
+    rules = rules_for(variant)
+    dealer = index % rules.players
+    attempt = 0
+    while True:
+        deck = Game.deck_for(seed, index, attempt)
+        if not needs_redeal(rules, Deal.from_deck(rules, dealer, deck).table):
+            return deck
+        attempt += 1
+
+
+def play_deck(task: tuple[str, int, int, SearchConfig]) -> list[DealOutcome]:
+    """Plays one deck twice, ISMCTS as side 0 then as side 1."""
+    variant, seed, index, config = task
+    rules = rules_for(variant)
+    deck = deck_for(variant, seed, index)
+    outcomes = []
+    for ismcts_side in (0, 1):
+        deal = Deal.from_deck(rules, index % rules.players, deck)
+        moves, seconds = 0, 0.0
+        while not deal.is_over():
+            seat = deal.to_move
+            legal = deal.legal_moves()
+            obs = deal.observation(seat)
+            if rules.side_of(seat) == ismcts_side:
+                began = time.perf_counter()
+                move = search(obs, legal, config).move
+                seconds += time.perf_counter() - began
+                moves += 1
+            else:
+                move = greedy_move(obs, legal)
+            deal.apply(move)
+        points = [p["total"] for p in deal.score().points]
+        outcomes.append(
+            DealOutcome(
+                index, ismcts_side, points[ismcts_side], points[1 - ismcts_side], moves, seconds
+            )
+        )
+    return outcomes
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def summarize(outcomes: list[DealOutcome], wall: float) -> dict[str, object]:
+    """The figures of the table, JSON-ready."""
+    n = len(outcomes)
+    wins = sum(1 for o in outcomes if o.ismcts_points > o.greedy_points)
+    draws = sum(1 for o in outcomes if o.ismcts_points == o.greedy_points)
+    losses = n - wins - draws
+    moves = sum(o.moves for o in outcomes)
+    by_deck: dict[int, int] = {}
+    for o in outcomes:
+        by_deck[o.deck_index] = by_deck.get(o.deck_index, 0) + o.ismcts_points - o.greedy_points
+    pair_wins = sum(1 for d in by_deck.values() if d > 0)
+    pair_draws = sum(1 for d in by_deck.values() if d == 0)
+    low, high = wilson(wins, n)
+    decisive = wins + losses
+    return {
+        "deals": n,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "win_rate": wins / n if n else 0.0,
+        "win_rate_95": [low, high],
+        "score_rate": (wins + draws / 2) / n if n else 0.0,
+        "decisive_win_rate": wins / decisive if decisive else 0.0,
+        "ismcts_points_per_deal": sum(o.ismcts_points for o in outcomes) / n if n else 0.0,
+        "greedy_points_per_deal": sum(o.greedy_points for o in outcomes) / n if n else 0.0,
+        "duplicate_pairs": len(by_deck),
+        "pair_wins": pair_wins,
+        "pair_draws": pair_draws,
+        "ms_per_move": 1000 * sum(o.seconds for o in outcomes) / moves if moves else 0.0,
+        "wall_seconds": wall,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--deals", type=int, default=400, help="deals, even (default 400)")
+    parser.add_argument("--variant", default="scopone")
+    parser.add_argument("--iterations", type=int, default=1000, help="ISMCTS iterations/move")
+    parser.add_argument("--time", type=float, default=None, help="ISMCTS seconds/move instead")
+    parser.add_argument("--exploration", type=float, default=SearchConfig.exploration)
+    parser.add_argument("--epsilon", type=float, default=SearchConfig.rollout_epsilon)
+    parser.add_argument("--margin", type=float, default=SearchConfig.margin_weight)
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    if args.deals < 2 or args.deals % 2:
+        print("strength: --deals must be an even number >= 2", file=sys.stderr)
+        return 2
+    config = SearchConfig(
+        iterations=None if args.time else args.iterations,
+        time_limit=args.time,
+        exploration=args.exploration,
+        rollout_epsilon=args.epsilon,
+        margin_weight=args.margin,
+        seed=args.seed,
+    )
+    tasks = [(args.variant, args.seed, i, config) for i in range(args.deals // 2)]
+    outcomes: list[DealOutcome] = []
+    began = time.perf_counter()
+    from rich.progress import Progress
+
+    with (
+        Progress(disable=args.json, transient=True) as progress,
+        multiprocessing.Pool(args.workers) as pool,
+    ):
+        bar = progress.add_task("duplicate deals", total=args.deals)
+        for pair in pool.imap_unordered(play_deck, tasks):
+            outcomes.extend(pair)
+            progress.advance(bar, len(pair))
+    figures = summarize(outcomes, time.perf_counter() - began)
+    budget = f"{args.time * 1000:.0f} ms" if args.time else f"{args.iterations} iterations"
+    figures["budget"] = budget
+    figures["variant"] = args.variant
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"ISMCTS ({budget}/move) vs greedy, duplicate {args.variant} deals")
+    for column in (
+        "deals",
+        "W / D / L",
+        "win rate (95%)",
+        "score",
+        "points/deal",
+        "pairs W/D/L",
+        "ms/move",
+    ):
+        table.add_column(column, justify="right")
+    low, high = figures["win_rate_95"]  # type: ignore[misc]
+    pairs = figures["duplicate_pairs"]
+    table.add_row(
+        str(figures["deals"]),
+        f"{figures['wins']} / {figures['draws']} / {figures['losses']}",
+        f"{figures['win_rate']:.1%} ({low:.1%}-{high:.1%})",
+        f"{figures['score_rate']:.1%}",
+        f"{figures['ismcts_points_per_deal']:.2f} vs {figures['greedy_points_per_deal']:.2f}",
+        f"{figures['pair_wins']}/{figures['pair_draws']}/"
+        f"{pairs - figures['pair_wins'] - figures['pair_draws']}",  # type: ignore[operator]
+        f"{figures['ms_per_move']:.0f}",
+    )
+    console = Console()
+    console.print(table)
+    console.print(
+        f"win rate: deals ISMCTS's side won outright; score: wins + draws/2; "
+        f"decisive deals only: {figures['decisive_win_rate']:.1%}; "
+        f"wall {figures['wall_seconds']:.0f} s on {args.workers} worker(s)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

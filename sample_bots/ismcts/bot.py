@@ -1,0 +1,64 @@
+"""The ISMCTS sample bot: Information-Set Monte Carlo Tree Search (see ``search.py``).
+
+Budget per move: ``--iterations N`` and/or ``--time SECONDS`` (or ``SCOPA_ISMCTS_ITERATIONS``,
+``SCOPA_ISMCTS_TIME``); the time is never more than half of what the clock allows for the move.
+``--seed`` (or ``SCOPA_BOT_SEED``) makes the bot deterministic under an iteration budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from arena.engine import Move, Observation
+from arena.sdk import Bot, serve
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from search import SearchConfig, search  # the bot's own folder, not a package
+
+
+class IsmctsBot(Bot):
+    """Searches the information set of its seat; a stronger opponent than greedy."""
+
+    name = "ismcts"
+    version = "1.0.0"
+    author = "Scopa Arena"
+
+    def __init__(self, config: SearchConfig) -> None:
+        self.config = config
+
+    def choose(self, observation: Observation, legal_moves: Sequence[Move]) -> Move:
+        config = self.config
+        if self.clock.move_ms > 0:
+            cap = self.clock.move_ms / 2000  # half the move's time, in seconds
+            limit = cap if config.time_limit is None else min(config.time_limit, cap)
+            config = replace(config, time_limit=limit)
+        return search(observation, legal_moves, config).move
+
+
+def config_from_args(argv: Sequence[str] | None = None) -> SearchConfig:
+    """The search budget from the command line, else the environment, else 0.25 s per move."""
+    parser = argparse.ArgumentParser(description="The ISMCTS sample bot.")
+    parser.add_argument("--iterations", type=int, default=None)
+    parser.add_argument("--time", type=float, default=None, help="seconds per move")
+    parser.add_argument("--seed", type=int, default=None)
+    args, _ = parser.parse_known_args(argv)
+    env = os.environ
+    iterations = args.iterations or (
+        int(env["SCOPA_ISMCTS_ITERATIONS"]) if env.get("SCOPA_ISMCTS_ITERATIONS") else None
+    )
+    seconds = args.time or (
+        float(env["SCOPA_ISMCTS_TIME"]) if env.get("SCOPA_ISMCTS_TIME") else None
+    )
+    if iterations is None and seconds is None:
+        seconds = 0.25
+    seed = args.seed if args.seed is not None else int(env.get("SCOPA_BOT_SEED", "0"))
+    return SearchConfig(iterations=iterations, time_limit=seconds, seed=seed)
+
+
+if __name__ == "__main__":
+    serve(IsmctsBot(config_from_args()))
