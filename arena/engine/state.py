@@ -512,7 +512,10 @@ class Deal:
             raise IllegalMoveError(f"{move.name}: seat {seat} does not hold {_NAMES[card]}")
         allowed = self._captures_for(card)
         if cap not in allowed:
-            choices = ", ".join(_new_move(Move, (card, a)).name for a in allowed)
+            choices = ", ".join(
+                _new_move(Move, (card, a)).name if a else f"{_NAMES[card]} (laid down)"
+                for a in allowed
+            )
             raise IllegalMoveError(f"{move.name} is not legal here; with {_NAMES[card]} seat "
                                    f"{seat} may play {choices}")
         self.apply_unchecked(move)
