@@ -107,8 +107,8 @@ def run_show(args: argparse.Namespace) -> int:
     console.print(f"[bold]{rules.label}[/bold], {rules.players} players, target {rules.target}"
                   + (f", seed {data['seed']}" if data.get("seed") is not None else ""))
     for seat, name in enumerate(players):
-        side = f" (side {rules.side_of(seat)})" if rules.partners else ""
-        console.print(f"  seat {seat}: {name}{side}")
+        label = f" (side {rules.side_of(seat)})" if rules.partners else ""
+        console.print(f"  seat {seat}: {name}{label}")
     game = Game(rules, data.get("seed") or 0)
     faults = data.get("faults") or []
     try:
