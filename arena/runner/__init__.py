@@ -1,0 +1,41 @@
+"""The match runner: starts bots in sandboxes, talks gRPC, keeps the clocks, writes replays.
+
+>>> from arena.runner import BotRef, MatchSpec, run_match  # doctest: +SKIP
+>>> report = run_match(MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa"))
+
+:func:`run_match` plays a :class:`MatchSpec` (duplicate sets, seats swapped or rotated) and
+returns a :class:`MatchReport` with every game's replay, result and faults. The parts:
+:mod:`~arena.runner.sandbox` (bubblewrap and limits), :mod:`~arena.runner.process` (one bot
+process), :mod:`~arena.runner.link` (the gRPC streams), :mod:`~arena.runner.match` (the loop),
+:mod:`~arena.runner.stats` (Elo and LOS). This package knows nothing of Celery or Django.
+"""
+
+from arena.runner.bots import BotError, BotRef, Manifest, read_manifest, sample_bot_names
+from arena.runner.match import (
+    EntrantSummary,
+    GameOutcome,
+    MatchError,
+    MatchReport,
+    MatchSpec,
+    run_match,
+)
+from arena.runner.sandbox import HostError, Limits, sandbox_available
+from arena.runner.stats import EloEstimate
+
+__all__ = [
+    "BotError",
+    "BotRef",
+    "EloEstimate",
+    "EntrantSummary",
+    "GameOutcome",
+    "HostError",
+    "Limits",
+    "Manifest",
+    "MatchError",
+    "MatchReport",
+    "MatchSpec",
+    "read_manifest",
+    "run_match",
+    "sample_bot_names",
+    "sandbox_available",
+]

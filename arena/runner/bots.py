@@ -1,0 +1,144 @@
+"""What a BOT argument names: a sample bot, a bot folder with ``bot.toml``, or a running bot.
+
+:meth:`BotRef.parse` turns ``"greedy"``, ``"path/to/folder"`` or ``"grpc://host:port"`` into a
+:class:`BotRef`; :func:`read_manifest` reads and checks a folder's ``bot.toml`` (the contract in
+docs/ARCHITECTURE.md). Nothing here starts a process or opens a connection.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.runner.sandbox import PROJECT_ROOT
+
+SAMPLE_BOTS = PROJECT_ROOT / "sample_bots"
+"""The arena's own bots; they are trusted (may run without a sandbox)."""
+
+NAME_PATTERN = re.compile(r"[a-z0-9-]{1,40}")
+MANIFEST = "bot.toml"
+
+
+class BotError(ValueError):
+    """A BOT argument or a bot manifest is not usable; the message says what and where."""
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A bot folder's ``bot.toml``."""
+
+    name: str
+    version: str
+    author: str
+    command: tuple[str, ...]
+    variants: tuple[str, ...] = ("*",)
+
+    @property
+    def label(self) -> str:
+        """How replays name this bot: ``name@version``."""
+        return f"{self.name}@{self.version}"
+
+    @property
+    def is_python(self) -> bool:
+        """Whether the command runs the arena's Python (so the sandbox binds it and arena)."""
+        return self.command[0] in {"python", "python3"}
+
+    def supports(self, variant: str) -> bool:
+        """Whether the bot says it plays ``variant``."""
+        return "*" in self.variants or variant in self.variants
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """Reads ``folder/bot.toml``. Raises BotError naming the file and the bad field."""
+    path = folder / MANIFEST
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BotError(f"{folder}: no {MANIFEST} (a bot folder needs one)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise BotError(f"{path}: cannot read it: {error}") from None
+
+    def text(key: str, default: str | None = None) -> str:
+        value = data.get(key, default)
+        if not isinstance(value, str) or not value:
+            raise BotError(f"{path}: {key!r} must be a non-empty string")
+        return value
+
+    name = text("name")
+    if not NAME_PATTERN.fullmatch(name):
+        raise BotError(f"{path}: name {name!r} must match [a-z0-9-]{{1,40}}")
+    command = data.get("command")
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(part, str) and part for part in command)
+    ):
+        raise BotError(f"{path}: 'command' must be a non-empty list of strings")
+    variants = data.get("variants", ["*"])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise BotError(f"{path}: 'variants' must be a list of variant names or [\"*\"]")
+    return Manifest(
+        name=name,
+        version=text("version"),
+        author=text("author", "unknown"),
+        command=tuple(command),
+        variants=tuple(variants) or ("*",),
+    )
+
+
+@dataclass(frozen=True)
+class BotRef:
+    """One entrant as given on the command line or by the league."""
+
+    text: str
+    folder: Path | None = None
+    address: str | None = None  # host:port of a bot its author runs
+    manifest: Manifest | None = field(default=None, compare=False)
+    trusted: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> BotRef:
+        """A sample bot's name, a bot folder, or ``grpc://HOST:PORT``. Raises BotError."""
+        if text.startswith("grpc://"):
+            target = text[len("grpc://") :]
+            host, sep, port = target.rpartition(":")
+            if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise BotError(f"bad bot address {text!r}: expected grpc://HOST:PORT")
+            return cls(text=text, address=target)
+        path = Path(text)
+        is_name = NAME_PATTERN.fullmatch(text) is not None
+        if is_name and not path.exists():
+            path = SAMPLE_BOTS / text
+            if not path.is_dir():
+                known = ", ".join(sample_bot_names()) or "none installed"
+                raise BotError(f"unknown bot {text!r}: not a folder nor a sample bot ({known})")
+        if not path.is_dir():
+            raise BotError(f"bot {text!r}: no such folder")
+        folder = path.resolve()
+        manifest = read_manifest(folder)
+        trusted = folder.parent == SAMPLE_BOTS.resolve()
+        return cls(text=text, folder=folder, manifest=manifest, trusted=trusted)
+
+    @property
+    def is_remote(self) -> bool:
+        """Whether the bot is run by its author and reached over the network."""
+        return self.address is not None
+
+    @property
+    def label(self) -> str:
+        """``name@version`` for a folder bot, the address for a remote one."""
+        if self.manifest is not None:
+            return self.manifest.label
+        return self.text
+
+
+def sample_bot_names() -> list[str]:
+    """The names of the sample bots installed with the arena."""
+    if not SAMPLE_BOTS.is_dir():
+        return []
+    return sorted(p.name for p in SAMPLE_BOTS.iterdir() if (p / MANIFEST).is_file())
+
+
+__all__ = ["SAMPLE_BOTS", "BotError", "BotRef", "Manifest", "read_manifest", "sample_bot_names"]

@@ -1,0 +1,177 @@
+"""The runner's side of the gRPC conversation with one bot: ``Describe`` and ``Play`` streams.
+
+:class:`BotLink` is an asyncio gRPC channel to one bot process (a unix socket) or a remote bot
+(``host:port``). :class:`GameStream` is one ``Play`` stream: :meth:`GameStream.send` an event,
+:meth:`GameStream.ask` a turn and get an :class:`Answer` that is either a move index or a fault
+kind with a reason. Every call has a deadline; nothing here raises for what a bot does wrong.
+This module does not know the rules or the clocks' policy (see :mod:`arena.runner.match`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from arena.protocol import PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc
+
+CHANNEL_OPTIONS = [
+    # A bot that is slow to come up is waited for by the start-up protocol (LISTENING), not by
+    # gRPC's reconnect backoff; keep any backoff short so a reconnect never costs a turn.
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 500),
+    ("grpc.max_receive_message_length", 1024 * 1024),
+    ("grpc.enable_retries", 0),
+]
+
+SEND_TIMEOUT = 5.0  # seconds an event may take to be handed to a bot's stream
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What came back for one turn request: a move index, or a fault kind and why."""
+
+    index: int | None
+    fault: str | None = None  # timeout, crash, disconnect, garbled, illegal
+    detail: str = ""
+    elapsed_ms: float = 0.0
+
+
+class BotLink:
+    """An asyncio gRPC channel to one bot."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self.stub = bot_pb2_grpc.BotStub(self.channel)
+
+    async def describe(self, timeout: float) -> Any:
+        """The bot's ``BotInfo``; raises grpc.aio.AioRpcError or asyncio.TimeoutError."""
+        request = bot_pb2.DescribeRequest(protocol_version=PROTOCOL_VERSION)
+        return await self.stub.Describe(request, timeout=timeout, wait_for_ready=True)
+
+    def open_game(self, timeout: float | None) -> GameStream:
+        """A new ``Play`` stream with an overall deadline of ``timeout`` seconds."""
+        return GameStream(self.stub.Play(timeout=timeout))
+
+    async def close(self) -> None:
+        """Closes the channel (any open stream is cancelled)."""
+        await self.channel.close(grace=None)
+
+
+class GameStream:
+    """One ``Play`` stream: events out, one answer per turn request in."""
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+        self.broken: str | None = None  # why the stream can no longer be used
+        self.broken_kind = "disconnect"
+        self._expired: set[int] = set()  # requests answered too late, whose answer is ignored
+
+    async def send(self, message: Any) -> bool:
+        """Sends one event; False (and the stream marked broken) when that fails."""
+        if self.broken is not None:
+            return False
+        try:
+            await asyncio.wait_for(self.call.write(message), SEND_TIMEOUT)
+        except TimeoutError:
+            self.broken = f"the bot did not take an event within {SEND_TIMEOUT:g} s"
+            return False
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
+            self._break(error)
+            return False
+        return True
+
+    async def ask(self, message: Any, request_id: int, num_legal: int, timeout: float) -> Answer:
+        """Sends a turn request and waits up to ``timeout`` seconds for its answer."""
+        start = time.perf_counter()
+        if not await self.send(message):
+            return Answer(None, self.broken_kind, self.broken or "stream closed")
+        deadline = start + timeout
+        while True:
+            left = deadline - time.perf_counter()
+            try:
+                if left <= 0:
+                    raise TimeoutError
+                response = await asyncio.wait_for(self.call.read(), left)
+            except TimeoutError:
+                self._expired.add(request_id)
+                elapsed = (time.perf_counter() - start) * 1000.0
+                return Answer(None, "timeout", f"no answer within {timeout * 1000:.0f} ms", elapsed)
+            except grpc.aio.AioRpcError as error:
+                self._break(error)
+                return Answer(None, self.broken_kind, self.broken or "", _ms(start))
+            except (grpc.aio.UsageError, asyncio.InvalidStateError) as error:
+                self.broken = f"stream unusable: {error}"
+                return Answer(None, "disconnect", self.broken, _ms(start))
+            if response is grpc.aio.EOF:
+                self.broken = "the bot closed the stream"
+                return Answer(None, "disconnect", self.broken, _ms(start))
+            if response.request_id in self._expired:
+                self._expired.discard(response.request_id)
+                continue  # a late answer to an earlier request: already played for the seat
+            elapsed = _ms(start)
+            if response.request_id != request_id:
+                return Answer(
+                    None,
+                    "garbled",
+                    f"answer to request {response.request_id}, expected {request_id}",
+                    elapsed,
+                )
+            if not response.HasField("move_index"):
+                return Answer(None, "garbled", "answer without move_index", elapsed)
+            if response.move_index >= num_legal:
+                return Answer(
+                    None,
+                    "illegal",
+                    f"move_index {response.move_index} outside 0..{num_legal - 1}",
+                    elapsed,
+                )
+            return Answer(int(response.move_index), None, "", elapsed)
+
+    def _break(self, error: BaseException) -> None:
+        if isinstance(error, grpc.aio.AioRpcError):
+            code = error.code()
+            details = (error.details() or "").strip()
+            if code == grpc.StatusCode.INTERNAL and "eserializ" in details:
+                self.broken_kind = "garbled"
+                self.broken = f"undecodable answer: {details}"
+                return
+            if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                self.broken_kind = "disconnect"
+            else:
+                self.broken_kind = "crash"
+            self.broken = f"{code.name}: {details}"[:500]
+        else:
+            self.broken_kind = "disconnect"
+            self.broken = str(error)[:500]
+
+    async def finish(self) -> None:
+        """Half-closes the stream and lets the bot end its side (briefly), then cancels it."""
+        if self.broken is None:
+            try:
+                await asyncio.wait_for(self.call.done_writing(), 1.0)
+                await asyncio.wait_for(self._drain(), 1.0)
+            except (TimeoutError, grpc.aio.AioRpcError, grpc.aio.UsageError):
+                pass
+            except asyncio.InvalidStateError:
+                pass
+        self.call.cancel()
+
+    async def _drain(self) -> None:
+        while True:
+            response = await self.call.read()
+            if response is grpc.aio.EOF:
+                return
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+__all__ = ["Answer", "BotLink", "GameStream"]

@@ -1,0 +1,811 @@
+"""A match between bots: duplicate sets of games, clocks, faults as data, replays.
+
+:func:`run_match` plays a :class:`MatchSpec` and returns a :class:`MatchReport`. Games come in
+duplicate sets: every game of a set deals the same shuffled decks (the same game seed), with
+the entrants' seats rotated, so deal luck cancels. Each seat is its own bot process (see
+:mod:`arena.runner.process`), reached over one ``Play`` stream per game
+(:mod:`arena.runner.link`).
+
+Clocks: a seat has ``move_time_ms`` per move and ``bank_ms`` for the whole game; a move's limit
+is the smaller of the two, and the time it takes is charged to the bank. A late answer is a
+``timeout`` fault: the seat's first legal move is played for it. A crash, a disconnect, a
+garbled or illegal answer, a bot that fails to start, or a side's third timeout forfeits the
+game for that side; the faulty process is killed and started again for the next game. A game
+the arena itself cannot play (the sandbox fails) is void and counts for nobody.
+
+This module drives the engine and the protocol; it has no command line (see
+:mod:`arena.commands.match`) and knows nothing of leagues, Celery or Django.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import hashlib
+import json
+import math
+import secrets
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.engine import Deal, EngineError, Game, Rules, card_name, rules_for
+from arena.protocol import convert
+from arena.runner.bots import BotError, BotRef
+from arena.runner.link import Answer, BotLink, GameStream
+from arena.runner.process import BotProcess, StartError
+from arena.runner.sandbox import HostError, Limits, sandbox_available
+from arena.runner.stats import EloEstimate, finite_or_none
+
+MAX_CLOCK_FAULTS = 3
+DESCRIBE_TIMEOUT = 10.0
+
+FORFEIT_KINDS = frozenset({"crash", "disconnect", "garbled", "illegal", "start"})
+"""Fault kinds that forfeit the game at once (a timeout does on the side's third)."""
+
+
+class MatchError(ValueError):
+    """A match that cannot be played as asked (wrong number of bots, unknown variant...)."""
+
+
+@dataclass
+class MatchSpec:
+    """What to play: entrants, variant and options, number of games, seed and clocks."""
+
+    entrants: list[BotRef]
+    variant: str
+    options: dict[str, Any] = field(default_factory=dict)
+    games: int = 2
+    seed: int | None = None
+    move_time_ms: int = 1000
+    bank_ms: int = 60_000
+    replays_dir: Path | None = None
+    sandbox: bool = True
+    limits: Limits | None = None
+    start_timeout_s: float = 30.0
+    match_id: str | None = None
+
+
+@dataclass
+class GameOutcome:
+    """One game of a match: who sat where, how it ended, and its replay."""
+
+    index: int
+    set_index: int
+    seed: int
+    seats: list[int]  # entrant index per seat
+    replay: dict[str, Any]
+    totals: list[int]
+    winner_side: int | None
+    winner_entrants: list[int]  # every entrant of the winning side
+    void: str | None
+    forfeit: dict[str, Any] | None
+    faults: list[dict[str, Any]]
+    duration_ms: int
+    moves: int
+    scope: list[int]  # scope per side over the game
+
+    @property
+    def winner_entrant(self) -> int | None:
+        """The winning entrant, or None for a draw, a void game, or a two-entrant side."""
+        return self.winner_entrants[0] if len(self.winner_entrants) == 1 else None
+
+
+@dataclass
+class EntrantSummary:
+    """One entrant's line of the match table."""
+
+    entrant: int
+    label: str
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    void: int = 0
+    points: int = 0
+    points_against: int = 0
+    scope: int = 0
+    faults: int = 0
+
+    def elo(self) -> EloEstimate:
+        """This entrant's Elo difference against the rest of the match."""
+        return EloEstimate.from_counts(self.wins, self.losses, self.draws)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form, with the Elo estimate."""
+        estimate = self.elo()
+        return {
+            "entrant": self.entrant,
+            "label": self.label,
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "void": self.void,
+            "points": self.points,
+            "points_against": self.points_against,
+            "scope": self.scope,
+            "faults": self.faults,
+            "score": round(estimate.score, 4),
+            "elo": finite_or_none(estimate.elo),
+            "elo_error": finite_or_none(estimate.error),
+            "los": round(estimate.los, 4),
+        }
+
+
+@dataclass
+class MatchReport:
+    """Everything a match produced: the games with their replays, and the bots' logs."""
+
+    spec: MatchSpec
+    rules: Rules
+    seed: int
+    labels: list[str]  # by entrant
+    games: list[GameOutcome] = field(default_factory=list)
+    logs: dict[str, str] = field(default_factory=dict)  # "entrant/slot" -> log text
+    duration_ms: int = 0
+    sandboxed: list[bool] = field(default_factory=list)  # by entrant
+
+    def summary(self) -> list[EntrantSummary]:
+        """One line per entrant: games, wins, losses, draws, points, scope, faults."""
+        lines = [EntrantSummary(i, label) for i, label in enumerate(self.labels)]
+        for game in self.games:
+            sides_of: dict[int, int] = {}
+            for seat, entrant in enumerate(game.seats):
+                sides_of[entrant] = self.rules.side_of(seat)
+            for fault in game.faults:
+                lines[game.seats[fault["seat"]]].faults += 1
+            for entrant, side in sides_of.items():
+                line = lines[entrant]
+                if game.void is not None:
+                    line.void += 1
+                    continue
+                line.games += 1
+                line.points += game.totals[side]
+                line.points_against += sum(game.totals) - game.totals[side]
+                line.scope += game.scope[side]
+                if game.winner_side is None:
+                    line.draws += 1
+                elif game.winner_side == side:
+                    line.wins += 1
+                else:
+                    line.losses += 1
+        return lines
+
+    def to_json(self, *, replays: bool = False) -> dict[str, Any]:
+        """The report for machines (``arena match --json``); replays only when asked."""
+        games = []
+        for game in self.games:
+            entry: dict[str, Any] = {
+                "index": game.index,
+                "set": game.set_index,
+                "seed": game.seed,
+                "seats": game.seats,
+                "totals": game.totals,
+                "winner_side": game.winner_side,
+                "winner_entrants": game.winner_entrants,
+                "void": game.void,
+                "forfeit": game.forfeit,
+                "faults": game.faults,
+                "duration_ms": game.duration_ms,
+                "moves": game.moves,
+            }
+            if replays:
+                entry["replay"] = game.replay
+            games.append(entry)
+        first = self.summary()[0] if self.labels else None
+        return {
+            "variant": self.rules.variant,
+            "options": self.rules.options(),
+            "seed": self.seed,
+            "move_time_ms": self.spec.move_time_ms,
+            "bank_ms": self.spec.bank_ms,
+            "entrants": self.labels,
+            "sandboxed": self.sandboxed,
+            "summary": [line.to_json() for line in self.summary()],
+            "elo": None if first is None else first.to_json(),
+            "games": games,
+            "duration_ms": self.duration_ms,
+        }
+
+
+ProgressCallback = Callable[[int, int, GameOutcome], None]
+
+
+# ---- planning -----------------------------------------------------------------------------
+
+
+def check_spec(spec: MatchSpec) -> Rules:
+    """The rules of the match, after checking everything about it. Raises MatchError."""
+    try:
+        rules = rules_for(spec.variant, spec.options or None)
+    except EngineError as error:
+        raise MatchError(str(error)) from None
+    count = len(spec.entrants)
+    allowed = {rules.players} | ({2} if rules.partners else set())
+    if count not in allowed:
+        want = " or ".join(str(n) for n in sorted(allowed))
+        raise MatchError(f"variant {rules.variant!r} takes {want} bots, got {count}")
+    if spec.games < 1:
+        raise MatchError(f"--games must be at least 1, got {spec.games}")
+    if spec.move_time_ms < 1:
+        raise MatchError(f"--move-time must be at least 1 ms, got {spec.move_time_ms}")
+    if spec.bank_ms < 0:
+        raise MatchError(f"--bank must not be negative, got {spec.bank_ms}")
+    for bot in spec.entrants:
+        if bot.manifest is not None and not bot.manifest.supports(rules.variant):
+            raise MatchError(f"bot {bot.label} does not play {rules.variant!r}")
+        if bot.is_remote or bot.trusted or not spec.sandbox:
+            continue
+        if not sandbox_available():
+            raise MatchError(
+                f"bubblewrap (bwrap) is not available, so {bot.text!r} cannot be sandboxed; "
+                "refusing to run an untrusted bot (pass --unsafe-no-sandbox to run it anyway)"
+            )
+    return rules
+
+
+def set_size(rules: Rules, entrants: int) -> int:
+    """Games in one duplicate set: one per rotation of the entrants round the table."""
+    return entrants
+
+
+def seating(rules: Rules, entrants: int, rotation: int) -> list[int]:
+    """The entrant of each seat in the ``rotation``-th game of a duplicate set.
+
+    >>> seating(rules_for("scopone"), 2, 1)
+    [1, 0, 1, 0]
+    >>> seating(rules_for("scopa-3"), 3, 1)
+    [1, 2, 0]
+    """
+    return [(seat + rotation) % entrants for seat in range(rules.players)]
+
+
+def set_seed(seed: int, set_index: int) -> int:
+    """The game seed of every game of one duplicate set, derived from the match seed."""
+    digest = hashlib.sha256(f"scopa-match:{seed}:{set_index}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def _seat_slots(seats: list[int]) -> list[tuple[int, int]]:
+    """(entrant, k) per seat: the entrant's k-th process in this game."""
+    seen: dict[int, int] = {}
+    slots = []
+    for entrant in seats:
+        k = seen.get(entrant, 0)
+        seen[entrant] = k + 1
+        slots.append((entrant, k))
+    return slots
+
+
+# ---- processes ----------------------------------------------------------------------------
+
+
+class Slot:
+    """One bot process (or remote connection) serving seats of one entrant."""
+
+    def __init__(self, bot: BotRef, entrant: int, k: int, process: BotProcess | None) -> None:
+        self.bot = bot
+        self.entrant = entrant
+        self.k = k
+        self.process = process
+        self.link: BotLink | None = None
+        self.label = bot.label
+        self.fresh = True  # needs (re)starting before its next game
+
+    @property
+    def key(self) -> str:
+        return f"{self.entrant}/{self.k}"
+
+    async def ensure_ready(self) -> str | None:
+        """Starts (or restarts) the bot when needed: None when ready, else why it did not start.
+
+        Raises HostError when the host, not the bot, is at fault.
+        """
+        if not self.fresh and (self.process is None or self.process.is_running()):
+            return None
+        await self.shutdown()
+        if self.process is not None:
+            try:
+                await asyncio.to_thread(self.process.start)
+            except StartError as error:
+                return str(error)
+            target = self.process.address
+        else:
+            assert self.bot.address is not None
+            target = self.bot.address
+        self.link = BotLink(target)
+        try:
+            info = await self.link.describe(DESCRIBE_TIMEOUT)
+        except TimeoutError:
+            return f"Describe did not answer within {DESCRIBE_TIMEOUT:g} s"
+        except Exception as error:
+            code = getattr(error, "code", None)
+            name = code().name if callable(code) else type(error).__name__
+            return f"Describe failed: {name}"
+        if info.protocol_version not in (0, 1):
+            return f"the bot speaks protocol version {info.protocol_version}, not 1"
+        if self.bot.manifest is None and info.name:
+            self.label = f"{info.name}@{info.version}" if info.version else info.name
+        self.fresh = False
+        return None
+
+    def exit_detail(self) -> str | None:
+        """How the process ended, if it did: ``exit status 1``, ``killed by SIGKILL``."""
+        if self.process is None:
+            return None
+        status = self.process.exit_status()
+        if status is None:
+            return None
+        if status < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(-status).name}"
+        if status > 128:  # bwrap reports its child's death by signal as 128 + signal
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(status - 128).name}"
+        return f"exit status {status}"
+
+    async def shutdown(self) -> None:
+        """Closes the connection and kills the process group."""
+        if self.link is not None:
+            with contextlib.suppress(Exception):
+                await self.link.close()
+            self.link = None
+        if self.process is not None:
+            await asyncio.to_thread(self.process.stop)
+        self.fresh = True
+
+
+# ---- the match ----------------------------------------------------------------------------
+
+
+class _Forfeit(Exception):
+    def __init__(self, seat: int, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.seat = seat
+        self.kind = kind
+        self.detail = detail
+
+
+class Match:
+    """The state of one running match."""
+
+    def __init__(self, spec: MatchSpec, rules: Rules, progress: ProgressCallback | None) -> None:
+        self.spec = spec
+        self.rules = rules
+        self.progress = progress
+        self.seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+        self.match_id = spec.match_id or f"m{self.seed}"
+        count = len(spec.entrants)
+        per_set = set_size(rules, count)
+        self.sets = math.ceil(spec.games / per_set)
+        self.total = self.sets * per_set
+        self.slots: dict[tuple[int, int], Slot] = {}
+        self.sandboxed = [self._sandboxed(bot) for bot in spec.entrants]
+        self.report = MatchReport(
+            spec=spec,
+            rules=rules,
+            seed=self.seed,
+            labels=[bot.label for bot in spec.entrants],
+            sandboxed=self.sandboxed,
+        )
+
+    def _sandboxed(self, bot: BotRef) -> bool:
+        if bot.is_remote or not self.spec.sandbox:
+            return False
+        return sandbox_available() or not bot.trusted
+
+    def _limits(self) -> Limits:
+        if self.spec.limits is not None:
+            return self.spec.limits
+        cpu = 60 + math.ceil(1.5 * self.total * self.spec.bank_ms / 1000.0)
+        return Limits(cpu_seconds=cpu)
+
+    def slot(self, entrant: int, k: int) -> Slot:
+        """The process slot of an entrant's k-th seat, made on first use."""
+        key = (entrant, k)
+        if key not in self.slots:
+            bot = self.spec.entrants[entrant]
+            process = None
+            if not bot.is_remote:
+                assert bot.folder is not None and bot.manifest is not None
+                seed = set_seed(self.seed, 1_000_000 + entrant * 16 + k)
+                process = BotProcess(
+                    label=f"{bot.manifest.name}-{entrant}-{k}",
+                    command=list(bot.manifest.command),
+                    folder=bot.folder,
+                    limits=self._limits(),
+                    sandboxed=self.sandboxed[entrant],
+                    python=bot.manifest.is_python,
+                    start_timeout=self.spec.start_timeout_s,
+                    env={"SCOPA_BOT_SEED": str(seed)},
+                )
+            self.slots[key] = Slot(bot, entrant, k, process)
+        return self.slots[key]
+
+    async def run(self) -> MatchReport:
+        """Plays every game, then ends every process."""
+        started = time.perf_counter()
+        per_set = self.total // self.sets
+        try:
+            index = 0
+            for set_index in range(self.sets):
+                seed = set_seed(self.seed, set_index)
+                for rotation in range(per_set):
+                    seats = seating(self.rules, len(self.spec.entrants), rotation)
+                    outcome = await self.play_game(index, set_index, seed, seats)
+                    self.report.games.append(outcome)
+                    self._write_replay(outcome)
+                    index += 1
+                    if self.progress is not None:
+                        self.progress(index, self.total, outcome)
+        finally:
+            for slot in self.slots.values():
+                await slot.shutdown()
+            for slot in self.slots.values():
+                if slot.process is not None:
+                    self.report.logs[slot.key] = slot.process.log.text()
+            self._write_logs()
+            self.report.duration_ms = round((time.perf_counter() - started) * 1000)
+        for slot in self.slots.values():
+            self.report.labels[slot.entrant] = slot.label
+        return self.report
+
+    def _write_replay(self, outcome: GameOutcome) -> None:
+        folder = self.spec.replays_dir
+        if folder is None:
+            return
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"game-{outcome.index + 1:04d}.json"
+        path.write_text(json.dumps(outcome.replay, indent=1) + "\n", encoding="utf-8")
+
+    def _write_logs(self) -> None:
+        folder = self.spec.replays_dir
+        if folder is None or not self.report.logs:
+            return
+        logs = folder / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        for key, text in self.report.logs.items():
+            entrant, k = key.split("/")
+            name = self.spec.entrants[int(entrant)].label.replace("/", "_")
+            (logs / f"entrant{entrant}-{k}-{name}.log").write_text(text, encoding="utf-8")
+
+    async def play_game(
+        self, index: int, set_index: int, seed: int, seats: list[int]
+    ) -> GameOutcome:
+        """One game; never raises for what a bot does."""
+        started = time.perf_counter()
+        slots = [self.slot(entrant, k) for entrant, k in _seat_slots(seats)]
+        game = Game(self.rules, seed)
+        replay: dict[str, Any] = {
+            "format": "scopa-replay",
+            "version": 1,
+            "variant": self.rules.variant,
+            "options": self.rules.options(),
+            "players": [slot.label for slot in slots],
+            "seed": seed,
+            "deals": [],
+            "match": self.match_id,
+            "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        }
+        faults: list[dict[str, Any]] = []
+        play = _GamePlay(self, game, slots, replay, faults)
+        void: str | None = None
+        forfeit: dict[str, Any] | None = None
+        try:
+            await play.run()
+        except _Forfeit as stop:
+            side = self.rules.side_of(stop.seat)
+            forfeit = {"side": side, "reason": f"{stop.kind}: {stop.detail}"[:300]}
+        except HostError as error:
+            void = str(error)
+        except _Void as error:
+            void = str(error)
+        finally:
+            await play.close(forfeit)
+        replay["players"] = [slot.label for slot in slots]
+        winner = game.winner
+        if forfeit is not None:
+            winner = self._winner_after_forfeit(game, forfeit["side"])
+        if void is not None:
+            winner = None
+        result: dict[str, Any] = {"totals": list(game.totals), "winner": winner}
+        if forfeit is not None:
+            result["forfeit"] = forfeit
+        if void is not None:
+            result["void"] = void
+        if faults:
+            replay["faults"] = faults
+        replay["result"] = result
+        duration = round((time.perf_counter() - started) * 1000)
+        replay["duration_ms"] = duration
+        scope = [0] * self.rules.num_sides
+        for score in game.scores:
+            for side, points in enumerate(score.points):
+                scope[side] += points["scope"]
+        winners = []
+        if winner is not None:
+            winners = sorted(
+                {e for seat, e in enumerate(seats) if self.rules.side_of(seat) == winner}
+            )
+        return GameOutcome(
+            index=index,
+            set_index=set_index,
+            seed=seed,
+            seats=seats,
+            replay=replay,
+            totals=list(game.totals),
+            winner_side=winner,
+            winner_entrants=winners,
+            void=void,
+            forfeit=forfeit,
+            faults=faults,
+            duration_ms=duration,
+            moves=play.moves,
+            scope=scope,
+        )
+
+    def _winner_after_forfeit(self, game: Game, side: int) -> int | None:
+        others = [s for s in range(self.rules.num_sides) if s != side]
+        if len(others) == 1:
+            return others[0]
+        best = max(game.totals[s] for s in others)
+        leaders = [s for s in others if game.totals[s] == best]
+        return leaders[0] if len(leaders) == 1 else None
+
+
+class _Void(Exception):
+    """The game cannot be played for reasons that are nobody's fault at the table."""
+
+
+class _GamePlay:
+    """The play of one game over the seats' streams."""
+
+    def __init__(
+        self,
+        match: Match,
+        game: Game,
+        slots: list[Slot],
+        replay: dict[str, Any],
+        faults: list[dict[str, Any]],
+    ) -> None:
+        self.match = match
+        self.rules = match.rules
+        self.game = game
+        self.slots = slots
+        self.replay = replay
+        self.faults = faults
+        self.streams: list[GameStream | None] = [None] * len(slots)
+        self.banks = [match.spec.bank_ms] * len(slots)
+        self.clock_faults = [0] * self.rules.num_sides
+        self.request_id = 0
+        self.moves = 0
+        self.deal_moves = 0
+        self.faulty: set[int] = set()  # seats whose process must be restarted
+
+    def fault(self, seat: int, kind: str, detail: str) -> None:
+        """Records a fault of ``seat`` at the current point of the game."""
+        self.faults.append(
+            {
+                "deal": max(0, len(self.replay["deals"]) - 1),
+                "move": self.deal_moves,
+                "seat": seat,
+                "kind": kind,
+                "detail": detail[:300],
+            }
+        )
+
+    def forfeit(self, seat: int, kind: str, detail: str) -> _Forfeit:
+        """Records the fault and returns the exception that ends the game."""
+        self.fault(seat, kind, detail)
+        self.faulty.add(seat)
+        return _Forfeit(seat, kind, detail)
+
+    async def run(self) -> None:
+        """Starts the seats' bots, plays deals until the game is over."""
+        await self._start_bots()
+        spec = self.match.spec
+        players = [slot.label for slot in self.slots]
+        for seat, slot in enumerate(self.slots):
+            assert slot.link is not None
+            self.streams[seat] = slot.link.open_game(timeout=None)
+        game_id = f"{self.match.match_id}-g{len(self.match.report.games) + 1}"
+        await self._send_each(
+            [
+                convert.game_start_message(
+                    game_id, self.rules, seat, players, spec.move_time_ms, spec.bank_ms
+                )
+                for seat in range(self.rules.players)
+            ]
+        )
+        game = self.game
+        while not game.is_over():
+            deal = game.new_deal()
+            entry: dict[str, Any] = {
+                "dealer": deal.dealer,
+                "deck": [card_name(c) for c in game.current_deck or ()],
+                "moves": [],
+            }
+            if game.thrown_in:
+                entry["thrown_in"] = [[card_name(c) for c in deck] for deck in game.thrown_in]
+            self.replay["deals"].append(entry)
+            self.deal_moves = 0
+            await self._send_each(
+                [convert.deal_start_message(deal.observation(s)) for s in range(len(self.slots))]
+            )
+            while not deal.is_over():
+                await self._turn(deal, entry["moves"])
+            deal_index = game.deal_index
+            score = game.finish_deal(deal)
+            message = convert.deal_end_message(deal_index, score, list(game.totals))
+            await self._send_each([message] * len(self.slots))
+        message = convert.game_end_message(list(self.game.totals), self.game.winner)
+        await self._send_each([message] * len(self.slots))
+
+    async def _start_bots(self) -> None:
+        results = await asyncio.gather(
+            *(slot.ensure_ready() for slot in self._unique_slots()), return_exceptions=True
+        )
+        problems: dict[int, str] = {}
+        for slot, result in zip(self._unique_slots(), results, strict=True):
+            if isinstance(result, HostError):
+                raise result
+            if isinstance(result, BaseException):
+                raise _Void(f"the arena failed to start {slot.label}: {result!r}")
+            if result is not None:
+                problems[self.slots.index(slot)] = result
+        if not problems:
+            return
+        for seat, detail in problems.items():
+            self.fault(seat, "start", detail)
+            self.faulty.add(seat)
+        sides = {self.rules.side_of(seat) for seat in problems}
+        if len(sides) > 1:
+            raise _Void("bots of more than one side failed to start")
+        seat = min(problems)
+        raise _Forfeit(seat, "start", problems[seat])
+
+    def _unique_slots(self) -> list[Slot]:
+        unique: list[Slot] = []
+        for slot in self.slots:
+            if slot not in unique:
+                unique.append(slot)
+        return unique
+
+    async def _send_each(self, messages: list[Any]) -> None:
+        """Sends each seat its event (by seat); a seat that cannot take it forfeits."""
+        streams = self.streams
+        results = await asyncio.gather(
+            *(stream.send(messages[seat]) for seat, stream in enumerate(streams) if stream)
+        )
+        for seat, ok in enumerate(results):
+            if not ok:
+                stream = streams[seat]
+                assert stream is not None
+                kind, detail = await self._classify(seat, stream.broken_kind, stream.broken or "")
+                raise self.forfeit(seat, kind, detail)
+
+    async def _classify(self, seat: int, kind: str, detail: str) -> tuple[str, str]:
+        """A broken stream is a crash when the bot's process died, else what gRPC said."""
+        slot = self.slots[seat]
+        if slot.process is None or kind not in {"disconnect", "crash"}:
+            return kind, detail
+        for _ in range(20):  # the socket closes a moment before the process is reaped
+            if not slot.process.is_running():
+                break
+            await asyncio.sleep(0.01)
+        exit_detail = slot.exit_detail()
+        if exit_detail is not None:
+            return "crash", f"{exit_detail} ({detail})" if detail else exit_detail
+        return kind, detail
+
+    async def _turn(self, deal: Deal, moves: list[dict[str, Any]]) -> None:
+        seat = deal.to_move
+        legal = deal.legal_moves()
+        observation = deal.observation(seat)
+        bank = self.banks[seat]
+        limit = min(self.match.spec.move_time_ms, bank)
+        self.request_id += 1
+        message = convert.turn_request_message(self.request_id, observation, legal, limit, bank)
+        stream = self.streams[seat]
+        assert stream is not None
+        answer: Answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
+        auto = False
+        if answer.fault is None:
+            assert answer.index is not None
+            move = legal[answer.index]
+            used = min(limit, answer.elapsed_ms)
+        elif answer.fault == "timeout":
+            self.fault(seat, "timeout", answer.detail)
+            side = self.rules.side_of(seat)
+            self.clock_faults[side] += 1
+            if self.clock_faults[side] >= MAX_CLOCK_FAULTS:
+                self.faulty.add(seat)
+                raise _Forfeit(seat, "timeout", f"{MAX_CLOCK_FAULTS} clock faults in the game")
+            move = legal[0]
+            used = limit
+            auto = True
+        else:
+            kind, detail = await self._classify(seat, answer.fault, answer.detail)
+            raise self.forfeit(seat, kind, detail)
+        self.banks[seat] = max(0, bank - round(used))
+        deal.apply(move)
+        record: dict[str, Any] = move.to_json()
+        record = {"seat": seat, **record, "ms": round(answer.elapsed_ms), "clock": self.banks[seat]}
+        if auto:
+            record["auto"] = "timeout"
+        moves.append(record)
+        self.moves += 1
+        self.deal_moves += 1
+        played = convert.move_played_message(seat, move, by_arena=auto)
+        await self._send_each([played] * len(self.slots))
+
+    async def close(self, forfeit: dict[str, Any] | None) -> None:
+        """Ends the streams (telling the bots how the game ended) and kills faulty bots."""
+        open_streams = [
+            (seat, stream)
+            for seat, stream in enumerate(self.streams)
+            if stream is not None and seat not in self.faulty
+        ]
+        if forfeit is not None:
+            message = convert.game_end_message(
+                list(self.game.totals),
+                self.match._winner_after_forfeit(self.game, forfeit["side"]),
+                forfeit_side=forfeit["side"],
+                reason=forfeit["reason"],
+            )
+            await asyncio.gather(*(stream.send(message) for _, stream in open_streams))
+        await asyncio.gather(*(stream.finish() for _, stream in open_streams))
+        for seat, stream in enumerate(self.streams):
+            if stream is not None and seat in self.faulty:
+                stream.call.cancel()
+        for seat in sorted(self.faulty):
+            await self.slots[seat].shutdown()
+
+
+# ---- entry point --------------------------------------------------------------------------
+
+
+def run_match(spec: MatchSpec, progress: ProgressCallback | None = None) -> MatchReport:
+    """Plays a whole match and returns its report. Raises MatchError for an impossible spec.
+
+    Bots' faults never raise: they are in the report's games. Safe to call from a thread that
+    runs an asyncio loop (the match then runs in a thread of its own).
+    """
+    rules = check_spec(spec)
+    match = Match(spec, rules, progress)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(match.run())
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["report"] = asyncio.run(match.run())
+        except BaseException as error:  # handed to the caller's thread below
+            box["error"] = error
+
+    thread = threading.Thread(target=target, name="arena-match")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    report: MatchReport = box["report"]
+    return report
+
+
+__all__ = [
+    "BotError",
+    "EntrantSummary",
+    "GameOutcome",
+    "MatchError",
+    "MatchReport",
+    "MatchSpec",
+    "run_match",
+]
