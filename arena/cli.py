@@ -17,6 +17,7 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("arena.commands.replay", "verify and show game records (REPLAY.md format)"),
     "bench": ("arena.commands.bench", "benchmarks: engine, protocol, match, season, site"),
+    "match": ("arena.commands.match", "play a match between bots (sandboxed, over gRPC)"),
 }
 
 

@@ -518,7 +518,7 @@ class Match:
         if forfeit is not None:
             result["forfeit"] = forfeit
         if void is not None:
-            result["void"] = void
+            replay["void"] = void
         if faults:
             replay["faults"] = faults
         replay["result"] = result
@@ -551,12 +551,9 @@ class Match:
         )
 
     def _winner_after_forfeit(self, game: Game, side: int) -> int | None:
+        """The other side wins a forfeited two-side game; with three sides, nobody does."""
         others = [s for s in range(self.rules.num_sides) if s != side]
-        if len(others) == 1:
-            return others[0]
-        best = max(game.totals[s] for s in others)
-        leaders = [s for s in others if game.totals[s] == best]
-        return leaders[0] if len(leaders) == 1 else None
+        return others[0] if len(others) == 1 else None
 
 
 class _Void(Exception):

@@ -1,0 +1,231 @@
+"""``arena match``: play a match between bots and print the table, as chess engine testers do.
+
+``arena match BOT BOT [BOT BOT] --variant V [--games N] [--seed S] [--move-time MS]
+[--bank MS] [--json] [--replays DIR] [--unsafe-no-sandbox]``. A BOT is a sample bot's name, a
+bot folder with ``bot.toml``, or ``grpc://HOST:PORT``. This module is the command line only;
+the match itself is :func:`arena.runner.run_match`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_GAMES = 10
+DEFAULT_MOVE_MS = 1000
+DEFAULT_BANK_MS = 60_000
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``match`` to the ``arena`` parser."""
+    parser = subparsers.add_parser(
+        "match",
+        help="play a match between bots (sandboxed processes over gRPC)",
+        description=(
+            "Plays a match between bots in duplicate sets: every set deals the same decks with "
+            "the seats swapped (rotated in partnership games), so deal luck cancels. Each seat "
+            "is its own sandboxed process. Prints a table per bot with the Elo difference, its "
+            "95%% error and the likelihood of superiority (LOS)."
+        ),
+        epilog=(
+            "BOT is a sample bot's name (random, greedy, ismcts, js-random), a folder with a "
+            "bot.toml, or grpc://HOST:PORT for a bot you run yourself. Partnership variants "
+            "(scopone, scopa-4, scientifico...) take two bots, each playing both seats of its "
+            "side as two separate processes, or four. Examples:\n"
+            "  arena match random greedy --variant scopa --games 20\n"
+            "  arena match greedy ismcts --variant scopone --replays out/\n"
+            "  arena match ./my-bot grpc://127.0.0.1:50051 --json"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("bots", nargs="+", metavar="BOT", help="two to four bots")
+    parser.add_argument("--variant", default="scopa", help="variant of RULES.md (default scopa)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override one rule option, e.g. --option target=21 (repeatable)",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=DEFAULT_GAMES,
+        metavar="N",
+        help=f"games to play, rounded up to whole duplicate sets (default {DEFAULT_GAMES})",
+    )
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="match seed")
+    parser.add_argument(
+        "--move-time",
+        type=int,
+        default=DEFAULT_MOVE_MS,
+        metavar="MS",
+        help=f"limit per move in milliseconds (default {DEFAULT_MOVE_MS})",
+    )
+    parser.add_argument(
+        "--bank",
+        type=int,
+        default=DEFAULT_BANK_MS,
+        metavar="MS",
+        help=f"each seat's time for a whole game in milliseconds (default {DEFAULT_BANK_MS})",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--replays", type=Path, default=None, metavar="DIR", help="write one replay per game here"
+    )
+    parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run every bot without the bubblewrap sandbox (only limits); for bots you trust",
+    )
+    parser.set_defaults(func=run)
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``["target=21", "re_bello=true"]`` -> ``{"target": 21, "re_bello": True}``."""
+    options: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--option {item!r}: expected NAME=VALUE")
+        try:
+            options[name] = json.loads(text)
+        except json.JSONDecodeError:
+            options[name] = text
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    """``arena match``."""
+    from arena.runner import BotError, BotRef, MatchError, MatchSpec, run_match, sandbox_available
+
+    try:
+        if not 2 <= len(args.bots) <= 4:
+            raise ValueError(f"a match takes two to four bots, got {len(args.bots)}")
+        entrants = [BotRef.parse(text) for text in args.bots]
+        spec = MatchSpec(
+            entrants=entrants,
+            variant=args.variant,
+            options=parse_options(args.option),
+            games=args.games,
+            seed=args.seed,
+            move_time_ms=args.move_time,
+            bank_ms=args.bank,
+            replays_dir=args.replays,
+            sandbox=not args.unsafe_no_sandbox,
+        )
+        if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
+            raise ValueError(f"--replays {args.replays}: not a folder")
+        from arena.runner.match import check_spec
+
+        check_spec(spec)
+    except (BotError, MatchError, ValueError) as error:
+        print(f"arena match: {error}", file=sys.stderr)
+        return 2
+
+    if not args.json:
+        _print_header(spec, sandbox_available())
+    if args.json:
+        report = run_match(spec)
+    else:
+        report = _run_with_progress(spec, run_match)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return 0
+    _print_table(report)
+    return 0
+
+
+def _print_header(spec: Any, has_sandbox: bool) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True)
+    names = " vs ".join(bot.label for bot in spec.entrants)
+    if not spec.sandbox:
+        where = "[bold red]no sandbox (--unsafe-no-sandbox)[/]"
+    elif has_sandbox:
+        where = "bubblewrap sandbox"
+    else:
+        where = "[yellow]no bubblewrap: the sample bots run with limits only[/]"
+    clocks = f"{spec.move_time_ms} ms/move + {spec.bank_ms} ms bank"
+    console.print(f"[bold]{escape(names)}[/], {spec.variant}, {clocks}; {where}")
+
+
+def _run_with_progress(spec: Any, run_match: Any) -> Any:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[score]}"),
+        console=console,
+        transient=False,
+    ) as progress:
+        task = progress.add_task("games", total=None, score="")
+        wins: dict[int, int] = {}
+
+        def update(done: int, total: int, outcome: Any) -> None:
+            for entrant in outcome.winner_entrants:
+                wins[entrant] = wins.get(entrant, 0) + 1
+            score = " ".join(f"{wins.get(i, 0)}" for i in range(len(spec.entrants)))
+            progress.update(task, completed=done, total=total, score=f"wins {score}")
+
+        return run_match(spec, progress=update)
+
+
+def _print_table(report: Any) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console()
+    lines = report.summary()
+    table = Table(title=f"{report.rules.variant}, seed {report.seed}", title_justify="left")
+    table.add_column("bot", no_wrap=True)
+    for column in ("games", "W", "L", "D", "points", "scope", "faults", "score"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for line in lines:
+        estimate = line.elo()
+        table.add_row(
+            line.label,
+            str(line.games),
+            str(line.wins),
+            str(line.losses),
+            str(line.draws),
+            str(line.points),
+            str(line.scope),
+            str(line.faults),
+            f"{100 * estimate.score:.1f}%",
+        )
+    console.print(table)
+    if len(lines) == 2:
+        first = lines[0]
+        console.print(f"{first.label} vs {lines[1].label}:", highlight=False)
+        console.print(first.elo().describe(), highlight=False)
+    else:
+        for line in lines:
+            console.print(f"{line.label} vs the field: {line.elo().describe()}", highlight=False)
+    voids = [game for game in report.games if game.void is not None]
+    if voids:
+        console.print(f"[yellow]{len(voids)} void games (the arena failed, counted for nobody)")
+    for game in report.games:
+        for fault in game.faults:
+            label = report.labels[game.seats[fault["seat"]]]
+            console.print(
+                f"game {game.index + 1}, seat {fault['seat']} ({label}): "
+                f"[bold]{fault['kind']}[/] {escape(fault['detail'])}",
+                markup=True,
+                highlight=False,
+            )
+        if game.void is not None:
+            console.print(f"game {game.index + 1}: void: {escape(game.void)}", highlight=False)
+    if report.spec.replays_dir is not None:
+        console.print(f"replays in {report.spec.replays_dir}/ (bot logs in its logs/)")
