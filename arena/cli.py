@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("arena.commands.replay", "verify and show game records (REPLAY.md format)"),
     "bench": ("arena.commands.bench", "benchmarks: engine, protocol, match, season, site"),
     "match": ("arena.commands.match", "play a match between bots (sandboxed, over gRPC)"),
+    "bot": ("arena.commands.bot", "check a bot against the protocol (compliance suite)"),
 }
 
 

@@ -1,0 +1,165 @@
+"""``arena bot``: tools for bot authors: ``check`` (the compliance suite) and ``describe``.
+
+``arena bot check TARGET`` runs :mod:`arena.sdk.compliance` against a bot: TARGET is a bot
+folder with a ``bot.toml`` (started here, unsandboxed: check only bots you trust) or
+``grpc://HOST:PORT`` / ``unix:///path.sock`` for a bot you run yourself. Exit status 0 when every
+check passes, 1 when one fails, 2 for bad arguments. This command does not play matches
+(``arena match`` does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+GRPC_PREFIX = "grpc://"
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``bot check`` and ``bot describe`` to the ``arena`` parser."""
+    parser = subparsers.add_parser(
+        "bot",
+        help="check a bot against the protocol (compliance suite)",
+        description="Tools for bot authors.",
+    )
+    sub = parser.add_subparsers(dest="bot_command", metavar="ACTION", required=True)
+    check = sub.add_parser(
+        "check",
+        help="run the compliance checks against a bot",
+        description="Checks that a bot follows the scopa.arena.v1 protocol: Describe, health, "
+        "one legal answer per turn request over a whole game of each variant it supports, and "
+        "weird-but-legal situations. TARGET is a bot folder (started here without a sandbox) "
+        "or grpc://HOST:PORT for a bot you run yourself.",
+    )
+    check.add_argument("target", metavar="TARGET", help="bot folder, or grpc://HOST:PORT")
+    check.add_argument(
+        "--variants",
+        metavar="V,V",
+        help="comma-separated variants for the full-game checks (default: all it supports)",
+    )
+    check.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
+    check.add_argument("--json", action="store_true", help="print the results as JSON")
+    check.set_defaults(func=run_check)
+    describe = sub.add_parser(
+        "describe",
+        help="print what a bot says about itself",
+        description="Calls Describe on a bot and prints the answer.",
+    )
+    describe.add_argument("target", metavar="TARGET", help="bot folder, or grpc://HOST:PORT")
+    describe.set_defaults(func=run_describe)
+
+
+def _address(target: str) -> str | None:
+    """The gRPC target of an address-like TARGET, or None when it names a folder."""
+    if target.startswith(GRPC_PREFIX):
+        return target[len(GRPC_PREFIX) :]
+    if target.startswith("unix:"):
+        return target
+    return None
+
+
+def _fail(message: str) -> int:
+    print(f"arena bot: {message}", file=sys.stderr)
+    return 2
+
+
+def _with_bot(target: str, action: Any) -> int:
+    """Runs ``action(address)`` against TARGET, starting the bot folder first if it is one."""
+    from arena.sdk.launch import LocalBot, ManifestError
+
+    address = _address(target)
+    if address is not None:
+        if not address:
+            return _fail(f"{target!r} names no address; use grpc://HOST:PORT")
+        status: int = action(address)
+        return status
+    if not Path(target).is_dir():
+        return _fail(f"{target!r} is neither a bot folder nor grpc://HOST:PORT")
+    try:
+        bot = LocalBot(target)
+    except ManifestError as exc:
+        return _fail(str(exc))
+    try:
+        bot.start()
+    except RuntimeError as exc:
+        print(f"arena bot: {exc}", file=sys.stderr)
+        return 1
+    try:
+        status = action(bot.address)
+    finally:
+        bot.stop()
+    return status
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``arena bot check``."""
+    from arena.engine import VARIANTS
+
+    variants = None
+    if args.variants:
+        variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+        unknown = [v for v in variants if v not in VARIANTS]
+        if unknown:
+            return _fail(f"unknown variant(s) {', '.join(unknown)}; known: {', '.join(VARIANTS)}")
+
+    def check(address: str) -> int:
+        from rich.console import Console
+        from rich.table import Table
+
+        from arena.sdk.compliance import CheckResult, results_json, run_checks
+
+        console = Console(stderr=args.json)
+
+        def progress(result: CheckResult) -> None:
+            if not args.json:
+                mark = "[green]pass[/]" if result.ok else "[red]FAIL[/]"
+                console.print(f"{mark} {result.name}")
+
+        results = run_checks(address, variants=variants, seed=args.seed, progress=progress)
+        ok = all(r.ok for r in results)
+        if args.json:
+            print(results_json(results))
+        else:
+            table = Table(title=f"compliance of {args.target}")
+            table.add_column("check")
+            table.add_column("result")
+            table.add_column("detail")
+            table.add_column("s", justify="right")
+            for r in results:
+                verdict = "[green]pass[/]" if r.ok else "[red]FAIL[/]"
+                table.add_row(r.name, verdict, r.detail, f"{r.seconds:.2f}")
+            console.print(table)
+            passed = sum(r.ok for r in results)
+            console.print(f"{passed}/{len(results)} checks passed")
+        return 0 if ok else 1
+
+    return _with_bot(args.target, check)
+
+
+def run_describe(args: argparse.Namespace) -> int:
+    """``arena bot describe``."""
+
+    def describe(address: str) -> int:
+        import grpc
+
+        from arena.protocol import PROTOCOL_VERSION, bot_pb2, bot_pb2_grpc
+
+        with grpc.insecure_channel(address) as channel:
+            try:
+                info = bot_pb2_grpc.BotStub(channel).Describe(
+                    bot_pb2.DescribeRequest(protocol_version=PROTOCOL_VERSION), timeout=10
+                )
+            except grpc.RpcError as exc:
+                print(
+                    f"arena bot: Describe failed at {address}: {exc.code().name}", file=sys.stderr
+                )
+                return 1
+        print(f"name: {info.name}\nversion: {info.version}\nauthor: {info.author}")
+        print(f"variants: {', '.join(info.variants)}\nprotocol: {info.protocol_version}")
+        if info.language:
+            print(f"language: {info.language}")
+        return 0
+
+    return _with_bot(args.target, describe)
