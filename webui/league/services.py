@@ -84,7 +84,7 @@ def variant_slug(name: str, options: dict[str, Any]) -> str:
     if not options:
         return name
     parts = "-".join(f"{key}-{options[key]}" for key in sorted(options))
-    slug = slugify(f"{name}--{parts}".replace("_", "-"))
+    slug = f"{slugify(name)}--{slugify(parts.replace('_', '-'))}"
     if len(slug) > 120:
         digest = hashlib.sha256(repr(sorted(options.items())).encode()).hexdigest()[:12]
         slug = f"{slugify(name)}--{digest}"
@@ -528,7 +528,7 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
     """Records a played match once: its games, its summary and winner; enqueues the follow-ups.
 
     ``report`` is :func:`workers.tasks.report_to_json` of the runner's ``MatchReport``:
-    ``{"games": [{"replay", "seats", "winner_entrant", "void", "forfeit", "faults",
+    ``{"games": [{"replay", "seats", "winner_side", "void", "forfeit", "faults",
     "duration_ms"}], "duration_ms"}``. Only the current claim's holder records; a stale or
     repeated call changes nothing and returns False.
     """
@@ -551,7 +551,11 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
             seats = [int(s) for s in data["seats"]]
             totals = [int(t) for t in result.get("totals", [])]
             void = _void_reason(data.get("void"), replay)
-            winner_side = None if void else result.get("winner")
+            winner_side = data.get("winner_side", result.get("winner"))
+            winner_side = None if void or winner_side is None else int(winner_side)
+            totals = totals or [int(t) for t in data.get("totals") or []]
+            # The replay names who sat where by bot version, as the site shows them.
+            replay = {**replay, "players": [entrants[e].label for e in seats]}
             winner_entrant = None
             if winner_side is not None:
                 winner_entrant = seats[int(winner_side) % len(seats)]
@@ -849,3 +853,43 @@ def requeue_stale(now: datetime | None = None, grace_s: float = 30.0) -> int:
             enqueue("arena.update_ratings", variant_id)
             count += 1
     return count
+
+
+def run_season(
+    season: Season,
+    *,
+    poll_s: float = 0.5,
+    sweep_every_s: float = 10.0,
+    grace_s: float = 30.0,
+    timeout_s: float | None = None,
+    progress: Any = None,
+) -> Season:
+    """Starts a season if it is a draft and waits, sweeping, until its workers finish it.
+
+    The workers play and record; this loop only watches, and every ``sweep_every_s`` enqueues
+    again what lost messages or dead workers left behind (:func:`requeue_stale`). ``progress``
+    is called with ``(done, scheduled)`` match counts. Raises ``TimeoutError`` after
+    ``timeout_s``. Finally rates whatever is still unrated (one writer: safe beside workers).
+    """
+    import time
+
+    start_season(season)
+    started = time.monotonic()
+    last_sweep = started
+    while True:
+        season.refresh_from_db()
+        if progress is not None:
+            progress(*season.progress())
+        if season.status == Season.Status.FINISHED:
+            break
+        now = time.monotonic()
+        if timeout_s is not None and now - started > timeout_s:
+            done, total = season.progress()
+            raise TimeoutError(f"season {season.name!r} not finished after {timeout_s:g} s "
+                               f"({done} of {total} matches done)")
+        if now - last_sweep >= sweep_every_s:
+            requeue_stale(grace_s=grace_s)
+            last_sweep = now
+        time.sleep(poll_s)
+    update_ratings(season.variant_id)
+    return season

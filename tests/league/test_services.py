@@ -1,0 +1,205 @@
+"""The league's write paths on PostgreSQL: each run twice counts once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from conftest import SAMPLES, fake_report
+from django.utils import timezone
+
+from arena.rating import Ladder, RatedGame
+from webui.league import services
+from webui.league.models import BotVersion, Game, Match, Rating, RatingHistory, Round, Season
+
+pytestmark = pytest.mark.django_db
+
+
+def make_versions(owner: Any, n: int) -> list[BotVersion]:
+    """``n`` ready versions of distinct bots (all running the random sample's code)."""
+    out = []
+    for i in range(n):
+        bot = services.create_bot(owner, f"bot-{i + 1}")
+        version, _ = services.register_version(
+            bot, sha256=f"{i:064x}", manifest={"name": bot.name}, source_dir=str(SAMPLES / "random"),
+            validate=False,
+        )
+        out.append(version)
+    return out
+
+
+def play_round(round_: Round, winner_of: Any = lambda match: 0) -> None:
+    """Claims and records every match of a round; ``winner_of(match)`` is the winning entrant."""
+    for match in round_.matches.order_by("board"):
+        claim = services.claim_match(match.pk)
+        assert claim is not None
+        w = winner_of(match)
+        side_of_game = [w, 1 - w]  # seats [0, 1] then [1, 0]: entrant w sits at side w, then 1-w
+        report = fake_report([[0, 1], [1, 0]], side_of_game)
+        assert services.record_result(claim, report)
+
+
+def test_registering_the_same_archive_twice_gives_one_version(staff: Any) -> None:
+    bot = services.create_bot(staff, "twice")
+    first, created = services.register_version(
+        bot, sha256="a" * 64, manifest={}, source_dir="x", validate=False
+    )
+    again, created_again = services.register_version(
+        bot, sha256="a" * 64, manifest={}, source_dir="x", validate=False
+    )
+    assert (created, created_again) == (True, False)
+    assert first.pk == again.pk
+    other, _ = services.register_version(bot, sha256="b" * 64, manifest={}, source_dir="y")
+    assert (first.number, other.number) == (1, 2)
+    assert other.status == BotVersion.Status.VALIDATING
+
+
+def test_it_rejects_a_bad_bot_name_and_a_taken_one(staff: Any) -> None:
+    with pytest.raises(services.LeagueError, match="a-z"):
+        services.create_bot(staff, "Bad Name")
+    services.create_bot(staff, "taken")
+    with pytest.raises(services.LeagueError, match="taken"):
+        services.create_bot(staff, "taken")
+
+
+def test_validation_is_recorded_once(staff: Any) -> None:
+    bot = services.create_bot(staff, "validated")
+    version, _ = services.register_version(bot, sha256="c" * 64, manifest={}, source_dir="x")
+    assert services.finish_validation(version.pk, False, "crash: exit 1")
+    assert not services.finish_validation(version.pk, True)
+    version.refresh_from_db()
+    assert (version.status, version.status_reason) == ("failed", "crash: exit 1")
+
+
+def test_a_variant_is_named_by_its_preset_and_overrides(db: Any) -> None:
+    standard = services.get_variant("scopa")
+    custom = services.get_variant("scopa", {"target": 21})
+    assert (standard.slug, standard.standard, standard.players) == ("scopa", True, 2)
+    assert custom.slug == "scopa--target-21" and not custom.standard
+    assert services.get_variant("scopa", {"target": 21}).pk == custom.pk
+    with pytest.raises(services.LeagueError):
+        services.get_variant("no-such-game")
+
+
+def test_it_refuses_seasons_it_cannot_run(staff: Any) -> None:
+    versions = make_versions(staff, 3)
+    scopa = services.get_variant("scopa")
+    with pytest.raises(services.LeagueError, match="at least 2"):
+        services.create_season(name="s", variant=scopa, entrants=versions[:1])
+    with pytest.raises(services.LeagueError, match="twice"):
+        services.create_season(name="s", variant=scopa, entrants=[versions[0], versions[0]])
+    with pytest.raises(services.LeagueError, match="knockout size"):
+        services.create_season(name="s", variant=scopa, entrants=versions, knockout_size=4)
+    with pytest.raises(services.LeagueError, match="3 sides"):
+        services.create_season(name="s", variant=services.get_variant("scopa-3"),
+                               entrants=versions)
+    BotVersion.objects.filter(pk=versions[2].pk).update(status="validating")
+    versions[2].refresh_from_db()
+    with pytest.raises(services.LeagueError, match="not validated"):
+        services.create_season(name="s", variant=scopa, entrants=versions)
+    assert not Season.objects.exists()
+
+
+def test_a_season_schedules_the_berger_rounds_then_the_knockout_and_finishes(staff: Any) -> None:
+    versions = make_versions(staff, 5)
+    season = services.create_season(
+        name="five", variant=services.get_variant("scopa"), entrants=versions, knockout_size=4,
+        seed=3,
+    )
+    assert services.start_season(season)
+    assert not services.start_season(season)  # twice: counted once
+    assert season.rounds.count() == 1
+    first = season.rounds.get()
+    assert first.plan["bye"] == versions[0].pk  # 5 entrants: table of 6, 6's partner sits out
+    assert sorted(m.pairing for m in first.matches.all()) == ["2-5", "3-4"]
+    # Entrant with the higher number wins every league match.
+    while True:
+        current = season.rounds.order_by("-number").first()
+        assert current is not None
+        if current.phase == "knockout":
+            break
+        assert services.schedule_next_round(season.pk) is None  # not done: nothing new
+        play_round(current, lambda m: 0 if int(m.pairing.split("-")[0]) > int(
+            m.pairing.split("-")[1]) else 1)
+        services.schedule_next_round(season.pk)
+        services.schedule_next_round(season.pk)  # twice: one round
+    league = services.league_standings(season)
+    assert [row.number for row in league] == [5, 4, 3, 2, 1]
+    semis = season.rounds.get(phase="knockout")
+    assert semis.plan["slots"] == [
+        [versions[4].pk, versions[1].pk], [versions[3].pk, versions[2].pk]
+    ]
+    play_round(semis, lambda m: 1)  # the lower seeds win the semi-finals
+    services.schedule_next_round(season.pk)
+    final = season.rounds.order_by("-number").first()
+    assert final is not None and final.plan["slots"] == [[versions[1].pk, versions[2].pk]]
+    play_round(final, lambda m: 0)
+    assert services.schedule_next_round(season.pk) is None
+    season.refresh_from_db()
+    assert season.status == "finished"
+    assert services.season_champion(season) == versions[1]
+    assert Round.objects.filter(season=season).count() == 5 + 2
+
+
+def test_a_match_is_claimed_by_one_worker_and_recorded_once(staff: Any) -> None:
+    versions = make_versions(staff, 2)
+    season = services.create_season(name="two", variant=services.get_variant("scopa"),
+                                    entrants=versions)
+    services.start_season(season)
+    match = Match.objects.get()
+    claim = services.claim_match(match.pk, "w1")
+    assert claim is not None and claim.attempt == 1
+    assert services.claim_match(match.pk, "w2") is None  # the lease holds
+    report = fake_report([[0, 1], [1, 0]], [0, 0])
+    assert services.record_result(claim, report)
+    assert not services.record_result(claim, report)  # a duplicated task
+    assert services.claim_match(match.pk, "w3") is None  # done is done
+    assert Game.objects.filter(match=match).count() == 2
+    match.refresh_from_db()
+    assert match.status == "done" and match.summary["wins"] == [1, 1]
+    assert match.winner is None  # one game each, equal points: a drawn league match
+
+
+def test_a_dead_workers_claim_expires_and_its_late_result_is_refused(staff: Any) -> None:
+    versions = make_versions(staff, 2)
+    season = services.create_season(name="lease", variant=services.get_variant("scopa"),
+                                    entrants=versions)
+    services.start_season(season)
+    match = Match.objects.get()
+    dead = services.claim_match(match.pk, "dead")
+    assert dead is not None
+    Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
+    assert services.requeue_stale() >= 1
+    alive = services.claim_match(match.pk, "alive")
+    assert alive is not None and alive.attempt == 2
+    assert not services.renew_lease(dead)
+    assert not services.record_result(dead, fake_report([[0, 1]], [0]))
+    assert services.record_result(alive, fake_report([[0, 1]], [1]))
+    assert Game.objects.get(match=match).winner_entrant == 1
+
+
+def test_ratings_follow_results_in_order_and_recompute_to_the_same_numbers(staff: Any) -> None:
+    versions = make_versions(staff, 4)
+    season = services.create_season(name="rated", variant=services.get_variant("scopa"),
+                                    entrants=versions, seed=1)
+    services.start_season(season)
+    while season.rounds.filter(status="running").exists():
+        current = season.rounds.get(status="running")
+        play_round(current, lambda m: m.board % 2)
+        services.update_ratings(season.variant_id)
+        services.schedule_next_round(season.pk)
+    assert services.update_ratings(season.variant_id) == 0  # twice: nothing new
+    games = list(Game.objects.filter(variant=season.variant).order_by("rating_seq"))
+    assert [g.rating_seq for g in games] == list(range(1, 13))
+    ladder = Ladder()
+    for g in games:
+        ladder.rate(RatedGame(((g.players[0],), (g.players[1],)), g.winner_side))
+    stored = {r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.all()}
+    assert stored == {k: (e.mu, e.sigma, e.games) for k, e in ladder.entries.items()}
+    history = RatingHistory.objects.count()
+    services.recompute_ratings()
+    assert {r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.all()} == stored
+    assert RatingHistory.objects.count() == history == 24
+    table = services.league_standings(season)
+    assert sum(row.standing.score for row in table) == 12

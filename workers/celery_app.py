@@ -1,0 +1,86 @@
+"""The Celery application of the arena: broker, reliability settings and the periodic sweep.
+
+Configured from the Django settings (themselves from environment variables): with
+``ARENA_BROKER_URL`` set (``redis://...``) the workers share that broker; without it the
+embedded broker is kombu's ``filesystem://`` transport under ``$ARENA_DATA_DIR/broker``, which
+needs no server and serves any number of local worker processes (see :mod:`workers.local`).
+
+Settings that do not lose work: a task is acknowledged only after it finished
+(``acks_late``), handed back when its worker process dies (``reject_on_worker_lost``), one
+message reserved per process at a time (prefetch 1), soft and hard time limits, and a Redis
+visibility timeout above the hard limit so a message is redelivered only when its worker is
+really gone. What a lost message leaves behind (a Redis restart without persistence, a killed
+host) is found by ``arena.sweep`` (celery beat, every 30 s, or the ``arena season run`` loop).
+
+This module defines no task; they are in :mod:`workers.tasks`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+
+from django.conf import settings
+
+QUEUE = "arena"
+SWEEP_INTERVAL_S = 30.0
+
+
+def broker_options() -> tuple[str, dict[str, object]]:
+    """The broker URL and transport options the environment asks for."""
+    hard_limit = settings.ARENA_TASK_TIME_LIMIT_S
+    if settings.ARENA_BROKER_URL:
+        return settings.ARENA_BROKER_URL, {
+            # Redis redelivers an unacknowledged message after this: above the longest task.
+            "visibility_timeout": hard_limit + 600,
+            "socket_timeout": 10,
+            "socket_connect_timeout": 10,
+            "retry_on_timeout": True,
+        }
+    folder = settings.ARENA_BROKER_DIR
+    queue_dir = folder / "queue"
+    processed = folder / "processed"
+    queue_dir.mkdir(parents=True, exist_ok=True)
+    processed.mkdir(parents=True, exist_ok=True)
+    return "filesystem://", {
+        "data_folder_in": str(queue_dir),
+        "data_folder_out": str(queue_dir),
+        "processed_folder": str(processed),
+        "store_processed": False,
+    }
+
+
+def make_app() -> Celery:
+    """A configured Celery application (one per process)."""
+    broker_url, transport_options = broker_options()
+    hard_limit = settings.ARENA_TASK_TIME_LIMIT_S
+    celery = Celery("arena", broker=broker_url, include=["workers.tasks"])
+    celery.conf.update(
+        broker_transport_options=transport_options,
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,  # a worker waits for its broker to come back
+        task_default_queue=QUEUE,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        task_acks_on_failure_or_timeout=True,
+        task_time_limit=hard_limit,
+        task_soft_time_limit=max(1, hard_limit - 60),
+        task_ignore_result=True,
+        task_serializer="json",
+        accept_content=["json"],
+        worker_prefetch_multiplier=1,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+        timezone="UTC",
+        beat_schedule={
+            "sweep": {"task": "arena.sweep", "schedule": SWEEP_INTERVAL_S},
+        },
+    )
+    return celery
+
+
+app = make_app()

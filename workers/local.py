@@ -1,0 +1,133 @@
+"""Local Celery worker processes, started by the commands that need them.
+
+The embedded default has no broker server and no separate worker service: ``arena season run``
+(and ``arena demo``) start real ``celery worker`` processes on this machine with
+:class:`LocalWorkers`, over the same broker the environment configures (the ``filesystem://``
+transport by default, Redis when ``ARENA_BROKER_URL`` says so), and stop them when done. Tests
+and ``arena bench season`` use it too, to kill and restart workers. It is not a supervisor:
+in production, run ``arena worker`` under one (docker-compose, systemd).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def worker_command(name: str, concurrency: int = 1, loglevel: str = "WARNING",
+                   beat: bool = False) -> list[str]:
+    """The ``celery worker`` command line of one local worker."""
+    command = [
+        sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
+        "-Q", "arena", "-n", f"{name}@%h", "--concurrency", str(concurrency),
+        "--pool", "prefork", "--loglevel", loglevel,
+        "--without-gossip", "--without-mingle", "--without-heartbeat",
+    ]
+    if beat:
+        command.append("--beat")
+    return command
+
+
+class LocalWorkers:
+    """``count`` worker processes of ``concurrency`` each, in their own process groups."""
+
+    def __init__(
+        self,
+        count: int = 1,
+        *,
+        concurrency: int = 1,
+        env: Mapping[str, str] | None = None,
+        log_dir: Path | None = None,
+        loglevel: str = "WARNING",
+        prefix: str = "local",
+    ) -> None:
+        if count < 1:
+            raise ValueError(f"at least one worker, not {count}")
+        self.count = count
+        self.concurrency = concurrency
+        self.env = {**os.environ, **(env or {})}
+        self.env.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+        self.env["PYTHONPATH"] = os.pathsep.join(
+            p for p in [str(ROOT), self.env.get("PYTHONPATH", "")] if p
+        )
+        self.log_dir = log_dir
+        self.loglevel = loglevel
+        self.prefix = prefix
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self._logs: list[IO[bytes]] = []
+        self._started = 0
+
+    def start_one(self) -> subprocess.Popen[bytes]:
+        """Starts one more worker process and returns it."""
+        self._started += 1
+        name = f"{self.prefix}{self._started}-{os.getpid()}"
+        output: int | IO[bytes] = subprocess.DEVNULL
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed in stop)
+            self._logs.append(output)
+        process = subprocess.Popen(
+            worker_command(name, self.concurrency, self.loglevel),
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() ends its pool children too
+        )
+        self.processes.append(process)
+        return process
+
+    def start(self) -> LocalWorkers:
+        """Starts the workers (they connect to the broker on their own, in a second or two)."""
+        for _ in range(self.count):
+            self.start_one()
+        return self
+
+    def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+        """Sends ``sig`` to a worker's whole process group (SIGKILL: a crashed host)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        if sig == signal.SIGKILL:
+            process.wait()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Asks every worker to finish (SIGTERM, a warm shutdown), then kills stragglers."""
+        for process in self.processes:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for process in self.processes:
+            try:
+                process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.kill(process)
+            # the pool children share the group: make sure none outlives its parent
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        self.processes.clear()
+        for handle in self._logs:
+            handle.close()
+        self._logs.clear()
+
+    def __enter__(self) -> LocalWorkers:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,242 @@
+"""The arena's Celery tasks: thin, idempotent, by name; each re-reads the world from its ids.
+
+``arena.validate_version(version_id)``, ``arena.schedule_round(season_id)``,
+``arena.play_match(match_id)``, ``arena.record_match(match_id, token, report)``,
+``arena.update_ratings(variant_id)`` and the periodic ``arena.sweep()``. The work is done by
+:mod:`webui.league.services` (the data) and :func:`arena.runner.run_match` (the games); a task
+only connects them, decides what is worth a retry, and never waits for another task.
+
+A bot's fault (timeout, crash, illegal move) is a result recorded in the replay; only failures
+of the infrastructure (the host could not start a sandbox, the database went away) are retried,
+with exponential backoff and a ceiling, after which the match is void and counts for nobody.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+django.setup()
+
+from celery import Task  # noqa: E402
+from celery.exceptions import SoftTimeLimitExceeded  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.db import close_old_connections, connection  # noqa: E402
+
+from webui.league import services  # noqa: E402
+from webui.league.models import BotVersion, Match  # noqa: E402
+from workers.celery_app import app  # noqa: E402
+
+log = logging.getLogger("workers.tasks")
+
+MAX_MATCH_ATTEMPTS = 5
+"""A match whose plays failed this many times for the infrastructure's sake is void."""
+MAX_RETRIES = 8
+VALIDATION_VARIANT = "scopa"
+
+
+def backoff(retries: int) -> float:
+    """Seconds before retry number ``retries + 1``: 2, 4, 8 ... capped at five minutes."""
+    return float(min(300, 2 ** (retries + 1)))
+
+
+def sandbox_wanted() -> bool:
+    """``ARENA_SANDBOX``: ``1`` always (default), ``0`` never (development), ``auto`` if bwrap."""
+    value = os.environ.get("ARENA_SANDBOX", "1").strip().lower()
+    if value == "auto":
+        from arena.runner import sandbox_available
+
+        return sandbox_available()
+    return value not in {"0", "false", "no", "off"}
+
+
+def report_to_json(report: Any) -> dict[str, Any]:
+    """The runner's ``MatchReport`` as the JSON that :func:`services.record_result` takes."""
+    return {
+        "games": [
+            {
+                "replay": game.replay,
+                "seats": list(game.seats),
+                "winner_side": game.winner_side,
+                "void": game.void or "",
+                "forfeit": game.forfeit,
+                "faults": list(game.faults),
+                "duration_ms": int(game.duration_ms),
+            }
+            for game in report.games
+        ],
+        "duration_ms": int(report.duration_ms),
+        "logs": dict(getattr(report, "logs", {}) or {}),
+    }
+
+
+class LeaseKeeper:
+    """Renews a match claim's lease in the background while its match is played."""
+
+    def __init__(self, claim: services.Claim) -> None:
+        self.claim = claim
+        self.stopped = threading.Event()
+        self.lost = False
+        self.thread = threading.Thread(target=self._run, name="lease", daemon=True)
+
+    def __enter__(self) -> LeaseKeeper:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        interval = max(0.5, settings.ARENA_MATCH_LEASE_S / 4)
+        try:
+            while not self.stopped.wait(interval):
+                try:
+                    if not services.renew_lease(self.claim):
+                        self.lost = True
+                        return
+                except Exception as error:  # the database blinked: try again next beat
+                    log.warning("could not renew the lease of match %s: %s",
+                                self.claim.match_id, error)
+                    close_old_connections()
+        finally:
+            connection.close()
+
+
+def match_spec(match: Match) -> Any:
+    """The runner's ``MatchSpec`` for a scheduled match."""
+    from arena.runner import BotRef, MatchSpec
+
+    season = match.season
+    return MatchSpec(
+        entrants=[BotRef.parse(v.bot_ref_text()) for v in match.entrants()],
+        variant=season.variant.name,
+        options=dict(season.variant.options),
+        games=match.games_planned,
+        seed=match.seed,
+        move_time_ms=season.move_time_ms,
+        bank_ms=season.bank_ms,
+        sandbox=sandbox_wanted(),
+        match_id=str(match.pk),
+    )
+
+
+@app.task(name="arena.play_match", bind=True, max_retries=MAX_RETRIES)
+def play_match(self: Task, match_id: int) -> str:
+    """Claims a match, plays it with the runner while keeping its lease, records it once."""
+    from arena.runner import MatchError, run_match
+
+    claim = services.claim_match(match_id)
+    if claim is None:
+        # Done already, or another worker holds a live lease (a duplicate message, or a worker
+        # that just died: when its lease runs out, the sweep enqueues the match again).
+        status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
+        return f"match {match_id}: {status or 'missing'}, nothing to do"
+    if claim.attempt > MAX_MATCH_ATTEMPTS:
+        services.void_match(claim, f"gave up after {claim.attempt - 1} failed attempts")
+        return f"match {match_id}: void"
+    match = Match.objects.select_related("season__variant").get(pk=match_id)
+    try:
+        spec = match_spec(match)
+    except (MatchError, ValueError) as error:  # a bot folder vanished, a bad manifest
+        services.void_match(claim, f"cannot be played: {error}")
+        return f"match {match_id}: void ({error})"
+    try:
+        with LeaseKeeper(claim) as keeper:
+            report = run_match(spec)
+        if keeper.lost:
+            return f"match {match_id}: lease lost, result dropped"
+    except MatchError as error:
+        services.void_match(claim, f"cannot be played: {error}")
+        return f"match {match_id}: void ({error})"
+    except (Exception, SoftTimeLimitExceeded) as error:
+        log.warning("match %s failed on this worker: %s", match_id, error)
+        close_old_connections()
+        services.release_match(claim, f"{type(error).__name__}: {error}")
+        raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
+    recorded = services.record_result(claim, report_to_json(report))
+    return f"match {match_id}: {'recorded' if recorded else 'already recorded'}"
+
+
+@app.task(name="arena.record_match")
+def record_match(match_id: int, token: str, report: dict[str, Any]) -> bool:
+    """Records a report played elsewhere under the claim ``token``; False if not the holder."""
+    return services.record_result(services.Claim(match_id, token, 0), report)
+
+
+@app.task(name="arena.schedule_round")
+def schedule_round(season_id: int) -> int | None:
+    """Schedules the season's next round if the last one is complete; returns its number."""
+    new = services.schedule_next_round(season_id)
+    return None if new is None else new.number
+
+
+@app.task(name="arena.update_ratings")
+def update_ratings(variant_id: int) -> int:
+    """Rates the variant's new results in order (one writer per variant: a row lock)."""
+    return services.update_ratings(variant_id)
+
+
+@app.task(name="arena.sweep")
+def sweep() -> int:
+    """Enqueues again what lost messages or dead workers left behind."""
+    return services.requeue_stale()
+
+
+@app.task(name="arena.validate_version", bind=True, max_retries=MAX_RETRIES)
+def validate_version(self: Task, version_id: int) -> str:
+    """Plays a new version one game against the random sample bot; ready or failed once."""
+    from arena.runner import BotError, BotRef, MatchError, MatchSpec, run_match
+
+    version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
+    if version is None or version.status != BotVersion.Status.VALIDATING:
+        return f"version {version_id}: nothing to do"
+    variants = list(version.manifest.get("variants") or ["*"])
+    variant = VALIDATION_VARIANT if "*" in variants or VALIDATION_VARIANT in variants else (
+        str(variants[0])
+    )
+    try:
+        bot = BotRef.parse(version.bot_ref_text())
+        spec = MatchSpec(
+            entrants=[bot, BotRef.parse("random")],
+            variant=variant,
+            games=1,
+            seed=version_id,
+            move_time_ms=2000,
+            bank_ms=60_000,
+            sandbox=sandbox_wanted(),
+            match_id=f"validation-{version_id}",
+        )
+        report = run_match(spec)
+    except (BotError, MatchError) as error:
+        services.finish_validation(version_id, False, str(error))
+        return f"version {version_id}: failed ({error})"
+    except Exception as error:
+        if self.request.retries >= MAX_RETRIES:
+            services.finish_validation(version_id, False, f"could not be validated: {error}")
+            return f"version {version_id}: gave up"
+        raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
+    game = report.games[0]
+    own_seats = {seat for seat, entrant in enumerate(game.seats) if entrant == 0}
+    own_faults = [f for f in game.faults if f.get("seat") in own_seats]
+    logs = "\n".join(
+        f"--- {key} ---\n{text}" for key, text in sorted(report.logs.items())
+        if key.startswith("0/")
+    )
+    forfeited = game.forfeit is not None and game.forfeit.get("side") in {
+        seat % report.rules.num_sides for seat in own_seats
+    }
+    if game.void:
+        raise self.retry(exc=RuntimeError(game.void), countdown=backoff(self.request.retries))
+    if own_faults or forfeited:
+        first = own_faults[0] if own_faults else {"kind": "forfeit", "detail": ""}
+        reason = f"{first.get('kind')}: {first.get('detail', '')}".strip().rstrip(":")
+        services.finish_validation(version_id, False, reason, logs, game.replay)
+        return f"version {version_id}: failed ({reason})"
+    services.finish_validation(version_id, True, "", logs, game.replay)
+    return f"version {version_id}: ready"
