@@ -22,7 +22,10 @@ def make_versions(owner: Any, n: int) -> list[BotVersion]:
     for i in range(n):
         bot = services.create_bot(owner, f"bot-{i + 1}")
         version, _ = services.register_version(
-            bot, sha256=f"{i:064x}", manifest={"name": bot.name}, source_dir=str(SAMPLES / "random"),
+            bot,
+            sha256=f"{i:064x}",
+            manifest={"name": bot.name},
+            source_dir=str(SAMPLES / "random"),
             validate=False,
         )
         out.append(version)
