@@ -25,6 +25,12 @@ The same code runs on one laptop and on a fleet; the environment chooses:
 ``ARENA_DATA_DIR``
     Where bot archives, unpacked bots, the embedded broker, logs and the default database live.
     Default: ``var/`` in the checkout.
+``ARENA_QUEUE``
+    The name of the task queue (default ``arena``): deployments sharing one Redis keep apart.
+``ARENA_SANDBOX``
+    ``1`` (default): every uploaded bot runs in bubblewrap, and a worker without it refuses;
+    ``auto``: when bubblewrap is installed; ``0``: never (development only). The sample bots
+    are trusted and run without it.
 ``ARENA_MATCH_LEASE_S``
     How long a worker's claim on a match lasts without a heartbeat (default 20 seconds).
 ``ARENA_TASK_TIME_LIMIT_S``
@@ -233,5 +239,6 @@ LOGGING = {
 # Celery (read by workers.celery_app with namespace "CELERY").
 ARENA_BROKER_URL = os.environ.get("ARENA_BROKER_URL", "")
 ARENA_EMBEDDED_BROKER = not ARENA_BROKER_URL
+ARENA_QUEUE = os.environ.get("ARENA_QUEUE", "arena")
 ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))

@@ -25,7 +25,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 
 from django.conf import settings
 
-QUEUE = "arena"
 SWEEP_INTERVAL_S = 30.0
 
 
@@ -62,7 +61,7 @@ def make_app() -> Celery:
         broker_transport_options=transport_options,
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a worker waits for its broker to come back
-        task_default_queue=QUEUE,
+        task_default_queue=settings.ARENA_QUEUE,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_acks_on_failure_or_timeout=True,

@@ -25,11 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def worker_command(name: str, concurrency: int = 1, loglevel: str = "WARNING",
-                   beat: bool = False) -> list[str]:
+                   beat: bool = False, queue: str = "arena") -> list[str]:
     """The ``celery worker`` command line of one local worker."""
     command = [
         sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
-        "-Q", "arena", "-n", f"{name}@%h", "--concurrency", str(concurrency),
+        "-Q", queue, "-n", f"{name}@%h", "--concurrency", str(concurrency),
         "--pool", "prefork", "--loglevel", loglevel,
         "--without-gossip", "--without-mingle", "--without-heartbeat",
     ]
@@ -77,7 +77,8 @@ class LocalWorkers:
             output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed in stop)
             self._logs.append(output)
         process = subprocess.Popen(
-            worker_command(name, self.concurrency, self.loglevel),
+            worker_command(name, self.concurrency, self.loglevel,
+                           queue=self.env.get("ARENA_QUEUE", "arena")),
             cwd=ROOT,
             env=self.env,
             stdin=subprocess.DEVNULL,
