@@ -2,8 +2,32 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.contrib.auth import views as auth_views
+from django.urls import URLPattern, URLResolver, include, path
 
-app_name = "web"
+from . import api, views
 
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", views.home, name="home"),
+    path("variants/<slug:slug>/", views.variant, name="variant"),
+    path("bots/", views.bots, name="bots"),
+    path("bots/new/", views.bot_new, name="bot-new"),
+    path("bots/<slug:name>/", views.bot, name="bot"),
+    path("bots/<slug:name>/upload/", views.bot_upload, name="bot-upload"),
+    path("bots/<slug:name>/edit/", views.bot_edit, name="bot-edit"),
+    path("bots/<slug:name>/v<int:number>/", views.version, name="version"),
+    path("seasons/", views.seasons, name="seasons"),
+    path("seasons/new/", views.season_new, name="season-new"),
+    path("seasons/<int:season_id>/", views.season, name="season"),
+    path("seasons/<int:season_id>/start/", views.season_start, name="season-start"),
+    path("matches/<int:match_id>/", views.match, name="match"),
+    path("games/<int:game_id>/", views.game, name="game"),
+    path("replay/", views.replay_open, name="replay-open"),
+    path("cards/", views.cards, name="cards"),
+    path("api/", views.api_docs, name="api-docs"),
+    path("api/", include(api.urlpatterns())),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/", views.account, name="account"),
+]

@@ -1,0 +1,647 @@
+"""The JSON API: the same data as the pages, token-authenticated writes, and its OpenAPI text.
+
+Every route is declared once in :data:`ROUTES` with its method, summary and schemas; the URL
+table and ``/api/openapi.json`` are both built from it, so nothing is served undescribed. Reads
+are public; writes need ``Authorization: Bearer <token>`` (tokens are made on the account page).
+Bad input is answered with a status 4xx and ``{"error": "one line"}``; nothing is changed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import URLPattern, path
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+
+from webui.league import services
+from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
+
+from . import reads
+from .models import ApiToken, hash_token
+from .replay_frames import FramesError, expand_replay
+from .submission import SubmissionError, add_version, create_bot_with_version
+
+MAX_JSON_BYTES = 2 * 1024 * 1024
+
+
+class ApiError(Exception):
+    """An answer other than success: a status and one line saying why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _user(request: HttpRequest) -> Any:
+    """The user of a bearer token, else the session's user (for reads)."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, key = header.partition(" ")
+    if scheme.lower() in {"bearer", "token"} and key.strip():
+        token = (
+            ApiToken.objects.select_related("user")
+            .filter(key_hash=hash_token(key.strip()))
+            .first()
+        )
+        if token is None or not token.user.is_active:
+            raise ApiError(401, "the API token is not valid")
+        ApiToken.objects.filter(pk=token.pk).update(last_used=timezone.now())
+        return token.user
+    if header:
+        raise ApiError(401, "use 'Authorization: Bearer <token>'")
+    return getattr(request, "user", AnonymousUser())
+
+
+def _token_user(request: HttpRequest) -> Any:
+    """The user of the request's bearer token; writes accept nothing else."""
+    if not request.headers.get("Authorization"):
+        raise ApiError(401, "this needs an API token: 'Authorization: Bearer <token>'")
+    return _user(request)
+
+
+def _json_body(request: HttpRequest) -> dict[str, Any]:
+    if len(request.body) > MAX_JSON_BYTES:
+        raise ApiError(413, f"the body is larger than {MAX_JSON_BYTES:,} bytes")
+    try:
+        data = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"the body is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return data
+
+
+def _field(data: dict[str, Any], name: str, kind: type, default: Any = ..., *,
+           lo: int | None = None, hi: int | None = None) -> Any:
+    if name not in data:
+        if default is ...:
+            raise ApiError(400, f"missing field {name!r}")
+        return default
+    value = data[name]
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ApiError(400, f"field {name!r} must be an integer, not {value!r}")
+    if kind is not int and not isinstance(value, kind):
+        raise ApiError(400, f"field {name!r} must be a {kind.__name__}, not {value!r}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ApiError(400, f"field {name!r} must be between {lo} and {hi}, not {value!r}")
+    return value
+
+
+Handler = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Route:
+    """One API route: its path (Django syntax), handlers per method and its description."""
+
+    path: str
+    name: str
+    methods: dict[str, Handler]
+    summary: str
+    responses: dict[str, str] = field(default_factory=dict)  # method -> schema name
+    request: dict[str, str] = field(default_factory=dict)  # method -> schema name
+    auth: frozenset[str] = frozenset()  # methods that need a token
+    tag: str = "read"
+
+
+def _dispatch(route: Route) -> Callable[..., HttpResponse]:
+    @csrf_exempt
+    @wraps(next(iter(route.methods.values())))
+    def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+        handler = route.methods.get(request.method or "GET")
+        if handler is None:
+            response = JsonResponse(
+                {"error": f"method {request.method} is not allowed here"}, status=405
+            )
+            response["Allow"] = ", ".join(route.methods)
+            return response
+        try:
+            result = handler(request, **kwargs)
+        except ApiError as exc:
+            return JsonResponse({"error": exc.message}, status=exc.status)
+        except (SubmissionError, services.LeagueError) as exc:
+            return JsonResponse({"error": str(exc)}, status=400)
+        if isinstance(result, HttpResponse):
+            return result
+        status = 201 if request.method == "POST" and route.tag == "create" else 200
+        return JsonResponse(result, status=status, safe=False,
+                            json_dumps_params={"ensure_ascii": False})
+
+    return view
+
+
+# ---------------------------------------------------------------------------------------------
+# Read handlers
+
+
+def get_variants(request: HttpRequest) -> Any:
+    return {"variants": reads.variants_overview()}
+
+
+def get_leaderboard(request: HttpRequest, slug: str) -> Any:
+    variant = get_object_or_404(Variant, slug=slug)
+    return {"variant": reads.variant_json(variant), "ratings": reads.leaderboard(variant)}
+
+
+def get_bots(request: HttpRequest) -> Any:
+    return {"bots": reads.bots()}
+
+
+def _can_see_private(user: Any, bot: Bot) -> bool:
+    return bool(user.is_authenticated and (user.pk == bot.owner_id or user.is_staff))
+
+
+def bot_page_data(bot: Bot, private: bool) -> dict[str, Any]:
+    """Everything the bot page shows."""
+    ratings = reads.bot_ratings(bot)
+    return {
+        "bot": reads.bot_json(bot, private),
+        "ratings": ratings,
+        "charts": reads.bot_charts(bot, ratings),
+        "recent_matches": reads.recent_matches(bot),
+        "head_to_head": reads.head_to_head(bot),
+    }
+
+
+def get_bot(request: HttpRequest, name: str) -> Any:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), name=name)
+    return bot_page_data(bot, _can_see_private(_user(request), bot))
+
+
+def get_version(request: HttpRequest, name: str, number: int) -> Any:
+    version = get_object_or_404(
+        BotVersion.objects.select_related("bot"), bot__name=name, number=number
+    )
+    return reads.version_json(version, _can_see_private(_user(request), version.bot))
+
+
+def get_seasons(request: HttpRequest) -> Any:
+    status = request.GET.get("status") or None
+    if status and status not in Season.Status.values:
+        raise ApiError(400, f"status {status!r}: one of {', '.join(Season.Status.values)}")
+    return {"seasons": reads.seasons(status)}
+
+
+def get_season(request: HttpRequest, season_id: int) -> Any:
+    season = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
+    return reads.season_detail(season)
+
+
+def get_match(request: HttpRequest, match_id: int) -> Any:
+    match = get_object_or_404(Match.objects.select_related("season__variant", "round"),
+                              pk=match_id)
+    return reads.match_detail(match)
+
+
+def get_games(request: HttpRequest) -> Any:
+    variant = None
+    if request.GET.get("variant"):
+        variant = get_object_or_404(Variant, slug=request.GET["variant"])
+    try:
+        limit = min(100, max(1, int(request.GET.get("limit", "20"))))
+    except ValueError:
+        raise ApiError(400, "limit must be a number from 1 to 100") from None
+    return {"games": reads.recent_games(limit, variant)}
+
+
+def _game(game_id: int) -> Game:
+    return get_object_or_404(Game.objects.select_related("variant", "match__season"), pk=game_id)
+
+
+def get_game(request: HttpRequest, game_id: int) -> Any:
+    return reads.game_detail(_game(game_id))
+
+
+def get_replay(request: HttpRequest, game_id: int) -> Any:
+    from arena.engine import write_replay
+
+    game = get_object_or_404(Game.objects.only("id", "replay"), pk=game_id)
+    response = HttpResponse(write_replay(game.replay), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.replay.json"'
+    return response
+
+
+def game_frames(game_id: int) -> dict[str, Any]:
+    """The viewer's frames of a stored game (a game never changes, so they are cached)."""
+    from django.core.cache import cache
+
+    key = f"web:frames:v1:{game_id}"
+    frames = cache.get(key)
+    if frames is None:
+        game = get_object_or_404(Game.objects.only("id", "replay"), pk=game_id)
+        try:
+            frames = dict(expand_replay(game.replay))
+        except FramesError as exc:
+            raise ApiError(422, str(exc)) from None
+        frames["game"] = game.pk
+        cache.set(key, frames, 3600)
+    return frames
+
+
+def get_frames(request: HttpRequest, game_id: int) -> Any:
+    return game_frames(game_id)
+
+
+def post_frames(request: HttpRequest) -> Any:
+    if len(request.body) > MAX_JSON_BYTES:
+        raise ApiError(413, f"the replay is larger than {MAX_JSON_BYTES:,} bytes")
+    try:
+        text = request.body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "the replay is not UTF-8 text") from None
+    try:
+        return dict(expand_replay(text))
+    except FramesError as exc:
+        raise ApiError(400, str(exc)) from None
+
+
+def get_me(request: HttpRequest) -> Any:
+    user = _user(request)
+    if not user.is_authenticated:
+        raise ApiError(401, "not logged in and no API token given")
+    return {
+        "username": user.get_username(),
+        "staff": bool(user.is_staff),
+        "bots": list(Bot.objects.filter(owner=user).values_list("name", flat=True)),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Write handlers
+
+
+def post_bot(request: HttpRequest) -> Any:
+    user = _token_user(request)
+    data = _json_body(request)
+    name = _field(data, "name", str)
+    description = _field(data, "description", str, "")
+    if len(description) > 2000:
+        raise ApiError(400, "description must be at most 2000 characters")
+    bot, _ = create_bot_with_version(user, name, description, None)
+    return reads.bot_json(bot, private=True)
+
+
+def _owned_bot(request: HttpRequest, name: str) -> tuple[Any, Bot]:
+    user = _token_user(request)
+    bot = get_object_or_404(Bot.objects.select_related("owner"), name=name)
+    if bot.owner_id != user.pk:
+        raise ApiError(403, f"only the owner of bot {bot.name!r} may change it")
+    return user, bot
+
+
+def patch_bot(request: HttpRequest, name: str) -> Any:
+    _, bot = _owned_bot(request, name)
+    data = _json_body(request)
+    description = _field(data, "description", str)
+    if len(description) > 2000:
+        raise ApiError(400, "description must be at most 2000 characters")
+    Bot.objects.filter(pk=bot.pk).update(description=description)
+    bot.refresh_from_db()
+    return reads.bot_json(bot, private=True)
+
+
+def post_version(request: HttpRequest, name: str) -> Any:
+    _, bot = _owned_bot(request, name)
+    upload = request.FILES.get("archive")
+    if upload is not None:
+        data = upload.read()
+    elif request.content_type in {"application/zip", "application/gzip", "application/x-gzip",
+                                  "application/octet-stream", "application/x-tar+gzip"}:
+        data = request.body
+    else:
+        raise ApiError(400, "send the archive as the multipart field 'archive' or as the body "
+                            "with Content-Type application/zip or application/gzip")
+    version, created = add_version(bot, data)
+    out = reads.version_json(version, private=True)
+    out["created_now"] = created
+    return JsonResponse(out, status=201 if created else 200)
+
+
+def _staff(request: HttpRequest) -> Any:
+    user = _token_user(request)
+    if not user.is_staff:
+        raise ApiError(403, "only staff may create and run seasons")
+    return user
+
+
+def _version_by_label(label: Any) -> BotVersion:
+    if isinstance(label, int) and not isinstance(label, bool):
+        version = BotVersion.objects.select_related("bot").filter(pk=label).first()
+    elif isinstance(label, str) and "@" in label:
+        name, _, number = label.partition("@")
+        version = (
+            BotVersion.objects.select_related("bot").filter(bot__name=name, number=int(number))
+            .first() if number.isdigit() else None
+        )
+    else:
+        version = None
+    if version is None:
+        raise ApiError(400, f"entrant {label!r}: no such bot version (use 'name@number')")
+    return version
+
+
+def post_season(request: HttpRequest) -> Any:
+    user = _staff(request)
+    data = _json_body(request)
+    entrants = _field(data, "entrants", list)
+    options = _field(data, "options", dict, {})
+    with transaction.atomic():
+        variant = services.get_variant(_field(data, "variant", str), options)
+        season = services.create_season(
+            name=_field(data, "name", str),
+            variant=variant,
+            entrants=[_version_by_label(e) for e in entrants],
+            knockout_size=_field(data, "knockout_size", int, 0, lo=0, hi=64),
+            double_round_robin=_field(data, "double_round_robin", bool, False),
+            games_per_pairing=_field(data, "games_per_pairing", int, 2, lo=1, hi=100),
+            move_time_ms=_field(data, "move_time_ms", int, 1000, lo=1, hi=600_000),
+            bank_ms=_field(data, "bank_ms", int, 30_000, lo=0, hi=36_000_000),
+            seed=_field(data, "seed", int, None),
+            created_by=user,
+        )
+        if _field(data, "start", bool, False):
+            services.start_season(season)
+    return reads.season_detail(Season.objects.select_related("variant").get(pk=season.pk))
+
+
+def post_season_start(request: HttpRequest, season_id: int) -> Any:
+    _staff(request)
+    season = get_object_or_404(Season, pk=season_id)
+    if season.status != Season.Status.DRAFT:
+        raise ApiError(409, f"season {season.name!r} is {season.status}, not a draft")
+    services.start_season(season)
+    return JsonResponse(reads.season_row(Season.objects.select_related("variant")
+                                         .get(pk=season.pk)), status=202)
+
+
+# ---------------------------------------------------------------------------------------------
+# Routes and the OpenAPI description
+
+
+def get_openapi(request: HttpRequest) -> Any:
+    return openapi()
+
+
+ROUTES: list[Route] = [
+    Route("openapi.json", "openapi", {"GET": get_openapi}, "This description (OpenAPI 3.1).",
+          {"GET": "OpenAPI"}),
+    Route("me", "me", {"GET": get_me}, "Who the token (or session) belongs to.", {"GET": "Me"}),
+    Route("variants", "variants", {"GET": get_variants}, "Every variant played here.",
+          {"GET": "VariantList"}),
+    Route("variants/<slug:slug>/leaderboard", "leaderboard", {"GET": get_leaderboard},
+          "The TrueSkill leaderboard of a variant, best conservative rating first.",
+          {"GET": "Leaderboard"}),
+    Route("bots", "bots", {"GET": get_bots, "POST": post_bot},
+          "GET: every bot. POST (token): create a bot you own.",
+          {"GET": "BotList", "POST": "Bot"}, {"POST": "BotCreate"}, frozenset({"POST"}),
+          tag="create"),
+    Route("bots/<slug:name>", "bot", {"GET": get_bot, "PATCH": patch_bot},
+          "GET: a bot, its ratings, rating history, recent matches and head-to-head. "
+          "PATCH (owner's token): change its description.",
+          {"GET": "BotPage", "PATCH": "Bot"}, {"PATCH": "BotUpdate"}, frozenset({"PATCH"})),
+    Route("bots/<slug:name>/versions", "versions", {"POST": post_version},
+          "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
+          "multipart field 'archive' or the raw body. It is validated by a worker.",
+          {"POST": "Version"}, {"POST": "Archive"}, frozenset({"POST"}), tag="create"),
+    Route("bots/<slug:name>/versions/<int:number>", "version", {"GET": get_version},
+          "A bot version; its owner also sees the validation log.", {"GET": "Version"}),
+    Route("seasons", "seasons", {"GET": get_seasons, "POST": post_season},
+          "GET: seasons, newest first (?status=draft|running|finished). POST (staff token): "
+          "create a season, optionally starting it.",
+          {"GET": "SeasonList", "POST": "SeasonPage"}, {"POST": "SeasonCreate"},
+          frozenset({"POST"}), tag="create"),
+    Route("seasons/<int:season_id>", "season", {"GET": get_season},
+          "A season: standings, cross-table, rounds, matches and knockout bracket.",
+          {"GET": "SeasonPage"}),
+    Route("seasons/<int:season_id>/start", "season-start", {"POST": post_season_start},
+          "Start a draft season (staff token): its first round is scheduled.",
+          {"POST": "Season"}, {}, frozenset({"POST"})),
+    Route("matches/<int:match_id>", "match", {"GET": get_match}, "A match and its games.",
+          {"GET": "MatchPage"}),
+    Route("games", "games", {"GET": get_games}, "Recent games (?variant=slug&limit=20).",
+          {"GET": "GameList"}),
+    Route("games/<int:game_id>", "game", {"GET": get_game}, "A game without its replay.",
+          {"GET": "Game"}),
+    Route("games/<int:game_id>/replay", "game-replay", {"GET": get_replay},
+          "The game's replay, in the REPLAY.md format (a download).", {"GET": "Replay"}),
+    Route("games/<int:game_id>/frames", "game-frames", {"GET": get_frames},
+          "The replay expanded by the engine into the viewer's frames.", {"GET": "Frames"}),
+    Route("replays/frames", "replay-frames", {"POST": post_frames},
+          "Expand any replay (the body, REPLAY.md JSON) into frames; nothing is stored.",
+          {"POST": "Frames"}, {"POST": "Replay"}, tag="compute"),
+]
+
+
+def urlpatterns() -> list[URLPattern]:
+    """The API's URL patterns (mounted under ``api/``)."""
+    return [path(r.path, _dispatch(r), name="api-" + r.name) for r in ROUTES]
+
+
+def _openapi_path(django_path: str) -> tuple[str, list[dict[str, Any]]]:
+    import re
+
+    params = []
+    out = "/api/" + django_path
+
+    def repl(m: re.Match[str]) -> str:
+        kind, name = m.group(1), m.group(2)
+        params.append({"name": name, "in": "path", "required": True,
+                       "schema": {"type": "integer"} if kind == "int" else {"type": "string"}})
+        return "{" + name + "}"
+
+    out = re.sub(r"<(\w+):(\w+)>", repl, out)
+    return out, params
+
+
+def _obj(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        out["required"] = required
+    return out
+
+
+S = {"type": "string"}
+I = {"type": "integer"}  # noqa: E741
+N = {"type": "number"}
+B = {"type": "boolean"}
+ANY: dict[str, Any] = {}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _list(item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": item}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "Error": _obj({"error": S}, ["error"]),
+    "OpenAPI": _obj({"openapi": S, "paths": {"type": "object"}}),
+    "Me": _obj({"username": S, "staff": B, "bots": _list(S)}),
+    "VersionRef": _obj({"id": I, "label": S, "bot": S, "number": I}),
+    "Variant": _obj({"slug": S, "name": S, "label": S, "options": {"type": "object"},
+                     "standard": B, "players": I, "sides": I, "rated": I}),
+    "VariantList": _obj({"variants": _list(_ref("Variant"))}),
+    "LeaderRow": _obj({"rank": I, "key": S, "label": S, "versions": _list(_ref("VersionRef")),
+                       "team": B, "mu": N, "sigma": N, "conservative": N, "games": I, "wins": I,
+                       "draws": I, "losses": I, "win_rate": _nullable(N), "provisional": B}),
+    "Leaderboard": _obj({"variant": _ref("Variant"), "ratings": _list(_ref("LeaderRow"))}),
+    "BotList": _obj({"bots": _list(_obj({"name": S, "owner": S, "description": S,
+                                          "versions": I}))}),
+    "Version": _obj({"id": I, "label": S, "number": I, "sha256": S, "status": S,
+                     "status_reason": S, "manifest": {"type": "object"}, "created": S,
+                     "validated": _nullable(S), "validation_log": S, "address": S,
+                     "created_now": B}),
+    "Bot": _obj({"name": S, "owner": S, "description": S, "created": S,
+                 "versions": _list(_ref("Version"))}),
+    "BotCreate": _obj({"name": S, "description": S}, ["name"]),
+    "BotUpdate": _obj({"description": S}, ["description"]),
+    "Archive": {"type": "string", "format": "binary",
+                "description": "a zip or tar.gz with bot.toml at its top"},
+    "RatingPoint": _obj({"seq": I, "mu": N, "sigma": N, "conservative": N}),
+    "BotPage": _obj({
+        "bot": _ref("Bot"),
+        "ratings": _list(_obj({"variant": S, "variant_label": S, "version": I, "label": S,
+                               "rating_id": I, "mu": N, "sigma": N, "conservative": N,
+                               "games": I, "wins": I, "draws": I, "losses": I,
+                               "win_rate": _nullable(N), "provisional": B})),
+        "charts": _list(_obj({"variant": S, "label": S, "series": _list(
+            _obj({"label": S, "points": _list(_ref("RatingPoint"))}))})),
+        "recent_matches": _list(_ref("Match")),
+        "head_to_head": _list(_obj({"opponent": S, "games": I, "wins": I, "draws": I,
+                                    "losses": I, "score": _nullable(N)})),
+    }),
+    "Season": _obj({"id": I, "name": S, "variant": S, "variant_label": S, "status": S,
+                    "format": S, "knockout_size": I, "games_per_pairing": I,
+                    "move_time_ms": I, "bank_ms": I, "entrants": _nullable(I),
+                    "matches_done": I, "matches_total": I, "created": S,
+                    "started": _nullable(S), "finished": _nullable(S)}),
+    "SeasonList": _obj({"seasons": _list(_ref("Season"))}),
+    "SeasonCreate": _obj({"name": S, "variant": S, "options": {"type": "object"},
+                          "entrants": _list({"anyOf": [S, I]}), "knockout_size": I,
+                          "double_round_robin": B, "games_per_pairing": I, "move_time_ms": I,
+                          "bank_ms": I, "seed": I, "start": B},
+                         ["name", "variant", "entrants"]),
+    "BracketSlot": _obj({"a": ANY, "b": ANY, "match": _nullable(I), "winner": _nullable(S),
+                         "score": ANY, "bye": B}),
+    "SeasonPage": _obj({
+        "season": _ref("Season"),
+        "entrants": _list(_obj({"number": I, "version": _ref("VersionRef")})),
+        "standings": _list(_obj({"rank": I, "entrant": I, "version": _ref("VersionRef"),
+                                 "played": I, "wins": I, "draws": I, "losses": I,
+                                 "score": N, "head_to_head": N, "sonneborn_berger": N,
+                                 "points_for": I, "points_against": I})),
+        "crosstable": _obj({"order": _list(I), "rows": _list(_obj({
+            "entrant": I, "cells": _list(_nullable(N))}))}),
+        "rounds": _list(_obj({"number": I, "phase": S, "status": S, "matches": I, "done": I,
+                              "running": I})),
+        "matches": _list(_ref("Match")),
+        "bracket": _nullable(_list(_obj({"title": S, "projected": B,
+                                         "slots": _list(_ref("BracketSlot"))}))),
+    }),
+    "Match": _obj({"id": I, "season": _obj({"id": I, "name": S}), "round": I, "phase": S,
+                   "board": I, "status": S, "entrants": _list(_ref("VersionRef")),
+                   "score": _nullable(_obj({"wins": _list(I), "points": _list(I)})),
+                   "winner": _nullable(S), "games_planned": I, "finished": _nullable(S),
+                   "error": _nullable(S)}),
+    "MatchPage": {"allOf": [_ref("Match"), _obj({"variant": S, "duration_ms": _nullable(I),
+                                                 "summary": {"type": "object"},
+                                                 "games": _list(_ref("Game"))})]},
+    "Game": _obj({"id": I, "match": I, "index": I, "season": _obj({"id": I, "name": S}),
+                  "variant": S, "players": _list(_ref("VersionRef")), "sides": _list(S),
+                  "totals": _list(I), "winner_side": _nullable(I), "outcome": S,
+                  "forfeit": ANY, "void": _nullable(S), "faults": I, "duration_ms": I,
+                  "created": S, "seats": _list(I), "fault_list": _list(_ref("Fault"))}),
+    "GameList": _obj({"games": _list(_ref("Game"))}),
+    "Fault": _obj({"deal": I, "move": I, "seat": I, "kind": S, "detail": S}),
+    "Replay": {"type": "object", "description": "a game record in the REPLAY.md format",
+               "properties": {"format": {"const": "scopa-replay"}, "version": I,
+                              "variant": S, "options": {"type": "object"},
+                              "players": _list(S), "seed": ANY, "deals": _list(ANY),
+                              "result": ANY}},
+    "Frame": _obj({"deal": I, "step": I, "to_move": _nullable(I), "dealer": I,
+                   "hands": _list(_list(S)), "table": _list(S), "stock": I,
+                   "captured": _list(I), "scope": _list(I), "totals": _list(I),
+                   "clocks": _list(_nullable(I)), "move": ANY,
+                   "faults": _list(_ref("Fault")), "score": ANY}),
+    "Frames": _obj({"format": S, "version": I, "variant": S, "options": {"type": "object"},
+                    "standard": B, "players": _list(S), "sides": I, "side_of": _list(I),
+                    "partners": B, "seed": ANY, "deals": _list(ANY),
+                    "frames": _list(_ref("Frame")), "result": ANY, "winner": _nullable(I),
+                    "faults": _list(_ref("Fault")), "error": ANY}),
+}
+
+
+def openapi() -> dict[str, Any]:
+    """The OpenAPI 3.1 description of every route in :data:`ROUTES`."""
+    paths: dict[str, Any] = {}
+    for route in ROUTES:
+        url, params = _openapi_path(route.path)
+        item: dict[str, Any] = {}
+        for method in route.methods:
+            op: dict[str, Any] = {
+                "operationId": f"{method.lower()}_{route.name.replace('-', '_')}",
+                "summary": route.summary,
+                "tags": ["write" if method in route.auth else "read"],
+                "responses": {
+                    "200" if method == "GET" else "201" if route.tag == "create" else "200": {
+                        "description": "success",
+                        "content": {"application/json": {"schema": _ref(
+                            route.responses.get(method, "Error"))}},
+                    },
+                    "400": {"description": "bad input",
+                            "content": {"application/json": {"schema": _ref("Error")}}},
+                    "404": {"description": "not found",
+                            "content": {"application/json": {"schema": _ref("Error")}}},
+                },
+            }
+            if params:
+                op["parameters"] = params
+            if method in route.request:
+                schema_name = route.request[method]
+                if schema_name == "Archive":
+                    op["requestBody"] = {"required": True, "content": {
+                        "multipart/form-data": {"schema": _obj({"archive": _ref("Archive")},
+                                                               ["archive"])},
+                        "application/zip": {"schema": _ref("Archive")},
+                        "application/gzip": {"schema": _ref("Archive")},
+                    }}
+                else:
+                    op["requestBody"] = {"required": True, "content": {
+                        "application/json": {"schema": _ref(schema_name)}}}
+            if method in route.auth:
+                op["security"] = [{"token": []}]
+                op["responses"]["401"] = {"description": "no valid token"}
+                op["responses"]["403"] = {"description": "not allowed for this user"}
+            item[method.lower()] = op
+        paths[url] = item
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Scopa Arena API",
+            "version": "1",
+            "description": "Bots, seasons, ratings and replays of Scopa Arena. Reads are "
+                           "public; writes need 'Authorization: Bearer <token>' from the "
+                           "account page.",
+        },
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
+        },
+    }

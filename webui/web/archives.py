@@ -1,0 +1,257 @@
+"""Checks an uploaded bot archive (zip or tar.gz) before anything of it is stored.
+
+An archive is refused, with one line saying why, when it is too big, is not a zip or a tar.gz,
+holds a path that escapes its folder, a link or a special file, unpacks to too many files or
+too many bytes (an archive bomb), or lacks a ``bot.toml`` that parses as the manifest of
+docs/ARCHITECTURE.md.  Checking reads the archive in memory and writes nothing; storing the
+checked files is :mod:`webui.web.submission`'s job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import stat
+import tarfile
+import tomllib
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
+"""The largest archive accepted, as uploaded."""
+MAX_UNPACKED_BYTES = 50 * 1024 * 1024
+"""The most bytes an archive may unpack to, all files together."""
+MAX_FILES = 2000
+"""The most files (and folders) an archive may hold."""
+
+NAME_RE = re.compile(r"^[a-z0-9-]{1,40}$")
+MANIFEST = "bot.toml"
+
+
+class ArchiveError(ValueError):
+    """An archive that is refused; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class BotFile:
+    """One regular file of a checked archive."""
+
+    path: str
+    data: bytes
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class CheckedArchive:
+    """An archive that passed every check: its hash, kind, files and parsed manifest."""
+
+    sha256: str
+    kind: str  # "zip" or "tar.gz"
+    size: int
+    files: tuple[BotFile, ...]
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def unpacked_bytes(self) -> int:
+        """The total size of the files once unpacked."""
+        return sum(len(f.data) for f in self.files)
+
+
+def check_archive(data: bytes, variants: frozenset[str] | None = None) -> CheckedArchive:
+    """Checks ``data`` and returns its files and manifest, or raises :class:`ArchiveError`.
+
+    ``variants`` are the variant names a manifest may list (besides ``"*"``); None skips that
+    check.
+    """
+    if not data:
+        raise ArchiveError("the archive is empty")
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(
+            f"the archive is {len(data):,} bytes; the limit is {MAX_ARCHIVE_BYTES:,} bytes"
+        )
+    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        kind, raw = "zip", _read_zip(data)
+    elif data[:2] == b"\x1f\x8b":
+        kind, raw = "tar.gz", _read_tar(data)
+    else:
+        raise ArchiveError("not a zip or tar.gz archive")
+    files = _strip_common_folder(raw)
+    by_path = {f.path: f for f in files}
+    if MANIFEST not in by_path:
+        raise ArchiveError(f"no {MANIFEST} at the top of the archive")
+    manifest = parse_manifest(by_path[MANIFEST].data, variants)
+    return CheckedArchive(
+        sha256=hashlib.sha256(data).hexdigest(),
+        kind=kind,
+        size=len(data),
+        files=tuple(sorted(files, key=lambda f: f.path)),
+        manifest=manifest,
+    )
+
+
+def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[str, Any]:
+    """Parses ``bot.toml`` and checks every field, or raises :class:`ArchiveError`."""
+    try:
+        doc = tomllib.loads(text.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ArchiveError(f"{MANIFEST} is not UTF-8 text") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ArchiveError(f"{MANIFEST} does not parse: {exc}") from exc
+    name = doc.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ArchiveError(
+            f"{MANIFEST}: name {name!r} must be 1 to 40 lowercase letters, digits or dashes"
+        )
+    version = doc.get("version")
+    if not isinstance(version, str) or not version.strip() or len(version) > 40:
+        raise ArchiveError(f"{MANIFEST}: version must be a short string such as \"1.0.0\"")
+    author = doc.get("author", "")
+    if not isinstance(author, str) or len(author) > 100:
+        raise ArchiveError(f"{MANIFEST}: author must be a string of at most 100 characters")
+    command = doc.get("command")
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(part, str) and part for part in command)
+    ):
+        raise ArchiveError(
+            f"{MANIFEST}: command must be a non-empty list of strings, "
+            "such as [\"python\", \"bot.py\"]"
+        )
+    chosen = doc.get("variants", ["*"])
+    if not isinstance(chosen, list) or not chosen or not all(isinstance(v, str) for v in chosen):
+        raise ArchiveError(f"{MANIFEST}: variants must be a list of names, or [\"*\"]")
+    if variants is not None:
+        unknown = [v for v in chosen if v != "*" and v not in variants]
+        if unknown:
+            raise ArchiveError(f"{MANIFEST}: unknown variant {unknown[0]!r}")
+    out = dict(doc)
+    out.update(name=name, version=version, author=author, command=command, variants=chosen)
+    return out
+
+
+def _check_path(name: str) -> str:
+    if "\\" in name or "\x00" in name:
+        raise ArchiveError(f"path {name!r} holds a backslash or a NUL byte")
+    path = PurePosixPath(name)
+    if path.is_absolute() or name.startswith("/"):
+        raise ArchiveError(f"path {name!r} is absolute")
+    if any(part == ".." for part in path.parts):
+        raise ArchiveError(f"path {name!r} escapes the archive's folder")
+    if re.match(r"^[A-Za-z]:", name):
+        raise ArchiveError(f"path {name!r} names a drive")
+    clean = str(path)
+    if clean in {"", "."}:
+        raise ArchiveError(f"path {name!r} is empty")
+    return clean
+
+
+class _Budget:
+    """Counts files and unpacked bytes against the limits while reading."""
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.bytes = 0
+
+    def add_file(self) -> None:
+        self.files += 1
+        if self.files > MAX_FILES:
+            raise ArchiveError(f"the archive holds more than {MAX_FILES:,} files")
+
+    def read(self, stream: Any, name: str) -> bytes:
+        chunks: list[bytes] = []
+        while True:
+            chunk = stream.read(64 * 1024)
+            if not chunk:
+                break
+            self.bytes += len(chunk)
+            if self.bytes > MAX_UNPACKED_BYTES:
+                raise ArchiveError(
+                    f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _read_zip(data: bytes) -> list[BotFile]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ArchiveError(f"the zip archive is damaged: {exc}") from exc
+    budget = _Budget()
+    files: list[BotFile] = []
+    seen: set[str] = set()
+    for info in infos:
+        budget.add_file()
+        path = _check_path(info.filename.rstrip("/") if info.is_dir() else info.filename)
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            raise ArchiveError(f"{path!r} is a link; links are not allowed")
+        if info.is_dir():
+            continue
+        if mode and not stat.S_ISREG(mode):
+            raise ArchiveError(f"{path!r} is not a regular file")
+        if info.file_size > MAX_UNPACKED_BYTES:
+            raise ArchiveError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
+        if path in seen:
+            raise ArchiveError(f"{path!r} appears twice")
+        seen.add(path)
+        try:
+            with archive.open(info) as stream:
+                content = budget.read(stream, path)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise ArchiveError(f"the zip archive is damaged at {path!r}: {exc}") from exc
+        except NotImplementedError as exc:
+            raise ArchiveError(f"{path!r} uses an unsupported zip compression") from exc
+        files.append(BotFile(path, content, bool(mode & 0o111)))
+    return files
+
+
+def _read_tar(data: bytes) -> list[BotFile]:
+    budget = _Budget()
+    files: list[BotFile] = []
+    seen: set[str] = set()
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            while True:
+                member = archive.next()
+                if member is None:
+                    break
+                budget.add_file()
+                path = _check_path(member.name.rstrip("/") if member.isdir() else member.name)
+                if member.issym() or member.islnk():
+                    raise ArchiveError(f"{path!r} is a link; links are not allowed")
+                if member.isdir():
+                    continue
+                if not member.isfile():
+                    raise ArchiveError(f"{path!r} is not a regular file")
+                if member.size > MAX_UNPACKED_BYTES:
+                    raise ArchiveError(
+                        f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes"
+                    )
+                if path in seen:
+                    raise ArchiveError(f"{path!r} appears twice")
+                seen.add(path)
+                stream = archive.extractfile(member)
+                content = budget.read(stream, path) if stream is not None else b""
+                files.append(BotFile(path, content, bool(member.mode & 0o111)))
+    except ArchiveError:
+        raise
+    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+        raise ArchiveError(f"the tar.gz archive is damaged: {exc}") from exc
+    return files
+
+
+def _strip_common_folder(files: list[BotFile]) -> list[BotFile]:
+    """Archives made by zipping a folder hold one top folder: the bot is inside it."""
+    if not files or any(f.path == MANIFEST for f in files):
+        return files
+    tops = {f.path.split("/", 1)[0] for f in files}
+    if len(tops) != 1 or all("/" not in f.path for f in files):
+        return files
+    top = tops.pop()
+    return [BotFile(f.path[len(top) + 1 :], f.data, f.executable) for f in files]

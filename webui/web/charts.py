@@ -1,0 +1,78 @@
+"""Server-drawn SVG charts: a bot's rating history (mu with its 3-sigma band).
+
+Plain SVG text with no script, so it shows on any phone and in any feed reader; the numbers
+come from :func:`webui.web.reads.bot_charts`. Drawing only: no queries here.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from django.utils.safestring import SafeString, mark_safe
+
+PALETTE = ("#0f6b4f", "#1f5fa8", "#c8102e", "#8a5a00", "#6a3d9a", "#00838f")
+
+
+def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 240) -> SafeString:
+    """An SVG line chart of mu per rated game, one line per series, with a sigma band."""
+    points = [p for s in series for p in s["points"]]
+    if not points:
+        return mark_safe('<p class="empty">No rated games yet.</p>')
+    left, right, top, bottom = 44, 12, 12, 28
+    xs = [p["seq"] for p in points]
+    lows = [p["mu"] - 3 * p["sigma"] for p in points] + [p["mu"] for p in points]
+    highs = [p["mu"] + 3 * p["sigma"] for p in points] + [p["mu"] for p in points]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = min(lows), max(highs)
+    if x1 == x0:
+        x1 = x0 + 1
+    pad = (y1 - y0) * 0.05 or 1.0
+    y0, y1 = y0 - pad, y1 + pad
+    w, h = width - left - right, height - top - bottom
+
+    def sx(x: float) -> float:
+        return left + (x - x0) / (x1 - x0) * w
+
+    def sy(y: float) -> float:
+        return top + (1 - (y - y0) / (y1 - y0)) * h
+
+    out = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="Rating history">'
+    ]
+    for k in range(5):
+        value = y0 + (y1 - y0) * k / 4
+        y = sy(value)
+        out.append(f'<line class="grid-line" x1="{left}" x2="{width - right}" y1="{y:.1f}" '
+                   f'y2="{y:.1f}"/>')
+        out.append(f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" '
+                   f'text-anchor="end">{value:.0f}</text>')
+    out.append(f'<text class="axis" x="{left}" y="{height - 8}">game {x0}</text>')
+    out.append(f'<text class="axis" x="{width - right}" y="{height - 8}" '
+               f'text-anchor="end">game {x1}</text>')
+    for i, s in enumerate(series):
+        pts = s["points"]
+        if not pts:
+            continue
+        colour = PALETTE[i % len(PALETTE)]
+        upper = " ".join(f"{sx(p['seq']):.1f},{sy(p['mu'] + 3 * p['sigma']):.1f}" for p in pts)
+        lower = " ".join(
+            f"{sx(p['seq']):.1f},{sy(p['mu'] - 3 * p['sigma']):.1f}" for p in reversed(pts)
+        )
+        out.append(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity=".12"/>')
+        line = " ".join(f"{sx(p['seq']):.1f},{sy(p['mu']):.1f}" for p in pts)
+        out.append(f'<polyline points="{line}" fill="none" stroke="{colour}" '
+                   f'stroke-width="2"><title>{escape(s["label"])}</title></polyline>')
+        last = pts[-1]
+        out.append(f'<circle cx="{sx(last["seq"]):.1f}" cy="{sy(last["mu"]):.1f}" r="3.5" '
+                   f'fill="{colour}"><title>{escape(s["label"])}: mu {last["mu"]:.2f}, '
+                   f'sigma {last["sigma"]:.2f}</title></circle>')
+    legend_x = left + 8
+    for i, s in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        out.append(f'<rect x="{legend_x}" y="{top + 4 + i * 16}" width="10" height="10" '
+                   f'fill="{colour}"/><text class="axis" x="{legend_x + 14}" '
+                   f'y="{top + 13 + i * 16}">{escape(s["label"])}</text>')
+    out.append("</svg>")
+    return mark_safe("".join(out))

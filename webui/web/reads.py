@@ -1,0 +1,593 @@
+"""What the pages and the JSON API show, read from the league's tables as JSON-ready dicts.
+
+Every page and its API twin call the same function here, so the API carries everything a page
+shows. The queries are shaped for large tables (100,000 games and more): bounded result sets,
+lookups by indexed keys, aggregates done by the database, rating charts thinned in SQL. This
+module only reads; the changes go through :mod:`webui.web.submission` and the league's services.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any, TypedDict
+
+from django.db import connection
+from django.db.models import Count, Q
+
+from arena.rating import is_provisional
+from arena.scheduling import bracket, knockout_round_count
+from webui.league.models import (
+    Bot,
+    BotVersion,
+    Game,
+    Match,
+    MatchSeat,
+    Rating,
+    Round,
+    Season,
+    SeasonEntrant,
+    Variant,
+)
+from webui.league.services import StandingRow, cross_table, league_standings
+
+CHART_POINTS = 160
+"""The most points a rating chart draws per series (the history is thinned to this)."""
+
+
+class VersionRef(TypedDict):
+    """A bot version as links show it."""
+
+    id: int
+    label: str
+    bot: str
+    number: int
+
+
+def version_refs(ids: Iterable[int]) -> dict[int, VersionRef]:
+    """Labels of the given bot version ids, in one query."""
+    wanted = {int(i) for i in ids if i is not None}
+    if not wanted:
+        return {}
+    rows = BotVersion.objects.filter(id__in=wanted).values_list("id", "number", "bot__name")
+    return {
+        vid: VersionRef(id=vid, label=f"{name}@{number}", bot=name, number=number)
+        for vid, number, name in rows
+    }
+
+
+def _unknown(vid: int) -> VersionRef:
+    return VersionRef(id=vid, label=f"version {vid}", bot="", number=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Variants and the home page
+
+
+def variant_json(v: Variant) -> dict[str, Any]:
+    """A variant as the API shows it."""
+    return {
+        "slug": v.slug,
+        "name": v.name,
+        "label": v.label,
+        "options": v.options,
+        "standard": v.standard,
+        "players": v.players,
+        "sides": v.sides,
+    }
+
+
+def variants_overview() -> list[dict[str, Any]]:
+    """Every variant with how many entities are rated in it."""
+    rated = dict(
+        Rating.objects.values_list("variant_id").annotate(n=Count("id")).values_list(
+            "variant_id", "n"
+        )
+    )
+    out = []
+    for v in Variant.objects.all():
+        row = variant_json(v)
+        row["rated"] = rated.get(v.id, 0)
+        out.append(row)
+    return out
+
+
+def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None) -> dict[str, Any]:
+    """One game as lists show it (no replay)."""
+    players = [refs.get(int(p)) or _unknown(int(p)) for p in (g.players or [])]
+    sides = max(1, int(g.variant.sides)) if hasattr(g, "variant") else 2
+    side_names = [
+        " & ".join(p["label"] for k, p in enumerate(players) if k % sides == s)
+        for s in range(sides)
+    ]
+    if g.void:
+        outcome = "void"
+    elif g.winner_side is None:
+        outcome = "draw"
+    else:
+        outcome = f"{side_names[g.winner_side]} won" if g.winner_side < len(side_names) else "won"
+    match = g.match
+    season = season or match.season
+    return {
+        "id": g.id,
+        "match": g.match_id,
+        "index": g.index,
+        "season": {"id": season.id, "name": season.name},
+        "variant": g.variant.slug,
+        "players": players,
+        "sides": side_names,
+        "totals": list(g.totals or []),
+        "winner_side": g.winner_side,
+        "outcome": outcome,
+        "forfeit": g.forfeit,
+        "void": g.void or None,
+        "faults": len(g.faults or []),
+        "duration_ms": g.duration_ms,
+        "created": g.created.isoformat(),
+    }
+
+
+def recent_games(limit: int = 12, variant: Variant | None = None) -> list[dict[str, Any]]:
+    """The latest games, newest first."""
+    qs = Game.objects.select_related("variant", "match__season").defer("replay")
+    if variant is not None:
+        qs = qs.filter(variant=variant)
+    games = list(qs.order_by("-created", "-id")[:limit])
+    refs = version_refs(p for g in games for p in (g.players or []))
+    return [game_row(g, refs) for g in games]
+
+
+def season_row(s: Season) -> dict[str, Any]:
+    """A season as lists show it."""
+    done = getattr(s, "n_done", None)
+    total = getattr(s, "n_matches", None)
+    if done is None or total is None:
+        done, total = s.progress()
+    return {
+        "id": s.id,
+        "name": s.name,
+        "variant": s.variant.slug,
+        "variant_label": s.variant.label,
+        "status": s.status,
+        "format": s.format,
+        "knockout_size": s.knockout_size,
+        "games_per_pairing": s.games_per_pairing,
+        "move_time_ms": s.move_time_ms,
+        "bank_ms": s.bank_ms,
+        "entrants": getattr(s, "n_entrants", None),
+        "matches_done": done,
+        "matches_total": total,
+        "created": s.created.isoformat(),
+        "started": s.started.isoformat() if s.started else None,
+        "finished": s.finished.isoformat() if s.finished else None,
+    }
+
+
+def seasons(status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+    """Seasons, newest first, with their progress counted by the database."""
+    qs = Season.objects.select_related("variant").annotate(
+        n_matches=Count("matches", distinct=True),
+        n_done=Count(
+            "matches",
+            filter=Q(matches__status__in=[Match.Status.DONE, Match.Status.VOID]),
+            distinct=True,
+        ),
+        n_entrants=Count("season_entrants", distinct=True),
+    )
+    if status:
+        qs = qs.filter(status=status)
+    return [season_row(s) for s in qs.order_by("-created")[:limit]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Leaderboard
+
+
+def leaderboard(variant: Variant, limit: int = 200) -> list[dict[str, Any]]:
+    """The ratings of a variant, best conservative rating first."""
+    rows = (
+        Rating.objects.filter(variant=variant)
+        .select_related("version__bot", "partner__bot")
+        .order_by("-conservative", "id")[:limit]
+    )
+    out = []
+    for rank, r in enumerate(rows, start=1):
+        v = r.version
+        entity = [VersionRef(id=v.id, label=v.label, bot=v.bot.name, number=v.number)]
+        if r.partner is not None:
+            p = r.partner
+            entity.append(VersionRef(id=p.id, label=p.label, bot=p.bot.name, number=p.number))
+        out.append(
+            {
+                "rank": rank,
+                "key": r.key,
+                "label": " + ".join(e["label"] for e in entity),
+                "versions": entity,
+                "team": r.partner_id is not None,
+                "mu": round(r.mu, 3),
+                "sigma": round(r.sigma, 3),
+                "conservative": round(r.conservative, 3),
+                "games": r.games,
+                "wins": r.wins,
+                "draws": r.draws,
+                "losses": r.losses,
+                "win_rate": round((r.wins + 0.5 * r.draws) / r.games, 4) if r.games else None,
+                "provisional": is_provisional(r.games, r.sigma),
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Bots
+
+
+def version_json(v: BotVersion, private: bool = False) -> dict[str, Any]:
+    """A bot version; ``private`` adds what only its owner (and staff) may read."""
+    out: dict[str, Any] = {
+        "id": v.id,
+        "label": f"{v.bot.name}@{v.number}",
+        "number": v.number,
+        "sha256": v.sha256,
+        "status": v.status,
+        "status_reason": v.status_reason,
+        "manifest": {k: v.manifest.get(k) for k in ("name", "version", "author", "variants")},
+        "created": v.created.isoformat(),
+        "validated": v.validated.isoformat() if v.validated else None,
+    }
+    if private:
+        out["validation_log"] = v.validation_log
+        out["address"] = v.address
+    return out
+
+
+def bot_json(bot: Bot, private: bool = False) -> dict[str, Any]:
+    """A bot with its versions."""
+    versions = list(bot.versions.select_related("bot").order_by("-number"))
+    return {
+        "name": bot.name,
+        "owner": bot.owner.get_username(),
+        "description": bot.description,
+        "created": bot.created.isoformat(),
+        "versions": [version_json(v, private) for v in versions],
+    }
+
+
+def bots(limit: int = 500) -> list[dict[str, Any]]:
+    """Every bot with its version count and newest version."""
+    qs = (
+        Bot.objects.select_related("owner")
+        .annotate(n_versions=Count("versions"))
+        .order_by("name")[:limit]
+    )
+    out = []
+    for b in qs:
+        out.append(
+            {
+                "name": b.name,
+                "owner": b.owner.get_username(),
+                "description": b.description,
+                "versions": b.n_versions,
+            }
+        )
+    return out
+
+
+def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
+    """The solo ratings of every version of a bot, per variant."""
+    rows = (
+        Rating.objects.filter(version__bot=bot, partner__isnull=True)
+        .select_related("variant", "version")
+        .order_by("variant__slug", "-version__number")
+    )
+    return [
+        {
+            "variant": r.variant.slug,
+            "variant_label": r.variant.label,
+            "version": r.version.number,
+            "label": f"{bot.name}@{r.version.number}",
+            "rating_id": r.id,
+            "mu": round(r.mu, 3),
+            "sigma": round(r.sigma, 3),
+            "conservative": round(r.conservative, 3),
+            "games": r.games,
+            "wins": r.wins,
+            "draws": r.draws,
+            "losses": r.losses,
+            "win_rate": round((r.wins + 0.5 * r.draws) / r.games, 4) if r.games else None,
+            "provisional": is_provisional(r.games, r.sigma),
+        }
+        for r in rows
+    ]
+
+
+def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str, float]]:
+    """A rating's history in rating order, thinned in SQL to about ``points`` points."""
+    table = "league_ratinghistory"
+    sql = f"""
+        SELECT seq, mu, sigma, conservative FROM (
+            SELECT seq, mu, sigma, conservative,
+                   ROW_NUMBER() OVER (ORDER BY seq) AS rn, COUNT(*) OVER () AS n
+            FROM {table} WHERE rating_id = %s
+        ) t
+        WHERE (rn - 1) %% (CASE WHEN n / %s < 1 THEN 1 ELSE n / %s END) = 0 OR rn = n
+        ORDER BY seq
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [rating_id, points, points])
+        return [
+            {"seq": int(seq), "mu": mu, "sigma": sigma, "conservative": cons}
+            for seq, mu, sigma, cons in cursor.fetchall()
+        ]
+
+
+def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One chart per variant: a series per version of the bot."""
+    charts: dict[str, dict[str, Any]] = {}
+    for r in ratings:
+        chart = charts.setdefault(
+            r["variant"], {"variant": r["variant"], "label": r["variant_label"], "series": []}
+        )
+        chart["series"].append({"label": r["label"], "points": rating_history(r["rating_id"])})
+    return list(charts.values())
+
+
+def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
+    """The bot's latest matches, newest first, with every entrant."""
+    ids = list(
+        MatchSeat.objects.filter(version__bot=bot)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)[: limit * 2]
+    )
+    ids = list(dict.fromkeys(ids))[:limit]
+    matches = Match.objects.filter(id__in=ids).select_related("season", "round")
+    seats = defaultdict(list)
+    for s in MatchSeat.objects.filter(match_id__in=ids).order_by("index"):
+        seats[s.match_id].append(s)
+    refs = version_refs(s.version_id for lst in seats.values() for s in lst)
+    out = [match_row(m, seats[m.id], refs) for m in matches]
+    out.sort(key=lambda m: -m["id"])
+    return out
+
+
+def match_row(m: Match, seats: list[MatchSeat], refs: dict[int, VersionRef]) -> dict[str, Any]:
+    """A match as lists show it."""
+    entrants = [refs.get(s.version_id) or _unknown(s.version_id) for s in seats]
+    summary = m.summary or {}
+    return {
+        "id": m.id,
+        "season": {"id": m.season_id, "name": m.season.name},
+        "round": m.round.number,
+        "phase": m.round.phase,
+        "board": m.board,
+        "status": m.status,
+        "entrants": entrants,
+        "score": _match_score(summary, len(entrants)),
+        "winner": refs[m.winner_id]["label"] if m.winner_id and m.winner_id in refs else None,
+        "games_planned": m.games_planned,
+        "finished": m.finished.isoformat() if m.finished else None,
+        "error": m.error or None,
+    }
+
+
+def _match_score(summary: Any, n: int) -> dict[str, list[int]] | None:
+    """Games won and game points of each entrant, from the match summary."""
+    if not isinstance(summary, dict):
+        return None
+    wins, points = summary.get("wins"), summary.get("points")
+    if not isinstance(wins, list) or len(wins) != n:
+        return None
+    return {"wins": [int(w) for w in wins],
+            "points": [int(p) for p in points] if isinstance(points, list) else []}
+
+
+def head_to_head(bot: Bot) -> list[dict[str, Any]]:
+    """The bot's record (games won, drawn, lost) against each opponent bot, in one query."""
+    sql = """
+        SELECT ov.bot_id,
+               COUNT(*),
+               SUM(CASE WHEN g.winner_entrant = me."index" THEN 1 ELSE 0 END),
+               SUM(CASE WHEN g.winner_entrant = opp."index" THEN 1 ELSE 0 END),
+               SUM(CASE WHEN g.winner_entrant IS NULL THEN 1 ELSE 0 END)
+        FROM league_matchseat me
+        JOIN league_botversion mv ON mv.id = me.version_id
+        JOIN league_matchseat opp ON opp.match_id = me.match_id AND opp."index" <> me."index"
+        JOIN league_botversion ov ON ov.id = opp.version_id
+        JOIN league_game g ON g.match_id = me.match_id
+        WHERE mv.bot_id = %s AND g.void = ''
+        GROUP BY ov.bot_id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [bot.id])
+        rows = cursor.fetchall()
+    names = dict(Bot.objects.filter(id__in=[r[0] for r in rows]).values_list("id", "name"))
+    out = []
+    for bot_id, games, wins, losses, draws in rows:
+        games, wins, losses, draws = int(games), int(wins or 0), int(losses or 0), int(draws or 0)
+        out.append(
+            {
+                "opponent": names.get(bot_id, str(bot_id)),
+                "games": games,
+                "wins": wins,
+                "draws": draws,
+                "losses": losses,
+                "score": round((wins + 0.5 * draws) / games, 4) if games else None,
+            }
+        )
+    out.sort(key=lambda r: (-r["games"], r["opponent"]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Seasons
+
+
+def season_detail(season: Season) -> dict[str, Any]:
+    """A season: its standings, cross-table, rounds and knockout bracket."""
+    entrants = list(
+        SeasonEntrant.objects.filter(season=season).select_related("version__bot").order_by(
+            "number"
+        )
+    )
+    by_number = {
+        e.number: VersionRef(
+            id=e.version_id, label=e.version.label, bot=e.version.bot.name,
+            number=e.version.number,
+        )
+        for e in entrants
+    }
+    table = league_standings(season)
+    standing_rows = [
+        {
+            "rank": row.standing.rank,
+            "entrant": row.number,
+            "version": by_number.get(row.number),
+            "played": row.standing.played,
+            "wins": row.standing.wins,
+            "draws": row.standing.draws,
+            "losses": row.standing.losses,
+            "score": row.standing.score,
+            "head_to_head": row.standing.head_to_head,
+            "sonneborn_berger": row.standing.sonneborn_berger,
+            "points_for": row.standing.points_for,
+            "points_against": row.standing.points_against,
+        }
+        for row in table
+    ]
+    scores = cross_table(season)
+    order = [row.number for row in table]
+    cross_rows = [
+        {
+            "entrant": a,
+            "cells": [None if a == b else scores.get((a, b)) for b in order],
+        }
+        for a in order
+    ]
+    rounds = []
+    for r in Round.objects.filter(season=season).annotate(
+        n_matches=Count("matches"),
+        n_done=Count("matches", filter=Q(matches__status__in=[Match.Status.DONE,
+                                                                Match.Status.VOID])),
+        n_running=Count("matches", filter=Q(matches__status=Match.Status.RUNNING)),
+    ).order_by("number"):
+        rounds.append(
+            {
+                "number": r.number,
+                "phase": r.phase,
+                "status": r.status,
+                "matches": r.n_matches,
+                "done": r.n_done,
+                "running": r.n_running,
+            }
+        )
+    matches = list(
+        Match.objects.filter(season=season).select_related("round", "season").order_by(
+            "round__number", "board"
+        )
+    )
+    seats = defaultdict(list)
+    for s in MatchSeat.objects.filter(match__season=season).order_by("index"):
+        seats[s.match_id].append(s)
+    refs = version_refs(s.version_id for lst in seats.values() for s in lst)
+    match_rows = [match_row(m, seats[m.id], refs) for m in matches]
+    return {
+        "season": season_row(season),
+        "entrants": [
+            {"number": n, "version": ref} for n, ref in sorted(by_number.items())
+        ],
+        "standings": standing_rows,
+        "crosstable": {"order": order, "rows": cross_rows},
+        "rounds": rounds,
+        "matches": match_rows,
+        "bracket": knockout_bracket(season, match_rows, table, by_number),
+    }
+
+
+def knockout_bracket(
+    season: Season,
+    match_rows: list[dict[str, Any]],
+    table: list[StandingRow],
+    by_number: dict[int, VersionRef],
+) -> list[dict[str, Any]] | None:
+    """The knockout as columns of slots; projected from the standings before it starts."""
+    if not season.has_knockout:
+        return None
+    size = min(season.knockout_size, len(by_number))
+    if size < 2:
+        return None
+    refs = {ref["id"]: ref for ref in by_number.values()}
+    ko_rounds = list(
+        Round.objects.filter(season=season, phase=Round.Phase.KNOCKOUT).order_by("number")
+    )
+    by_round_board = {(m["round"], m["board"]): m for m in match_rows if m["phase"] == "knockout"}
+    seeds: list[int] = list((ko_rounds[0].plan or {}).get("seeds", [])) if ko_rounds else [
+        row.version.pk for row in table[:size]
+    ]
+    seed_of = {vid: k for k, vid in enumerate(seeds, start=1)}
+
+    def entry(vid: int | None) -> dict[str, Any] | None:
+        if vid is None:
+            return None
+        ref = refs.get(vid) or _unknown(vid)
+        return {"label": ref["label"], "bot": ref["bot"], "seed": seed_of.get(vid)}
+
+    columns: list[dict[str, Any]] = []
+    for r in ko_rounds:
+        slots = []
+        for board, slot in enumerate((r.plan or {}).get("slots", [])):
+            a, b = ([*list(slot), None, None])[:2]
+            m = by_round_board.get((r.number, board))
+            winner = m["winner"] if m else None
+            if b is None and a is not None:
+                winner = (refs.get(a) or _unknown(a))["label"]
+            slots.append(
+                {"a": entry(a), "b": entry(b), "match": m["id"] if m else None,
+                 "winner": winner, "score": m["score"] if m else None, "bye": b is None}
+            )
+        columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": False})
+    if not columns:
+        slots = []
+        for a, b in bracket(size):
+            va = seeds[a - 1] if a - 1 < len(seeds) else None
+            vb = seeds[b - 1] if b is not None and b - 1 < len(seeds) else None
+            slots.append({"a": entry(va), "b": entry(vb), "match": None,
+                          "winner": None, "score": None, "bye": b is None})
+        columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": True})
+    while len(columns) < knockout_round_count(size):
+        n = max(1, len(columns[-1]["slots"]) // 2)
+        columns.append({"title": _ko_title(n), "projected": True,
+                        "slots": [{"a": None, "b": None, "match": None, "winner": None,
+                                   "score": None, "bye": False} for _ in range(n)]})
+    return columns
+
+
+def _ko_title(slots: int) -> str:
+    return {1: "Final", 2: "Semi-finals", 4: "Quarter-finals"}.get(slots, f"Round of {slots * 2}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Matches and games
+
+
+def match_detail(match: Match) -> dict[str, Any]:
+    """A match with its entrants and games."""
+    seats = list(match.seats.order_by("index"))
+    games = list(match.games.select_related("variant", "match__season").defer("replay"))
+    refs = version_refs(
+        [s.version_id for s in seats] + [p for g in games for p in (g.players or [])]
+    )
+    row = match_row(match, seats, refs)
+    row["games"] = [game_row(g, refs, match.season) for g in games]
+    row["variant"] = match.season.variant.slug
+    row["duration_ms"] = match.duration_ms
+    row["summary"] = match.summary
+    return row
+
+
+def game_detail(game: Game) -> dict[str, Any]:
+    """A game with everything but its replay."""
+    refs = version_refs(game.players or [])
+    row = game_row(game, refs)
+    row["seats"] = list(game.seats or [])
+    row["fault_list"] = list(game.faults or [])
+    return row

@@ -1,0 +1,363 @@
+"""Expands a replay (REPLAY.md) into the frames the replay viewer draws.
+
+A frame is the state of the table after one move: every hand, the table, the stock, what each
+side has captured, the sweeps, the clocks, the faults at that move and, at the end of a deal,
+its score breakdown.  The rules stay in :mod:`arena.engine`: this module only replays moves
+through the engine's ``Deal`` and reads the state back; it draws nothing and stores nothing.
+The browser gets the result as JSON (``/api/games/<id>/frames``, ``/api/replays/frames``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from arena.engine import (
+    Deal,
+    EngineError,
+    Move,
+    ReplayError,
+    card_name,
+    parse_card,
+    parse_cards,
+    read_replay,
+    rules_for,
+    verify_replay,
+)
+
+FRAMES_FORMAT = "scopa-arena-frames"
+FRAMES_VERSION = 1
+
+SCORE_KEYS = (
+    "carte",
+    "denari",
+    "settebello",
+    "primiera",
+    "scope",
+    "re_bello",
+    "napoli",
+    "sette_tutti",
+    "total",
+)
+
+
+class MoveInfo(TypedDict):
+    """The move that led to a frame."""
+
+    seat: int
+    side: int
+    card: str
+    capture: list[str]
+    scopa: bool
+    ms: int | None
+    clock: int | None
+    auto: str | None
+    leftover: list[str]
+    leftover_side: int | None
+
+
+class FaultInfo(TypedDict):
+    """A fault recorded in the replay (timeout, crash, illegal or garbled answer...)."""
+
+    deal: int
+    move: int
+    seat: int
+    kind: str
+    detail: str
+
+
+class DealScoreInfo(TypedDict):
+    """The score breakdown of a finished deal, one dict of REPLAY.md's keys per side."""
+
+    points: list[dict[str, int]]
+    cappotto: int | None
+    totals: list[int]
+
+
+class Frame(TypedDict):
+    """The state of the game after ``step`` moves of deal ``deal`` (0: just dealt)."""
+
+    deal: int
+    step: int
+    to_move: int | None
+    dealer: int
+    hands: list[list[str]]
+    table: list[str]
+    stock: int
+    captured: list[int]
+    scope: list[int]
+    totals: list[int]
+    clocks: list[int | None]
+    move: MoveInfo | None
+    faults: list[FaultInfo]
+    score: DealScoreInfo | None
+
+
+class DealInfo(TypedDict):
+    """Where a deal's frames start and how it ended."""
+
+    index: int
+    dealer: int
+    first_frame: int
+    last_frame: int
+    moves: int
+    thrown_in: int
+    score: DealScoreInfo | None
+
+
+class Frames(TypedDict):
+    """The whole expansion of one replay."""
+
+    format: str
+    version: int
+    variant: str
+    options: dict[str, Any]
+    standard: bool
+    players: list[str]
+    sides: int
+    side_of: list[int]
+    partners: bool
+    seed: Any
+    deals: list[DealInfo]
+    frames: list[Frame]
+    result: dict[str, Any] | None
+    winner: int | None
+    faults: list[FaultInfo]
+    error: dict[str, Any] | None
+
+
+class FramesError(ValueError):
+    """The replay cannot be read at all (bad JSON shape, unknown variant)."""
+
+
+def _names(cards: Any) -> list[str]:
+    return [card_name(c) for c in sorted(cards)]
+
+
+def _faults(replay: dict[str, Any]) -> list[FaultInfo]:
+    out: list[FaultInfo] = []
+    for raw in replay.get("faults") or []:
+        if not isinstance(raw, dict):
+            continue
+        out.append(
+            FaultInfo(
+                deal=int(raw.get("deal", 0) or 0),
+                move=int(raw.get("move", 0) or 0),
+                seat=int(raw.get("seat", 0) or 0),
+                kind=str(raw.get("kind", "fault")),
+                detail=str(raw.get("detail", "")),
+            )
+        )
+    return out
+
+
+def _start_deal(rules: Any, raw: dict[str, Any]) -> Deal:
+    dealer = int(raw["dealer"])
+    if raw.get("deck") is not None:
+        return Deal.from_deck(rules, dealer, parse_cards(raw["deck"]))
+    hands = [parse_cards(h) for h in raw["hands"]]
+    table = parse_cards(raw.get("table") or [])
+    stock = parse_cards(raw.get("stock") or [])
+    return Deal.from_hands(rules, dealer, hands, table, stock)
+
+
+def expand_replay(replay: dict[str, Any] | str) -> Frames:
+    """Replays ``replay`` through the engine and returns every frame.
+
+    A replay whose moves go wrong part way (an illegal move in a hand-edited file) still gives
+    the frames up to the bad move, with ``error`` saying where and why; a replay that cannot be
+    read at all raises :class:`FramesError`.
+    """
+    try:
+        data = read_replay(replay) if isinstance(replay, str) else dict(replay)
+        rules = rules_for(data["variant"], data.get("options") or None)
+    except (ReplayError, EngineError, KeyError, TypeError, ValueError) as exc:
+        raise FramesError(f"not a readable replay: {exc}") from exc
+
+    players = [str(p) for p in data.get("players") or []]
+    seats = int(rules.players)
+    if len(players) < seats:
+        players += [f"seat {k}" for k in range(len(players), seats)]
+    side_of = [int(rules.side_of(s)) for s in range(seats)]
+    sides = int(rules.num_sides)
+    faults = _faults(data)
+
+    error: dict[str, Any] | None = None
+    verified_points: list[dict[str, Any]] = []
+    winner: int | None = None
+    try:
+        report = verify_replay(data)
+        verified_points = list(report.get("deals") or [])
+        winner = report.get("winner")
+        if not report.get("ok", False):
+            error = dict(report.get("error") or {"reason": "the replay does not verify"})
+    except (ReplayError, EngineError, ValueError) as exc:
+        error = {"deal": getattr(exc, "deal", None), "move": getattr(exc, "move", None),
+                 "reason": str(exc)}
+    result = data.get("result") if isinstance(data.get("result"), dict) else None
+    if result is not None and winner is None and result.get("winner") is not None:
+        winner = int(result["winner"])
+
+    frames: list[Frame] = []
+    deals: list[DealInfo] = []
+    totals = [0] * sides
+    clocks: list[int | None] = [None] * seats
+
+    for d_index, raw_deal in enumerate(data.get("deals") or []):
+        try:
+            deal = _start_deal(rules, raw_deal)
+        except (EngineError, KeyError, TypeError, ValueError) as exc:
+            error = error or {"deal": d_index, "move": None, "reason": f"bad deal: {exc}"}
+            break
+        dealer = int(raw_deal["dealer"])
+        deal_faults = [f for f in faults if f["deal"] == d_index]
+        first = len(frames)
+        frames.append(_frame(deal, d_index, 0, dealer, seats, totals, clocks, None, []))
+        moves = raw_deal.get("moves") or []
+        stopped = False
+        for m_index, raw_move in enumerate(moves):
+            try:
+                move = Move.from_json({"card": raw_move["card"],
+                                       "capture": raw_move.get("capture") or []})
+                seat = int(raw_move["seat"])
+                if seat != deal.to_move:
+                    raise ValueError(f"seat {seat} played but seat {deal.to_move} was to move")
+                scope_before = list(deal.scope)
+                table_before = set(deal.table)
+                deal.apply(move)
+            except (EngineError, KeyError, TypeError, ValueError) as exc:
+                error = error or {"deal": d_index, "move": m_index, "reason": str(exc)}
+                stopped = True
+                break
+            side = side_of[seat]
+            scopa = list(deal.scope)[side] > scope_before[side]
+            # Cards left on the table at the end of the deal go to the last capturer.
+            expected = table_before - set(move.capture)
+            if not move.capture:
+                expected.add(move.card)
+            leftover = sorted(expected - set(deal.table)) if deal.is_over() else []
+            clock = raw_move.get("clock")
+            if isinstance(clock, int):
+                clocks[seat] = clock
+            ms = raw_move.get("ms")
+            info = MoveInfo(
+                seat=seat,
+                side=side,
+                card=card_name(move.card),
+                capture=[card_name(c) for c in move.capture],
+                scopa=scopa,
+                ms=ms if isinstance(ms, int) else None,
+                clock=clock if isinstance(clock, int) else None,
+                auto=str(raw_move["auto"]) if raw_move.get("auto") else None,
+                leftover=[card_name(c) for c in leftover],
+                leftover_side=(
+                    side_of[deal.last_capturer]
+                    if leftover and deal.last_capturer is not None
+                    else None
+                ),
+            )
+            here = [f for f in deal_faults if f["move"] == m_index]
+            frames.append(_frame(deal, d_index, m_index + 1, dealer, seats, totals, clocks,
+                                 info, here))
+        # Faults after the last recorded move (a crash that ended the game) go on the last frame.
+        late = [f for f in deal_faults if f["move"] >= len(moves) or (stopped and
+                                                                      f["move"] >= 0)]
+        for f in late:
+            if f not in frames[-1]["faults"]:
+                frames[-1]["faults"].append(f)
+        score: DealScoreInfo | None = None
+        if not stopped and deal.is_over():
+            points = _points(deal, verified_points, d_index, sides)
+            totals = [t + p["total"] for t, p in zip(totals, points["points"], strict=True)]
+            score = DealScoreInfo(points=points["points"], cappotto=points["cappotto"],
+                                  totals=list(totals))
+            frames[-1]["score"] = score
+        deals.append(
+            DealInfo(
+                index=d_index,
+                dealer=dealer,
+                first_frame=first,
+                last_frame=len(frames) - 1,
+                moves=len(moves),
+                thrown_in=len(raw_deal.get("thrown_in") or []),
+                score=score,
+            )
+        )
+        if stopped:
+            break
+
+    options = rules.options() if hasattr(rules, "options") else dict(data.get("options") or {})
+    return Frames(
+        format=FRAMES_FORMAT,
+        version=FRAMES_VERSION,
+        variant=str(rules.variant),
+        options=dict(options),
+        standard=bool(getattr(rules, "is_standard", not options)),
+        players=players,
+        sides=sides,
+        side_of=side_of,
+        partners=bool(rules.partners),
+        seed=data.get("seed"),
+        deals=deals,
+        frames=frames,
+        result=result,
+        winner=winner,
+        faults=faults,
+        error=error,
+    )
+
+
+def _points(
+    deal: Deal, verified: list[dict[str, Any]], index: int, sides: int
+) -> dict[str, Any]:
+    """The score of a finished deal, from the engine (falling back on verify's report)."""
+    try:
+        ds = deal.score()
+        points = [{k: int(p.get(k, 0)) for k in SCORE_KEYS} for p in ds.points]
+        return {"points": points, "cappotto": ds.cappotto}
+    except (EngineError, AttributeError, ValueError):
+        if index < len(verified):
+            v = verified[index]
+            return {"points": [{k: int(p.get(k, 0)) for k in SCORE_KEYS} for p in v["points"]],
+                    "cappotto": v.get("cappotto")}
+        return {"points": [dict.fromkeys(SCORE_KEYS, 0) for _ in range(sides)],
+                "cappotto": None}
+
+
+def _frame(
+    deal: Deal,
+    d_index: int,
+    step: int,
+    dealer: int,
+    seats: int,
+    totals: list[int],
+    clocks: list[int | None],
+    move: MoveInfo | None,
+    faults: list[FaultInfo],
+) -> Frame:
+    over = deal.is_over()
+    return Frame(
+        deal=d_index,
+        step=step,
+        to_move=None if over else int(deal.to_move),
+        dealer=dealer,
+        hands=[_names(deal.hands[s]) for s in range(seats)],
+        table=[card_name(c) for c in deal.table],
+        stock=len(deal.stock),
+        captured=[len(pile) for pile in deal.captured],
+        scope=[int(n) for n in deal.scope],
+        totals=list(totals),
+        clocks=list(clocks),
+        move=move,
+        faults=list(faults),
+        score=None,
+    )
+
+
+def card_label(name: str) -> str:
+    """The Italian name of a card: ``card_label("7d") == "Sette di denari"``."""
+    card = parse_card(name)
+    return _RANK_NAMES[card % 10] + " di " + _SUIT_NAMES[card // 10]
+
+
+_RANK_NAMES = ("Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "Fante", "Cavallo", "Re")
+_SUIT_NAMES = ("denari", "coppe", "bastoni", "spade")

@@ -1,0 +1,141 @@
+"""Stores a checked bot archive and adds it to its bot as a new version (validated by a worker).
+
+The archive is checked first (:mod:`webui.web.archives`); only an archive that passes is written,
+content-addressed by its sha256, and unpacked into its own folder; then the league's
+:func:`~webui.league.services.register_version` adds the version, which enqueues the
+``arena.validate_version`` task once the transaction commits. A refused archive leaves no file
+and no row behind. Access rules (who may upload to which bot) are the callers' job.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from arena.engine import VARIANTS
+from webui.league import services
+from webui.league.models import Bot, BotVersion
+
+from .archives import ArchiveError, CheckedArchive, check_archive
+
+
+class SubmissionError(ValueError):
+    """An upload that is refused; the message says why in one line."""
+
+
+def check(data: bytes) -> CheckedArchive:
+    """Checks an uploaded archive against the limits and the manifest rules."""
+    try:
+        return check_archive(data, frozenset(VARIANTS))
+    except ArchiveError as exc:
+        raise SubmissionError(str(exc)) from None
+
+
+def _unpack(checked: CheckedArchive, target: Path) -> None:
+    """Writes the checked files into ``target`` (a fresh folder), atomically by rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
+    try:
+        for f in checked.files:
+            path = scratch / f.path
+            # The paths were checked, but a file must never land outside its folder.
+            if scratch.resolve() not in path.resolve().parents:
+                raise SubmissionError(f"path {f.path!r} escapes the archive's folder")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(f.data)
+            os.chmod(path, 0o755 if f.executable else 0o644)
+        try:
+            scratch.rename(target)
+        except OSError:
+            if not target.exists():
+                raise
+            shutil.rmtree(scratch, ignore_errors=True)  # the same archive, unpacked already
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+
+
+def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
+    """Checks, stores and registers an archive as a new version of ``bot``.
+
+    Returns the version and whether it is new (the same archive uploaded twice is the same
+    version). Raises :class:`SubmissionError` and stores nothing when the archive is refused.
+    """
+    checked = check(data)
+    name = checked.manifest["name"]
+    if name != bot.name:
+        raise SubmissionError(f"bot.toml names bot {name!r}, but this is bot {bot.name!r}")
+    existing = BotVersion.objects.filter(bot=bot, sha256=checked.sha256).first()
+    if existing is not None:
+        return existing, False
+    archives = Path(settings.ARENA_ARCHIVES_DIR)
+    bots_dir = Path(settings.ARENA_BOTS_DIR)
+    archives.mkdir(parents=True, exist_ok=True)
+    archive_path = archives / f"{checked.sha256}.{checked.kind}"
+    folder = bots_dir / checked.sha256
+    new_archive = not archive_path.exists()
+    new_folder = not folder.exists()
+    try:
+        if new_archive:
+            tmp = archive_path.with_suffix(".part")
+            tmp.write_bytes(data)
+            tmp.replace(archive_path)
+        if new_folder:
+            _unpack(checked, folder)
+        with transaction.atomic():
+            version, created = services.register_version(
+                bot,
+                sha256=checked.sha256,
+                manifest=_manifest_json(checked.manifest),
+                source_dir=str(folder.relative_to(settings.ARENA_DATA_DIR))
+                if folder.is_relative_to(settings.ARENA_DATA_DIR)
+                else str(folder),
+                archive_path=str(archive_path),
+            )
+    except services.LeagueError as exc:
+        _cleanup(archive_path if new_archive else None, folder if new_folder else None)
+        raise SubmissionError(str(exc)) from None
+    except BaseException:
+        _cleanup(archive_path if new_archive else None, folder if new_folder else None)
+        raise
+    return version, created
+
+
+def _cleanup(archive: Path | None, folder: Path | None) -> None:
+    if archive is not None:
+        archive.unlink(missing_ok=True)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _manifest_json(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest as JSON (TOML dates become text)."""
+    out: dict[str, Any] = {}
+    for key, value in manifest.items():
+        plain = isinstance(value, str | int | float | bool | list | dict)
+        out[key] = value if plain else str(value)
+    return out
+
+
+def create_bot_with_version(
+    owner: Any, name: str, description: str, data: bytes | None
+) -> tuple[Bot, BotVersion | None]:
+    """Creates a bot and, when an archive is given, its first version: both or nothing."""
+    checked = check(data) if data else None
+    if checked is not None and checked.manifest["name"] != name:
+        raise SubmissionError(
+            f"bot.toml names bot {checked.manifest['name']!r}, but the form names {name!r}"
+        )
+    with transaction.atomic():
+        try:
+            bot = services.create_bot(owner, name, description)
+        except services.LeagueError as exc:
+            raise SubmissionError(str(exc)) from None
+        version = add_version(bot, data)[0] if data else None
+    return bot, version

@@ -1,0 +1,303 @@
+"""The site's pages. Thin views: one access helper per object, the data from :mod:`reads`.
+
+Pages never play matches: starting a season goes through the league's services, which enqueue
+tasks by name once the transaction commits; the pages read what the workers wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from webui.league import services
+from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
+
+from . import reads
+from .api import bot_page_data, openapi
+from .charts import rating_chart
+from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, VersionForm
+from .models import ApiToken
+from .replay_frames import card_label
+from .submission import SubmissionError, add_version, create_bot_with_version
+
+
+def _owned_bot(request: HttpRequest, name: str) -> Bot:
+    """The bot ``name`` if the request's user owns it; 403 for anyone else (staff included)."""
+    bot = get_object_or_404(Bot.objects.select_related("owner"), name=name)
+    if not request.user.is_authenticated or bot.owner_id != request.user.pk:
+        raise PermissionDenied(f"only the owner of bot {bot.name!r} may change it")
+    return bot
+
+
+def _staff(request: HttpRequest) -> None:
+    if not (request.user.is_authenticated and request.user.is_staff):
+        raise PermissionDenied("only staff may create and run seasons")
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/home.html", {
+        "variants": reads.variants_overview(),
+        "running": reads.seasons(Season.Status.RUNNING, limit=10),
+        "finished": reads.seasons(Season.Status.FINISHED, limit=5),
+        "games": reads.recent_games(12),
+        "hero_cards": ["7d", "1s", "10c", "3b"],
+    })
+
+
+def variant(request: HttpRequest, slug: str) -> HttpResponse:
+    v = get_object_or_404(Variant, slug=slug)
+    return render(request, "web/leaderboard.html", {
+        "variant": reads.variant_json(v),
+        "ratings": reads.leaderboard(v),
+    })
+
+
+def bots(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/bots.html", {"bots": reads.bots()})
+
+
+def bot(request: HttpRequest, name: str) -> HttpResponse:
+    b = get_object_or_404(Bot.objects.select_related("owner"), name=name)
+    is_owner = request.user.is_authenticated and request.user.pk == b.owner_id
+    data = bot_page_data(b, is_owner or bool(request.user.is_staff))
+    for chart in data["charts"]:
+        chart["svg"] = rating_chart(chart["series"])
+    return render(request, "web/bot.html", {
+        **data, "is_owner": is_owner,
+        "upload_form": VersionForm() if is_owner else None,
+        "description_form": DescriptionForm(initial={"description": b.description})
+        if is_owner else None,
+    })
+
+
+def version(request: HttpRequest, name: str, number: int) -> HttpResponse:
+    v = get_object_or_404(BotVersion.objects.select_related("bot__owner"),
+                          bot__name=name, number=number)
+    private = request.user.is_authenticated and (
+        request.user.pk == v.bot.owner_id or request.user.is_staff)
+    return render(request, "web/version.html", {
+        "version": reads.version_json(v, bool(private)),
+        "bot": v.bot,
+        "private": private,
+        "validation_game": v.validation_replay is not None,
+    })
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def bot_new(request: HttpRequest) -> HttpResponse:
+    form = BotForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        archive = form.cleaned_data.get("archive")
+        try:
+            b, v = create_bot_with_version(
+                request.user, form.cleaned_data["name"], form.cleaned_data["description"],
+                archive.read() if archive else None,
+            )
+        except SubmissionError as exc:
+            form.add_error("archive" if archive and "bot name" not in str(exc) else "name",
+                           str(exc))
+        else:
+            messages.success(request, f"Bot {b.name} created" + (
+                f"; version {v.number} is being validated." if v else "."))
+            return redirect("bot", name=b.name)
+    return render(request, "web/bot_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def bot_upload(request: HttpRequest, name: str) -> HttpResponse:
+    b = _owned_bot(request, name)
+    form = VersionForm(request.POST, request.FILES)
+    if form.is_valid():
+        try:
+            v, created = add_version(b, form.cleaned_data["archive"].read())
+        except SubmissionError as exc:
+            form.add_error("archive", str(exc))
+        else:
+            if created:
+                messages.success(request, f"Version {v.number} uploaded; a worker is "
+                                          "validating it against the random bot.")
+            else:
+                messages.info(request, f"This archive is already version {v.number}.")
+            return redirect("version", name=b.name, number=v.number)
+    return render(request, "web/upload_failed.html", {"bot": b, "form": form}, status=400)
+
+
+@login_required
+@require_POST
+def bot_edit(request: HttpRequest, name: str) -> HttpResponse:
+    b = _owned_bot(request, name)
+    form = DescriptionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The description is too long (2000 characters at most).")
+        return redirect("bot", name=b.name)
+    Bot.objects.filter(pk=b.pk).update(description=form.cleaned_data["description"])
+    messages.success(request, "Description saved.")
+    return redirect("bot", name=b.name)
+
+
+def seasons(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/seasons.html", {"seasons": reads.seasons()})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def season_new(request: HttpRequest) -> HttpResponse:
+    _staff(request)
+    form = SeasonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            with transaction.atomic():
+                s = services.create_season(
+                    name=d["name"],
+                    variant=services.get_variant(d["variant"]),
+                    entrants=list(d["entrants"]),
+                    knockout_size=d["knockout_size"],
+                    double_round_robin=d["double_round_robin"],
+                    games_per_pairing=d["games_per_pairing"],
+                    move_time_ms=d["move_time_ms"],
+                    bank_ms=d["bank_ms"],
+                    created_by=request.user,
+                )
+                if d["start"]:
+                    services.start_season(s)
+        except services.LeagueError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Season {s.name} created" +
+                             (" and started." if d["start"] else "."))
+            return redirect("season", season_id=s.pk)
+    return render(request, "web/season_new.html", {"form": form},
+                  status=400 if form.errors else 200)
+
+
+@login_required
+@require_POST
+def season_start(request: HttpRequest, season_id: int) -> HttpResponse:
+    _staff(request)
+    s = get_object_or_404(Season, pk=season_id)
+    if services.start_season(s):
+        messages.success(request, f"Season {s.name} started: its first round is scheduled.")
+    else:
+        messages.error(request, f"Season {s.name} is {s.status}; only a draft can start.")
+    return redirect("season", season_id=s.pk)
+
+
+def season(request: HttpRequest, season_id: int) -> HttpResponse:
+    s = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
+    data = reads.season_detail(s)
+    labels = {e["number"]: e["version"]["label"] for e in data["entrants"]}
+    cross = [
+        {"entrant": row["entrant"], "label": labels.get(row["entrant"], "?"),
+         "cells": [
+             {"self": row["entrant"] == other, "score": cell, "cls": _cross_class(cell, s)}
+             for other, cell in zip(data["crosstable"]["order"], row["cells"], strict=True)
+         ]}
+        for row in data["crosstable"]["rows"]
+    ]
+    done, total = data["season"]["matches_done"], data["season"]["matches_total"]
+    return render(request, "web/season.html", {
+        **data, "cross": cross, "obj": s,
+        "percent": int(100 * done / total) if total else 0,
+        "can_start": request.user.is_authenticated and request.user.is_staff
+        and s.status == Season.Status.DRAFT,
+    })
+
+
+def _cross_class(cell: float | None, s: Season) -> str:
+    if cell is None:
+        return ""
+    half = s.games_per_pairing * (2 if s.double_round_robin else 1) / 2
+    return "win" if cell > half else "loss" if cell < half else ""
+
+
+def match(request: HttpRequest, match_id: int) -> HttpResponse:
+    m = get_object_or_404(Match.objects.select_related("season__variant", "round"), pk=match_id)
+    return render(request, "web/match.html", {"m": reads.match_detail(m)})
+
+
+def game(request: HttpRequest, game_id: int) -> HttpResponse:
+    g = get_object_or_404(
+        Game.objects.select_related("variant", "match__season").defer("replay"), pk=game_id
+    )
+    return render(request, "web/game.html", {"g": reads.game_detail(g)})
+
+
+def replay_open(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/replay_open.html")
+
+
+def cards(request: HttpRequest) -> HttpResponse:
+    suits = []
+    for suit, name in (("d", "denari"), ("c", "coppe"), ("b", "bastoni"), ("s", "spade")):
+        suits.append({"name": name, "cards": " ".join(f"{r}{suit}" for r in range(1, 11))})
+    return render(request, "web/cards.html", {
+        "suits": suits,
+        "examples": [(c, card_label(c)) for c in ("7d", "10d", "1s", "8c", "9b")],
+    })
+
+
+def api_docs(request: HttpRequest) -> HttpResponse:
+    spec = openapi()
+    ops = []
+    for url, item in spec["paths"].items():
+        for method, op in item.items():
+            ops.append({"method": method.upper(), "path": url, "summary": op["summary"],
+                        "auth": "security" in op})
+    return render(request, "web/api_docs.html", {"ops": ops})
+
+
+# ---------------------------------------------------------------------------------------------
+# Accounts
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("account")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.get_username()}! Submit your first bot.")
+        return redirect("bot-new")
+    return render(request, "registration/signup.html", {"form": form},
+                  status=400 if form.errors else 200)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account(request: HttpRequest) -> HttpResponse:
+    new_key = None
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action == "create":
+            name = (request.POST.get("name") or "token").strip()[:60]
+            _, new_key = ApiToken.issue(request.user, name)
+        elif action == "revoke":
+            token_id = request.POST.get("token", "")
+            deleted, _ = ApiToken.objects.filter(
+                user=request.user, pk=int(token_id) if token_id.isdigit() else -1
+            ).delete()
+            if deleted:
+                messages.success(request, "Token revoked.")
+            else:
+                messages.error(request, "No such token of yours.")
+            return HttpResponseRedirect(reverse("account"))
+    context: dict[str, Any] = {
+        "tokens": ApiToken.objects.filter(user=request.user),
+        "new_key": new_key,
+        "my_bots": Bot.objects.filter(owner=request.user).order_by("name"),
+    }
+    return render(request, "web/account.html", context)
