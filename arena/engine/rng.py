@@ -62,7 +62,7 @@ class Rng:
     >>> [rng.randbelow(10) for _ in range(5)]
     [3, 0, 9, 5, 4]
     >>> deck = list(range(10)); Rng(1).shuffle(deck); deck
-    [9, 0, 1, 4, 8, 2, 3, 7, 6, 5]
+    [0, 2, 1, 7, 4, 6, 8, 3, 9, 5]
     """
 
     __slots__ = ("state",)
@@ -101,7 +101,26 @@ class Rng:
         return items[self.randbelow(len(items))]
 
     def shuffle(self, x: MutableSequence[Any], /) -> None:
-        """Shuffles ``x`` in place: Fisher-Yates from the end, every order equally likely."""
+        """Shuffles ``x`` in place: Fisher-Yates from the end, every order equally likely.
+
+        Each 64-bit output gives two 32-bit draws, each turned into an index by Lemire's
+        multiply-and-shift with rejection, so the shuffle is exactly uniform.
+        """
+        spare = 0
+        have = False
         for i in range(len(x) - 1, 0, -1):
-            j = self.randbelow(i + 1)
+            n = i + 1
+            while True:
+                if have:
+                    word = spare
+                    have = False
+                else:
+                    z = self.next_u64()
+                    word = z & 0xFFFFFFFF
+                    spare = z >> 32
+                    have = True
+                m = word * n
+                if (m & 0xFFFFFFFF) >= (0x100000000 - n) % n:
+                    break
+            j = m >> 32
             x[i], x[j] = x[j], x[i]

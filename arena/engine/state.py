@@ -144,11 +144,14 @@ _RANK0: tuple[int, ...] = tuple(c % 10 for c in DECK)
 _MEMO_LIMIT = 500_000
 
 Pattern = tuple[tuple[int, int], ...]  # ((rank index, how many), ...)
-_SUM_MEMO: dict[int, tuple[Pattern, ...]] = {}
-_FIFTEEN_MEMO: dict[int, tuple[Pattern, ...]] = {}
+# A memo entry per pattern: the ranks to take whole (when the pattern takes every card of each
+# of its ranks, the common case, known from the key), else None; and the pattern itself.
+Entry = tuple[tuple[int, ...] | None, Pattern]
+_SUM_MEMO: dict[int, tuple[Entry, ...]] = {}
+_FIFTEEN_MEMO: dict[int, tuple[Entry, ...]] = {}
 
 
-def _rank_patterns(key: int, target: int, min_size: int) -> tuple[Pattern, ...]:
+def _rank_patterns(key: int, target: int, min_size: int) -> tuple[Entry, ...]:
     """Every multiset of the table's ranks (given by ``key``) summing to ``target``."""
     counts = [key // _POW5[r] % 5 for r in range(10)]
     out: list[Pattern] = []
@@ -170,11 +173,13 @@ def _rank_patterns(key: int, target: int, min_size: int) -> tuple[Pattern, ...]:
             chosen.pop()
 
     walk(0, target, 0)
-    return tuple(out)
+    return tuple(
+        (tuple(r for r, _ in p) if all(counts[r] == k for r, k in p) else None, p) for p in out
+    )
 
 
-def _lookup(memo: dict[int, tuple[Pattern, ...]], key: int, target: int, min_size: int
-            ) -> tuple[Pattern, ...]:
+def _lookup(memo: dict[int, tuple[Entry, ...]], key: int, target: int, min_size: int
+            ) -> tuple[Entry, ...]:
     slot = key * 16 + target
     found = memo.get(slot)
     if found is None:
@@ -184,23 +189,31 @@ def _lookup(memo: dict[int, tuple[Pattern, ...]], key: int, target: int, min_siz
     return found
 
 
-def _expand(patterns: tuple[Pattern, ...], by_rank: list[list[Card]]) -> list[tuple[Card, ...]]:
+def _expand(patterns: tuple[Entry, ...], by_rank: list[list[Card]]) -> list[tuple[Card, ...]]:
     """The card sets (sorted tuples, in sorted order) that realise rank patterns on a table."""
     caps: list[tuple[Card, ...]] = []
-    for pattern in patterns:
+    for whole, pattern in patterns:
+        if whole is not None:
+            cards: list[Card] = []
+            for r in whole:
+                cards += by_rank[r]
+            cards.sort()
+            caps.append(tuple(cards))
+            continue
         partial: list[tuple[Card, ...]] = [()]
         for r, k in pattern:
-            cards = by_rank[r]
-            if k == len(cards):
-                partial = [p + tuple(cards) for p in partial]
+            ranked = by_rank[r]
+            if k == len(ranked):
+                partial = [p + tuple(ranked) for p in partial]
             elif k == 1:
-                partial = [(*p, c) for p in partial for c in cards]
+                partial = [(*p, c) for p in partial for c in ranked]
             else:
-                options = list(combinations(cards, k))
+                options = list(combinations(ranked, k))
                 partial = [p + o for p in partial for o in options]
         for p in partial:
             caps.append(tuple(sorted(p)))
-    caps.sort()
+    if len(caps) > 1:
+        caps.sort()
     return caps
 
 
@@ -235,10 +248,11 @@ class Deal:
         "_captured",
         "_general",
         "_hands",
-        "_history",
         "_last",
         "_last_play_scopa",
         "_n",
+        "_next",
+        "_prefix",
         "_scope",
         "_side",
         "_stock",
@@ -280,7 +294,8 @@ class Deal:
         self._scope = [0] * rules.num_sides
         self._last = -1
         self._to_move = (dealer + 1) % rules.players
-        self._history: list[tuple[Seat, Move]] = []
+        self._prefix: list[tuple[Seat, Move]] = []  # moves made before a restored state
+        self._next = tuple((s + 1) % rules.players for s in range(rules.players))
         self._undo: list[tuple[Seat, Move, int, int, tuple[Card, ...]]] = []
         self._assi = rules.assi
         self._general = rules.assi or rules.quindici
@@ -373,7 +388,6 @@ class Deal:
         other._by_rank = [list(r) for r in self._by_rank]
         other._captured = list(self._captured)
         other._scope = list(self._scope)
-        other._history = list(self._history)
         other._undo = list(self._undo)
         return other
 
@@ -402,7 +416,7 @@ class Deal:
     @property
     def history(self) -> list[tuple[Seat, Move]]:
         """Every ``(seat, move)`` of this deal so far, in order (a copy)."""
-        return list(self._history)
+        return self._prefix + [(u[0], u[1]) for u in self._undo]
 
     @property
     def captured(self) -> tuple[tuple[Card, ...], ...]:
@@ -437,7 +451,7 @@ class Deal:
         """Everything that defines the position, as one comparable value (for tests and caches)."""
         return (
             self.dealer, self._to_move, self.hands, self.table, self.stock,
-            tuple(self._captured), tuple(self._scope), self._last, tuple(self._history),
+            tuple(self._captured), tuple(self._scope), self._last, tuple(self.history),
         )
 
     # -- moves ----------------------------------------------------------------------------------
@@ -456,6 +470,7 @@ class Deal:
         base = self._tkey * 16
         memo = _SUM_MEMO
         out: list[Move] = []
+        sums: dict[int, list[tuple[Card, ...]]] = {}  # per rank: hands often hold a pair
         for card in hand:
             r = _RANK0[card]
             same = by_rank[r]
@@ -463,11 +478,14 @@ class Deal:
                 for c in same:
                     out.append(_TAKE1[card * 40 + c])
                 continue
-            patterns = memo.get(base + r + 1)
-            if patterns is None:
-                patterns = _lookup(memo, self._tkey, r + 1, 2)
-            if patterns:
-                for cap in _expand(patterns, by_rank):
+            caps = sums.get(r)
+            if caps is None:
+                patterns = memo.get(base + r + 1)
+                if patterns is None:
+                    patterns = _lookup(memo, self._tkey, r + 1, 2)
+                caps = sums[r] = _expand(patterns, by_rank) if patterns else []
+            if caps:
+                for cap in caps:
                     out.append(_new_move(Move, (card, cap)))
             else:
                 out.append(_LAY[card])
@@ -526,12 +544,11 @@ class Deal:
         card, cap = move
         hand = self._hands[seat]
         hand.remove(card)
-        side = self._side[seat]
         flags = 0
         prev_last = self._last
         by_rank = self._by_rank
-        last_of_round = seat == self.dealer and not hand
         if cap:
+            side = self._side[seat]
             key = self._tkey
             mask = 1 << card
             for c in cap:
@@ -543,58 +560,65 @@ class Deal:
             self._captured[side] |= mask
             self._last = seat
             if key == 0:
-                scopa = True
-                if last_of_round and self._stock_pos >= len(self._stock):
-                    scopa = self._last_play_scopa
-                if scopa and self._assi and card % 10 == 0 and not (
-                    len(cap) == 1 and cap[0] % 10 == 0 and self.rules.assi_ace_takes_ace
-                ):
-                    scopa = self.rules.assi_sweep_is_scopa  # an ace sweep
-                if scopa:
-                    self._scope[side] += 1
-                    flags = _SCOPA
+                flags = self._sweep(seat, side, card, cap, hand)
         elif self._assi and card % 10 == 0 and self._tkey == 0 and (
             self.rules.assi_empty_table == "pile"
         ):
-            self._captured[side] |= 1 << card
+            self._captured[self._side[seat]] |= 1 << card
             flags = _PILE
         else:
             insort(by_rank[card % 10], card)
             self._tkey += _POW5[card % 10]
+        self._to_move = self._next[seat]
+        if hand or seat != self.dealer:
+            self._undo.append((seat, move, prev_last, flags, ()))
+            return
+        # The dealer played the last card of the round: refill the hands, or end the deal.
         leftover: tuple[Card, ...] = ()
-        self._history.append((seat, move))
-        self._to_move = (seat + 1) % self._n
-        if last_of_round:
-            pos = self._stock_pos
-            stock = self._stock
-            if pos < len(stock):
-                n = self._n
-                hands = self._hands
-                first = self._to_move
-                for i in range(3 * n):
-                    hands[(first + i) % n].append(stock[pos + i])
-                for h in hands:
-                    h.sort()
-                self._stock_pos = pos + 3 * n
-                flags |= _REFILL
-            elif self._tkey and self._last >= 0:
-                leftover = tuple(c for cards in by_rank for c in cards)
-                mask = 0
-                for c in leftover:
-                    mask |= 1 << c
-                self._captured[self._side[self._last]] |= mask
-                for cards in by_rank:
-                    cards.clear()
-                self._tkey = 0
-                flags |= _LEFTOVER
+        pos = self._stock_pos
+        stock = self._stock
+        if pos < len(stock):
+            n = self._n
+            hands = self._hands
+            first = self._to_move
+            for i in range(3 * n):
+                hands[(first + i) % n].append(stock[pos + i])
+            for h in hands:
+                h.sort()
+            self._stock_pos = pos + 3 * n
+            flags |= _REFILL
+        elif self._tkey and self._last >= 0:
+            leftover = tuple(c for cards in by_rank for c in cards)
+            mask = 0
+            for c in leftover:
+                mask |= 1 << c
+            self._captured[self._side[self._last]] |= mask
+            for cards in by_rank:
+                cards.clear()
+            self._tkey = 0
+            flags |= _LEFTOVER
         self._undo.append((seat, move, prev_last, flags, leftover))
+
+    def _sweep(self, seat: Seat, side: Side, card: Card, cap: tuple[Card, ...], hand: list[Card]
+               ) -> int:
+        """Whether a capture that emptied the table scores a scopa (then counts it)."""
+        scopa = True
+        if not hand and seat == self.dealer and self._stock_pos >= len(self._stock):
+            scopa = self._last_play_scopa  # the last play of the deal
+        if scopa and self._assi and card % 10 == 0 and not (
+            len(cap) == 1 and cap[0] % 10 == 0 and self.rules.assi_ace_takes_ace
+        ):
+            scopa = self.rules.assi_sweep_is_scopa  # an ace sweep
+        if not scopa:
+            return 0
+        self._scope[side] += 1
+        return _SCOPA
 
     def undo(self) -> None:
         """Takes back the last move applied (raises :class:`EngineError` if there is none)."""
         if not self._undo:
             raise EngineError("there is no move to undo")
         seat, move, prev_last, flags, leftover = self._undo.pop()
-        self._history.pop()
         card, cap = move
         side = self._side[seat]
         by_rank = self._by_rank
@@ -650,7 +674,7 @@ class Deal:
             table=self.table,
             hand_sizes=self.hand_sizes,
             stock_size=len(self._stock) - self._stock_pos,
-            history=tuple(self._history),
+            history=tuple(self.history),
             captured=self.captured,
             scope=tuple(self._scope),
             totals=tuple(self.game_totals),
@@ -675,7 +699,7 @@ class Deal:
         deal._to_move = to_move
         deal._captured = [sum(1 << c for c in pile) for pile in captured]
         deal._scope = list(scope)
-        deal._history = list(history)
+        deal._prefix = list(history)
         for seat, move in reversed(history):
             if move[1]:
                 deal._last = seat
@@ -684,7 +708,7 @@ class Deal:
 
     def __repr__(self) -> str:
         return (f"<Deal {self.rules.variant} dealer={self.dealer} to_move={self._to_move} "
-                f"played={len(self._history)}>")
+                f"played={len(self._prefix) + len(self._undo)}>")
 
 
 def _check_dealer(rules: Rules, dealer: Seat) -> None:
@@ -692,8 +716,13 @@ def _check_dealer(rules: Rules, dealer: Seat) -> None:
         raise EngineError(f"dealer must be a seat 0..{rules.players - 1}, not {dealer!r}")
 
 
+_DECK_SET = frozenset(DECK)
+
+
 def _check_deck(deck: Sequence[Card]) -> list[Card]:
     cards = list(deck)
+    if len(cards) == 40 and _DECK_SET.issuperset(cards) and len(set(cards)) == 40:
+        return cards
     seen: set[Card] = set()
     for c in cards:
         card_name(c)
@@ -773,7 +802,7 @@ class Game:
 
         >>> from arena.engine.cards import cards_text
         >>> cards_text(Game.deck_for(1, 0)[:6])
-        '10c 10d 3d 9b 2d 5s'
+        '7s 9d 9s 7b 1c 9b'
         """
         deck = list(DECK)
         Rng(derive_seed(seed, _DECK_STREAM, deal_index, attempt)).shuffle(deck)
