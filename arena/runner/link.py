@@ -10,6 +10,7 @@ This module does not know the rules or the clocks' policy (see :mod:`arena.runne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -65,13 +66,32 @@ class BotLink:
 
 
 class GameStream:
-    """One ``Play`` stream: events out, one answer per turn request in."""
+    """One ``Play`` stream: events out, one answer per turn request in.
+
+    A single reader task moves the bot's answers into a queue: a turn that times out stops
+    waiting on the queue, never on the call itself (cancelling a pending read would cancel the
+    whole stream in grpc.aio).
+    """
 
     def __init__(self, call: Any) -> None:
         self.call = call
         self.broken: str | None = None  # why the stream can no longer be used
         self.broken_kind = "disconnect"
         self._expired: set[int] = set()  # requests answered too late, whose answer is ignored
+        self._answers: asyncio.Queue[Any] = asyncio.Queue()
+        self._reader = asyncio.ensure_future(self._read_loop())
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                response = await self.call.read()
+                self._answers.put_nowait(response)
+                if response is grpc.aio.EOF:
+                    return
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the stream failed: hand the error to whoever waits
+            self._answers.put_nowait(error)
 
     async def send(self, message: Any) -> bool:
         """Sends one event; False (and the stream marked broken) when that fails."""
@@ -91,27 +111,29 @@ class GameStream:
         """Sends a turn request and waits up to ``timeout`` seconds for its answer."""
         start = time.perf_counter()
         if not await self.send(message):
-            return Answer(None, self.broken_kind, self.broken or "stream closed")
+            return Answer(None, self.broken_kind, self.broken or "stream closed", _ms(start))
         deadline = start + timeout
         while True:
             left = deadline - time.perf_counter()
             try:
                 if left <= 0:
                     raise TimeoutError
-                response = await asyncio.wait_for(self.call.read(), left)
+                response = await asyncio.wait_for(self._answers.get(), left)
             except TimeoutError:
                 self._expired.add(request_id)
-                elapsed = (time.perf_counter() - start) * 1000.0
+                elapsed = _ms(start)
                 return Answer(None, "timeout", f"no answer within {timeout * 1000:.0f} ms", elapsed)
-            except grpc.aio.AioRpcError as error:
-                self._break(error)
+            if isinstance(response, BaseException):
+                self._break(response)
                 return Answer(None, self.broken_kind, self.broken or "", _ms(start))
-            except (grpc.aio.UsageError, asyncio.InvalidStateError) as error:
-                self.broken = f"stream unusable: {error}"
-                return Answer(None, "disconnect", self.broken, _ms(start))
             if response is grpc.aio.EOF:
                 self.broken = "the bot closed the stream"
                 return Answer(None, "disconnect", self.broken, _ms(start))
+            if not isinstance(response, bot_pb2.TurnResponse):
+                # grpc.aio hands back None for bytes that do not decode as a TurnResponse.
+                self.broken = self.broken or "an answer that is not a TurnResponse"
+                self.broken_kind = "garbled"
+                return Answer(None, "garbled", self.broken, _ms(start))
             if response.request_id in self._expired:
                 self._expired.discard(response.request_id)
                 continue  # a late answer to an earlier request: already played for the seat
@@ -152,22 +174,19 @@ class GameStream:
             self.broken = str(error)[:500]
 
     async def finish(self) -> None:
-        """Half-closes the stream and lets the bot end its side (briefly), then cancels it."""
+        """Half-closes the stream, lets the bot end its side (briefly), then cancels it."""
         if self.broken is None:
-            try:
+            with contextlib.suppress(
+                TimeoutError, grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError
+            ):
                 await asyncio.wait_for(self.call.done_writing(), 1.0)
-                await asyncio.wait_for(self._drain(), 1.0)
-            except (TimeoutError, grpc.aio.AioRpcError, grpc.aio.UsageError):
-                pass
-            except asyncio.InvalidStateError:
-                pass
-        self.call.cancel()
+                await asyncio.wait_for(asyncio.shield(self._reader), 1.0)
+        self.cancel()
 
-    async def _drain(self) -> None:
-        while True:
-            response = await self.call.read()
-            if response is grpc.aio.EOF:
-                return
+    def cancel(self) -> None:
+        """Cancels the stream and its reader task."""
+        self.call.cancel()
+        self._reader.cancel()
 
 
 def _ms(start: float) -> float:

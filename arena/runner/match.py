@@ -506,6 +506,8 @@ class Match:
             void = str(error)
         except _Void as error:
             void = str(error)
+        except Exception as error:  # a bug of the arena's own voids the game, not the match
+            void = f"the arena failed: {type(error).__name__}: {error}"[:300]
         finally:
             await play.close(forfeit)
         replay["players"] = [slot.label for slot in slots]
@@ -760,7 +762,7 @@ class _GamePlay:
         await asyncio.gather(*(stream.finish() for _, stream in open_streams))
         for seat, stream in enumerate(self.streams):
             if stream is not None and seat in self.faulty:
-                stream.call.cancel()
+                stream.cancel()
         for seat in sorted(self.faulty):
             await self.slots[seat].shutdown()
 

@@ -19,8 +19,8 @@ from arena.runner import sandbox
 from arena.runner.sandbox import HostError, Limits
 
 READY_PREFIX = "LISTENING "
-LOG_HEAD_BYTES = 32 * 1024
-LOG_TAIL_LINES = 400
+LOG_HEAD_BYTES = 256 * 1024
+LOG_TAIL_LINES = 2000
 
 
 class StartError(RuntimeError):

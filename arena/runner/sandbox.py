@@ -252,6 +252,7 @@ def launch_command(
                 "HOME": str(seat_dir),
                 "TMPDIR": str(seat_dir),
                 "PYTHONPATH": str(PROJECT_ROOT),
+                "SCOPA_PROTO_PATH": str(PROTOS_DIR),
                 "SCOPA_BOT_ADDRESS": address,
             }
         )
@@ -295,11 +296,12 @@ def launch_command(
         "/tmp",
     ]
     binds = [(name, name) for name in ETC_FILES if os.path.exists(name)]
+    if PROTOS_DIR.is_dir():  # the protocol's .proto files, for bots that load them at run time
+        binds.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))
+        env["SCOPA_PROTO_PATH"] = f"{LIB_MOUNT}/protos"
     if python:
         binds += [(str(path), str(path)) for path in python_paths()]
         binds.append((str(PACKAGE_DIR), f"{LIB_MOUNT}/arena"))
-        if PROTOS_DIR.is_dir():
-            binds.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))
         env["PYTHONPATH"] = LIB_MOUNT
     binds.append((str(folder), BOT_MOUNT))
     args += _parent_dirs([dest for _, dest in binds] + [SOCKET_MOUNT])

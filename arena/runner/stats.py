@@ -82,6 +82,9 @@ def format_elo(value: float, *, sign: bool = True) -> str:
     """An Elo figure with one decimal, ``inf`` spelled out."""
     if math.isinf(value):
         return ("-" if value < 0 else "+" if sign else "") + "inf"
+    value = value + 0.0  # no "-0.0"
+    if abs(value) < 0.05:
+        value = 0.0
     return f"{value:+.1f}" if sign else f"{value:.1f}"
 
 
