@@ -1,0 +1,272 @@
+"""Engine speed: random deals per second for each named variant, beside a naive engine.
+
+Plays random deals (a fresh seeded deck each, a uniformly random legal move each turn, the deal
+scored at the end) on one core, and the same with a naive engine measured in the same run:
+legal moves from every subset of the table by :mod:`itertools`, and the whole state copied at
+every move.  Times are process CPU time, so other work on a shared machine does not count
+against either; each figure is the median of several runs.  Nothing here is a test: it prints
+figures, it asserts none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from arena.engine import VARIANTS, Card, Deal, Game, Move, Rules, rules_for, score_deal
+from arena.engine.cards import RANK
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``arena bench engine``."""
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--seconds", type=float, default=0.5, metavar="S",
+                        help="CPU seconds per measurement (default 0.5)")
+    parser.add_argument("--runs", type=int, default=3, metavar="N",
+                        help="measurements per figure; the median is reported (default 3)")
+    parser.add_argument("--variant", action="append", metavar="NAME", dest="variants",
+                        help="only this variant (repeatable; default: every named variant)")
+
+
+# -- the naive engine ---------------------------------------------------------------------------
+
+
+class NaiveDeal:
+    """A deal the obvious way: lists of cards, every subset tried, a new state per move."""
+
+    __slots__ = ("captured", "dealer", "hands", "last", "rules", "scope", "stock", "table",
+                 "to_move")
+
+    def __init__(self, rules: Rules, deal: Deal) -> None:
+        self.rules = rules
+        self.dealer = deal.dealer
+        self.hands = [list(h) for h in deal.hands]
+        self.table = list(deal.table)
+        self.stock = list(deal.stock)
+        self.captured: list[list[Card]] = [[] for _ in range(rules.num_sides)]
+        self.scope = [0] * rules.num_sides
+        self.last = -1
+        self.to_move = deal.to_move
+
+    def copy(self) -> NaiveDeal:
+        other = NaiveDeal.__new__(NaiveDeal)
+        other.rules = self.rules
+        other.dealer = self.dealer
+        other.hands = [list(h) for h in self.hands]
+        other.table = list(self.table)
+        other.stock = list(self.stock)
+        other.captured = [list(p) for p in self.captured]
+        other.scope = list(self.scope)
+        other.last = self.last
+        other.to_move = self.to_move
+        return other
+
+    def is_over(self) -> bool:
+        return not self.hands[self.to_move]
+
+    def legal_moves(self) -> list[Move]:
+        rules = self.rules
+        table = self.table
+        subsets = [s for k in range(1, len(table) + 1) for s in itertools.combinations(table, k)]
+        moves: list[Move] = []
+        for card in self.hands[self.to_move]:
+            value = RANK[card]
+            if rules.assi and value == 1:
+                aces: list[tuple[Card, ...]] = [(c,) for c in table if RANK[c] == 1]
+                if not table:
+                    caps: list[tuple[Card, ...]] = [()]
+                elif aces and rules.assi_ace_takes_ace:
+                    caps = aces
+                else:
+                    caps = [tuple(table)]
+            elif rules.quindici:
+                caps = [s for s in subsets if sum(RANK[c] for c in s) + value == 15] or [()]
+            else:
+                caps = [s for s in subsets if len(s) == 1 and RANK[s[0]] == value]
+                if not caps:
+                    caps = [s for s in subsets if len(s) > 1
+                            and sum(RANK[c] for c in s) == value] or [()]
+            moves.extend(Move(card, cap) for cap in caps)
+        return moves
+
+    def play(self, move: Move) -> NaiveDeal:
+        nxt = self.copy()
+        seat = nxt.to_move
+        side = self.rules.side_of(seat)
+        nxt.hands[seat].remove(move.card)
+        if move.capture:
+            for c in move.capture:
+                nxt.table.remove(c)
+            nxt.captured[side] += [move.card, *move.capture]
+            nxt.last = seat
+            last_play = not nxt.stock and all(not h for h in nxt.hands)
+            ace_sweep = self.rules.assi and RANK[move.card] == 1 and not (
+                self.rules.assi_ace_takes_ace and any(RANK[c] == 1 for c in move.capture))
+            if not nxt.table and (not last_play or self.rules.last_play_scopa) and (
+                    not ace_sweep or self.rules.assi_sweep_is_scopa):
+                nxt.scope[side] += 1
+        elif self.rules.assi and RANK[move.card] == 1 and not nxt.table and (
+                self.rules.assi_empty_table == "pile"):
+            nxt.captured[side].append(move.card)
+        else:
+            nxt.table.append(move.card)
+        nxt.to_move = (seat + 1) % self.rules.players
+        if all(not h for h in nxt.hands):
+            if nxt.stock:
+                for i in range(3 * self.rules.players):
+                    nxt.hands[(nxt.to_move + i) % self.rules.players].append(nxt.stock.pop(0))
+            elif nxt.last >= 0:
+                nxt.captured[self.rules.side_of(nxt.last)] += nxt.table
+                nxt.table = []
+        return nxt
+
+
+# -- measuring -----------------------------------------------------------------------------------
+
+
+def _engine_deals(rules: Rules, seconds: float, seed: int) -> float:
+    """Random deals per CPU second with the engine."""
+    pick = random.Random(seed).random
+    clock = time.process_time
+    deals = 0
+    start = clock()
+    players = rules.players
+    while True:
+        deal = Deal.from_deck(rules, deals % players, Game.deck_for(seed, deals))
+        moves = deal.legal_moves()
+        while moves:
+            deal.apply_unchecked(moves[int(pick() * len(moves))])
+            moves = deal.legal_moves()
+        deal.score()
+        deals += 1
+        if deals % 16 == 0 and clock() - start >= seconds:
+            return deals / (clock() - start)
+
+
+def _naive_deals(rules: Rules, seconds: float, seed: int) -> float:
+    """Random deals per CPU second with the naive engine."""
+    pick = random.Random(seed).random
+    clock = time.process_time
+    deals = 0
+    start = clock()
+    while True:
+        state = NaiveDeal(rules, Deal.from_deck(rules, deals % rules.players,
+                                                Game.deck_for(seed, deals)))
+        while not state.is_over():
+            moves = state.legal_moves()
+            state = state.play(moves[int(pick() * len(moves))])
+        score_deal(rules, state.captured, state.scope)
+        deals += 1
+        if deals % 4 == 0 and clock() - start >= seconds:
+            return deals / (clock() - start)
+
+
+def _movegen_us(rules: Rules, seconds: float, seed: int, naive: bool) -> float:
+    """Microseconds per legal-move generation over the positions of random deals."""
+    pick = random.Random(seed).random
+    timer = time.perf_counter_ns
+    overhead = min(-(timer() - timer()) for _ in range(200))
+    spent = 0
+    calls = 0
+    deals = 0
+    budget = seconds * 1e9
+    start = timer()
+    while timer() - start < budget:
+        deal = Deal.from_deck(rules, deals % rules.players, Game.deck_for(seed, deals))
+        deals += 1
+        state: Deal | NaiveDeal = NaiveDeal(rules, deal) if naive else deal
+        while not state.is_over():
+            t0 = timer()
+            moves = state.legal_moves()
+            spent += timer() - t0 - overhead
+            calls += 1
+            move = moves[int(pick() * len(moves))]
+            if isinstance(state, NaiveDeal):
+                state = state.play(move)
+            else:
+                state.apply_unchecked(move)
+    return spent / calls / 1000
+
+
+def measure(rules: Rules, seconds: float, runs: int,
+            tick: Callable[[], None] | None = None) -> dict[str, Any]:
+    """The figures of one variant: medians over ``runs`` alternating runs."""
+    _engine_deals(rules, min(seconds, 0.2), seed=0)  # warm the capture memo
+    fast: list[float] = []
+    slow: list[float] = []
+    for run in range(runs):
+        fast.append(_engine_deals(rules, seconds, seed=run + 1))
+        slow.append(_naive_deals(rules, seconds, seed=run + 1))
+        if tick:
+            tick()
+    movegen = _movegen_us(rules, seconds / 2, 99, naive=False)
+    naive_movegen = _movegen_us(rules, seconds / 2, 99, naive=True)
+    fast_median = statistics.median(fast)
+    slow_median = statistics.median(slow)
+    return {
+        "variant": rules.variant,
+        "deals_per_s": round(fast_median, 1),
+        "baseline_deals_per_s": round(slow_median, 1),
+        "speedup": round(fast_median / slow_median, 2),
+        "movegen_us": round(movegen, 3),
+        "baseline_movegen_us": round(naive_movegen, 3),
+        "runs": runs,
+        "deals_per_s_runs": [round(x, 1) for x in fast],
+        "baseline_deals_per_s_runs": [round(x, 1) for x in slow],
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """``arena bench engine``."""
+    names = args.variants or list(VARIANTS)
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        print(f"arena bench engine: unknown variant {unknown[0]!r} "
+              f"(known: {', '.join(VARIANTS)})", file=sys.stderr)
+        return 1
+    if not 0 < args.seconds <= 600 or not 1 <= args.runs <= 100:
+        print("arena bench engine: --seconds must be in (0, 600] and --runs in 1..100",
+              file=sys.stderr)
+        return 1
+    results: list[dict[str, Any]] = []
+    if args.json:
+        for name in names:
+            results.append(measure(rules_for(name), args.seconds, args.runs))
+        print(json.dumps({
+            "results": results,
+            "clock": "process CPU time, one core",
+            "python": platform.python_version(),
+            "seconds": args.seconds,
+        }, indent=2))
+        return 0
+
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    console = Console()
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("measuring", total=len(names) * args.runs)
+        for name in names:
+            progress.update(task, description=f"measuring {name}")
+            results.append(measure(rules_for(name), args.seconds, args.runs,
+                                   tick=lambda: progress.advance(task)))
+    table = Table(title=f"random deals on one core (median of {args.runs} runs of "
+                        f"{args.seconds:g} CPU s, Python {platform.python_version()})")
+    for column in ("variant", "deals/s", "naive deals/s", "speedup", "µs/movegen",
+                   "naive µs/movegen"):
+        table.add_column(column, justify="left" if column == "variant" else "right")
+    for r in results:
+        table.add_row(r["variant"], f"{r['deals_per_s']:,.0f}", f"{r['baseline_deals_per_s']:,.0f}",
+                      f"{r['speedup']:.1f}x", f"{r['movegen_us']:.2f}",
+                      f"{r['baseline_movegen_us']:.2f}")
+    console.print(table)
+    return 0
