@@ -29,6 +29,7 @@ from arena.engine.observation import Observation
 from arena.engine.replay import (
     ReplayError,
     ReplayRecorder,
+    random_game_replay,
     read_replay,
     verify_replay,
     write_replay,
@@ -65,6 +66,7 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "parse_move",
+    "random_game_replay",
     "rank_of",
     "read_replay",
     "rules_for",
