@@ -1,0 +1,42 @@
+"""Fixtures of the runner's tests: a short sandboxed match of a hostile bot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from runner_helpers import BANK_MS, HOSTILE_LIMITS, MOVE_MS, PlayMatch, hostile, verify_replays
+
+from arena.runner import BotRef, MatchReport, MatchSpec, run_match
+
+# The test bots are programs the runner starts, not modules for pytest to import.
+collect_ignore_glob = ["bots/*"]
+
+@pytest.fixture
+def play_hostile(bwrap: str, tmp_path: Path) -> PlayMatch:
+    """Plays a short sandboxed match (one duplicate set) of a test bot against ``random``."""
+
+    def play(
+        name: str,
+        variant: str = "scopa",
+        *,
+        move_ms: int = MOVE_MS,
+        opponent: str = "random",
+        games: int = 2,
+    ) -> MatchReport:
+        spec = MatchSpec(
+            entrants=[hostile(name), BotRef.parse(opponent)],
+            variant=variant,
+            games=games,
+            seed=11,
+            move_time_ms=move_ms,
+            bank_ms=BANK_MS,
+            replays_dir=tmp_path / "replays",
+            limits=HOSTILE_LIMITS,
+        )
+        report = run_match(spec)
+        assert len(report.games) == games, "the match did not go on to its last game"
+        verify_replays(tmp_path / "replays")
+        return report
+
+    return play

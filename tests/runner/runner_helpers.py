@@ -1,0 +1,52 @@
+"""Helpers for the runner's tests: hostile bot folders, short clocks, replay checks."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main as arena_main
+from arena.runner import BotRef, Limits, MatchReport
+
+BOTS = Path(__file__).resolve().parent / "bots"
+
+# Short clocks and small limits keep the hostile matches quick.
+HOSTILE_LIMITS = Limits(
+    cpu_seconds=30, memory_bytes=768 * 1024**2, processes=64, file_bytes=1024**2
+)
+MOVE_MS = 300
+BANK_MS = 20_000
+
+
+def hostile(name: str) -> BotRef:
+    """One of the test bots of ``tests/runner/bots``."""
+    return BotRef.parse(str(BOTS / name))
+
+
+def verify_replays(folder: Path) -> list[dict[str, object]]:
+    """Runs ``arena replay verify`` on every replay in ``folder``; returns the replays."""
+    replays = []
+    files = sorted(folder.glob("game-*.json"))
+    assert files, f"no replays in {folder}"
+    for path in files:
+        assert arena_main(["replay", "verify", str(path)]) == 0, path.read_text()
+        replays.append(json.loads(path.read_text()))
+    return replays
+
+
+PlayMatch = Callable[..., MatchReport]
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def require(condition: bool, what: str) -> None:
+    """Skips the test when ``condition`` is false, or fails it under CI (as tests/conftest.py)."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required under CI=true but is not available")
+    pytest.skip(f"{what} is not available")
