@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("arena.commands.bench", "benchmarks: engine, protocol, match, season, site"),
     "match": ("arena.commands.match", "play a match between bots (sandboxed, over gRPC)"),
     "bot": ("arena.commands.bot", "check a bot against the protocol (compliance suite)"),
+    "worker": ("arena.commands.worker", "run a Celery worker that plays matches"),
+    "season": ("arena.commands.season", "create, run and follow seasons on workers"),
 }
 
 

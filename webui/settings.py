@@ -233,6 +233,8 @@ LOGGING = {
     "loggers": {
         "arena": {"level": os.environ.get("ARENA_LOG_LEVEL", "INFO"), "propagate": True},
         "workers": {"level": os.environ.get("ARENA_LOG_LEVEL", "INFO"), "propagate": True},
+        # The embedded broker has no host name, which kombu finds worth a warning each time.
+        "kombu.connection": {"level": "ERROR"},
     },
 }
 

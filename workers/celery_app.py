@@ -49,6 +49,7 @@ def broker_options() -> tuple[str, dict[str, object]]:
         "data_folder_out": str(queue_dir),
         "processed_folder": str(processed),
         "store_processed": False,
+        "polling_interval": 0.1,  # a folder scan is cheap; idle workers answer within 0.1 s
     }
 
 

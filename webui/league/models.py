@@ -166,6 +166,12 @@ class Season(models.Model):
             for e in self.season_entrants.select_related("version__bot").order_by("number")
         ]
 
+    def planned_matches(self) -> int:
+        """How many matches the whole season will have (league, then knockout)."""
+        n = self.season_entrants.count()
+        league = n * (n - 1) // 2 * (2 if self.double_round_robin else 1)
+        return league + (self.knockout_size - 1 if self.has_knockout else 0)
+
     def progress(self) -> tuple[int, int]:
         """(matches done or void, matches scheduled so far)."""
         matches = Match.objects.filter(round__season=self)

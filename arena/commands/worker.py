@@ -1,0 +1,58 @@
+"""``arena worker``: a Celery worker that plays the arena's matches, with sensible defaults.
+
+It serves the broker the environment configures (``ARENA_BROKER_URL``, or the embedded
+``filesystem://`` broker under ``ARENA_DATA_DIR``), one match per process at a time, with late
+acknowledgement so a killed worker's match is played again. ``--beat`` also runs the periodic
+sweep that finds work lost by a broker restart (run it once per deployment). Django is loaded
+only when this command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``worker`` to the ``arena`` parser."""
+    parser = subparsers.add_parser(
+        "worker",
+        help="run a Celery worker that plays matches",
+        description="Runs a Celery worker for the arena's tasks (validation games, matches, "
+        "results, ratings). Stop it with Ctrl-C (a warm shutdown: the running match finishes).",
+    )
+    parser.add_argument("--concurrency", "-c", type=int, default=None, metavar="N",
+                        help="matches played at once (default: the number of CPUs)")
+    parser.add_argument("--beat", action="store_true",
+                        help="also run the periodic sweep (one per deployment)")
+    parser.add_argument("--loglevel", "-l", default="INFO", help="log level (default INFO)")
+    parser.add_argument("--name", "-n", default=None, help="worker name (default arena@HOST)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Starts the worker in this process; returns when it shuts down."""
+    if args.concurrency is not None and args.concurrency < 1:
+        print(f"error: --concurrency {args.concurrency}: must be at least 1")
+        return 2
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+    from django.conf import settings
+
+    app = importlib.import_module("workers.celery_app").app  # by name: not type-checked here
+
+    argv = [
+        "worker",
+        "--queues", settings.ARENA_QUEUE,
+        "--loglevel", args.loglevel,
+        "--hostname", args.name or "arena@%h",
+        "--pool", "prefork",
+        "--concurrency", str(args.concurrency or os.cpu_count() or 1),
+        "--without-gossip",
+        "--without-mingle",
+    ]
+    if args.beat:
+        argv += ["--beat", "--schedule", str(settings.ARENA_DATA_DIR / "celerybeat-schedule")]
+    app.worker_main(argv)
+    return 0

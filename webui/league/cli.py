@@ -1,0 +1,346 @@
+"""Seasons from the shell: the argument parsers and actions behind ``arena season ...`` and the
+Django management commands (``create_season``, ``run_season``, ``standings``,
+``recompute_ratings``). Output with ``rich`` for people and ``--json`` for machines.
+
+The actions need Django set up (:func:`setup`); the ``arena`` command calls it only when a
+season command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+SYSTEM_USER = "arena"
+
+
+def setup(migrate: bool = True) -> None:
+    """Loads Django with the project's settings and, for the embedded default, migrates."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+    import django
+
+    django.setup()
+    if migrate:
+        from django.core.management import call_command
+
+        call_command("migrate", interactive=False, verbosity=0)
+
+
+def fail(message: str) -> int:
+    """Prints a one-line error and returns the exit status of a user error."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``target=21`` to ``("target", 21)``: values are JSON when they parse, else strings."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"option {text!r}: expected NAME=VALUE")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def resolve_entrant(text: str) -> Any:
+    """A bot version from ``name@N``, a registered bot's name (its newest ready version), a
+    sample bot's name or a bot folder (registered on the way)."""
+    from django.contrib.auth.models import User
+
+    from arena.runner import BotError, BotRef
+
+    from . import services
+    from .models import Bot, BotVersion
+
+    name, at, number = text.partition("@")
+    if at:
+        version = BotVersion.objects.filter(bot__name=name, number=number if number.isdigit()
+                                            else -1).first()
+        if version is None:
+            raise services.LeagueError(f"no bot version {text!r}")
+        return version
+    bot = Bot.objects.filter(name=text).first()
+    if bot is not None and not Path(text).is_dir():
+        version = bot.latest_ready_version()
+        if version is None:
+            raise services.LeagueError(f"bot {text!r} has no validated version")
+        return version
+    try:
+        ref = BotRef.parse(text)
+    except BotError as error:
+        raise services.LeagueError(str(error)) from None
+    if ref.folder is None:
+        raise services.LeagueError(f"{text!r}: give a folder, a sample bot or name@N")
+    owner, _ = User.objects.get_or_create(username=SYSTEM_USER, defaults={"is_staff": True})
+    return services.register_folder_bot(owner, ref.folder, validate=False)
+
+
+# ---- create ------------------------------------------------------------------------------
+
+
+def add_create_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``season create``."""
+    parser.add_argument("name", help="the season's name (unique)")
+    parser.add_argument("--variant", default="scopa", help="a RULES.md preset (default scopa)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a rule option, e.g. --option target=21 (repeatable)")
+    parser.add_argument("--bot", action="append", default=[], required=True, metavar="BOT",
+                        help="an entrant: a sample bot (random, greedy, ismcts), a bot folder, "
+                        "a registered bot, or name@N (repeat, in Berger order)")
+    parser.add_argument("--knockout", type=int, default=0, metavar="N",
+                        help="after the league, a knockout for the top N (default none)")
+    parser.add_argument("--double", action="store_true", help="double round-robin")
+    parser.add_argument("--games", type=int, default=2, metavar="N",
+                        help="games per pairing (default 2: a duplicate set)")
+    parser.add_argument("--move-time", type=int, default=1000, metavar="MS",
+                        help="time per move in ms (default 1000)")
+    parser.add_argument("--bank", type=int, default=30_000, metavar="MS",
+                        help="extra time bank per game in ms (default 30000)")
+    parser.add_argument("--seed", type=int, default=None, help="the season's seed")
+    parser.add_argument("--start", action="store_true", help="start it right away")
+    parser.add_argument("--json", action="store_true", help="print the season as JSON")
+
+
+def create(args: argparse.Namespace) -> int:
+    """``season create``: a draft season (or a started one with ``--start``)."""
+    from . import services
+
+    try:
+        options = dict(parse_option(o) for o in args.option)
+        variant = services.get_variant(args.variant, options)
+        entrants = [resolve_entrant(text) for text in args.bot]
+        season = services.create_season(
+            name=args.name,
+            variant=variant,
+            entrants=entrants,
+            knockout_size=args.knockout,
+            double_round_robin=args.double,
+            games_per_pairing=args.games,
+            move_time_ms=args.move_time,
+            bank_ms=args.bank,
+            seed=args.seed,
+        )
+    except ValueError as error:
+        return fail(str(error))
+    if args.start:
+        services.start_season(season)
+    if args.json:
+        print(json.dumps(season_json(season)))
+    else:
+        print(f"season {season.name!r} created ({season.status}): {variant.label}, "
+              f"{len(entrants)} entrants, {season.planned_matches()} matches")
+    return 0
+
+
+# ---- run -----------------------------------------------------------------------------------
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``season run``."""
+    parser.add_argument("name", help="the season to run (a draft is started)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="local worker processes to start (default: 1 with the embedded "
+                        "broker, 0 with ARENA_BROKER_URL, where running workers serve)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="S",
+                        help="give up after S seconds (default: wait)")
+    parser.add_argument("--json", action="store_true", help="print the final standings as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``season run``: starts the season, local workers if needed, waits with a progress bar."""
+    from django.conf import settings
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from workers.local import LocalWorkers
+
+    from . import services
+    from .models import Season
+
+    season = Season.objects.filter(name=args.name).first()
+    if season is None:
+        return fail(f"no season named {args.name!r}")
+    count = args.workers
+    if count is None:
+        count = 1 if settings.ARENA_EMBEDDED_BROKER else 0
+    if count < 0:
+        return fail(f"--workers {count}: must not be negative")
+    console = Console(stderr=True)
+    workers = None
+    if count:
+        env = {"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)}
+        workers = LocalWorkers(count, env=env, log_dir=Path(settings.ARENA_LOGS_DIR)).start()
+    try:
+        with Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=console, transient=args.json,
+        ) as bar:
+            task = bar.add_task(f"season {season.name}", total=season.planned_matches())
+
+            def progress(done: int, scheduled: int) -> None:
+                bar.update(task, completed=done)
+
+            services.run_season(season, timeout_s=args.timeout, progress=progress)
+    except TimeoutError as error:
+        return fail(str(error))
+    finally:
+        if workers is not None:
+            workers.stop()
+    return show_standings(season, as_json=args.json)
+
+
+# ---- standings, list, ratings ---------------------------------------------------------------
+
+
+def add_standings_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``season standings``."""
+    parser.add_argument("name", help="the season")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def standings(args: argparse.Namespace) -> int:
+    """``season standings``: the table (and the champion once finished)."""
+    from .models import Season
+
+    season = Season.objects.filter(name=args.name).first()
+    if season is None:
+        return fail(f"no season named {args.name!r}")
+    return show_standings(season, as_json=args.json)
+
+
+def season_json(season: Any) -> dict[str, Any]:
+    """A season, its table and its champion, JSON-ready."""
+    from . import services
+
+    done, scheduled = season.progress()
+    champion = services.season_champion(season)
+    return {
+        "name": season.name,
+        "variant": season.variant.slug,
+        "status": season.status,
+        "matches": {"done": done, "scheduled": scheduled, "planned": season.planned_matches()},
+        "champion": champion.label if champion else None,
+        "standings": [
+            {
+                "rank": row.standing.rank,
+                "entrant": row.number,
+                "bot": row.version.label,
+                "played": row.standing.played,
+                "wins": row.standing.wins,
+                "draws": row.standing.draws,
+                "losses": row.standing.losses,
+                "score": row.standing.score,
+                "head_to_head": row.standing.head_to_head,
+                "sonneborn_berger": row.standing.sonneborn_berger,
+                "points_for": row.standing.points_for,
+                "points_against": row.standing.points_against,
+            }
+            for row in services.league_standings(season)
+        ],
+    }
+
+
+def show_standings(season: Any, *, as_json: bool) -> int:
+    """Prints a season's table with rich, or as JSON."""
+    from rich.console import Console
+    from rich.table import Table
+
+    data = season_json(season)
+    if as_json:
+        print(json.dumps(data))
+        return 0
+    table = Table(title=f"{data['name']} ({data['variant']}, {data['status']})")
+    for column in ("#", "bot", "played", "won", "drawn", "lost", "score", "SB", "points"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in data["standings"]:
+        table.add_row(
+            str(row["rank"]), row["bot"], str(row["played"]), str(row["wins"]),
+            str(row["draws"]), str(row["losses"]), f"{row['score']:g}",
+            f"{row['sonneborn_berger']:g}", f"{row['points_for']}-{row['points_against']}",
+        )
+    console = Console()
+    console.print(table)
+    if data["champion"]:
+        console.print(f"champion: [bold]{data['champion']}[/bold]")
+    return 0
+
+
+def add_list_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``season list``."""
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def list_seasons(args: argparse.Namespace) -> int:
+    """``season list``: every season with its status and progress."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .models import Season
+
+    rows = []
+    for season in Season.objects.select_related("variant").order_by("created"):
+        done, _scheduled = season.progress()
+        rows.append({"name": season.name, "variant": season.variant.slug,
+                     "status": season.status, "done": done,
+                     "planned": season.planned_matches()})
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    table = Table(title="seasons")
+    for column in ("name", "variant", "status", "matches"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["name"], row["variant"], row["status"],
+                      f"{row['done']}/{row['planned']}")
+    Console().print(table)
+    return 0
+
+
+def add_recompute_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``recompute_ratings``."""
+    parser.add_argument("--variant", default=None, help="only this variant (slug)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def recompute(args: argparse.Namespace) -> int:
+    """``recompute_ratings``: every rating rebuilt from the results in rating order.
+
+    Prints how many ratings changed by more than 1e-9 (0 when the incremental ratings were
+    right, which they should always be).
+    """
+    from . import services
+    from .models import Rating, Variant
+
+    variant_id = None
+    if args.variant:
+        variant = Variant.objects.filter(slug=args.variant).first()
+        if variant is None:
+            return fail(f"no variant {args.variant!r}")
+        variant_id = variant.pk
+    before = {(r.variant_id, r.key): (r.mu, r.sigma, r.games) for r in Rating.objects.all()}
+    counts = services.recompute_ratings(variant_id)
+    after = {(r.variant_id, r.key): (r.mu, r.sigma, r.games) for r in Rating.objects.all()}
+    changed = sum(
+        1
+        for key in set(before) | set(after)
+        if (variant_id is None or key[0] == variant_id)
+        and (
+            key not in before
+            or key not in after
+            or before[key][2] != after[key][2]
+            or abs(before[key][0] - after[key][0]) > 1e-9
+            or abs(before[key][1] - after[key][1]) > 1e-9
+        )
+    )
+    if args.json:
+        print(json.dumps({"games": counts, "changed": changed}))
+    else:
+        for slug, games in counts.items():
+            print(f"{slug}: {games} games rated")
+        print(f"{changed} rating(s) differed from the incremental ones")
+    return 0
