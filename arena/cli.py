@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("arena.commands.bot", "check a bot against the protocol (compliance suite)"),
     "worker": ("arena.commands.worker", "run a Celery worker that plays matches"),
     "season": ("arena.commands.season", "create, run and follow seasons on workers"),
+    "demo": ("arena.commands.demo", "set up, play a short season of sample bots, serve the site"),
+    "web": ("arena.commands.web", "serve the site at http://127.0.0.1:8000"),
 }
 
 

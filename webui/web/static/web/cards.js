@@ -49,10 +49,9 @@
     return svg;
   }
 
-  // One card as an <svg class="card">; options.small drops the pips for a compact chip.
-  function card(name, options) {
+  // One card as an <svg class="card">.
+  function card(name) {
     const c = parse(name);
-    const opts = options || {};
     const svg = frame("suit-" + c.suit + " rank-" + c.rank + (c.rank >= 8 ? " figure" : ""));
     svg.dataset.card = name;
     const title = el("title", {});
@@ -74,7 +73,7 @@
     if (c.rank === 1) {
       svg.appendChild(use("suit-" + c.suit, 30, 45, 36));
     } else if (c.rank <= 7) {
-      const size = opts.small ? 17 : 15;
+      const size = c.rank <= 4 ? 19 : 16.5;
       for (const [x, y] of PIPS[c.rank]) svg.appendChild(use("suit-" + c.suit, x, y, size));
     } else {
       svg.appendChild(use("fig-" + INDEX[c.rank], 30, 40, 34));

@@ -14,6 +14,15 @@
   const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
                    4: ["bottom", "right", "top", "left"] };
 
+  const svgIcon = (d) => '<svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">' +
+    '<path fill="currentColor" d="' + d + '"/></svg>';
+  const ICONS = {
+    first: svgIcon("M3 2h2v12H3zM14 2v12L6 8z"),
+    last: svgIcon("M11 2h2v12h-2zM2 2v12l8-6z"),
+    play: svgIcon("M4 2v12l10-6z"),
+    pause: svgIcon("M3 2h4v12H3zM9 2h4v12H9z"),
+  };
+
   function h(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const k in attrs || {}) {
@@ -27,7 +36,7 @@
 
   function seconds(ms) {
     if (ms == null) return "–";
-    if (ms < 10000) return (ms / 1000).toFixed(1) + " s";
+    if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
     const s = Math.round(ms / 1000);
     return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }
@@ -52,14 +61,25 @@
       return names.join(" & ") || "side " + side;
     }
 
+    sideShort(side) {
+      const d = this.data;
+      if (!d.partners) return d.players[side];
+      const seats = [];
+      d.side_of.forEach((s, seat) => { if (s === side) seats.push(seat); });
+      return "Seats " + seats.join("+");
+    }
+
     build() {
       const d = this.data;
       this.root.textContent = "";
       this.root.classList.add("viewer");
-      const btn = (act, label, title) =>
-        h("button", { type: "button", class: "v-btn", "data-act": act, title: title,
-                      "aria-label": title, text: label });
-      this.playBtn = btn("play", "▶", "Play / pause (space)");
+      const btn = (act, label, title) => {
+        const b = h("button", { type: "button", class: "v-btn", "data-act": act, title: title,
+                                "aria-label": title });
+        b.innerHTML = ICONS[label] || label;
+        return b;
+      };
+      this.playBtn = btn("play", "play", "Play / pause (space)");
       this.scrub = h("input", { type: "range", min: 0, max: d.frames.length - 1, value: 0,
                                 class: "v-scrub", "aria-label": "Position in the game" });
       this.pos = h("span", { class: "v-pos", "aria-live": "polite" });
@@ -72,13 +92,13 @@
         h("option", { value: "900", text: "Normal", selected: "selected" }),
         h("option", { value: "350", text: "Fast" }));
       const controls = h("div", { class: "v-controls" },
-        btn("first", "⏮", "Start of the game (Home)"),
+        btn("first", "first", "Start of the game (Home)"),
         btn("prevdeal", "«", "Previous deal (Page Up)"),
         btn("prev", "‹", "Back one move (←)"),
         this.playBtn,
         btn("next", "›", "Forward one move (→)"),
         btn("nextdeal", "»", "Next deal (Page Down)"),
-        btn("last", "⏭", "End of the game (End)"));
+        btn("last", "last", "End of the game (End)"));
       controls.querySelector('[data-act="play"]').classList.add("v-play");
       const toolbar = h("div", { class: "v-toolbar" }, controls, this.scrub,
         h("div", { class: "v-options" }, this.pos, this.viewSel, this.speedSel));
@@ -173,7 +193,7 @@
 
     play() {
       if (this.index >= this.data.frames.length - 1) this.go(0);
-      this.playBtn.textContent = "⏸";
+      this.playBtn.innerHTML = ICONS.pause;
       this.playBtn.classList.add("playing");
       this.root.classList.add("is-playing");
       this.timer = setInterval(() => {
@@ -185,7 +205,7 @@
     pause() {
       if (this.timer) clearInterval(this.timer);
       this.timer = null;
-      this.playBtn.textContent = "▶";
+      this.playBtn.innerHTML = ICONS.play;
       this.playBtn.classList.remove("playing");
       this.root.classList.remove("is-playing");
     }
@@ -214,7 +234,7 @@
         s.box.classList.toggle("to-move", f.to_move === seat);
         s.box.classList.toggle("just-moved", !!f.move && f.move.seat === seat);
         s.badge.hidden = f.dealer !== seat;
-        s.clock.textContent = f.clocks[seat] != null ? "⏱ " + seconds(f.clocks[seat]) : "";
+        s.clock.textContent = f.clocks[seat] != null ? "bank " + seconds(f.clocks[seat]) : "";
         s.think.textContent = f.move && f.move.seat === seat && f.move.ms != null
           ? "thought " + f.move.ms + " ms" : "";
         const side = d.side_of[seat];
@@ -291,7 +311,8 @@
       else if (r.forfeit) text = this.sideName(r.forfeit.side) + " forfeit (" +
         r.forfeit.reason + ")" + (d.winner != null ? "; " + this.sideName(d.winner) + " wins."
           : ".");
-      else if (d.winner != null) text = this.sideName(d.winner) + " wins the game.";
+      else if (d.winner != null) text = this.sideName(d.winner) +
+        (d.partners ? " win the game." : " wins the game.");
       else text = "The game is not finished.";
       return h("p", { class: "v-result", text: text });
     }
@@ -301,7 +322,8 @@
       this.score.textContent = "";
       const sides = [...Array(d.sides).keys()];
       const head = h("tr", {}, h("th", { text: "" }),
-        ...sides.map((s) => h("th", { scope: "col", class: "side-" + s, text: this.sideName(s) })));
+        ...sides.map((s) => h("th", { scope: "col", class: "side-" + s, title: this.sideName(s),
+                                      text: this.sideShort(s) })));
       if (!f.score) {
         this.score.append(h("h3", { text: "Game score" }),
           h("table", { class: "v-totals" }, h("thead", {}, head),
@@ -352,8 +374,9 @@
         const li = h("li", { "data-frame": String(i),
           class: (i === this.index ? "current " : "") + (m.scopa ? "scopa " : "") +
                  (d.frames[i].faults.length ? "fault" : "") },
-          h("span", { class: "v-log-seat side-" + m.seat % Math.max(1, d.sides),
-                      text: String(m.seat) }),
+          h("span", { class: "v-log-no", text: String(d.frames[i].step) }),
+          h("span", { class: "v-log-seat side-" + d.side_of[m.seat], text: String(m.seat),
+                      title: "seat " + m.seat }),
           " " + m.card + (m.capture.length ? " × " + m.capture.join("+") : "") +
           (m.scopa ? " ★" : ""));
         this.log.append(li);

@@ -1,0 +1,146 @@
+"""``arena demo``: the whole platform on one machine, in one command.
+
+On a fresh checkout with nothing but Python: SQLite in ``var/`` (or ``--data-dir``), the
+embedded broker and local worker processes (no Redis, no PostgreSQL), the sample bots
+registered, a short season played with a progress bar, its standings printed, then the site
+served at http://127.0.0.1:8000 to browse it. ``--no-serve`` stops after the standings.
+Environment variables (``ARENA_DATABASE_URL``, ``ARENA_BROKER_URL``...) still win.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.commands.web import add_serve_arguments, check_port, local_defaults, prepare, serve
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_bots"
+DEFAULT_BOTS = ("random", "greedy", "ismcts")
+DEMO_USER = "demo"
+
+
+def register(subparsers: Any) -> None:
+    """Adds ``arena demo`` to the ``arena`` parser."""
+    parser = subparsers.add_parser(
+        "demo",
+        help="set everything up, play a short season between the sample bots, serve the site",
+        description="One command on a fresh machine: SQLite and local workers (no servers "
+        "needed), the sample bots registered, a short season played with a progress bar, its "
+        "standings printed, and the site served at http://127.0.0.1:8000 to browse it.",
+    )
+    parser.add_argument("--bots", nargs="+", default=list(DEFAULT_BOTS), metavar="BOT",
+                        help="sample bots (or bot folders) to enter "
+                        f"(default: {' '.join(DEFAULT_BOTS)})")
+    parser.add_argument("--variant", default="scopa", help="the variant (default scopa)")
+    parser.add_argument("--games", type=int, default=2, metavar="N",
+                        help="games per pairing (default 2: one duplicate set)")
+    parser.add_argument("--knockout", type=int, default=None, metavar="N",
+                        help="a knockout for the top N after the league (default: the top "
+                        "2 play a final when there are 3 or more bots; 0 for none)")
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help="where the database, bots and logs go (default: ARENA_DATA_DIR, "
+                        "else var/ in the checkout)")
+    parser.add_argument("--timeout", type=float, default=900.0, metavar="S",
+                        help="give up on the season after S seconds (default 900)")
+    parser.add_argument("--no-serve", action="store_true",
+                        help="stop after printing the standings")
+    add_serve_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _season_name() -> str:
+    from webui.league.models import Season
+
+    n = Season.objects.filter(name__startswith="Demo season").count() + 1
+    while Season.objects.filter(name=f"Demo season {n}").exists():
+        n += 1
+    return f"Demo season {n}"
+
+
+def _demo_user() -> tuple[Any, str | None]:
+    """The demo's staff account; its password is made (and printed) once, when it is new."""
+    from django.contrib.auth.models import User
+
+    user = User.objects.filter(username=DEMO_USER).first()
+    if user is not None:
+        return user, None
+    password = secrets.token_urlsafe(9)
+    user = User.objects.create_user(DEMO_USER, password=password, is_staff=True)
+    return user, password
+
+
+def run(args: argparse.Namespace) -> int:
+    """``arena demo``."""
+    if args.games < 1:
+        return _fail(f"--games {args.games}: at least 1")
+    if len(args.bots) < 2:
+        return _fail("--bots: a season needs at least 2 bots")
+    if len(set(args.bots)) != len(args.bots):
+        return _fail("--bots: a bot is listed twice")
+    knockout = args.knockout
+    if knockout is None:
+        knockout = 2 if len(args.bots) >= 3 else 0
+    if knockout and not 2 <= knockout <= len(args.bots):
+        return _fail(f"--knockout {knockout}: between 2 and {len(args.bots)}, or 0")
+    if not args.no_serve:
+        problem = check_port(args.host, args.port)
+        if problem:
+            return _fail(problem)
+    if args.data_dir:
+        os.environ["ARENA_DATA_DIR"] = str(Path(args.data_dir).resolve())
+    local_defaults()
+
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    console.print("[bold]Scopa Arena demo[/bold]: setting up (database, static files)…")
+    prepare()
+
+    from django.conf import settings
+
+    from webui.league import cli, services
+
+    user, password = _demo_user()
+    entrants = []
+    for name in args.bots:
+        folder = Path(name) if Path(name).is_dir() else SAMPLES / name
+        if not (folder / "bot.toml").is_file():
+            return _fail(f"bot {name!r}: not a sample bot ({', '.join(DEFAULT_BOTS)}) "
+                         "nor a folder with a bot.toml")
+        try:
+            entrants.append(services.register_folder_bot(user, folder, validate=False))
+        except services.LeagueError as error:
+            return _fail(str(error))
+    try:
+        variant = services.get_variant(args.variant)
+        season = services.create_season(
+            name=_season_name(), variant=variant, entrants=entrants, knockout_size=knockout,
+            games_per_pairing=args.games, created_by=user,
+        )
+    except services.LeagueError as error:
+        return _fail(str(error))
+    console.print(f"Bots: {', '.join(v.label for v in entrants)}. Playing "
+                  f"[bold]{season.name}[/bold] ({variant.label}, {season.planned_matches()} "
+                  f"matches) on local workers; data in {settings.ARENA_DATA_DIR}")
+    status = cli.run(argparse.Namespace(name=season.name, workers=2, timeout=args.timeout,
+                                        json=False))
+    if status != 0:
+        return status
+    if args.no_serve:
+        return 0
+    console.print(f"Browse the season, the leaderboard and every replay at "
+                  f"[bold]http://{args.host}:{args.port}/seasons/{season.pk}/[/bold]")
+    if password:
+        console.print(f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{password}[/bold] (staff) "
+                      "to submit bots and run seasons; this password is shown only once.")
+    return serve(args.host, args.port, args.workers)
