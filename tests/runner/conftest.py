@@ -12,6 +12,7 @@ from arena.runner import BotRef, MatchReport, MatchSpec, run_match
 # The test bots are programs the runner starts, not modules for pytest to import.
 collect_ignore_glob = ["bots/*"]
 
+
 @pytest.fixture
 def play_hostile(bwrap: str, tmp_path: Path) -> PlayMatch:
     """Plays a short sandboxed match (one duplicate set) of a test bot against ``random``."""

@@ -1,0 +1,73 @@
+"""Every pair of sample bots plays a short match through ``arena match``, in real processes over
+the real protocol, and every replay it writes passes ``arena replay verify``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from runner_helpers import require, verify_replays
+
+from arena.runner.bots import SAMPLE_BOTS
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
+SAMPLES = ["random", "greedy", "ismcts", "js-random"]
+PAIRS = list(itertools.combinations(SAMPLES, 2))
+
+
+@pytest.mark.parametrize("variant", ["scopa", "scopone"])
+@pytest.mark.parametrize(("first", "second"), PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
+def test_sample_bots_play_a_match_whose_replays_verify(
+    bwrap: str, tmp_path: Path, variant: str, first: str, second: str
+) -> None:
+    if "js-random" in (first, second):
+        require(shutil.which("node") is not None, "node")
+        require((SAMPLE_BOTS / "js-random" / "node_modules").is_dir(), "js-random's packages")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "match",
+            first,
+            second,
+            "--variant",
+            variant,
+            "--games",
+            "2",
+            "--seed",
+            "7",
+            "--move-time",
+            "80",  # the search bot thinks for half of it
+            "--json",
+            "--replays",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["entrants"] == [f"{first}@1.0.0", f"{second}@1.0.0"]
+    assert report["sandboxed"] == [True, True]
+    games = report["games"]
+    assert len(games) == 2
+    # One duplicate set: the same decks, the entrants' seats swapped.
+    assert games[0]["seed"] == games[1]["seed"]
+    assert games[0]["seats"] == [1 - e for e in games[1]["seats"]]
+    for game in games:
+        assert game["void"] is None
+        # Clock faults may happen on a busy machine; anything else is a bug.
+        assert {fault["kind"] for fault in game["faults"]} <= {"timeout"}, game["faults"]
+    replays = verify_replays(tmp_path)
+    assert replays[0]["deals"][0]["deck"] == replays[1]["deals"][0]["deck"]
+    summary = report["summary"]
+    assert sum(line["wins"] + line["draws"] for line in summary) >= 2
