@@ -1,0 +1,271 @@
+"""The runner's parts one by one: statistics, BOT arguments, seating, the sandbox's command,
+bad input to ``arena match``, remote bots, void games, and a machine without bubblewrap."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from runner_helpers import BOTS, verify_replays
+
+from arena.cli import main as arena_main
+from arena.engine import rules_for
+from arena.runner import BotError, BotRef, Limits, MatchError, MatchSpec, run_match
+from arena.runner.match import check_spec, seating, set_seed
+from arena.runner.sandbox import launch_command
+from arena.runner.stats import EloEstimate, likelihood_of_superiority
+
+# ---- statistics ---------------------------------------------------------------------------
+
+
+def test_elo_error_and_los_match_the_cutechess_formulas() -> None:
+    estimate = EloEstimate.from_counts(wins=45, losses=35, draws=20)
+    assert estimate.score == pytest.approx(0.55)
+    assert estimate.elo == pytest.approx(34.86, abs=0.01)
+    assert estimate.error == pytest.approx(61.80, abs=0.01)
+    assert estimate.los == pytest.approx(0.8682, abs=0.0001)
+    assert estimate.describe() == ("Elo difference: +34.9 +/- 61.8, LOS: 86.8 %, DrawRatio: 20.0 %")
+
+
+def test_a_clean_sweep_has_an_infinite_elo_difference_and_no_error_margin() -> None:
+    estimate = EloEstimate.from_counts(wins=4, losses=0, draws=0)
+    assert math.isinf(estimate.elo) and math.isinf(estimate.error)
+    assert "+inf +/- inf" in estimate.describe()
+
+
+def test_los_is_one_half_when_wins_equal_losses() -> None:
+    assert likelihood_of_superiority(10, 10) == 0.5
+    assert likelihood_of_superiority(0, 0) == 0.5
+
+
+# ---- bots and specs -------------------------------------------------------------------------
+
+
+def test_a_sample_bot_name_resolves_to_its_trusted_folder() -> None:
+    bot = BotRef.parse("greedy")
+    assert bot.trusted and bot.label == "greedy@1.0.0" and bot.manifest is not None
+    assert bot.manifest.command == ("python", "bot.py")
+
+
+def test_a_test_bot_folder_is_not_trusted() -> None:
+    assert not BotRef.parse(str(BOTS / "late")).trusted
+
+
+def test_a_grpc_address_is_a_remote_bot() -> None:
+    bot = BotRef.parse("grpc://127.0.0.1:50051")
+    assert bot.is_remote and bot.address == "127.0.0.1:50051"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("no-such-bot", "unknown bot 'no-such-bot'"),
+        ("grpc://nowhere", "expected grpc://HOST:PORT"),
+        ("grpc://host:99999", "expected grpc://HOST:PORT"),
+        ("./missing/folder", "no such folder"),
+    ],
+)
+def test_it_rejects_bad_bot_arguments(text: str, message: str) -> None:
+    with pytest.raises(BotError, match=message):
+        BotRef.parse(text)
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        ('version = "1"\ncommand = ["python", "bot.py"]\n', "'name' must be"),
+        ('name = "Bad Name"\nversion = "1"\ncommand = ["x"]\n', "must match"),
+        ('name = "ok"\nversion = "1"\ncommand = []\n', "'command' must be"),
+        ('name = "ok"\nversion = "1"\ncommand = ["x"]\nvariants = "scopa"\n', "'variants'"),
+        ("name = ", "cannot read it"),
+    ],
+)
+def test_it_rejects_bad_manifests(tmp_path: Path, manifest: str, message: str) -> None:
+    (tmp_path / "bot.toml").write_text(manifest)
+    with pytest.raises(BotError, match=message):
+        BotRef.parse(str(tmp_path))
+
+
+def test_a_folder_without_a_manifest_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(BotError, match=r"no bot\.toml"):
+        BotRef.parse(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("variant", "bots", "message"),
+    [
+        ("scopa", ["random"], "takes 2 bots, got 1"),
+        ("scopa", ["random"] * 3, "takes 2 bots, got 3"),
+        ("scopone", ["random"] * 3, "takes 2 or 4 bots, got 3"),
+        ("nope", ["random"] * 2, "unknown variant"),
+    ],
+)
+def test_it_rejects_impossible_matches(variant: str, bots: list[str], message: str) -> None:
+    spec = MatchSpec([BotRef.parse(b) for b in bots], variant)
+    with pytest.raises(MatchError, match=message):
+        check_spec(spec)
+
+
+def test_games_and_clocks_must_be_positive() -> None:
+    bots = [BotRef.parse("random"), BotRef.parse("random")]
+    with pytest.raises(MatchError, match="--games"):
+        check_spec(MatchSpec(bots, "scopa", games=0))
+    with pytest.raises(MatchError, match="--move-time"):
+        check_spec(MatchSpec(bots, "scopa", move_time_ms=0))
+
+
+def test_four_entrants_rotate_round_the_table_keeping_partners() -> None:
+    rules = rules_for("scopone")
+    rotations = [seating(rules, 4, r) for r in range(4)]
+    assert rotations == [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
+    for seats in rotations:  # entrants 0 and 2 always sit on the same side
+        assert rules.side_of(seats.index(0)) == rules.side_of(seats.index(2))
+
+
+def test_set_seeds_are_stable_and_distinct() -> None:
+    assert set_seed(1, 0) == set_seed(1, 0)
+    assert len({set_seed(1, i) for i in range(100)}) == 100
+
+
+# ---- the sandbox's command ------------------------------------------------------------------
+
+
+def test_the_sandbox_binds_only_what_the_bot_needs(bwrap: str, tmp_path: Path) -> None:
+    seat_dir = tmp_path / "seat"
+    seat_dir.mkdir()
+    folder = BOTS / "late"
+    plan = launch_command(
+        ["python", "bot.py"], folder, seat_dir, Limits(), sandbox=True, python=True
+    )
+    argv = plan.argv
+    binds = [
+        (argv[i], argv[i + 1], argv[i + 2])
+        for i in range(len(argv) - 2)
+        if argv[i] in {"--bind", "--ro-bind"}
+    ]
+    sources = {source for _, source, _ in binds}
+    assert "/" not in sources
+    assert not any(s.startswith(("/var", "/run", "/home")) for s in sources)
+    assert ("--ro-bind", str(folder), "/bot") in binds
+    assert ("--bind", str(seat_dir), "/sock") in binds
+    writable = [source for kind, source, _ in binds if kind == "--bind"]
+    assert writable == [str(seat_dir)]
+    for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent"):
+        assert flag in argv
+    assert argv[0] == "prlimit" and "--nproc=128" in argv
+    assert plan.bind_address == "unix:///sock/bot.sock"
+    assert plan.connect_address == f"unix://{seat_dir}/bot.sock"
+
+
+# ---- arena match: bad input -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["random"], "two to four bots"),
+        (["random", "nobody"], "unknown bot 'nobody'"),
+        (["random", "greedy", "--variant", "tresette"], "unknown variant 'tresette'"),
+        (["random", "greedy", "--games", "0"], "--games must be at least 1"),
+        (["random", "greedy", "--option", "target"], "expected NAME=VALUE"),
+        (["random", "greedy", "--option", "bogus=1"], "bogus"),
+    ],
+)
+def test_arena_match_rejects_bad_input_with_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    assert arena_main(["match", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# ---- remote bots, void games, machines without bubblewrap ------------------------------------
+
+
+def test_a_bot_run_by_its_author_plays_over_grpc(tmp_path: Path) -> None:
+    from arena.sdk.server import create_server
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "greedy"))
+    try:
+        from bot import GreedyBot  # the sample bot's module, served here in-process
+    finally:
+        sys.path.pop(0)
+    server, address = create_server(GreedyBot(), "127.0.0.1:0")
+    try:
+        spec = MatchSpec(
+            [BotRef.parse(f"grpc://{address}"), BotRef.parse("random")],
+            "scopa",
+            games=2,
+            seed=2,
+            replays_dir=tmp_path,
+        )
+        report = run_match(spec)
+    finally:
+        server.stop(grace=None)
+    assert report.labels[0] == "greedy@1.0.0"  # from Describe
+    assert report.sandboxed == [False, True]
+    assert all(game.faults == [] and game.void is None for game in report.games)
+    assert verify_replays(tmp_path)[0]["players"].count("greedy@1.0.0") == 1
+
+
+def test_a_game_the_host_cannot_start_is_void(
+    bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No folder for the bots' sockets: the host's failure, not the bots'.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    spec = MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2)
+    report = run_match(spec)
+    assert [game.void is not None for game in report.games] == [True, True]
+    assert "socket" in (report.games[0].void or "")
+    assert report.games[0].replay["void"] == report.games[0].void
+    lines = report.summary()
+    assert [(line.games, line.void, line.wins, line.losses) for line in lines] == [
+        (0, 2, 0, 0),
+        (0, 2, 0, 0),
+    ]
+
+
+def _path_without_bwrap(tmp_path: Path) -> str:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for tool in ("prlimit",):
+        os.symlink(f"/usr/bin/{tool}", folder / tool)
+    return str(folder)
+
+
+def test_without_bubblewrap_an_untrusted_bot_is_refused(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": _path_without_bwrap(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", str(BOTS / "late"), "random"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "bubblewrap (bwrap) is not available" in done.stderr
+    assert "--unsafe-no-sandbox" in done.stderr
+
+
+def test_without_bubblewrap_sample_bots_run_with_limits_only(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": _path_without_bwrap(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", "random", "greedy", "--games", "2", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["sandboxed"] == [False, False]
+    assert all(game["void"] is None and not game["faults"] for game in report["games"])
