@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any
 
 from hypothesis import HealthCheck, settings
 
-from arena.engine import Deal, Move, parse_cards, parse_move, rules_for
+from arena.engine import Deal, Move, parse_cards, parse_move, rank_of, rules_for
 
 
 def position(variant: str, hands: list[str], table: str, *, dealer: int | None = None,
@@ -31,5 +32,31 @@ def moves_of(deal: Deal, card: str) -> list[str]:
 
 
 # Moderate example counts: the whole engine folder runs in well under a minute.
-PROPERTY = settings(max_examples=30, deadline=None,
+PROPERTY = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
+
+
+def brute_force_moves(deal: Deal) -> list[Move]:
+    """The legal moves by RULES.md read literally: every subset of the table, tried in turn."""
+    rules = deal.rules
+    table = deal.table
+    subsets = [s for k in range(1, len(table) + 1) for s in combinations(table, k)]
+    moves: list[Move] = []
+    for card in deal.hands[deal.to_move]:
+        value = rank_of(card)
+        aces = [(c,) for c in table if rank_of(c) == 1]
+        if rules.assi and value == 1:
+            if not table:
+                caps: list[tuple[int, ...]] = [()]
+            elif aces and rules.assi_ace_takes_ace:
+                caps = list(aces)
+            else:
+                caps = [tuple(table)]
+        elif rules.quindici:
+            caps = [s for s in subsets if sum(rank_of(c) for c in s) + value == 15] or [()]
+        else:
+            caps = [s for s in subsets if len(s) == 1 and rank_of(s[0]) == value]
+            caps = caps or [s for s in subsets
+                            if len(s) > 1 and sum(rank_of(c) for c in s) == value] or [()]
+        moves.extend(Move(card, cap) for cap in sorted(tuple(sorted(c)) for c in caps))
+    return moves
