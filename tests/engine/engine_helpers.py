@@ -32,7 +32,7 @@ def moves_of(deal: Deal, card: str) -> list[str]:
 
 
 # Moderate example counts: the whole engine folder runs in well under a minute.
-PROPERTY = settings(max_examples=60, deadline=None,
+PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
