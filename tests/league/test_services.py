@@ -6,8 +6,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, fake_report
 from django.utils import timezone
+from league_helpers import SAMPLES, fake_report
 
 from arena.rating import Ladder, RatedGame
 from webui.league import services

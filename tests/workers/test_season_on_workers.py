@@ -1,0 +1,211 @@
+"""Seasons played by real Celery worker processes on Redis and PostgreSQL, and their failures.
+
+Short games (target 1: about one deal) keep each season to seconds. Every test checks that
+each match is recorded exactly once, whatever happened to the workers or the broker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.engine.replay import verify_replay
+from arena.rating import Ladder, RatedGame
+from arena.scheduling import GameResult, standings
+
+pytestmark = [pytest.mark.services, pytest.mark.slow]
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
+SHORT = {"target": 1}
+
+
+def register(names: list[str]) -> list[Any]:
+    from django.contrib.auth.models import User
+
+    from webui.league import services
+
+    owner, _ = User.objects.get_or_create(username="arena")
+    return [services.register_folder_bot(owner, SAMPLES / name) for name in names]
+
+
+def new_season(name: str, bots: list[str], **kwargs: Any) -> Any:
+    from webui.league import services
+
+    defaults: dict[str, Any] = {"games_per_pairing": 2, "move_time_ms": 1000, "bank_ms": 10_000}
+    return services.create_season(
+        name=name,
+        variant=services.get_variant("scopa", SHORT),
+        entrants=register(bots),
+        seed=11,
+        **{**defaults, **kwargs},
+    )
+
+
+def run(season: Any, live: Any, timeout_s: float = 150.0) -> None:
+    from webui.league import services
+
+    try:
+        services.run_season(season, timeout_s=timeout_s, sweep_every_s=1.0, grace_s=5.0)
+    except TimeoutError as error:
+        raise AssertionError(f"{error}\n--- worker logs ---\n{live.logs()}") from None
+
+
+def assert_recorded_once(season: Any) -> None:
+    """Every match done, with exactly its planned games, each index once."""
+    from webui.league.models import Game, Match
+
+    matches = list(Match.objects.filter(season=season))
+    assert matches and all(m.status == "done" for m in matches), [
+        (m.pairing, m.status, m.error) for m in matches
+    ]
+    for match in matches:
+        indexes = sorted(Game.objects.filter(match=match).values_list("index", flat=True))
+        assert indexes == list(range(match.games_planned)), (match.pairing, indexes)
+    assert season.planned_matches() == len(matches)
+
+
+def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_replays(
+    live: Any,
+) -> None:
+    from webui.league import services
+    from webui.league.models import Game, Rating, SeasonEntrant
+
+    season = new_season("four", ["random", "greedy", "ismcts", "js-random"], knockout_size=2)
+    live.workers(2)
+    run(season, live)
+    season.refresh_from_db()
+    assert season.status == "finished"
+    assert_recorded_once(season)
+
+    # Every replay re-plays to the recorded result.
+    number_of = {e.version_id: e.number for e in SeasonEntrant.objects.filter(season=season)}
+    league_results = []
+    games = list(Game.objects.filter(match__season=season).select_related("match__round"))
+    assert len(games) == (6 + 1) * 2
+    for game in games:
+        report = verify_replay(game.replay)
+        assert report["ok"], report.get("error")
+        assert report["winner"] == game.winner_side
+        assert report["totals"] == game.totals
+        if game.match.round.phase == "league":
+            league_results.append(
+                GameResult(
+                    tuple(number_of[game.players[side]] for side in range(2)),
+                    report["winner"],
+                    tuple(report["totals"]),
+                )
+            )
+    # The standings are what the replays say.
+    expected = standings(number_of.values(), league_results)
+    table = services.league_standings(season)
+    assert [(r.number, r.standing.score) for r in table] == [
+        (s.entrant, s.score) for s in expected
+    ]
+    # The champion won the final.
+    final = season.rounds.order_by("-number").first()
+    assert final.phase == "knockout"
+    assert services.season_champion(season) == final.matches.get().winner
+
+    # The ratings are the replays' winners rated in rating order...
+    ordered = Game.objects.filter(variant=season.variant, void="").order_by("rating_seq")
+    assert [g.rating_seq for g in ordered] == list(range(1, len(games) + 1))
+    ladder = Ladder()
+    for game in ordered:
+        winner = verify_replay(game.replay)["winner"]
+        ladder.rate(RatedGame(((game.players[0],), (game.players[1],)), winner))
+    stored = {r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.filter(
+        variant=season.variant)}
+    assert stored == {k: (e.mu, e.sigma, e.games) for k, e in ladder.entries.items()}
+    # ... and recomputing them from scratch gives the same numbers.
+    services.recompute_ratings(season.variant_id)
+    assert {
+        r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.filter(variant=season.variant)
+    } == stored
+
+
+def wait_for(predicate: Any, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.1)
+
+
+def test_a_worker_killed_mid_match_has_its_match_played_again_and_counted_once(
+    live: Any,
+) -> None:
+    from webui.league.models import Game, Match
+
+    season = new_season("killed", ["ismcts", "greedy"], games_per_pairing=4)
+    from webui.league import services
+
+    services.start_season(season)
+    first = live.workers(1)
+    match = Match.objects.get(season=season)
+    wait_for(lambda: Match.objects.get(pk=match.pk).status == "running", 60, "a claim")
+    time.sleep(1.0)  # in the middle of the first games
+    first.kill(first.processes[0], signal.SIGKILL)
+    victim = Match.objects.get(pk=match.pk)
+    assert victim.status == "running" and victim.attempts == 1
+    assert not Game.objects.filter(match=match).exists()
+    live.workers(1)
+    run(season, live)
+    match.refresh_from_db()
+    assert match.status == "done"
+    assert match.attempts == 2
+    assert match.claimed_by != victim.claimed_by
+    assert_recorded_once(season)
+
+
+def redis_restart() -> None:
+    """Shuts Redis down without saving (its queues are lost) and starts it again."""
+    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"],
+                   capture_output=True, timeout=10)
+    time.sleep(0.5)
+    subprocess.run(
+        ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "--port", "6379",
+         "--save", "", "--appendonly", "no"],
+        check=True, capture_output=True, timeout=10,
+    )
+    for _ in range(100):
+        ping = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"],
+                              capture_output=True, text=True, timeout=5)
+        if ping.stdout.strip() == "PONG":
+            return
+        time.sleep(0.1)
+    raise AssertionError("Redis did not come back")
+
+
+def test_a_season_finishes_across_a_redis_restart(live: Any) -> None:
+    from webui.league import services
+    from webui.league.models import Match
+
+    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
+        pytest.skip("redis-server and redis-cli are needed to restart Redis")
+    season = new_season("restart", ["random", "greedy", "ismcts", "js-random"])
+    services.start_season(season)
+    live.workers(2)
+    wait_for(
+        lambda: Match.objects.filter(season=season, status="done").exists(), 90, "a result"
+    )
+    try:
+        redis_restart()
+    finally:  # never leave the machine without its Redis
+        ping = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"],
+                              capture_output=True, text=True, timeout=5)
+        if ping.stdout.strip() != "PONG":
+            with contextlib.suppress(Exception):
+                subprocess.run(["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1",
+                                "--port", "6379", "--save", "", "--appendonly", "no"],
+                               capture_output=True, timeout=10)
+    run(season, live)
+    season.refresh_from_db()
+    assert season.status == "finished"
+    assert_recorded_once(season)
