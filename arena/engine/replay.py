@@ -421,6 +421,12 @@ def write_replay(data: Mapping[str, Any]) -> str:
 # Recording
 
 
+def _dealt_from(deal: Deal, deck: Sequence[Card]) -> bool:
+    """Whether ``deal`` is what ``deck`` deals (so the replay may give the deck)."""
+    fresh = Deal.from_deck(deal.rules, deal.dealer, deck)
+    return (fresh.hands, fresh.table, fresh.stock) == (deal.hands, deal.table, deal.stock)
+
+
 class ReplayRecorder:
     """Builds the replay of a game while it is played.
 
@@ -459,13 +465,15 @@ class ReplayRecorder:
     def start_deal(self, game: Game | None, deal: Deal) -> None:
         """Records a deal about to be played: the game's deck, or else the deal's cards."""
         entry: dict[str, Any] = {"dealer": deal.dealer}
-        if game is not None and game.current_deck is not None and not deal.history:
+        if deal.history:
+            raise EngineError("start_deal needs a deal before its first move")
+        if game is not None and game.current_deck is not None and _dealt_from(
+            deal, game.current_deck
+        ):
             if game.thrown_in:
                 entry["thrown_in"] = [[card_name(c) for c in d] for d in game.thrown_in]
             entry["deck"] = [card_name(c) for c in game.current_deck]
         else:
-            if deal.history:
-                raise EngineError("start_deal needs a deal before its first move")
             entry["hands"] = [[card_name(c) for c in hand] for hand in deal.hands]
             entry["table"] = [card_name(c) for c in deal.table]
             if deal.rules.layout == "scopa":

@@ -281,3 +281,21 @@ def test_the_commands_never_print_a_traceback(tmp_path: Path) -> None:
                                   capture_output=True, text=True, timeout=60)
             assert done.returncode == 1, done
             assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_deal_the_game_did_not_deal_is_recorded_by_its_hands() -> None:
+    rules = rules_for("scopone")
+    game = Game(rules, 3)
+    game.new_deal()  # the game's own deck is not what is played below
+    deal = game.prepare(Deal.from_deck(rules, game.dealer, Game.deck_for(99, 0)))
+    recorder = ReplayRecorder(rules, 3, ["a", "b", "c", "d"])
+    recorder.start_deal(game, deal)
+    assert "deck" not in recorder.data["deals"][0]
+    assert len(recorder.data["deals"][0]["hands"][0]) == 9
+    while not deal.is_over():
+        seat, move = deal.to_move, deal.legal_moves()[0]
+        deal.apply(move)
+        recorder.record_move(seat, move)
+    game.finish_deal(deal)
+    report = verify_replay(read_replay(write_replay(recorder.finish(game))))
+    assert report["ok"] and report["totals"] == game.totals
