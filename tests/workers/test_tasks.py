@@ -1,0 +1,125 @@
+"""Each task run twice counts once: the task bodies called in this process, with the real runner
+and the sample bots (trusted, so no sandbox is needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
+
+
+@pytest.fixture
+def owner(db: Any) -> Any:
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("owner")
+
+
+def short_season(owner: Any) -> Any:
+    from webui.league import services
+
+    entrants = [
+        services.register_folder_bot(owner, SAMPLES / name) for name in ("random", "greedy")
+    ]
+    season = services.create_season(
+        name="tasks", variant=services.get_variant("scopa", {"target": 1}), entrants=entrants,
+        games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=5,
+    )
+    services.start_season(season)
+    return season
+
+
+def test_play_match_twice_plays_and_records_once(owner: Any) -> None:
+    from webui.league.models import Game, Match
+    from workers import tasks
+
+    season = short_season(owner)
+    match = Match.objects.get(season=season)
+    assert tasks.play_match.run(match.pk) == f"match {match.pk}: recorded"
+    assert tasks.play_match.run(match.pk) == f"match {match.pk}: done, nothing to do"
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == ("done", 1)
+    games = Game.objects.filter(match=match)
+    assert games.count() == 2
+    assert all(g.replay["players"] for g in games)
+    assert {tuple(g.seats) for g in games} == {(0, 1), (1, 0)}  # seats swapped
+
+
+def test_record_match_refuses_a_stale_token_and_a_second_recording(owner: Any) -> None:
+    from webui.league import services
+    from webui.league.models import Game, Match
+    from workers import tasks
+
+    season = short_season(owner)
+    match = Match.objects.get(season=season)
+    claim = services.claim_match(match.pk)
+    assert claim is not None
+    from arena.runner import run_match
+
+    report = tasks.report_to_json(run_match(tasks.match_spec(match)))
+    assert not tasks.record_match.run(match.pk, "not-the-token", report)
+    assert tasks.record_match.run(match.pk, claim.token, report)
+    assert not tasks.record_match.run(match.pk, claim.token, report)
+    assert Game.objects.filter(match=match).count() == 2
+
+
+def test_schedule_round_and_update_ratings_twice_change_nothing_more(owner: Any) -> None:
+    from webui.league.models import Match, RatingHistory, Round
+    from workers import tasks
+
+    season = short_season(owner)
+    match = Match.objects.get(season=season)
+    tasks.play_match.run(match.pk)
+    assert tasks.update_ratings.run(season.variant_id) == 2
+    assert tasks.update_ratings.run(season.variant_id) == 0
+    assert RatingHistory.objects.count() == 4
+    assert tasks.schedule_round.run(season.pk) is None  # two entrants: one round, then done
+    assert tasks.schedule_round.run(season.pk) is None
+    season.refresh_from_db()
+    assert season.status == "finished"
+    assert Round.objects.filter(season=season).count() == 1
+
+
+def test_validate_version_twice_validates_once(owner: Any) -> None:
+    from webui.league import services
+    from webui.league.models import BotVersion
+    from workers import tasks
+
+    bot = services.create_bot(owner, "candidate")
+    version, _ = services.register_version(
+        bot, sha256="d" * 64, manifest={"name": "greedy", "variants": ["*"]},
+        source_dir=str(SAMPLES / "greedy"),
+    )
+    assert tasks.validate_version.run(version.pk) == f"version {version.pk}: ready"
+    assert tasks.validate_version.run(version.pk) == f"version {version.pk}: nothing to do"
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.READY
+    assert version.validation_replay is not None
+    assert version.validated is not None
+
+
+def test_a_version_that_cannot_start_fails_validation_with_a_reason(owner: Any,
+                                                                    tmp_path: Path) -> None:
+    from webui.league import services
+    from webui.league.models import BotVersion
+    from workers import tasks
+
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "broken"\nversion = "1"\nauthor = "t"\n'
+        'command = ["python", "-c", "raise SystemExit(3)"]\n'
+    )
+    bot = services.create_bot(owner, "broken")
+    version, _ = services.register_version(
+        bot, sha256="e" * 64, manifest={"name": "broken"}, source_dir=str(folder)
+    )
+    result = tasks.validate_version.run(version.pk)
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.FAILED, result
+    assert version.status_reason
