@@ -25,6 +25,10 @@ The same code runs on one laptop and on a fleet; the environment chooses:
 ``ARENA_DATA_DIR``
     Where bot archives, unpacked bots, the embedded broker, logs and the default database live.
     Default: ``var/`` in the checkout.
+``ARENA_STATIC_ROOT``
+    Where ``collectstatic`` puts the site's static files (default ``$ARENA_DATA_DIR/static``).
+``ARENA_LOG_LEVEL``
+    The level of the arena's own loggers (default ``INFO``).
 ``ARENA_QUEUE``
     The name of the task queue (default ``arena``): deployments sharing one Redis keep apart.
 ``ARENA_SANDBOX``
@@ -191,7 +195,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT = Path(os.environ.get("ARENA_STATIC_ROOT") or DATA_DIR / "static")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
