@@ -193,7 +193,8 @@ def _read_zip(data: bytes) -> list[BotFile]:
             raise ArchiveError(f"{path!r} is a link; links are not allowed")
         if info.is_dir():
             continue
-        if mode and not stat.S_ISREG(mode):
+        kind = stat.S_IFMT(mode)
+        if kind and kind != stat.S_IFREG:  # zips from some tools carry no file type: regular
             raise ArchiveError(f"{path!r} is not a regular file")
         if info.file_size > MAX_UNPACKED_BYTES:
             raise ArchiveError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")

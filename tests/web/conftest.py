@@ -1,0 +1,79 @@
+"""Fixtures of the site tests: three actors (a bot's owner, another user, staff), their API
+tokens, and a season played through the league's services with engine-played games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_bots"
+
+
+@pytest.fixture(autouse=True)
+def fast_passwords(settings: Any) -> None:
+    """Password hashing made cheap: the tests create users, not attack them."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+
+
+@pytest.fixture
+def users(db: Any) -> dict[str, Any]:
+    """``owner`` (owns bot ``my-bot``), ``other`` (a user) and ``staff``."""
+    from django.contrib.auth.models import User
+
+    from webui.league import services
+
+    owner = User.objects.create_user("owner", password="owner-pass-123")
+    other = User.objects.create_user("other", password="other-pass-123")
+    staff = User.objects.create_user("staff", password="staff-pass-123", is_staff=True)
+    services.create_bot(owner, "my-bot", "the owner's bot")
+    return {"owner": owner, "other": other, "staff": staff}
+
+
+@pytest.fixture
+def tokens(users: dict[str, Any]) -> dict[str, str]:
+    """An API token per actor: ``Authorization`` header values."""
+    from webui.web.models import ApiToken
+
+    return {name: "Bearer " + ApiToken.issue(user, "test")[1] for name, user in users.items()}
+
+
+@pytest.fixture
+def ready_versions(users: dict[str, Any]) -> list[Any]:
+    """The random and greedy sample bots, registered as ready versions."""
+    from webui.league import services
+
+    return [
+        services.register_folder_bot(users["staff"], SAMPLES / name, validate=False)
+        for name in ("random", "greedy")
+    ]
+
+
+@pytest.fixture
+def played_season(users: dict[str, Any]) -> Any:
+    """A finished season of three bots with a final, every game played by the engine."""
+    from webui.league import services
+    from webui.league.models import BotVersion
+    from webui.web.sampledata import play_season
+
+    versions = [
+        services.register_folder_bot(users["staff"], SAMPLES / name, validate=False)
+        for name in ("random", "greedy")
+    ]
+    bot = services.create_bot(users["owner"], "third", "")
+    third, _ = services.register_version(
+        bot, sha256="3" * 64, manifest={"name": "third", "version": "1", "command": ["x"]},
+        source_dir=str(SAMPLES / "random"), validate=False,
+    )
+    versions.append(BotVersion.objects.get(pk=third.pk))
+    season = services.create_season(
+        name="Test season", variant=services.get_variant("scopa"), entrants=versions,
+        knockout_size=2, games_per_pairing=2, seed=7,
+    )
+    services.start_season(season)
+    play_season(season)
+    season.refresh_from_db()
+    return season
