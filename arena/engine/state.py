@@ -141,7 +141,7 @@ _TAKE1: tuple[Move, ...] = tuple(_new_move(Move, (a, (b,))) for a in DECK for b 
 
 _POW5: tuple[int, ...] = tuple(5**r for r in range(10))
 _RANK0: tuple[int, ...] = tuple(c % 10 for c in DECK)
-_MEMO_LIMIT = 500_000
+_MEMO_LIMIT = 100_000  # about 35 MB at most; random play fills some 20,000
 
 Pattern = tuple[tuple[int, int], ...]  # ((rank index, how many), ...)
 # A memo entry per pattern: the ranks to take whole (when the pattern takes every card of each
