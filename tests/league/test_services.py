@@ -16,6 +16,13 @@ from webui.league.models import BotVersion, Game, Match, Rating, RatingHistory, 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def staff(db: Any) -> Any:
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("staff", is_staff=True)
+
+
 def make_versions(owner: Any, n: int) -> list[BotVersion]:
     """``n`` ready versions of distinct bots (all running the random sample's code)."""
     out = []

@@ -593,7 +593,14 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
             lease_until=None,
         )
         enqueue("arena.update_ratings", variant.pk)
-        enqueue("arena.schedule_round", match.season_id)
+        # The round's row serializes the matches finishing in it, so the last one sees the
+        # others done and asks for the next round.
+        Round.objects.select_for_update().filter(pk=match.round_id).first()
+        still_open = Match.objects.filter(round_id=match.round_id).exclude(
+            status__in=[Match.Status.DONE, Match.Status.VOID]
+        )
+        if not still_open.exists():
+            enqueue("arena.schedule_round", match.season_id)
     return True
 
 
