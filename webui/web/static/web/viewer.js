@@ -381,8 +381,15 @@
           (m.scopa ? " ★" : ""));
         this.log.append(li);
       }
+      // Scroll the list itself (never the page) to keep the current move in view.
       const cur = this.log.querySelector(".current");
-      if (cur && cur.scrollIntoView && !this.timer) cur.scrollIntoView({ block: "nearest" });
+      if (cur) {
+        const top = cur.offsetTop;
+        const view = this.log.scrollTop;
+        if (top < view || top + cur.offsetHeight > view + this.log.clientHeight) {
+          this.log.scrollTop = Math.max(0, top - this.log.clientHeight / 2);
+        }
+      }
     }
   }
 
