@@ -10,6 +10,7 @@ This module does not know the rules or the clocks' policy (see :mod:`arena.runne
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import time
 from dataclasses import dataclass
@@ -68,58 +69,123 @@ class BotLink:
 class GameStream:
     """One ``Play`` stream: events out, one answer per turn request in.
 
-    A single reader task moves the bot's answers into a queue: a turn that times out stops
-    waiting on the queue, never on the call itself (cancelling a pending read would cancel the
-    whole stream in grpc.aio).
+    Events are queued (:meth:`queue`) and written in order before the seat's next turn request
+    or when :meth:`flush` is called, so that the runner can write them while a bot thinks
+    instead of between two turns. A single reader task moves the bot's answers into a queue: a
+    turn that times out stops waiting on the queue, never on the call itself (cancelling a
+    pending read would cancel the whole stream in grpc.aio).
     """
 
     def __init__(self, call: Any) -> None:
         self.call = call
         self.broken: str | None = None  # why the stream can no longer be used
         self.broken_kind = "disconnect"
+        self.pending: list[Any] = []  # events not written yet, in order
         self._expired: set[int] = set()  # requests answered too late, whose answer is ignored
-        self._answers: asyncio.Queue[Any] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        self._inbox: collections.deque[Any] = collections.deque()  # answers nobody waited for
+        self._waiter: asyncio.Future[Any] | None = None  # the turn waiting for an answer
         self._reader = asyncio.ensure_future(self._read_loop())
+
+    def _deliver(self, item: Any) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(item)
+        else:
+            self._inbox.append(item)
 
     async def _read_loop(self) -> None:
         try:
             while True:
                 response = await self.call.read()
-                self._answers.put_nowait(response)
+                self._deliver(response)
                 if response is grpc.aio.EOF:
                     return
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the stream failed: hand the error to whoever waits
-            self._answers.put_nowait(error)
+            self._deliver(error)
 
-    async def send(self, message: Any) -> bool:
-        """Sends one event; False (and the stream marked broken) when that fails."""
-        if self.broken is not None:
-            return False
+    async def _next_answer(self, timeout: float) -> Any:
+        """The next thing the reader got, or _TIMEOUT after ``timeout`` seconds.
+
+        A plain future and a timer: cheaper than a queue under ``asyncio.timeout``, and
+        nothing pending is ever cancelled.
+        """
+        if self._inbox:
+            return self._inbox.popleft()
+        if timeout <= 0:
+            return _TIMEOUT
+        waiter: asyncio.Future[Any] = self._loop.create_future()
+        self._waiter = waiter
+        timer = self._loop.call_later(timeout, _expire, waiter)
         try:
-            await asyncio.wait_for(self.call.write(message), SEND_TIMEOUT)
-        except TimeoutError:
-            self.broken = f"the bot did not take an event within {SEND_TIMEOUT:g} s"
-            return False
-        except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
-            self._break(error)
-            return False
+            return await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+
+    def queue(self, message: Any) -> None:
+        """Queues an event for the next :meth:`flush` (or turn request)."""
+        self.pending.append(message)
+
+    async def flush(self) -> bool:
+        """Writes every queued event; False (and the stream marked broken) when that fails."""
+        while self.pending:
+            if not await self._write(self.pending.pop(0)):
+                return False
         return True
 
-    async def ask(self, message: Any, request_id: int, num_legal: int, timeout: float) -> Answer:
-        """Sends a turn request and waits up to ``timeout`` seconds for its answer."""
+    async def send(self, message: Any) -> bool:
+        """Writes the queued events, then ``message``; False when the stream broke."""
+        self.pending.append(message)
+        return await self.flush()
+
+    async def _write(self, message: Any) -> bool:
+        if self.broken is not None:
+            return False
+        # A bot that stops reading blocks writes once its flow-control window is full: past
+        # SEND_TIMEOUT the stream is cancelled (a timer, cheaper than asyncio.timeout).
+        timer = self._loop.call_later(SEND_TIMEOUT, self._write_expired)
+        try:
+            await self.call.write(message)
+        except asyncio.CancelledError:
+            if self.broken is None:  # not our timer: the runner itself is being cancelled
+                raise
+            return False
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError) as error:
+            if self.broken is None:
+                self._break(error)
+            return False
+        finally:
+            timer.cancel()
+        return True
+
+    def _write_expired(self) -> None:
+        self.broken = f"the bot did not take a message within {SEND_TIMEOUT:g} s"
+        self.broken_kind = "timeout"
+        self.call.cancel()
+
+    async def request(self, message: Any) -> float | None:
+        """Writes the queued events, then a turn request; the time the request went out (the
+        seat's clock starts then), or None when the stream broke."""
+        if not await self.flush():
+            return None
         start = time.perf_counter()
-        if not await self.send(message):
-            return Answer(None, self.broken_kind, self.broken or "stream closed", _ms(start))
+        if not await self._write(message):
+            return None
+        return start
+
+    def failure(self, start: float) -> Answer:
+        """The answer for a turn whose request could not be written."""
+        return Answer(None, self.broken_kind, self.broken or "stream closed", _ms(start))
+
+    async def answer(self, request_id: int, num_legal: int, start: float, timeout: float) -> Answer:
+        """Waits until ``start + timeout`` for the answer to ``request_id``, and checks it."""
         deadline = start + timeout
         while True:
-            left = deadline - time.perf_counter()
-            try:
-                if left <= 0:
-                    raise TimeoutError
-                response = await asyncio.wait_for(self._answers.get(), left)
-            except TimeoutError:
+            response = await self._next_answer(deadline - time.perf_counter())
+            if response is _TIMEOUT:
                 self._expired.add(request_id)
                 elapsed = _ms(start)
                 return Answer(None, "timeout", f"no answer within {timeout * 1000:.0f} ms", elapsed)
@@ -156,6 +222,13 @@ class GameStream:
                 )
             return Answer(int(response.move_index), None, "", elapsed)
 
+    async def ask(self, message: Any, request_id: int, num_legal: int, timeout: float) -> Answer:
+        """Sends a turn request and waits up to ``timeout`` seconds for its answer."""
+        start = time.perf_counter()
+        if await self.request(message) is None:
+            return self.failure(start)
+        return await self.answer(request_id, num_legal, start, timeout)
+
     def _break(self, error: BaseException) -> None:
         if isinstance(error, grpc.aio.AioRpcError):
             code = error.code()
@@ -187,6 +260,14 @@ class GameStream:
         """Cancels the stream and its reader task."""
         self.call.cancel()
         self._reader.cancel()
+
+
+_TIMEOUT = object()
+
+
+def _expire(waiter: asyncio.Future[Any]) -> None:
+    if not waiter.done():
+        waiter.set_result(_TIMEOUT)
 
 
 def _ms(start: float) -> float:

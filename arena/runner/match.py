@@ -37,7 +37,7 @@ from typing import Any
 from arena.engine import Deal, EngineError, Game, Rules, card_name, rules_for
 from arena.protocol import convert
 from arena.runner.bots import BotError, BotRef
-from arena.runner.link import Answer, BotLink, GameStream
+from arena.runner.link import BotLink, GameStream
 from arena.runner.process import BotProcess, StartError
 from arena.runner.sandbox import HostError, Limits, sandbox_available
 from arena.runner.stats import EloEstimate, finite_or_none
@@ -89,6 +89,7 @@ class GameOutcome:
     duration_ms: int
     moves: int
     scope: list[int]  # scope per side over the game
+    turn_ms: list[float] = field(default_factory=list)  # each answered turn's round trip
 
     @property
     def winner_entrant(self) -> int | None:
@@ -550,6 +551,7 @@ class Match:
             duration_ms=duration,
             moves=play.moves,
             scope=scope,
+            turn_ms=play.turn_ms,
         )
 
     def _winner_after_forfeit(self, game: Game, side: int) -> int | None:
@@ -585,6 +587,7 @@ class _GamePlay:
         self.request_id = 0
         self.moves = 0
         self.deal_moves = 0
+        self.turn_ms: list[float] = []  # round trip of each answered turn request
         self.faulty: set[int] = set()  # seats whose process must be restarted
 
     def fault(self, seat: int, kind: str, detail: str) -> None:
@@ -713,7 +716,15 @@ class _GamePlay:
         message = convert.turn_request_message(self.request_id, observation, legal, limit, bank)
         stream = self.streams[seat]
         assert stream is not None
-        answer: Answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
+        # The seat gets the moves made since its last turn just before this request (a seat's
+        # events are written when it is next asked, or at the end of the deal): nothing else
+        # competes with its answer, on the event loop or for the machine's cores.
+        asked = time.perf_counter()
+        start = await stream.request(message)
+        if start is None:
+            answer = stream.failure(asked)
+        else:
+            answer = await stream.answer(self.request_id, len(legal), start, limit / 1000.0)
         auto = False
         if answer.fault is None:
             assert answer.index is not None
@@ -733,7 +744,9 @@ class _GamePlay:
             kind, detail = await self._classify(seat, answer.fault, answer.detail)
             raise self.forfeit(seat, kind, detail)
         self.banks[seat] = max(0, bank - round(used))
-        deal.apply(move)
+        if answer.fault is None:
+            self.turn_ms.append(answer.elapsed_ms)
+        deal.apply_unchecked(move)  # one of the engine's own legal moves
         record: dict[str, Any] = move.to_json()
         record = {"seat": seat, **record, "ms": round(answer.elapsed_ms), "clock": self.banks[seat]}
         if auto:
@@ -742,7 +755,10 @@ class _GamePlay:
         self.moves += 1
         self.deal_moves += 1
         played = convert.move_played_message(seat, move, by_arena=auto)
-        await self._send_each([played] * len(self.slots))
+        for each in self.streams:
+            if each is not None:
+                each.queue(played)
+
 
     async def close(self, forfeit: dict[str, Any] | None) -> None:
         """Ends the streams (telling the bots how the game ended) and kills faulty bots."""

@@ -14,7 +14,7 @@ class Late(Bot):
     def choose(self, observation, legal_moves):
         if self.late:
             self.late = False
-            time.sleep(self.clock.move_ms / 1000 + 0.3)
+            time.sleep(self.clock.move_ms / 1000 + 0.05)  # late, but not into the next turn
         return legal_moves[-1]
 
 
