@@ -708,17 +708,18 @@ class _GamePlay:
 
     async def _turn(self, deal: Deal, moves: list[dict[str, Any]]) -> None:
         seat = deal.to_move
+        stream = self.streams[seat]
+        assert stream is not None
+        # The seat gets the moves made since its last turn now, just before its request (other
+        # seats' events wait for their own turn or the end of the deal): the bot reads them
+        # while the engine prepares the request, and nothing competes with its answer.
+        await stream.flush()
         legal = deal.legal_moves()
         observation = deal.observation(seat)
         bank = self.banks[seat]
         limit = min(self.match.spec.move_time_ms, bank)
         self.request_id += 1
         message = convert.turn_request_message(self.request_id, observation, legal, limit, bank)
-        stream = self.streams[seat]
-        assert stream is not None
-        # The seat gets the moves made since its last turn just before this request (a seat's
-        # events are written when it is next asked, or at the end of the deal): nothing else
-        # competes with its answer, on the event loop or for the machine's cores.
         asked = time.perf_counter()
         start = await stream.request(message)
         if start is None:
