@@ -169,31 +169,36 @@ def _naive_deals(rules: Rules, seconds: float, seed: int) -> float:
             return deals / (clock() - start)
 
 
-def _movegen_us(rules: Rules, seconds: float, seed: int, naive: bool) -> float:
-    """Microseconds per legal-move generation over the positions of random deals."""
-    pick = random.Random(seed).random
-    timer = time.perf_counter_ns
-    overhead = min(-(timer() - timer()) for _ in range(200))
-    spent = 0
-    calls = 0
-    deals = 0
-    budget = seconds * 1e9
-    start = timer()
-    while timer() - start < budget:
-        deal = Deal.from_deck(rules, deals % rules.players, Game.deck_for(seed, deals))
-        deals += 1
-        state: Deal | NaiveDeal = NaiveDeal(rules, deal) if naive else deal
-        while not state.is_over():
-            t0 = timer()
-            moves = state.legal_moves()
-            spent += timer() - t0 - overhead
-            calls += 1
-            move = moves[int(pick() * len(moves))]
-            if isinstance(state, NaiveDeal):
-                state = state.play(move)
-            else:
-                state.apply_unchecked(move)
-    return spent / calls / 1000
+def _movegen_us(rules: Rules, deals: int, seed: int, naive: bool, repeat: int = 4) -> float:
+    """Microseconds of CPU per legal-move generation over the positions of random deals.
+
+    Plays the same deals twice, once generating the moves once per position and once
+    ``1 + repeat`` times; the difference divided by the extra calls is the cost of one call,
+    free of timer overhead and of everything else the loop does.
+    """
+
+    def play(extra: int) -> tuple[float, int]:
+        pick = random.Random(seed).random
+        positions = 0
+        start = time.process_time()
+        for index in range(deals):
+            deal = Deal.from_deck(rules, index % rules.players, Game.deck_for(seed, index))
+            state: Deal | NaiveDeal = NaiveDeal(rules, deal) if naive else deal
+            while not state.is_over():
+                moves = state.legal_moves()
+                for _ in range(extra):
+                    state.legal_moves()
+                positions += 1
+                move = moves[int(pick() * len(moves))]
+                if isinstance(state, NaiveDeal):
+                    state = state.play(move)
+                else:
+                    state.apply_unchecked(move)
+        return time.process_time() - start, positions
+
+    once, positions = play(0)
+    more, _ = play(repeat)
+    return max(more - once, 0.0) / (repeat * positions) * 1e6
 
 
 def measure(rules: Rules, seconds: float, runs: int,
@@ -207,10 +212,11 @@ def measure(rules: Rules, seconds: float, runs: int,
         slow.append(_naive_deals(rules, seconds, seed=run + 1))
         if tick:
             tick()
-    movegen = _movegen_us(rules, seconds / 2, 99, naive=False)
-    naive_movegen = _movegen_us(rules, seconds / 2, 99, naive=True)
     fast_median = statistics.median(fast)
     slow_median = statistics.median(slow)
+    # About seconds/4 of CPU per pass of movegen measurement.
+    movegen = _movegen_us(rules, max(4, int(fast_median * seconds / 4)), 99, naive=False)
+    naive_movegen = _movegen_us(rules, max(2, int(slow_median * seconds / 8)), 99, naive=True)
     return {
         "variant": rules.variant,
         "deals_per_s": round(fast_median, 1),
