@@ -260,6 +260,8 @@ def launch_command(
             "prlimit",
             *limits.prlimit_args(with_processes=not _is_root()),
             "--",
+            # The bot dies with the runner, however the runner ends.
+            *(["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []),
             *resolve_command(command, folder, sandbox=False),
         ]
         return LaunchPlan(argv, env, str(folder), address, address, sandboxed=False)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from runner_helpers import require, verify_replays
 
+from arena.runner import BotRef, MatchSpec, run_match
 from arena.runner.bots import SAMPLE_BOTS
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
@@ -71,3 +72,34 @@ def test_sample_bots_play_a_match_whose_replays_verify(
     assert replays[0]["deals"][0]["deck"] == replays[1]["deals"][0]["deck"]
     summary = report["summary"]
     assert sum(line["wins"] + line["draws"] for line in summary) >= 2
+
+
+def test_four_entrants_rotate_round_a_partnership_table(bwrap: str, tmp_path: Path) -> None:
+    bots = [BotRef.parse(name) for name in ("random", "greedy", "random", "greedy")]
+    report = run_match(MatchSpec(bots, "scopone", games=4, seed=3, replays_dir=tmp_path))
+    assert [game.seats for game in report.games] == [
+        [0, 1, 2, 3],
+        [1, 2, 3, 0],
+        [2, 3, 0, 1],
+        [3, 0, 1, 2],
+    ]
+    assert len({game.seed for game in report.games}) == 1
+    for game in report.games:
+        assert game.void is None and game.forfeit is None
+        assert len(game.winner_entrants) == 2 and game.winner_entrant is None
+    replays = verify_replays(tmp_path)
+    assert len({json.dumps(replay["deals"][0]["deck"]) for replay in replays}) == 1
+    # Partners share a side's result: entrants 0 and 2 always win or lose together.
+    lines = report.summary()
+    assert (lines[0].wins, lines[0].losses) == (lines[2].wins, lines[2].losses)
+    assert sum(line.wins for line in lines) == 2 * len(report.games)
+
+
+def test_three_players_each_sit_in_every_seat(bwrap: str, tmp_path: Path) -> None:
+    bots = [BotRef.parse(name) for name in ("random", "greedy", "random")]
+    report = run_match(MatchSpec(bots, "scopa-3", games=3, seed=4, replays_dir=tmp_path))
+    assert [game.seats for game in report.games] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    verify_replays(tmp_path)
+    lines = report.summary()
+    assert sum(line.wins for line in lines) == 3
+    assert all(line.games == 3 for line in lines)
