@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     table = Table(title=f"season of {args.entrants} entrants ({rows[0]['matches']} matches, "
                         f"{args.games} games each, target {args.target})")
     for column in ("run", "matches/min", "wall ms/match", "median play ms", "vs 1 worker"):
-        table.add_column(column, justify="left" if column == "run" else "right")
+        table.add_column(column, justify="left" if column == "run" else "right", no_wrap=True)
     for row in rows:
         table.add_row(
             row["season"], f"{row['matches_per_minute']:.1f}", f"{row['wall_ms_per_match']:.0f}",

@@ -282,7 +282,7 @@ def list_seasons(args: argparse.Namespace) -> int:
 
     from .models import Season
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for season in Season.objects.select_related("variant").order_by("created"):
         done, _scheduled = season.progress()
         rows.append({"name": season.name, "variant": season.variant.slug,

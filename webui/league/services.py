@@ -419,11 +419,9 @@ def _schedule_knockout_round(season: Season, entrants: list[BotVersion], last: R
     )
     seed_of = {v: i for i, v in enumerate(seed_ids, start=1)}
     for board, (a, b) in enumerate(slots):
-        if b is None:
-            continue
+        if a is None or b is None:
+            continue  # a bye: the first seed advances without a match
         _create_match(season, round_, board, by_id[a], by_id[b], f"{seed_of[a]}-{seed_of[b]}")
-    if _close_round_if_done(round_):  # only byes (cannot happen after the first round)
-        pass
     return round_
 
 
