@@ -470,7 +470,7 @@ class Deal:
         base = self._tkey * 16
         memo = _SUM_MEMO
         out: list[Move] = []
-        sums: dict[int, list[tuple[Card, ...]]] = {}  # per rank: hands often hold a pair
+        sums: dict[int, list[tuple[Card, ...]]] | None = None  # per rank, for pairs in hand
         for card in hand:
             r = _RANK0[card]
             same = by_rank[r]
@@ -478,17 +478,19 @@ class Deal:
                 for c in same:
                     out.append(_TAKE1[card * 40 + c])
                 continue
+            patterns = memo.get(base + r + 1)
+            if patterns is None:
+                patterns = _lookup(memo, self._tkey, r + 1, 2)
+            if not patterns:
+                out.append(_LAY[card])
+                continue
+            if sums is None:
+                sums = {}
             caps = sums.get(r)
             if caps is None:
-                patterns = memo.get(base + r + 1)
-                if patterns is None:
-                    patterns = _lookup(memo, self._tkey, r + 1, 2)
-                caps = sums[r] = _expand(patterns, by_rank) if patterns else []
-            if caps:
-                for cap in caps:
-                    out.append(_new_move(Move, (card, cap)))
-            else:
-                out.append(_LAY[card])
+                caps = sums[r] = _expand(patterns, by_rank)
+            for cap in caps:
+                out.append(_new_move(Move, (card, cap)))
         return out
 
     def captures_for(self, card: Card) -> list[tuple[Card, ...]]:
