@@ -12,10 +12,6 @@ from typing import Any
 
 import pytest
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls of the tests are
-# still synchronous and safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -30,15 +26,23 @@ def fast_passwords(settings: Any) -> None:
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package", autouse=True)
 def browser(chromium: str) -> Iterator[Any]:
-    """One headless chromium for the session."""
+    """One headless chromium for the browser tests.
+
+    Playwright's sync API runs an event loop in the tests' thread while it lives; the tests'
+    own ORM calls are still synchronous, so Django is told they are safe until it closes.
+    """
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            instance = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            yield instance
+            instance.close()
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture
