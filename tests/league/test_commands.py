@@ -1,0 +1,88 @@
+"""``arena season`` and the management commands, on the embedded default (SQLite, no broker
+server, local worker processes started by the command itself)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def embedded(tmp_path: Path) -> dict[str, str]:
+    """An environment with nothing configured but a fresh data dir."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+    env["ARENA_DATA_DIR"] = str(tmp_path / "data")
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    return env
+
+
+def arena(
+    env: dict[str, str], *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=timeout,
+    )
+
+
+@pytest.mark.slow
+def test_a_season_runs_from_the_shell_with_no_server_at_all(embedded: dict[str, str]) -> None:
+    created = arena(embedded, "season", "create", "shell", "--bot", "random", "--bot", "greedy",
+                    "--bot", "js-random", "--option", "target=1", "--knockout", "2")
+    assert created.returncode == 0, created.stderr
+    assert "3 entrants, 4 matches" in created.stdout
+    ran = arena(embedded, "season", "run", "shell", "--json", "--timeout", "100")
+    assert ran.returncode == 0, ran.stderr
+    season = json.loads(ran.stdout)
+    assert season["status"] == "finished"
+    assert season["matches"] == {"done": 4, "scheduled": 4, "planned": 4}
+    assert sorted(row["bot"] for row in season["standings"]) == [
+        "greedy@1", "js-random@1", "random@1"
+    ]
+    assert sum(row["score"] for row in season["standings"]) == 6  # 3 pairings x 2 games
+    assert season["champion"] in {row["bot"] for row in season["standings"][:2]}
+    recomputed = arena(embedded, "season", "recompute-ratings", "--json")
+    assert recomputed.returncode == 0, recomputed.stderr
+    assert json.loads(recomputed.stdout) == {
+        "games": {"scopa--target-1": 8}, "changed": 0
+    }
+    managed = subprocess.run(
+        [sys.executable, "manage.py", "standings", "shell", "--json"], cwd=ROOT, env=embedded,
+        capture_output=True, text=True, timeout=60,
+    )
+    assert managed.returncode == 0, managed.stderr
+    assert json.loads(managed.stdout)["standings"] == season["standings"]
+
+
+BAD_INPUT = [
+    (["season", "create", "x", "--bot", "random", "--bot", "nope"], "unknown bot 'nope'"),
+    (["season", "create", "x", "--bot", "random"], "at least 2 entrants"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "poker"],
+     "poker"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--option", "target"],
+     "expected NAME=VALUE"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--knockout", "3"],
+     "knockout size 3"),
+    (["season", "run", "missing"], "no season named 'missing'"),
+    (["season", "standings", "missing"], "no season named 'missing'"),
+]
+
+
+def test_it_rejects_bad_input_with_one_line_and_changes_nothing(
+    embedded: dict[str, str],
+) -> None:
+    for args, message in BAD_INPUT:
+        result = arena(embedded, *args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    listed = arena(embedded, "season", "list", "--json")
+    assert json.loads(listed.stdout) == []
