@@ -85,10 +85,13 @@ def serve(host: str, port: int, workers: int | None) -> int:
             log_dir=settings.ARENA_LOGS_DIR,
         ).start()
     shown = f"[{host}]" if ":" in host else host
-    print(f"Serving the site at http://{shown}:{port}/ (Ctrl+C to stop)", flush=True)
+
+    def bound(actual_port: int) -> None:
+        print(f"Serving the site at http://{shown}:{actual_port}/ (Ctrl+C to stop)", flush=True)
+
     try:
         run(host, port, get_internal_wsgi_application(), threading=True,
-            server_cls=WSGIServer, ipv6=":" in host)
+            server_cls=WSGIServer, ipv6=":" in host, on_bind=bound)
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
     finally:
