@@ -290,8 +290,11 @@ def _seat_slots(seats: list[int]) -> list[tuple[int, int]]:
 class Slot:
     """One bot process (or remote connection) serving seats of one entrant."""
 
-    def __init__(self, bot: BotRef, entrant: int, k: int, process: BotProcess | None) -> None:
+    def __init__(
+        self, bot: BotRef, entrant: int, k: int, process: BotProcess | None, variant: str
+    ) -> None:
         self.bot = bot
+        self.variant = variant
         self.entrant = entrant
         self.k = k
         self.process = process
@@ -331,6 +334,9 @@ class Slot:
             return f"Describe failed: {name}"
         if info.protocol_version not in (0, 1):
             return f"the bot speaks protocol version {info.protocol_version}, not 1"
+        variants = list(info.variants)
+        if variants and "*" not in variants and self.variant not in variants:
+            return f"the bot does not play {self.variant!r} (it plays {', '.join(variants)})"
         if self.bot.manifest is None and info.name:
             self.label = f"{info.name}@{info.version}" if info.version else info.name
         self.fresh = False
@@ -426,7 +432,7 @@ class Match:
                     start_timeout=self.spec.start_timeout_s,
                     env={"SCOPA_BOT_SEED": str(seed)},
                 )
-            self.slots[key] = Slot(bot, entrant, k, process)
+            self.slots[key] = Slot(bot, entrant, k, process, self.rules.variant)
         return self.slots[key]
 
     async def run(self) -> MatchReport:

@@ -330,7 +330,8 @@ def launch_command(
         ]
     argv = ["prlimit", *limits.prlimit_args(with_processes=True), "--", *args, *target]
     connect = f"unix://{seat_dir / SOCKET_NAME}"
-    return LaunchPlan(argv, {"PATH": SANDBOX_PATH}, str(folder), inside, connect, sandboxed=True)
+    # The host side runs in the seat folder: bwrap itself binds (and checks) the bot folder.
+    return LaunchPlan(argv, {"PATH": SANDBOX_PATH}, str(seat_dir), inside, connect, sandboxed=True)
 
 
 def spawn(plan: LaunchPlan) -> subprocess.Popen[bytes]:

@@ -269,3 +269,41 @@ def test_without_bubblewrap_sample_bots_run_with_limits_only(tmp_path: Path) -> 
     report = json.loads(done.stdout)
     assert report["sandboxed"] == [False, False]
     assert all(game["void"] is None and not game["faults"] for game in report["games"])
+
+
+def test_a_game_is_void_when_bubblewrap_cannot_start_the_bot(bwrap: str, tmp_path: Path) -> None:
+    folder = tmp_path / "vanishing"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "vanishing"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
+    )
+    bot = BotRef.parse(str(folder))
+    (folder / "bot.toml").unlink()
+    folder.rmdir()  # gone before the match: bwrap has nothing to bind, the host's failure
+    report = run_match(MatchSpec([bot, BotRef.parse("random")], "scopa", games=2))
+    for game in report.games:
+        assert game.void is not None and "sandbox failed" in game.void
+        assert game.faults == [] and game.winner_entrants == []
+
+
+def test_a_remote_bot_that_does_not_play_the_variant_forfeits_at_start() -> None:
+    from arena.sdk import Bot
+    from arena.sdk.server import create_server
+
+    class OnlyScopone(Bot):
+        name = "only-scopone"
+        variants = ("scopone",)
+
+        def choose(self, observation, legal_moves):  # type: ignore[no-untyped-def]
+            return legal_moves[0]
+
+    server, address = create_server(OnlyScopone(), "127.0.0.1:0")
+    try:
+        report = run_match(
+            MatchSpec([BotRef.parse(f"grpc://{address}"), BotRef.parse("random")], "scopa")
+        )
+    finally:
+        server.stop(grace=None)
+    for game in report.games:
+        assert [fault["kind"] for fault in game.faults] == ["start"]
+        assert "does not play 'scopa'" in game.faults[0]["detail"]
