@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
             "Plays a match between bots in duplicate sets: every set deals the same decks with "
             "the seats swapped (rotated in partnership games), so deal luck cancels. Each seat "
             "is its own sandboxed process. Prints a table per bot with the Elo difference, its "
-            "95%% error and the likelihood of superiority (LOS)."
+            "95% error and the likelihood of superiority (LOS)."
         ),
         epilog=(
             "BOT is a sample bot's name (random, greedy, ismcts, js-random), a folder with a "
@@ -188,6 +188,10 @@ def _print_table(report: Any) -> None:
 
     console = Console()
     lines = report.summary()
+    seen = [line.label for line in lines]
+    for line in lines:  # the same bot twice: tell the entrants apart by their order
+        if seen.count(line.label) > 1:
+            line.label = f"{line.label} #{line.entrant + 1}"
     table = Table(title=f"{report.rules.variant}, seed {report.seed}", title_justify="left")
     table.add_column("bot", no_wrap=True)
     for column in ("games", "W", "L", "D", "points", "scope", "faults", "score"):

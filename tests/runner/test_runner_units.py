@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -307,3 +308,20 @@ def test_a_remote_bot_that_does_not_play_the_variant_forfeits_at_start() -> None
     for game in report.games:
         assert [fault["kind"] for fault in game.faults] == ["start"]
         assert "does not play 'scopa'" in game.faults[0]["detail"]
+
+
+def test_arena_match_prints_a_table_with_elo_and_los(
+    bwrap: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status = arena_main(
+        ["match", "random", "greedy", "--games", "2", "--seed", "3", "--replays", str(tmp_path)]
+    )
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "random@1.0.0" in out and "greedy@1.0.0" in out
+    assert re.search(r"Elo difference: [-+]?(\d+\.\d|inf) \+/- (\d+\.\d|inf), LOS: \d+\.\d %", out)
+    assert len(verify_replays(tmp_path)) == 2
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
+        "entrant0-0-random@1.0.0.log",
+        "entrant1-0-greedy@1.0.0.log",
+    ]
