@@ -1,7 +1,9 @@
 """The match runner: starts bots in sandboxes, talks gRPC, keeps the clocks, writes replays.
 
->>> from arena.runner import BotRef, MatchSpec, run_match  # doctest: +SKIP
->>> report = run_match(MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa"))
+::
+
+    from arena.runner import BotRef, MatchSpec, run_match
+    report = run_match(MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa"))
 
 :func:`run_match` plays a :class:`MatchSpec` (duplicate sets, seats swapped or rotated) and
 returns a :class:`MatchReport` with every game's replay, result and faults. The parts:
