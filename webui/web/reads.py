@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 
 from arena.rating import is_provisional
 from arena.scheduling import bracket, knockout_round_count
@@ -333,20 +333,26 @@ def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
-    """The bot's latest matches, newest first, with every entrant."""
-    ids = list(
-        MatchSeat.objects.filter(version__bot=bot)
-        .order_by("-match_id")
-        .values_list("match_id", flat=True)[: limit * 2]
+    """The bot's latest matches, newest first, with every entrant (two queries)."""
+    matches = list(
+        Match.objects.filter(seats__version__bot=bot)
+        .select_related("season", "round")
+        .prefetch_related(
+            Prefetch("seats", queryset=MatchSeat.objects.select_related("version__bot")
+                     .order_by("index"))
+        )
+        .order_by("-id")
+        .distinct()[:limit]
     )
-    ids = list(dict.fromkeys(ids))[:limit]
-    matches = Match.objects.filter(id__in=ids).select_related("season", "round")
-    seats = defaultdict(list)
-    for s in MatchSeat.objects.filter(match_id__in=ids).order_by("index"):
-        seats[s.match_id].append(s)
-    refs = version_refs(s.version_id for lst in seats.values() for s in lst)
-    out = [match_row(m, seats[m.id], refs) for m in matches]
-    out.sort(key=lambda m: -m["id"])
+    out = []
+    for m in matches:
+        seats = list(m.seats.all())
+        refs = {
+            s.version_id: VersionRef(id=s.version_id, label=s.version.label,
+                                     bot=s.version.bot.name, number=s.version.number)
+            for s in seats
+        }
+        out.append(match_row(m, seats, refs))
     return out
 
 
@@ -384,7 +390,7 @@ def _match_score(summary: Any, n: int) -> dict[str, list[int]] | None:
 def head_to_head(bot: Bot) -> list[dict[str, Any]]:
     """The bot's record (games won, drawn, lost) against each opponent bot, in one query."""
     sql = """
-        SELECT ov.bot_id,
+        SELECT ob.name,
                COUNT(*),
                SUM(CASE WHEN g.winner_entrant = me."index" THEN 1 ELSE 0 END),
                SUM(CASE WHEN g.winner_entrant = opp."index" THEN 1 ELSE 0 END),
@@ -393,20 +399,20 @@ def head_to_head(bot: Bot) -> list[dict[str, Any]]:
         JOIN league_botversion mv ON mv.id = me.version_id
         JOIN league_matchseat opp ON opp.match_id = me.match_id AND opp."index" <> me."index"
         JOIN league_botversion ov ON ov.id = opp.version_id
+        JOIN league_bot ob ON ob.id = ov.bot_id
         JOIN league_game g ON g.match_id = me.match_id
         WHERE mv.bot_id = %s AND g.void = ''
-        GROUP BY ov.bot_id
+        GROUP BY ob.name
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, [bot.id])
         rows = cursor.fetchall()
-    names = dict(Bot.objects.filter(id__in=[r[0] for r in rows]).values_list("id", "name"))
     out = []
-    for bot_id, games, wins, losses, draws in rows:
+    for name, games, wins, losses, draws in rows:
         games, wins, losses, draws = int(games), int(wins or 0), int(losses or 0), int(draws or 0)
         out.append(
             {
-                "opponent": names.get(bot_id, str(bot_id)),
+                "opponent": name,
                 "games": games,
                 "wins": wins,
                 "draws": draws,
