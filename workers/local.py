@@ -25,13 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def worker_command(name: str, concurrency: int = 1, loglevel: str = "WARNING",
-                   beat: bool = False, queue: str = "arena") -> list[str]:
-    """The ``celery worker`` command line of one local worker."""
+                   beat: bool = False) -> list[str]:
+    """The command line of one local worker: ``arena worker`` with this interpreter."""
     command = [
-        sys.executable, "-m", "celery", "-A", "workers.celery_app", "worker",
-        "-Q", queue, "-n", f"{name}@%h", "--concurrency", str(concurrency),
-        "--pool", "prefork", "--loglevel", loglevel,
-        "--without-gossip", "--without-mingle", "--without-heartbeat",
+        sys.executable, "-m", "arena.cli", "worker", "--name", f"{name}@%h",
+        "--concurrency", str(concurrency), "--loglevel", loglevel,
     ]
     if beat:
         command.append("--beat")
@@ -77,8 +75,7 @@ class LocalWorkers:
             output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed in stop)
             self._logs.append(output)
         process = subprocess.Popen(
-            worker_command(name, self.concurrency, self.loglevel,
-                           queue=self.env.get("ARENA_QUEUE", "arena")),
+            worker_command(name, self.concurrency, self.loglevel),
             cwd=ROOT,
             env=self.env,
             stdin=subprocess.DEVNULL,

@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         "--concurrency", str(args.concurrency or os.cpu_count() or 1),
         "--without-gossip",
         "--without-mingle",
+        "--without-heartbeat",
     ]
     if args.beat:
         argv += ["--beat", "--schedule", str(settings.ARENA_DATA_DIR / "celerybeat-schedule")]
