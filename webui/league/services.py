@@ -824,8 +824,9 @@ def requeue_stale(now: datetime | None = None, grace_s: float = 30.0) -> int:
 
     Matches still ``scheduled`` ``grace_s`` after they were last enqueued, and ``running``
     matches whose lease ran out, get a new ``arena.play_match``; running seasons whose last
-    round is complete get ``arena.schedule_round``. Duplicates are harmless: a match is claimed
-    once and recorded once.
+    round is complete get ``arena.schedule_round``; versions validating for over ten minutes
+    get ``arena.validate_version``; unrated results get ``arena.update_ratings``. Duplicates
+    are harmless: a match is claimed once and recorded once.
     """
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=grace_s)
@@ -850,6 +851,13 @@ def requeue_stale(now: datetime | None = None, grace_s: float = 30.0) -> int:
             if not open_matches.exists():
                 enqueue("arena.schedule_round", season_id)
                 count += 1
+        # A validation game takes a while: ask again only when it is clearly lost.
+        validation_cutoff = now - timedelta(seconds=max(grace_s, 600.0))
+        for version_id in BotVersion.objects.filter(
+            status=BotVersion.Status.VALIDATING, created__lt=validation_cutoff
+        ).values_list("pk", flat=True):
+            enqueue("arena.validate_version", version_id)
+            count += 1
         for variant_id in (
             Game.objects.filter(rating_seq__isnull=True, void="", match__finished__lt=cutoff)
             .values_list("variant_id", flat=True)
