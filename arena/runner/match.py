@@ -236,8 +236,10 @@ def check_spec(spec: MatchSpec) -> Rules:
         raise MatchError(f"--games must be at least 1, got {spec.games}")
     if spec.move_time_ms < 1:
         raise MatchError(f"--move-time must be at least 1 ms, got {spec.move_time_ms}")
-    if spec.bank_ms < 0:
-        raise MatchError(f"--bank must not be negative, got {spec.bank_ms}")
+    if spec.bank_ms < spec.move_time_ms:
+        raise MatchError(
+            f"--bank ({spec.bank_ms} ms) must be at least --move-time ({spec.move_time_ms} ms)"
+        )
     for bot in spec.entrants:
         if bot.manifest is not None and not bot.manifest.supports(rules.variant):
             raise MatchError(f"bot {bot.label} does not play {rules.variant!r}")
@@ -516,7 +518,11 @@ class Match:
         except Exception as error:  # a bug of the arena's own voids the game, not the match
             void = f"the arena failed: {type(error).__name__}: {error}"[:300]
         finally:
-            await play.close(forfeit)
+            try:
+                await play.close(forfeit)
+            except Exception:  # cleanup is best effort: start this game's bots afresh
+                for slot in slots:
+                    await slot.shutdown()
         replay["players"] = [slot.label for slot in slots]
         winner = game.winner
         if forfeit is not None:

@@ -119,6 +119,8 @@ def test_games_and_clocks_must_be_positive() -> None:
         check_spec(MatchSpec(bots, "scopa", games=0))
     with pytest.raises(MatchError, match="--move-time"):
         check_spec(MatchSpec(bots, "scopa", move_time_ms=0))
+    with pytest.raises(MatchError, match=r"--bank \(500 ms\) must be at least --move-time"):
+        check_spec(MatchSpec(bots, "scopa", move_time_ms=1000, bank_ms=500))
 
 
 def test_four_entrants_rotate_round_the_table_keeping_partners() -> None:
