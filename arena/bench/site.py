@@ -57,7 +57,7 @@ def _admin_sql(statement: str) -> None:
 
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
                          autocommit=True) as conn:
-        conn.execute(statement)  # type: ignore[arg-type]
+        conn.execute(statement.encode())
 
 
 def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:

@@ -86,7 +86,7 @@ def serve(host: str, port: int, workers: int | None) -> int:
         ).start()
     shown = f"[{host}]" if ":" in host else host
 
-    def bound(actual_port: int) -> None:
+    def bound(actual_port: object) -> None:
         print(f"Serving the site at http://{shown}:{actual_port}/ (Ctrl+C to stop)", flush=True)
 
     try:

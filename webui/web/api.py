@@ -235,7 +235,7 @@ def game_frames(game_id: int) -> dict[str, Any]:
     from django.core.cache import cache
 
     key = f"web:frames:v1:{game_id}"
-    frames = cache.get(key)
+    frames: dict[str, Any] | None = cache.get(key)
     if frames is None:
         game = get_object_or_404(Game.objects.only("id", "replay"), pk=game_id)
         try:

@@ -32,10 +32,10 @@ def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 2
     w, h = width - left - right, height - top - bottom
 
     def sx(x: float) -> float:
-        return left + (x - x0) / (x1 - x0) * w
+        return float(left + (x - x0) / (x1 - x0) * w)
 
     def sy(y: float) -> float:
-        return top + (1 - (y - y0) / (y1 - y0)) * h
+        return float(top + (1 - (y - y0) / (y1 - y0)) * h)
 
     out = [
         f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '

@@ -280,6 +280,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
     new_key = None
+    user_id = int(request.user.pk or 0)  # login_required: always a real user here
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "create":
@@ -288,7 +289,7 @@ def account(request: HttpRequest) -> HttpResponse:
         elif action == "revoke":
             token_id = request.POST.get("token", "")
             deleted, _ = ApiToken.objects.filter(
-                user=request.user, pk=int(token_id) if token_id.isdigit() else -1
+                user_id=user_id, pk=int(token_id) if token_id.isdigit() else -1
             ).delete()
             if deleted:
                 messages.success(request, "Token revoked.")
@@ -296,8 +297,8 @@ def account(request: HttpRequest) -> HttpResponse:
                 messages.error(request, "No such token of yours.")
             return HttpResponseRedirect(reverse("account"))
     context: dict[str, Any] = {
-        "tokens": ApiToken.objects.filter(user=request.user),
+        "tokens": ApiToken.objects.filter(user_id=user_id),
         "new_key": new_key,
-        "my_bots": Bot.objects.filter(owner=request.user).order_by("name"),
+        "my_bots": Bot.objects.filter(owner_id=user_id).order_by("name"),
     }
     return render(request, "web/account.html", context)
