@@ -84,3 +84,14 @@ def make_app() -> Celery:
 
 
 app = make_app()
+
+
+def queue_depth() -> int | None:
+    """Messages waiting in the arena's queue (not yet taken by a worker), or None if unknown."""
+    try:
+        with app.connection_for_read() as connection:
+            channel = connection.default_channel
+            declared = channel.queue_declare(queue=settings.ARENA_QUEUE, passive=True)
+            return int(declared.message_count)
+    except Exception:  # no such queue yet, or the broker is away
+        return None

@@ -202,7 +202,9 @@ def update_ratings(variant_id: int) -> int:
 @app.task(name="arena.sweep")
 def sweep() -> int:
     """Enqueues again what lost messages or dead workers left behind."""
-    return services.requeue_stale()
+    from workers.celery_app import queue_depth
+
+    return services.requeue_stale(waiting=queue_depth())
 
 
 @app.task(name="arena.validate_version", bind=True, max_retries=MAX_RETRIES)

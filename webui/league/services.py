@@ -819,12 +819,15 @@ def season_champion(season: Season) -> BotVersion | None:
 # Keeping work moving
 
 
-def requeue_stale(now: datetime | None = None, grace_s: float = 30.0) -> int:
+def requeue_stale(now: datetime | None = None, grace_s: float = 30.0,
+                  waiting: int | None = None) -> int:
     """Enqueues again what a lost message or a dead worker left behind; returns how many.
 
     Matches still ``scheduled`` ``grace_s`` after they were last enqueued, and ``running``
     matches whose lease ran out, get a new ``arena.play_match``; running seasons whose last
-    round is complete get ``arena.schedule_round``; versions validating for over ten minutes
+    round is complete get ``arena.schedule_round``. ``waiting`` is how many messages the queue
+    holds, when known: while it holds any, scheduled matches are taken to be queued behind
+    them, not lost, and are left alone. Versions validating for over ten minutes
     get ``arena.validate_version``; unrated results get ``arena.update_ratings``. Duplicates
     are harmless: a match is claimed once and recorded once.
     """
@@ -832,12 +835,10 @@ def requeue_stale(now: datetime | None = None, grace_s: float = 30.0) -> int:
     cutoff = now - timedelta(seconds=grace_s)
     count = 0
     with transaction.atomic():
-        stale = list(
-            Match.objects.filter(
-                Q(status=Match.Status.SCHEDULED, enqueued_at__lt=cutoff)
-                | Q(status=Match.Status.RUNNING, lease_until__lt=now)
-            ).values_list("pk", flat=True)
-        )
+        lost = Q(status=Match.Status.RUNNING, lease_until__lt=now)
+        if not waiting:
+            lost |= Q(status=Match.Status.SCHEDULED, enqueued_at__lt=cutoff)
+        stale = list(Match.objects.filter(lost).values_list("pk", flat=True))
         for match_id in stale:
             Match.objects.filter(pk=match_id).update(enqueued_at=now)
             enqueue("arena.play_match", match_id)
@@ -901,7 +902,9 @@ def run_season(
             raise TimeoutError(f"season {season.name!r} not finished after {timeout_s:g} s "
                                f"({done} of {total} matches done)")
         if now - last_sweep >= sweep_every_s:
-            requeue_stale(grace_s=grace_s)
+            from workers.celery_app import queue_depth
+
+            requeue_stale(grace_s=grace_s, waiting=queue_depth())
             last_sweep = now
         time.sleep(poll_s)
     update_ratings(season.variant_id)
