@@ -463,9 +463,7 @@ class Deal:
         """
         hand = self._hands[self._to_move]
         if self._general:
-            return [
-                _new_move(Move, (card, cap)) for card in hand for cap in self._captures_for(card)
-            ]
+            return self._legal_general(hand)
         by_rank = self._by_rank
         base = self._tkey * 16
         memo = _SUM_MEMO
@@ -491,6 +489,23 @@ class Deal:
                 caps = sums[r] = _expand(patterns, by_rank)
             for cap in caps:
                 out.append(_new_move(Move, (card, cap)))
+        return out
+
+    def _legal_general(self, hand: list[Card]) -> list[Move]:
+        """Legal moves under assi or quindici, the captures computed once per rank."""
+        out: list[Move] = []
+        by_rank: dict[int, list[tuple[Card, ...]]] = {}
+        for card in hand:
+            caps = by_rank.get(card % 10)
+            if caps is None:
+                caps = by_rank[card % 10] = self._captures_for(card)
+            for cap in caps:
+                if not cap:
+                    out.append(_LAY[card])
+                elif len(cap) == 1:
+                    out.append(_TAKE1[card * 40 + cap[0]])
+                else:
+                    out.append(_new_move(Move, (card, cap)))
         return out
 
     def captures_for(self, card: Card) -> list[tuple[Card, ...]]:
