@@ -213,3 +213,67 @@ def test_ratings_follow_results_in_order_and_recompute_to_the_same_numbers(staff
     assert RatingHistory.objects.count() == history == 24
     table = services.league_standings(season)
     assert sum(row.standing.score for row in table) == 12
+
+
+def test_a_knockout_of_five_gives_byes_and_plays_only_the_real_matches(staff: Any) -> None:
+    versions = make_versions(staff, 5)
+    season = services.create_season(name="byes", variant=services.get_variant("scopa"),
+                                    entrants=versions, knockout_size=5, seed=2)
+    services.start_season(season)
+    # Entrant 1 wins everything, then 2, ...: the league ranks them 1..5.
+    while not season.rounds.filter(phase="knockout").exists():
+        current = season.rounds.get(status="running")
+        play_round(current, lambda m: 0 if int(m.pairing.split("-")[0]) < int(
+            m.pairing.split("-")[1]) else 1)
+        services.schedule_next_round(season.pk)
+    first = season.rounds.get(phase="knockout")
+    ids = [v.pk for v in versions]
+    assert first.plan["seeds"] == ids
+    assert first.plan["slots"] == [[ids[0], None], [ids[3], ids[4]], [ids[1], None],
+                                   [ids[2], None]]
+    assert [m.pairing for m in first.matches.all()] == ["4-5"]
+    play_round(first, lambda m: 1)  # seed 5 beats seed 4
+    services.schedule_next_round(season.pk)
+    semis = season.rounds.order_by("-number").first()
+    assert semis is not None
+    assert semis.plan["slots"] == [[ids[0], ids[4]], [ids[1], ids[2]]]
+    assert sorted(m.pairing for m in semis.matches.all()) == ["1-5", "2-3"]
+
+
+def test_a_double_round_robin_plays_every_pairing_twice_with_the_seats_reversed(
+    staff: Any,
+) -> None:
+    versions = make_versions(staff, 4)
+    season = services.create_season(name="double", variant=services.get_variant("scopa"),
+                                    entrants=versions, double_round_robin=True)
+    assert season.planned_matches() == 12
+    services.start_season(season)
+    pairings = []
+    while season.rounds.filter(status="running").exists():
+        current = season.rounds.get(status="running")
+        pairings += [m.pairing for m in current.matches.all()]
+        play_round(current)
+        services.schedule_next_round(season.pk)
+    assert len(pairings) == 12
+    firsts, seconds = set(pairings[:6]), set(pairings[6:])
+    assert {"-".join(reversed(p.split("-"))) for p in firsts} == seconds
+
+
+def test_a_match_that_keeps_failing_is_void_and_counts_for_nobody(staff: Any) -> None:
+    from workers import tasks
+
+    versions = make_versions(staff, 2)
+    season = services.create_season(name="void", variant=services.get_variant("scopa"),
+                                    entrants=versions)
+    services.start_season(season)
+    match = Match.objects.get()
+    Match.objects.filter(pk=match.pk).update(attempts=tasks.MAX_MATCH_ATTEMPTS)
+    assert tasks.play_match.run(match.pk) == f"match {match.pk}: void"
+    match.refresh_from_db()
+    assert match.status == "void" and "gave up" in match.error
+    assert not Game.objects.filter(match=match).exists()
+    assert tasks.play_match.run(match.pk) == f"match {match.pk}: void, nothing to do"
+    services.schedule_next_round(season.pk)
+    season.refresh_from_db()
+    assert season.status == "finished"
+    assert all(row.standing.played == 0 for row in services.league_standings(season))

@@ -394,6 +394,7 @@ class Rating(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["variant", "key"], name="rating_unique_key"),
         ]
+        indexes = [models.Index(fields=["variant", "-conservative"], name="rating_leaderboard")]
 
     def __str__(self) -> str:
         return f"{self.key} in {self.variant.slug}: {self.mu:.2f} ± {self.sigma:.2f}"
@@ -438,6 +439,7 @@ class RatingHistory(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["rating", "game"], name="history_unique_game"),
         ]
+        indexes = [models.Index(fields=["rating", "seq"], name="history_rating_seq")]
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready point of a rating chart."""
