@@ -85,7 +85,12 @@ def database_from_url(url: str) -> dict[str, object]:
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": path,
             # Workers and the site write at once: wait for the lock instead of failing.
-            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
+            # WAL: the site reads while workers write.
+            "OPTIONS": {
+                "timeout": 30,
+                "transaction_mode": "IMMEDIATE",
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
         }
     if parts.scheme in {"postgres", "postgresql", "pgsql"}:
         return {

@@ -172,6 +172,9 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--workers {count}: must not be negative")
     console = Console(stderr=True)
     workers = None
+    if not count:
+        console.print("playing on the workers of the configured broker "
+                      "(start them with `arena worker`)")
     if count:
         env = {"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)}
         workers = LocalWorkers(count, env=env, log_dir=Path(settings.ARENA_LOGS_DIR)).start()
