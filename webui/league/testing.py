@@ -10,7 +10,9 @@ or fail under ``CI=true``). It also gives the test run its own data dir, so test
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
 import tempfile
 
@@ -29,4 +31,5 @@ if "ARENA_DATABASE_URL" not in os.environ and _postgres_answers():
     os.environ["ARENA_DATABASE_URL"] = POSTGRES_TEST_URL
 if "ARENA_DATA_DIR" not in os.environ:
     os.environ["ARENA_DATA_DIR"] = tempfile.mkdtemp(prefix="arena-test-data-")
+    atexit.register(shutil.rmtree, os.environ["ARENA_DATA_DIR"], ignore_errors=True)
 os.environ.setdefault("ARENA_HTTPS", "0")
