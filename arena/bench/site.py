@@ -96,8 +96,70 @@ def _replay_pool(count: int) -> list[dict[str, Any]]:
             for seed in range(count)]
 
 
+def _insert(table: str, columns: list[str], types: list[str], rows: list[tuple[Any, ...]],
+            extra: str = "") -> None:
+    """Inserts many rows: one ``unnest`` of arrays on PostgreSQL, ``executemany`` elsewhere."""
+    from django.db import connection
+
+    if not rows:
+        return
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            arrays = ", ".join(f"%s::{t}[]" for t in types)
+            cursor.execute(
+                f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})",
+                [list(column) for column in zip(*rows, strict=True)],
+            )
+        else:
+            marks = ", ".join(["%s"] * len(columns))
+            cursor.executemany(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows
+            )
+
+
+def _insert_games(rows: list[tuple[Any, ...]], pool: list[str], variant_id: int) -> None:
+    """Inserts games whose replays are copies of the pool's (with their own player labels).
+
+    On PostgreSQL the replay is copied inside the database from a temporary table, so 100,000
+    games of real replays are stored in seconds instead of streaming gigabytes of JSON.
+    """
+    from django.db import connection
+
+    columns = ("match_id, index, variant_id, replay, seats, players, totals, winner_side, "
+               "winner_entrant, void, faults, duration_ms, created, rating_seq")
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS bench_pool (k int PRIMARY KEY, replay jsonb)"
+            )
+            cursor.execute("SELECT count(*) FROM bench_pool")
+            if cursor.fetchone()[0] == 0:
+                for k, text in enumerate(pool):
+                    cursor.execute("INSERT INTO bench_pool VALUES (%s, %s::jsonb)", [k, text])
+            cursor.execute(
+                f"INSERT INTO league_game ({columns}) "
+                "SELECT u.m, u.i, %s, jsonb_set(p.replay, '{players}', "
+                "jsonb_build_array(u.l0, u.l1)), u.seats::jsonb, u.players::jsonb, "
+                "u.totals::jsonb, u.w, u.we, '', '[]'::jsonb, 1500, now(), u.seq "
+                "FROM unnest(%s::bigint[], %s::int[], %s::text[], %s::text[], %s::text[], "
+                "%s::text[], %s::text[], %s::int[], %s::int[], %s::bigint[], %s::int[]) "
+                "AS u(m, i, l0, l1, seats, players, totals, w, we, seq, k) "
+                "JOIN bench_pool p ON p.k = u.k",
+                [variant_id, *[list(c) for c in zip(*rows, strict=True)]],
+            )
+        else:
+            out = []
+            for m, i, l0, l1, seats, players, totals, w, we, seq, k in rows:
+                replay = json.loads(pool[k])
+                replay["players"] = [l0, l1]
+                out.append((m, i, variant_id, json.dumps(replay), seats, players, totals, w,
+                            we, "", "[]", 1500, time.strftime("%Y-%m-%d %H:%M:%S"), seq))
+            marks = ", ".join(["%s"] * 14)
+            cursor.executemany(f"INSERT INTO league_game ({columns}) VALUES ({marks})", out)
+
+
 def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
-    """Bulk-creates ``games`` games between ``bots`` bots, with ratings and their history."""
+    """Bulk-stores ``games`` games between ``bots`` bots, with ratings and their history."""
     from django.contrib.auth.models import User
     from django.db import transaction
 
@@ -107,9 +169,7 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
         BotVersion,
         Game,
         Match,
-        MatchSeat,
         Rating,
-        RatingHistory,
         Round,
         Season,
         SeasonEntrant,
@@ -127,15 +187,17 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
                        source_dir="sample_bots/random", status=BotVersion.Status.READY)
             for i, b in enumerate(bot_rows)
         )
+    labels = [v.label for v in versions]
     pairs = [(a, b) for a in range(bots) for b in range(a + 1, bots)]
     matches_needed = math.ceil(games / 2)
     seasons = math.ceil(matches_needed / len(pairs))
-    pool = _replay_pool(24)
+    pool = [json.dumps(r) for r in _replay_pool(24)]
     strength = [pick.gauss(25, 4) for _ in range(bots)]
     history: list[list[tuple[int, float, float]]] = [[] for _ in range(bots)]
     mu = [25.0] * bots
     made_games = 0
     seq = 0
+    summary = json.dumps({"wins": [1, 1], "points": [22, 22], "games": 2})
     for s in range(seasons):
         with transaction.atomic():
             season = Season.objects.create(
@@ -147,34 +209,35 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
                 for i, v in enumerate(versions)
             )
             rnd = Round.objects.create(season=season, number=1, status=Round.Status.DONE)
-            todo = min(len(pairs), matches_needed - s * len(pairs))
-            matches = Match.objects.bulk_create(
-                Match(round=rnd, season=season, pairing=f"{a + 1}-{b + 1}", board=k,
-                      status=Match.Status.DONE, games_planned=2,
-                      summary={"wins": [1, 1], "points": [22, 22], "games": 2})
-                for k, (a, b) in enumerate(pairs[:todo])
+            todo = pairs[: min(len(pairs), matches_needed - s * len(pairs))]
+            _insert(
+                "league_match",
+                ["round_id", "season_id", "pairing", "board", "status", "seed",
+                 "games_planned", "claim_token", "claimed_by", "attempts", "summary", "error"],
+                ["bigint", "bigint", "text", "int", "text", "bigint", "int", "text", "text",
+                 "int", "jsonb", "text"],
+                [(rnd.pk, season.pk, f"{a + 1}-{b + 1}", k, "done", k, 2, "", "", 1, summary,
+                  "") for k, (a, b) in enumerate(todo)],
             )
-            seats = []
-            game_rows = []
-            for match, (a, b) in zip(matches, pairs[:todo], strict=True):
-                seats += [MatchSeat(match=match, index=0, version=versions[a], side=0),
-                          MatchSeat(match=match, index=1, version=versions[b], side=1)]
+            match_ids = list(Match.objects.filter(season=season).order_by("board")
+                             .values_list("id", flat=True))
+            seats, game_rows = [], []
+            for match_id, (a, b) in zip(match_ids, todo, strict=True):
+                seats += [(match_id, 0, versions[a].pk, 0), (match_id, 1, versions[b].pk, 1)]
                 for index in range(2):
                     if made_games >= games:
                         break
                     order = (a, b) if index == 0 else (b, a)
                     p_first = 1 / (1 + math.exp((strength[order[1]] - strength[order[0]]) / 4))
                     winner = 0 if pick.random() < p_first else 1
-                    template = pool[made_games % len(pool)]
-                    totals = [11, pick.randint(2, 10)] if winner == 0 else [pick.randint(2, 10), 11]
+                    loser_points = pick.randint(2, 10)
+                    totals = [11, loser_points] if winner == 0 else [loser_points, 11]
                     seq += 1
-                    game_rows.append(Game(
-                        match=match, index=index, variant=variant,
-                        replay=dict(template, players=[versions[e].label for e in order]),
-                        seats=[0, 1] if index == 0 else [1, 0],
-                        players=[versions[e].pk for e in order], totals=totals,
-                        winner_side=winner, winner_entrant=(index + winner) % 2,
-                        duration_ms=1500, rating_seq=seq,
+                    game_rows.append((
+                        match_id, index, labels[order[0]], labels[order[1]],
+                        "[0, 1]" if index == 0 else "[1, 0]",
+                        json.dumps([versions[e].pk for e in order]), json.dumps(totals),
+                        winner, (index + winner) % 2, seq, made_games % len(pool),
                     ))
                     for e in order:
                         won = order[winner] == e
@@ -182,8 +245,9 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
                         sigma = max(0.8, 8.333 / math.sqrt(1 + len(history[e]) / 4))
                         history[e].append((seq, mu[e], sigma))
                     made_games += 1
-            MatchSeat.objects.bulk_create(seats, batch_size=5000)
-            Game.objects.bulk_create(game_rows, batch_size=2000)
+            _insert("league_matchseat", ["match_id", "index", "version_id", "side"],
+                    ["bigint", "int", "bigint", "int"], seats)
+            _insert_games(game_rows, pool, variant.pk)
         progress(made_games)
     game_ids = dict(Game.objects.filter(variant=variant).values_list("rating_seq", "id"))
     with transaction.atomic():
@@ -193,13 +257,17 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
                    wins=len(h) // 2, losses=len(h) - len(h) // 2)
             for v, h in zip(versions, history, strict=True) if h
         )
+        now = time.strftime("%Y-%m-%d %H:%M:%S+00")
         rows = [
-            RatingHistory(rating=r, game_id=game_ids[sq], seq=sq, mu=m, sigma=sg,
-                          conservative=m - 3 * sg)
+            (r.pk, game_ids[sq], sq, m, sg, m - 3 * sg, now)
             for r, h in zip(ratings, (h for h in history if h), strict=True)
             for sq, m, sg in h
         ]
-        RatingHistory.objects.bulk_create(rows, batch_size=5000)
+        for start in range(0, len(rows), 50_000):
+            _insert("league_ratinghistory",
+                    ["rating_id", "game_id", "seq", "mu", "sigma", "conservative", "created"],
+                    ["bigint", "bigint", "bigint", "float8", "float8", "float8", "timestamptz"],
+                    rows[start:start + 50_000])
     return {"games": made_games, "matches": Match.objects.count(), "bots": bots,
             "seasons": seasons, "rating_history": len(rows)}
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Prefetch, Q, Subquery
 
 from arena.rating import is_provisional
 from arena.scheduling import bracket, knockout_round_count
@@ -334,15 +334,15 @@ def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
     """The bot's latest matches, newest first, with every entrant (two queries)."""
+    played = MatchSeat.objects.filter(version__bot=bot).values("match_id")
     matches = list(
-        Match.objects.filter(seats__version__bot=bot)
+        Match.objects.filter(id__in=Subquery(played))
         .select_related("season", "round")
         .prefetch_related(
             Prefetch("seats", queryset=MatchSeat.objects.select_related("version__bot")
                      .order_by("index"))
         )
-        .order_by("-id")
-        .distinct()[:limit]
+        .order_by("-id")[:limit]
     )
     out = []
     for m in matches:
