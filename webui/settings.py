@@ -45,6 +45,7 @@ This module holds configuration only; the logic lives in the apps.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -201,6 +202,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("ARENA_STATIC_ROOT") or DATA_DIR / "static")
+with contextlib.suppress(OSError):  # whitenoise warns about a missing folder
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
