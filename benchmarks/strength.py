@@ -20,6 +20,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -93,7 +94,7 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def summarize(outcomes: list[DealOutcome], wall: float) -> dict[str, object]:
+def summarize(outcomes: list[DealOutcome], wall: float) -> dict[str, Any]:
     """The figures of the table, JSON-ready."""
     n = len(outcomes)
     wins = sum(1 for o in outcomes if o.ismcts_points > o.greedy_points)
@@ -184,7 +185,7 @@ def main() -> int:
         "ms/move",
     ):
         table.add_column(column, justify="right")
-    low, high = figures["win_rate_95"]  # type: ignore[misc]
+    low, high = figures["win_rate_95"]
     pairs = figures["duplicate_pairs"]
     table.add_row(
         str(figures["deals"]),
@@ -193,7 +194,7 @@ def main() -> int:
         f"{figures['score_rate']:.1%}",
         f"{figures['ismcts_points_per_deal']:.2f} vs {figures['greedy_points_per_deal']:.2f}",
         f"{figures['pair_wins']}/{figures['pair_draws']}/"
-        f"{pairs - figures['pair_wins'] - figures['pair_draws']}",  # type: ignore[operator]
+        f"{pairs - figures['pair_wins'] - figures['pair_draws']}",
         f"{figures['ms_per_move']:.0f}",
     )
     console = Console()

@@ -36,7 +36,7 @@ class SearchConfig:
     """The UCB1 exploration constant (rewards are in 0..1)."""
     rollout_epsilon: float = 0.1
     """Chance that a rollout move is uniformly random instead of greedy."""
-    margin_weight: float = 0.3
+    margin_weight: float = 0.0
     """Share of the reward given by the point margin (the rest: deal win 1, draw 0.5, loss 0)."""
     seed: int = 0
 
@@ -54,6 +54,28 @@ class Node:
         self.children: dict[Move, Node] = {}
 
 
+def _capture_worth(card: int) -> float:
+    return 2.0 + 100.0 * (card == SETTEBELLO) + 10.0 * (RANK[card] == 7) + 1.0 * IS_COIN[card]
+
+
+def _lay_worth(card: int) -> float:
+    if card == SETTEBELLO:
+        penalty = 50.0
+    elif RANK[card] == 7:
+        penalty = 5.0
+    else:
+        penalty = 0.0
+    return -0.1 * (10 - RANK[card]) - penalty - 0.5 * IS_COIN[card]
+
+
+CAPTURE_WORTH = tuple(_capture_worth(c) for c in range(40))
+"""What a card is worth to the rollout policy when it ends in the mover's pile."""
+LAY_WORTH = tuple(_lay_worth(c) for c in range(40))
+"""What laying a card on the table costs the rollout policy (shed high plain cards first)."""
+SWEEP_BONUS = 50.0
+OPEN_TABLE_PENALTY = 30.0
+
+
 def rollout_move(deal: Deal, legal: Sequence[Move], rng: random.Random, epsilon: float) -> Move:
     """A cheap greedy move: sweeps, the settebello, sevens, coins, cards; avoid open tables."""
     if len(legal) == 1:
@@ -61,44 +83,26 @@ def rollout_move(deal: Deal, legal: Sequence[Move], rng: random.Random, epsilon:
     if rng.random() < epsilon:
         return legal[rng.randrange(len(legal))]
     table = deal.table
-    table_sum = sum(RANK[c] for c in table)
+    table_sum = sum([RANK[c] for c in table])
+    table_len = len(table)
     best = legal[0]
     best_value = -1e9
     for move in legal:
-        card = move.card
-        capture = move.capture
+        card, capture = move
         if capture:
-            value = 2.0 * (len(capture) + 1)
+            value = CAPTURE_WORTH[card]
             taken_sum = 0
             for c in capture:
+                value += CAPTURE_WORTH[c]
                 taken_sum += RANK[c]
-                if c == SETTEBELLO:
-                    value += 100.0
-                if RANK[c] == 7:
-                    value += 10.0
-                if IS_COIN[c]:
-                    value += 1.0
-            if card == SETTEBELLO:
-                value += 100.0
-            if RANK[card] == 7:
-                value += 10.0
-            if IS_COIN[card]:
-                value += 1.0
-            left = len(table) - len(capture)
-            if left == 0:
-                value += 50.0
+            if table_len == len(capture):
+                value += SWEEP_BONUS
             elif table_sum - taken_sum <= 10:
-                value -= 30.0
+                value -= OPEN_TABLE_PENALTY
         else:
-            value = -0.1 * (10 - RANK[card])
-            if card == SETTEBELLO:
-                value -= 50.0
-            elif RANK[card] == 7:
-                value -= 5.0
-            if IS_COIN[card]:
-                value -= 0.5
+            value = LAY_WORTH[card]
             if table_sum + RANK[card] <= 10:
-                value -= 30.0
+                value -= OPEN_TABLE_PENALTY
         if value > best_value:
             best, best_value = move, value
     return best
