@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
     table = Table(title=f"season of {args.entrants} entrants ({rows[0]['matches']} matches, "
                         f"{args.games} games each, target {args.target})")
-    for column in ("run", "matches/min", "wall ms/match", "median play ms", "vs 1 worker"):
+    for column in ("run", "matches/min", "ms/match", "play ms", "speed-up"):
         table.add_column(column, justify="left" if column == "run" else "right", no_wrap=True)
     for row in rows:
         table.add_row(
@@ -163,6 +163,10 @@ def run(args: argparse.Namespace) -> int:
         )
     console = Console()
     console.print(table)
+    console.print(
+        "ms/match: wall time per match; play ms: the runner's own time per match (median); "
+        "speed-up: against the first row."
+    )
     console.print(
         f"queue overhead per match (empty match, 1 worker): {empty['wall_ms_per_match']:.0f} ms, "
         f"{empty['wall_ms_per_match'] / baseline['wall_ms_per_match'] * 100:.0f}% of a played "
