@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -128,10 +129,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         counts = [int(part) for part in args.workers.split(",") if part.strip()]
     except ValueError:
-        print(f"arena bench season: --workers {args.workers!r}: a list like 1,2")
+        print(f"arena bench season: --workers {args.workers!r}: a list like 1,2", file=sys.stderr)
         return 2
     if not counts or min(counts) < 1 or args.entrants < 2 or args.games < 1:
-        print("arena bench season: need --workers >= 1, --entrants >= 2 and --games >= 1")
+        print("arena bench season: need --workers >= 1, --entrants >= 2 and --games >= 1",
+              file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         env = _configure(args, Path(tmp))
