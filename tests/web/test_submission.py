@@ -91,6 +91,9 @@ def test_an_upload_becomes_a_version_that_a_worker_validates(
     assert version.status == BotVersion.Status.VALIDATING
     folder = Path(settings.ARENA_DATA_DIR) / version.source_dir
     assert (folder / "bot.toml").is_file() and (folder / "bot.py").is_file()
+    # the sandbox runs the bot as another user: its folder must be readable by all
+    assert folder.stat().st_mode & 0o755 == 0o755
+    assert (folder / "bot.py").stat().st_mode & 0o644 == 0o644
     assert Path(version.archive_path).read_bytes() == good_zip()
     new = [json.loads(p.read_text()) for p in queued_messages() - queued]
     assert [(m["headers"]["task"], m["headers"]["argsrepr"]) for m in new] == [
@@ -144,9 +147,12 @@ def test_the_owner_sees_the_validation_log_and_others_do_not(
 ) -> None:
     from webui.league import services
 
+    from webui.web.sampledata import engine_replay
+
     upload_api(client, tokens["owner"], good_zip())
     version = BotVersion.objects.get()
-    services.finish_validation(version.pk, False, "crashed at move 3", "Traceback: oops in bot")
+    services.finish_validation(version.pk, False, "crashed at move 3", "Traceback: oops in bot",
+                               engine_replay("scopa", 5, ["my-bot@1", "random@1"]))
     client.force_login(users["owner"])
     page = client.get("/bots/my-bot/v1/").content.decode()
     assert "crashed at move 3" in page and "Traceback: oops in bot" in page
@@ -157,3 +163,7 @@ def test_the_owner_sees_the_validation_log_and_others_do_not(
     assert "validation_log" not in api
     api = client.get("/api/bots/my-bot/versions/1", HTTP_AUTHORIZATION=tokens["owner"]).json()
     assert api["validation_log"] == "Traceback: oops in bot"
+    frames = "/api/bots/my-bot/versions/1/validation/frames"
+    assert client.get(frames, HTTP_AUTHORIZATION=tokens["other"]).status_code == 403
+    game = client.get(frames, HTTP_AUTHORIZATION=tokens["owner"]).json()
+    assert game["players"] == ["my-bot@1", "random@1"] and game["error"] is None

@@ -184,6 +184,20 @@ def get_version(request: HttpRequest, name: str, number: int) -> Any:
     return reads.version_json(version, _can_see_private(_user(request), version.bot))
 
 
+def get_validation_frames(request: HttpRequest, name: str, number: int) -> Any:
+    version = get_object_or_404(
+        BotVersion.objects.select_related("bot"), bot__name=name, number=number
+    )
+    if not _can_see_private(_user(request), version.bot):
+        raise ApiError(403, "only the bot's owner and staff see its validation game")
+    if not version.validation_replay:
+        raise ApiError(404, f"{version.label} has no validation game (yet)")
+    try:
+        return dict(expand_replay(version.validation_replay))
+    except FramesError as exc:
+        raise ApiError(422, str(exc)) from None
+
+
 def get_seasons(request: HttpRequest) -> Any:
     status = request.GET.get("status") or None
     if status and status not in Season.Status.values:
@@ -414,6 +428,10 @@ ROUTES: list[Route] = [
           {"POST": "Version"}, {"POST": "Archive"}, frozenset({"POST"}), tag="create"),
     Route("bots/<slug:name>/versions/<int:number>", "version", {"GET": get_version},
           "A bot version; its owner also sees the validation log.", {"GET": "Version"}),
+    Route("bots/<slug:name>/versions/<int:number>/validation/frames", "validation-frames",
+          {"GET": get_validation_frames},
+          "The version's validation game against the random bot, as viewer frames (the "
+          "owner and staff only).", {"GET": "Frames"}),
     Route("seasons", "seasons", {"GET": get_seasons, "POST": post_season},
           "GET: seasons, newest first (?status=draft|running|finished). POST (staff token): "
           "create a season, optionally starting it.",

@@ -42,12 +42,16 @@ def _unpack(checked: CheckedArchive, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
     try:
+        # Readable by all: the sandbox runs the bot as an unprivileged user of its own.
+        os.chmod(scratch, 0o755)
         for f in checked.files:
             path = scratch / f.path
             # The paths were checked, but a file must never land outside its folder.
             if scratch.resolve() not in path.resolve().parents:
                 raise SubmissionError(f"path {f.path!r} escapes the archive's folder")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            for parent in reversed(path.relative_to(scratch).parents[:-1]):
+                (scratch / parent).mkdir(mode=0o755, exist_ok=True)
+                os.chmod(scratch / parent, 0o755)
             path.write_bytes(f.data)
             os.chmod(path, 0o755 if f.executable else 0o644)
         try:
