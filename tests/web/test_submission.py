@@ -146,7 +146,6 @@ def test_the_owner_sees_the_validation_log_and_others_do_not(
     client: Any, users: dict[str, Any], tokens: dict[str, str]
 ) -> None:
     from webui.league import services
-
     from webui.web.sampledata import engine_replay
 
     upload_api(client, tokens["owner"], good_zip())
