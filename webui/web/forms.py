@@ -70,11 +70,13 @@ class SeasonForm(forms.Form):
     """A new season (staff)."""
 
     name = forms.CharField(max_length=100)
-    variant = forms.ChoiceField(choices=[])
+    variant = forms.ChoiceField(choices=[], initial="scopa",
+                                help_text="Seasons pair two sides: one bot, or a partnership.")
     entrants = forms.ModelMultipleChoiceField(
         queryset=BotVersion.objects.none(),
         widget=forms.SelectMultiple(attrs={"size": 8}),
-        help_text="Validated bot versions; the order of entry gives the Berger numbers.",
+        help_text="Validated bot versions (Ctrl or Cmd to pick several); they are numbered "
+        "for the Berger tables in the order of this list.",
     )
     games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
     double_round_robin = forms.BooleanField(required=False)
@@ -90,7 +92,9 @@ class SeasonForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["variant"].choices = [(v, v) for v in sorted(VARIANTS)]  # type: ignore[attr-defined]
+        self.fields["variant"].choices = [  # type: ignore[attr-defined]
+            (name, name) for name, rules in sorted(VARIANTS.items()) if rules.num_sides == 2
+        ]
         self.fields["entrants"].queryset = (  # type: ignore[attr-defined]
             BotVersion.objects.filter(status=BotVersion.Status.READY)
             .select_related("bot")
