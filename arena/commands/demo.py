@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.commands.web import add_serve_arguments, check_port, local_defaults, prepare, serve
+from arena.engine import VARIANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
@@ -92,6 +93,11 @@ def run(args: argparse.Namespace) -> int:
         knockout = 2 if len(args.bots) >= 3 else 0
     if knockout and not 2 <= knockout <= len(args.bots):
         return _fail(f"--knockout {knockout}: between 2 and {len(args.bots)}, or 0")
+    rules = VARIANTS.get(args.variant)
+    if rules is None:
+        return _fail(f"unknown variant {args.variant!r} (known: {', '.join(VARIANTS)})")
+    if rules.num_sides != 2:
+        return _fail(f"variant {args.variant} has {rules.num_sides} sides; seasons pair two")
     if not args.no_serve:
         problem = check_port(args.host, args.port)
         if problem:
