@@ -149,7 +149,8 @@ def get_variants(request: HttpRequest) -> Any:
 
 def get_leaderboard(request: HttpRequest, slug: str) -> Any:
     variant = get_object_or_404(Variant, slug=slug)
-    return {"variant": reads.variant_json(variant), "ratings": reads.leaderboard(variant)}
+    return {"variant": reads.variant_json(variant), "ratings": reads.leaderboard(variant),
+            "recent_games": reads.recent_games(10, variant)}
 
 
 def get_bots(request: HttpRequest) -> Any:
@@ -517,7 +518,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "LeaderRow": _obj({"rank": I, "key": S, "label": S, "versions": _list(_ref("VersionRef")),
                        "team": B, "mu": N, "sigma": N, "conservative": N, "games": I, "wins": I,
                        "draws": I, "losses": I, "win_rate": _nullable(N), "provisional": B}),
-    "Leaderboard": _obj({"variant": _ref("Variant"), "ratings": _list(_ref("LeaderRow"))}),
+    "Leaderboard": _obj({"variant": _ref("Variant"), "ratings": _list(_ref("LeaderRow")),
+                         "recent_games": _list(_ref("Game"))}),
     "BotList": _obj({"bots": _list(_obj({"name": S, "owner": S, "description": S,
                                           "versions": I}))}),
     "Version": _obj({"id": I, "label": S, "number": I, "sha256": S, "status": S,

@@ -58,6 +58,7 @@ def variant(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "web/leaderboard.html", {
         "variant": reads.variant_json(v),
         "ratings": reads.leaderboard(v),
+        "games": reads.recent_games(10, v),
     })
 
 
