@@ -154,3 +154,8 @@ def test_every_api_route_is_in_the_openapi_description(client: Any, db: Any) -> 
                 for content in response.get("content", {}).values():
                     ref = content["schema"].get("$ref", "")
                     assert ref.split("/")[-1] in spec["components"]["schemas"]
+
+
+def test_the_health_check_answers_ok(client: Any, db: Any) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200 and response.content == b"ok\n"

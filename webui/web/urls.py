@@ -9,6 +9,7 @@ from . import api, views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
     path("variants/<slug:slug>/", views.variant, name="variant"),
     path("bots/", views.bots, name="bots"),
     path("bots/new/", views.bot_new, name="bot-new"),

@@ -235,6 +235,15 @@ def game(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "web/game.html", {"g": reads.game_detail(g)})
 
 
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers: 200 ``ok`` when the database answers."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse("ok\n", content_type="text/plain")
+
+
 def replay_open(request: HttpRequest) -> HttpResponse:
     return render(request, "web/replay_open.html")
 
