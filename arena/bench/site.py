@@ -322,6 +322,7 @@ def measure(requests: int) -> list[dict[str, Any]]:
         ("baseline: the deck page (no query)", ["/cards/"], None),
         ("leaderboard", ["/variants/scopa/"], None),
         ("bot page (most games first)", [f"/bots/{b}/" for b in bots], None),
+        ("bot page, nothing cached", [f"/bots/{b}/" for b in bots], lambda url: cache.clear()),
         ("replay page", [f"/games/{g}/" for g in games], None),
         ("replay frames, computed (no cache)", [f"/api/games/{g}/frames" for g in games],
          lambda url: cache.clear()),
@@ -399,7 +400,7 @@ def run(args: argparse.Namespace) -> int:
     if fill_s:
         console.print(f"stored {counts['games']:,} games, {counts.get('matches', 0):,} matches "
                       f"and {counts.get('rating_history', 0):,} rating points in {fill_s:.0f} s")
-    slow = [r["page"] for r in rows[1:4] if r["p95"] >= TARGET_P95_MS]
+    slow = [r["page"] for r in rows[1:5] if r["p95"] >= TARGET_P95_MS]
     verdict = "all under" if not slow else "OVER for " + ", ".join(slow) + ";"
     Console().print(f"target: leaderboard, bot page and replay page p95 < {TARGET_P95_MS:.0f} "
                     f"ms: {verdict} the target")

@@ -23,6 +23,9 @@ CHROMIUM_ARGS = [
 def fast_passwords(settings: Any) -> None:
     """Password hashing made cheap: the tests create users, not attack them."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    from django.core.cache import cache
+
+    cache.clear()  # cached pages of one test's rows must not answer for another's
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 

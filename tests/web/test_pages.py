@@ -159,3 +159,20 @@ def test_every_api_route_is_in_the_openapi_description(client: Any, db: Any) -> 
 def test_the_health_check_answers_ok(client: Any, db: Any) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200 and response.content == b"ok\n"
+
+
+def test_the_bot_page_follows_new_rated_games(client: Any, played_season: Season) -> None:
+    from webui.league.models import BotVersion
+    from webui.web.sampledata import play_season
+
+    before = client.get("/api/bots/greedy").json()
+    versions = list(BotVersion.objects.filter(bot__name__in=["greedy", "random"]))
+    season = services.create_season(name="Second", variant=played_season.variant,
+                                    entrants=versions, games_per_pairing=2, seed=9)
+    services.start_season(season)
+    play_season(season)
+    after = client.get("/api/bots/greedy").json()
+    games = Game.objects.filter(match__seats__version__bot__name="greedy", void="").count()
+    assert sum(h["games"] for h in after["head_to_head"]) == games
+    assert games > sum(h["games"] for h in before["head_to_head"])
+    assert len(after["charts"][0]["series"][0]["points"]) == after["ratings"][0]["games"]

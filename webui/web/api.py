@@ -162,14 +162,28 @@ def _can_see_private(user: Any, bot: Bot) -> bool:
 
 
 def bot_page_data(bot: Bot, private: bool) -> dict[str, Any]:
-    """Everything the bot page shows."""
+    """Everything the bot page shows.
+
+    The rating charts and the head-to-head records change only when the bot's games are
+    rated, so they are cached under the bot's rating state (each rating's game count): a
+    newly rated game makes a new key, and the page is never staler than the ratings.
+    """
+    from django.core.cache import cache
+
     ratings = reads.bot_ratings(bot)
+    state = ",".join(f"{r['rating_id']}.{r['games']}" for r in ratings)
+    key = f"web:bot:v1:{bot.pk}:{state}"
+    rated: dict[str, Any] | None = cache.get(key)
+    if rated is None:
+        rated = {"charts": reads.bot_charts(bot, ratings),
+                 "head_to_head": reads.head_to_head(bot)}
+        cache.set(key, rated, 3600)
     return {
         "bot": reads.bot_json(bot, private),
         "ratings": ratings,
-        "charts": reads.bot_charts(bot, ratings),
+        "charts": rated["charts"],
         "recent_matches": reads.recent_matches(bot),
-        "head_to_head": reads.head_to_head(bot),
+        "head_to_head": rated["head_to_head"],
     }
 
 

@@ -70,8 +70,8 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     b = get_object_or_404(Bot.objects.select_related("owner"), name=name)
     is_owner = request.user.is_authenticated and request.user.pk == b.owner_id
     data = bot_page_data(b, is_owner or bool(request.user.is_staff))
-    for chart in data["charts"]:
-        chart["svg"] = rating_chart(chart["series"])
+    charts = [dict(chart, svg=rating_chart(chart["series"])) for chart in data["charts"]]
+    data = dict(data, charts=charts)
     return render(request, "web/bot.html", {
         **data, "is_owner": is_owner,
         "upload_form": VersionForm() if is_owner else None,
