@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, Prefetch, Q, Subquery
+from django.db.models import Count, Prefetch, Q
 
 from arena.rating import is_provisional
 from arena.scheduling import bracket, knockout_round_count
@@ -333,10 +333,15 @@ def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
-    """The bot's latest matches, newest first, with every entrant (two queries)."""
-    played = MatchSeat.objects.filter(version__bot=bot).values("match_id")
+    """The bot's latest matches, newest first, with every entrant (three small queries)."""
+    # Newest first straight from the seats' index, then those few matches by key.
+    ids = list(
+        MatchSeat.objects.filter(version__bot=bot)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)[: limit * 2]
+    )
     matches = list(
-        Match.objects.filter(id__in=Subquery(played))
+        Match.objects.filter(id__in=list(dict.fromkeys(ids))[:limit])
         .select_related("season", "round")
         .prefetch_related(
             Prefetch("seats", queryset=MatchSeat.objects.select_related("version__bot")
