@@ -120,3 +120,25 @@ def test_a_replay_file_opens_without_being_stored(page: Any, live_server: Any,
     page.keyboard.press("End")
     assert "wins the game" in str(page.text_content(".v-result"))
     assert Game.objects.count() == count
+
+
+def test_a_scopone_replay_seats_four_players_around_the_table(
+    page: Any, live_server: Any, transactional_db: Any, artifacts: Path
+) -> None:
+    golden = Path(__file__).resolve().parents[1] / "engine" / "golden" / "scopone.json"
+    page.goto(f"{live_server.url}/replay/")
+    page.set_input_files("#replay-open input[type=file]", str(golden))
+    page.wait_for_selector("#replay-open-viewer .v-board")
+    places = page.eval_on_selector_all(
+        ".v-seat", "seats => seats.map(s => [s.dataset.seat, s.dataset.place])")
+    assert places == [["0", "bottom"], ["1", "right"], ["2", "top"], ["3", "left"]]
+    assert page.locator(".v-seat .card").count() == 36  # nine cards in each hand
+    page.select_option(".v-view", "2")  # seat 2 at the bottom, the others around it
+    assert page.get_attribute('.v-seat[data-seat="2"]', "data-place") == "bottom"
+    assert page.get_attribute('.v-seat[data-seat="3"]', "data-place") == "right"
+    assert page.locator('.v-seat[data-seat="0"] .card-back').count() == 9
+    page.keyboard.press("End")
+    header = page.eval_on_selector_all(".v-breakdown thead th",
+                                       "ths => ths.map(t => t.textContent)")
+    assert header[1:] == ["Seats 0+2", "Seats 1+3"]  # partnerships score together
+    page.screenshot(path=str(artifacts / "replay-viewer-scopone.png"), full_page=True)
