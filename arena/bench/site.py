@@ -310,7 +310,7 @@ def measure(requests: int) -> list[dict[str, Any]]:
     from django.db.models import Count
     from django.test import Client
 
-    from webui.league.models import Bot, Game
+    from webui.league.models import Bot, Game, Season
 
     client = Client()
     pick = random.Random(2)
@@ -318,12 +318,15 @@ def measure(requests: int) -> list[dict[str, Any]]:
                 .values_list("name", flat=True)[:10])
     last = Game.objects.order_by("-id").values_list("id", flat=True).first() or 1
     games = [pick.randint(1, last) for _ in range(50)]
+    season = Season.objects.order_by("id").values_list("id", flat=True).first()
     pages = [
         ("baseline: the deck page (no query)", ["/cards/"], None),
         ("leaderboard", ["/variants/scopa/"], None),
         ("bot page (most games first)", [f"/bots/{b}/" for b in bots], None),
         ("bot page, nothing cached", [f"/bots/{b}/" for b in bots], lambda url: cache.clear()),
         ("replay page", [f"/games/{g}/" for g in games], None),
+        ("home page (for information)", ["/"], None),
+        ("season page, 780 matches (for information)", [f"/seasons/{season}/"], None),
         ("replay frames, computed (no cache)", [f"/api/games/{g}/frames" for g in games],
          lambda url: cache.clear()),
         ("replay frames, cached", [f"/api/games/{g}/frames" for g in games[:5]], None),

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 
 from arena.rating import is_provisional
 from arena.scheduling import bracket, knockout_round_count
@@ -137,12 +138,13 @@ def recent_games(limit: int = 12, variant: Variant | None = None) -> list[dict[s
     return [game_row(g, refs) for g in games]
 
 
-def season_row(s: Season) -> dict[str, Any]:
-    """A season as lists show it."""
-    done = getattr(s, "n_done", None)
-    total = getattr(s, "n_matches", None)
-    if done is None or total is None:
+def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[str, Any]:
+    """A season as lists show it; ``counts`` is (matches, done, entrants) when known."""
+    if counts is None:
         done, total = s.progress()
+        entrants = s.season_entrants.count()
+    else:
+        total, done, entrants = counts
     return {
         "id": s.id,
         "name": s.name,
@@ -154,7 +156,7 @@ def season_row(s: Season) -> dict[str, Any]:
         "games_per_pairing": s.games_per_pairing,
         "move_time_ms": s.move_time_ms,
         "bank_ms": s.bank_ms,
-        "entrants": getattr(s, "n_entrants", None),
+        "entrants": entrants,
         "matches_done": done,
         "matches_total": total,
         "created": s.created.isoformat(),
@@ -163,20 +165,38 @@ def season_row(s: Season) -> dict[str, Any]:
     }
 
 
+def _count_of(model: Any, **filters: Any) -> Subquery:
+    """A correlated COUNT per season: evaluated only for the rows a query returns."""
+    return Subquery(
+        model.objects.filter(season=OuterRef("pk"), **filters)
+        .order_by()
+        .values("season")
+        .annotate(n=Count("id"))
+        .values("n"),
+        output_field=IntegerField(),
+    )
+
+
 def seasons(status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
     """Seasons, newest first, with their progress counted by the database."""
-    qs = Season.objects.select_related("variant").annotate(
-        n_matches=Count("matches", distinct=True),
-        n_done=Count(
-            "matches",
-            filter=Q(matches__status__in=[Match.Status.DONE, Match.Status.VOID]),
-            distinct=True,
-        ),
-        n_entrants=Count("season_entrants", distinct=True),
-    )
+    qs = Season.objects.select_related("variant")
     if status:
         qs = qs.filter(status=status)
-    return [season_row(s) for s in qs.order_by("-created")[:limit]]
+    qs = qs.order_by("-created")[:limit]
+    ids = [s.pk for s in qs]
+    counted = (
+        Season.objects.filter(pk__in=ids)
+        .annotate(
+            n_matches=Coalesce(_count_of(Match), 0),
+            n_done=Coalesce(
+                _count_of(Match, status__in=[Match.Status.DONE, Match.Status.VOID]), 0
+            ),
+            n_entrants=Coalesce(_count_of(SeasonEntrant), 0),
+        )
+        .values_list("pk", "n_matches", "n_done", "n_entrants")
+    )
+    counts = {pk: (m, d, e) for pk, m, d, e in counted}
+    return [season_row(season, counts.get(season.pk, (0, 0, 0))) for season in qs]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,8 +453,11 @@ def head_to_head(bot: Bot) -> list[dict[str, Any]]:
 # Seasons
 
 
-def season_detail(season: Season) -> dict[str, Any]:
-    """A season: its standings, cross-table, rounds and knockout bracket."""
+def season_detail(season: Season, match_limit: int | None = None) -> dict[str, Any]:
+    """A season: its standings, cross-table, rounds, matches and knockout bracket.
+
+    ``match_limit`` keeps only the latest league matches (the knockout ones are all kept).
+    """
     entrants = list(
         SeasonEntrant.objects.filter(season=season).select_related("version__bot").order_by(
             "number"
@@ -491,13 +514,13 @@ def season_detail(season: Season) -> dict[str, Any]:
                 "running": r.n_running,
             }
         )
-    matches = list(
-        Match.objects.filter(season=season).select_related("round", "season").order_by(
-            "round__number", "board"
-        )
-    )
+    base = Match.objects.filter(season=season).select_related("round", "season")
+    knockout = list(base.filter(round__phase=Round.Phase.KNOCKOUT))
+    league = base.filter(round__phase=Round.Phase.LEAGUE).order_by("-round__number", "board")
+    shown = list(league[:match_limit] if match_limit is not None else league)
+    matches = sorted(knockout + shown, key=lambda m: (m.round.number, m.board))
     seats = defaultdict(list)
-    for s in MatchSeat.objects.filter(match__season=season).order_by("index"):
+    for s in MatchSeat.objects.filter(match_id__in=[m.pk for m in matches]).order_by("index"):
         seats[s.match_id].append(s)
     refs = version_refs(s.version_id for lst in seats.values() for s in lst)
     match_rows = [match_row(m, seats[m.id], refs) for m in matches]

@@ -197,7 +197,7 @@ def season_start(request: HttpRequest, season_id: int) -> HttpResponse:
 
 def season(request: HttpRequest, season_id: int) -> HttpResponse:
     s = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
-    data = reads.season_detail(s)
+    data = reads.season_detail(s, match_limit=SEASON_PAGE_MATCHES)
     labels = {e["number"]: e["version"]["label"] for e in data["entrants"]}
     cross = [
         {"entrant": row["entrant"], "label": labels.get(row["entrant"], "?"),
@@ -214,6 +214,10 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
         "can_start": request.user.is_authenticated and request.user.is_staff
         and s.status == Season.Status.DRAFT,
     })
+
+
+SEASON_PAGE_MATCHES = 60
+"""League matches listed on a season page (the latest); the API lists them all."""
 
 
 def _cross_class(cell: float | None, s: Season) -> str:
