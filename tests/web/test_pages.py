@@ -118,7 +118,10 @@ def test_the_frames_of_a_stored_game_end_with_its_result(client: Any,
 @pytest.mark.parametrize("url", ["/bots/nobody/", "/seasons/999999/", "/games/999999/",
                                  "/api/games/999999/frames", "/api/bots/nobody"])
 def test_it_answers_404_for_what_does_not_exist(url: str, client: Any, users: Any) -> None:
-    assert client.get(url).status_code == 404
+    response = client.get(url)
+    assert response.status_code == 404
+    if url.startswith("/api/"):
+        assert response.json() == {"error": f"nothing at {url}"}
 
 
 def test_it_rejects_a_replay_that_is_not_one(client: Any, db: Any) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import URLPattern, path
 from django.utils import timezone
@@ -128,6 +128,8 @@ def _dispatch(route: Route) -> Callable[..., HttpResponse]:
             result = handler(request, **kwargs)
         except ApiError as exc:
             return JsonResponse({"error": exc.message}, status=exc.status)
+        except Http404:
+            return JsonResponse({"error": f"nothing at {request.path}"}, status=404)
         except (SubmissionError, services.LeagueError) as exc:
             return JsonResponse({"error": str(exc)}, status=400)
         if isinstance(result, HttpResponse):
