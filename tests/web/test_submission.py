@@ -65,7 +65,7 @@ def test_it_rejects_a_bad_archive_over_the_api_with_its_message(
     data, words = BAD_ARCHIVES[kind]
     before = stored_files()
     response = upload_api(client, tokens["owner"], data)
-    assert response.status_code == 400
+    assert response.status_code == (413 if kind == "too-big" else 400)
     assert words in response.json()["error"]
     assert not BotVersion.objects.exists()
     assert stored_files() == before

@@ -15,6 +15,7 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import RequestDataTooBig
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
@@ -26,6 +27,7 @@ from webui.league import services
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 
 from . import reads
+from .archives import MAX_ARCHIVE_BYTES
 from .models import ApiToken, hash_token
 from .replay_frames import FramesError, expand_replay
 from .submission import SubmissionError, add_version, create_bot_with_version
@@ -130,6 +132,8 @@ def _dispatch(route: Route) -> Callable[..., HttpResponse]:
             return JsonResponse({"error": exc.message}, status=exc.status)
         except Http404:
             return JsonResponse({"error": f"nothing at {request.path}"}, status=404)
+        except RequestDataTooBig:
+            return JsonResponse({"error": "the request body is too large"}, status=413)
         except (SubmissionError, services.LeagueError) as exc:
             return JsonResponse({"error": str(exc)}, status=400)
         if isinstance(result, HttpResponse):
@@ -344,6 +348,9 @@ def post_version(request: HttpRequest, name: str) -> Any:
     _, bot = _owned_bot(request, name)
     upload = request.FILES.get("archive")
     if upload is not None:
+        if upload.size is not None and upload.size > MAX_ARCHIVE_BYTES:
+            raise ApiError(413, f"the archive is {upload.size:,} bytes; the limit is "
+                                f"{MAX_ARCHIVE_BYTES:,} bytes")
         data = upload.read()
     elif request.content_type in {"application/zip", "application/gzip", "application/x-gzip",
                                   "application/octet-stream", "application/x-tar+gzip"}:
