@@ -53,6 +53,10 @@ def test_stepping_through_a_game_with_keys_and_buttons(
         frame["hands"][0])
     assert page.locator('.v-seat[data-seat="1"] .card-back').count() == len(frame["hands"][1])
     assert page.locator('.v-seat[data-seat="1"] .card:not(.card-back)').count() == 0
+    page.keyboard.press("ArrowRight")  # the keys step the game, not the menu just used
+    assert position(page).endswith(f"move 3/{moves}")
+    assert page.input_value(".v-view") == "0"
+    page.keyboard.press("ArrowLeft")
     page.select_option(".v-view", "all")
 
     # A capture is named with the cards taken.

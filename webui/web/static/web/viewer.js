@@ -136,15 +136,24 @@
                   (d.error.move != null ? ", move " + (d.error.move + 1) : "") + ")" : "") }));
       }
 
+      // Clicking a button must not leave the focus on it: space is play/pause, not "click
+      // the last button again".
+      toolbar.addEventListener("mousedown", (e) => {
+        if (e.target.closest("button")) e.preventDefault();
+      });
       toolbar.addEventListener("click", (e) => {
         const b = e.target.closest("button[data-act]");
         if (b) this.act(b.dataset.act);
       });
       this.scrub.addEventListener("input", () => this.go(Number(this.scrub.value)));
-      this.viewSel.addEventListener("change", () => { this.view = this.viewSel.value;
-                                                      this.render(); });
+      this.viewSel.addEventListener("change", () => {
+        this.view = this.viewSel.value;
+        this.viewSel.blur();  // the arrow keys step through the game again
+        this.render();
+      });
       this.speedSel.addEventListener("change", () => {
         this.speed = Number(this.speedSel.value);
+        this.speedSel.blur();
         if (this.timer) { this.pause(); this.play(); }
       });
       this.log.addEventListener("click", (e) => {
