@@ -32,9 +32,9 @@ class SearchConfig:
     """Iterations per move (None: no limit, the time limit decides)."""
     time_limit: float | None = None
     """Seconds per move (None: no limit, the iterations decide)."""
-    exploration: float = 0.7
+    exploration: float = 0.5
     """The UCB1 exploration constant (rewards are in 0..1)."""
-    rollout_epsilon: float = 0.1
+    rollout_epsilon: float = 0.0
     """Chance that a rollout move is uniformly random instead of greedy."""
     margin_weight: float = 0.0
     """Share of the reward given by the point margin (the rest: deal win 1, draw 0.5, loss 0)."""
