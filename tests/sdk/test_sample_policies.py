@@ -107,4 +107,4 @@ def test_ismcts_beats_random_clearly() -> None:
     wins = sum(m > 0 for m in margins)
     losses = sum(m < 0 for m in margins)
     assert wins >= 3 * losses and wins >= len(margins) * 0.6, margins
-    assert sum(margins) >= 2 * len(margins), margins
+    assert sum(margins) >= len(margins), margins  # at least a point a deal on average
