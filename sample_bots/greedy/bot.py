@@ -21,7 +21,8 @@ class GreedyBot(Bot):
     author = "Scopa Arena"
 
     def choose(self, observation: Observation, legal_moves: Sequence[Move]) -> Move:
-        return choose_move(observation, legal_moves)
+        move: Move = choose_move(observation, legal_moves)
+        return move
 
 
 if __name__ == "__main__":

@@ -37,7 +37,8 @@ class IsmctsBot(Bot):
             cap = self.clock.move_ms / 2000  # half the move's time, in seconds
             limit = cap if config.time_limit is None else min(config.time_limit, cap)
             config = replace(config, time_limit=limit)
-        return search(observation, legal_moves, config).move
+        move: Move = search(observation, legal_moves, config).move
+        return move
 
 
 def config_from_args(argv: Sequence[str] | None = None) -> SearchConfig:
