@@ -84,9 +84,9 @@ class BotServicer(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
             # An unknown kind (a newer arena): ignored, as protos/README.md promises.
 
     def _answer(self, stream: _GameStream, request: Any) -> Any:
-        legal = [move_from_proto(m) for m in request.legal_moves]
         index = 0
         try:
+            legal = [move_from_proto(m) for m in request.legal_moves]
             if stream.rules is None:
                 raise ValueError("turn request before game_start")
             observation = observation_from_proto(request.observation, stream.rules)
