@@ -154,10 +154,11 @@ def main() -> int:
     tasks = [(args.variant, args.seed, i, config) for i in range(args.deals // 2)]
     outcomes: list[DealOutcome] = []
     began = time.perf_counter()
+    from rich.console import Console
     from rich.progress import Progress
 
     with (
-        Progress(disable=args.json, transient=True) as progress,
+        Progress(console=Console(stderr=True), transient=True) as progress,
         multiprocessing.Pool(args.workers) as pool,
     ):
         bar = progress.add_task("duplicate deals", total=args.deals)
@@ -171,33 +172,26 @@ def main() -> int:
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"ISMCTS ({budget}/move) vs greedy, duplicate {args.variant} deals")
-    for column in (
-        "deals",
-        "W / D / L",
-        "win rate (95%)",
-        "score",
-        "points/deal",
-        "pairs W/D/L",
-        "ms/move",
-    ):
-        table.add_column(column, justify="right")
+    columns = ("deals", "W/D/L", "win rate", "95% interval", "score", "pts/deal", "pairs W/D/L")
+    for column in (*columns, "ms/move"):
+        table.add_column(column, justify="right", no_wrap=True)
     low, high = figures["win_rate_95"]
     pairs = figures["duplicate_pairs"]
     table.add_row(
         str(figures["deals"]),
-        f"{figures['wins']} / {figures['draws']} / {figures['losses']}",
-        f"{figures['win_rate']:.1%} ({low:.1%}-{high:.1%})",
+        f"{figures['wins']}/{figures['draws']}/{figures['losses']}",
+        f"{figures['win_rate']:.1%}",
+        f"{low:.1%}-{high:.1%}",
         f"{figures['score_rate']:.1%}",
-        f"{figures['ismcts_points_per_deal']:.2f} vs {figures['greedy_points_per_deal']:.2f}",
+        f"{figures['ismcts_points_per_deal']:.2f}-{figures['greedy_points_per_deal']:.2f}",
         f"{figures['pair_wins']}/{figures['pair_draws']}/"
         f"{pairs - figures['pair_wins'] - figures['pair_draws']}",
         f"{figures['ms_per_move']:.0f}",
     )
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 120)
     console.print(table)
     console.print(
         f"win rate: deals ISMCTS's side won outright; score: wins + draws/2; "
