@@ -44,7 +44,11 @@ def broker_options() -> tuple[str, dict[str, object]]:
     processed = folder / "processed"
     queue_dir.mkdir(parents=True, exist_ok=True)
     processed.mkdir(parents=True, exist_ok=True)
+    control = folder / "control"
+    control.mkdir(parents=True, exist_ok=True)
     return "filesystem://", {
+        # kombu's default is ./control, which litters whatever folder the process started in.
+        "control_folder": str(control),
         "data_folder_in": str(queue_dir),
         "data_folder_out": str(queue_dir),
         "processed_folder": str(processed),
