@@ -323,13 +323,23 @@ def run_checks(
     ``127.0.0.1:50051`` or ``unix:///path/bot.sock``) and returns their results."""
     results: list[CheckResult] = []
     with grpc.insecure_channel(address) as channel:
+        began = time.perf_counter()
         try:
-            grpc.channel_ready_future(channel).result(timeout=CALL_TIMEOUT)
-        except grpc.FutureTimeoutError:
-            result = CheckResult("connect", False, f"no gRPC server at {address}", CALL_TIMEOUT)
-            if progress:
-                progress(result)
-            return [result]
+            # Without wait_for_ready a refused connection fails at once instead of retrying.
+            health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=CALL_TIMEOUT
+            )
+        except grpc.RpcError as exc:
+            if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                result = CheckResult(
+                    "connect",
+                    False,
+                    f"no gRPC server at {address} ({_rpc_error(exc)})",
+                    time.perf_counter() - began,
+                )
+                if progress:
+                    progress(result)
+                return [result]
         for name, check in checks_for(channel, variants, seed):
             began = time.perf_counter()
             try:
