@@ -29,7 +29,8 @@ class ComplianceSuite:
 
         class TestMyBot(ComplianceSuite):
             @pytest.fixture(scope="class")
-            def bot_address(self):
+            @classmethod
+            def bot_address(cls):
                 with LocalBot("path/to/my-bot") as bot:
                     yield bot.address
     """
@@ -38,12 +39,14 @@ class ComplianceSuite:
     """Variants whose full game is played (None: every variant the bot supports)."""
 
     @pytest.fixture(scope="class")
-    def bot_address(self) -> Iterator[str]:
+    @classmethod
+    def bot_address(cls) -> Iterator[str]:
         """The gRPC target of the bot under test (override it)."""
         raise NotImplementedError("subclasses provide the bot_address fixture")
 
     @pytest.fixture(scope="class")
-    def channel(self, bot_address: str) -> Iterator[grpc.Channel]:
+    @classmethod
+    def channel(cls, bot_address: str) -> Iterator[grpc.Channel]:
         """A channel to the bot under test."""
         with grpc.insecure_channel(bot_address) as channel:
             grpc.channel_ready_future(channel).result(timeout=CALL_TIMEOUT)
