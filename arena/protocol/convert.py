@@ -197,11 +197,15 @@ def deal_start_message(obs: Observation) -> Any:
     )
 
 
+def move_played(seat: Seat, move: Move, by_arena: bool = False) -> Any:
+    """The ``MovePlayed`` message itself (for ``TurnRequest.moves_before``); ``by_arena`` when
+    the arena played it for a seat out of time."""
+    return bot_pb2.MovePlayed(seat=seat, move=move_to_proto(move), by_arena=by_arena)
+
+
 def move_played_message(seat: Seat, move: Move, by_arena: bool = False) -> Any:
-    """The ``MovePlayed`` event; ``by_arena`` when the arena played it for a seat out of time."""
-    return bot_pb2.ArenaMessage(
-        move_played=bot_pb2.MovePlayed(seat=seat, move=move_to_proto(move), by_arena=by_arena)
-    )
+    """The ``MovePlayed`` event, for a move that no turn request of the seat will carry."""
+    return bot_pb2.ArenaMessage(move_played=move_played(seat, move, by_arena))
 
 
 def deal_end_message(deal_index: int, score: DealScore, totals: Sequence[int]) -> Any:
@@ -233,14 +237,18 @@ def turn_request_message(
     legal_moves: Sequence[Move],
     move_ms: int,
     bank_ms: int,
+    moves_before: Iterable[Any] = (),
 ) -> Any:
-    """The ``TurnRequest`` for the seat of ``obs``, with its legal moves and clock."""
+    """The ``TurnRequest`` for the seat of ``obs``, with its legal moves and clock, carrying
+    ``moves_before``: the ``MovePlayed`` messages (:func:`move_played`) the seat has not been
+    sent yet, in order."""
     return bot_pb2.ArenaMessage(
         turn_request=bot_pb2.TurnRequest(
             request_id=request_id,
             observation=observation_to_proto(obs),
             legal_moves=moves_to_proto(legal_moves),
             clock=bot_pb2.Clock(move_ms=max(0, move_ms), bank_ms=max(0, bank_ms)),
+            moves_before=moves_before,
         )
     )
 

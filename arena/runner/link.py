@@ -69,9 +69,10 @@ class BotLink:
 class GameStream:
     """One ``Play`` stream: events out, one answer per turn request in.
 
-    Events are queued (:meth:`queue`) and written in order before the seat's next turn request
-    or when :meth:`flush` is called, so that the runner can write them while a bot thinks
-    instead of between two turns. A single reader task moves the bot's answers into a queue: a
+    Moves are queued (:meth:`queue`, ``MovePlayed`` messages) until the seat's next turn
+    request, which carries them in ``moves_before`` (:meth:`take_moves`): a turn is one message
+    each way. Moves with no turn after them are written as ``MovePlayed`` messages of their
+    own by :meth:`flush` (and before any other event, :meth:`send`). A single reader task moves the bot's answers into a queue: a
     turn that times out stops waiting on the queue, never on the call itself (cancelling a
     pending read would cancel the whole stream in grpc.aio).
     """
@@ -80,7 +81,7 @@ class GameStream:
         self.call = call
         self.broken: str | None = None  # why the stream can no longer be used
         self.broken_kind = "disconnect"
-        self.pending: list[Any] = []  # events not written yet, in order
+        self.pending: list[Any] = []  # MovePlayed messages not sent yet, in order
         self._expired: set[int] = set()  # requests answered too late, whose answer is ignored
         self._loop = asyncio.get_running_loop()
         self._inbox: collections.deque[Any] = collections.deque()  # answers nobody waited for
@@ -125,21 +126,31 @@ class GameStream:
             timer.cancel()
             self._waiter = None
 
-    def queue(self, message: Any) -> None:
-        """Queues an event for the next :meth:`flush` (or turn request)."""
-        self.pending.append(message)
+    def queue(self, move_played: Any) -> None:
+        """Queues a ``MovePlayed`` for the seat's next turn request (or :meth:`flush`)."""
+        self.pending.append(move_played)
+
+    def take_moves(self) -> list[Any]:
+        """The queued ``MovePlayed`` messages, for a turn request's ``moves_before``; clears
+        the queue."""
+        moves = self.pending
+        self.pending = []
+        return moves
 
     async def flush(self) -> bool:
-        """Writes every queued event; False (and the stream marked broken) when that fails."""
-        while self.pending:
-            if not await self._write(self.pending.pop(0)):
+        """Writes each queued move as a ``MovePlayed`` message of its own; False (and the
+        stream marked broken) when that fails."""
+        moves = self.take_moves()
+        for move_played in moves:
+            if not await self._write(bot_pb2.ArenaMessage(move_played=move_played)):
                 return False
         return True
 
     async def send(self, message: Any) -> bool:
-        """Writes the queued events, then ``message``; False when the stream broke."""
-        self.pending.append(message)
-        return await self.flush()
+        """Writes the queued moves, then the event ``message``; False when the stream broke."""
+        if self.pending and not await self.flush():
+            return False
+        return await self._write(message)
 
     async def _write(self, message: Any) -> bool:
         if self.broken is not None:
@@ -167,10 +178,9 @@ class GameStream:
         self.call.cancel()
 
     async def request(self, message: Any) -> float | None:
-        """Writes the queued events, then a turn request; the time the request went out (the
-        seat's clock starts then), or None when the stream broke."""
-        if not await self.flush():
-            return None
+        """Writes a turn request (whose ``moves_before`` the caller filled from
+        :meth:`take_moves`); the time it went out (the seat's clock starts then), or None when
+        the stream broke."""
         start = time.perf_counter()
         if not await self._write(message):
             return None

@@ -722,16 +722,16 @@ class _GamePlay:
         seat = deal.to_move
         stream = self.streams[seat]
         assert stream is not None
-        # The seat gets the moves made since its last turn now, just before its request (other
-        # seats' events wait for their own turn or the end of the deal): the bot reads them
-        # while the engine prepares the request, and nothing competes with its answer.
-        await stream.flush()
+        # A turn is one message each way: the moves made since the seat's last turn ride in
+        # its request (other seats' moves wait for their own turn or the end of the deal).
         legal = deal.legal_moves()
         observation = deal.observation(seat)
         bank = self.banks[seat]
         limit = min(self.match.spec.move_time_ms, bank)
         self.request_id += 1
-        message = convert.turn_request_message(self.request_id, observation, legal, limit, bank)
+        message = convert.turn_request_message(
+            self.request_id, observation, legal, limit, bank, stream.take_moves()
+        )
         asked = time.perf_counter()
         start = await stream.request(message)
         if start is None:
@@ -767,7 +767,7 @@ class _GamePlay:
         moves.append(record)
         self.moves += 1
         self.deal_moves += 1
-        played = convert.move_played_message(seat, move, by_arena=auto)
+        played = convert.move_played(seat, move, by_arena=auto)
         for each in self.streams:
             if each is not None:
                 each.queue(played)

@@ -31,7 +31,7 @@ from arena.protocol.convert import (
     deal_start_message,
     game_end_message,
     game_start_message,
-    move_played_message,
+    move_played,
     rules_to_proto,
     turn_request_message,
     turn_response_index,
@@ -197,21 +197,25 @@ def check_full_game(channel: grpc.Channel, variant: str, seed: int = 1) -> str:
             deal = game.new_deal()
             start = deal.observation(seat)
             stream.send(deal_start_message(start))
+            unsent: list[Any] = []  # moves the bot has not been told about yet
             while not deal.is_over():
                 to_move = deal.to_move
                 legal = deal.legal_moves()
                 if to_move == seat:
                     request_id += 1
                     message = turn_request_message(
-                        request_id, deal.observation(seat), legal, MOVE_MS, BANK_MS
+                        request_id, deal.observation(seat), legal, MOVE_MS, BANK_MS, unsent
                     )
+                    unsent = []
                     began = time.perf_counter()
                     move = legal[stream.ask(message, legal)]
                     slowest = max(slowest, time.perf_counter() - began)
                 else:
                     move = rng.choice(legal)
                 deal.apply(move)
-                stream.send(move_played_message(to_move, move))
+                unsent.append(move_played(to_move, move))
+            for played in unsent:  # the last moves of the deal: no turn request carries them
+                stream.send(bot_pb2.ArenaMessage(move_played=played))
             score = game.finish_deal(deal)
             stream.send(deal_end_message(start.deal_index, score, list(game.totals)))
         stream.send(game_end_message(list(game.totals), game.winner))

@@ -73,12 +73,19 @@ class BotServicer(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
         )
 
     def Play(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:
-        """One game: dispatches events to the hooks, answers each turn request once."""
+        """One game: dispatches events to the hooks, answers each turn request once.
+
+        The moves a turn request carries (``moves_before``) go to ``on_move`` before
+        ``choose``, exactly as if they had come as ``MovePlayed`` events.
+        """
         stream = _GameStream()
         for message in request_iterator:
             kind = message.WhichOneof("kind")
             if kind == "turn_request":
-                yield self._answer(stream, message.turn_request)
+                request = message.turn_request
+                for played in request.moves_before:  # the hooks see every move, in order
+                    self._event(stream, "move_played", played)
+                yield self._answer(stream, request)
             elif kind is not None:
                 self._event(stream, kind, getattr(message, kind))
             # An unknown kind (a newer arena): ignored, as protos/README.md promises.

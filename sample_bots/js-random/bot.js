@@ -75,6 +75,9 @@ function main() {
     Play(call) {
       call.on('data', (message) => {
         // Events (game_start, deal_start, move_played, deal_end, game_end) need no answer.
+        // A turn request also carries the moves made since this seat's last message
+        // (request.moves_before, in order): a bot that keeps memory reads them first. This
+        // one plays at random and needs none.
         if (message.kind !== 'turn_request') return;
         const request = message.turn_request;
         const count = request.legal_moves.length;

@@ -69,6 +69,11 @@ def test_no_message_carries_a_card_hidden_from_the_seat(
             replay = replays[game_index]
             seat = [s for s, e in enumerate(report.games[game_index].seats) if e == 0][k]
             assert lines[0]["seat"] == seat
+            # A turn is one message each way: a MovePlayed of its own only when no turn
+            # request of the seat follows it in the deal.
+            for entry, after in zip(lines, lines[1:], strict=False):
+                if entry["kind"] == "move_played":
+                    assert after["kind"] in {"move_played", "deal_end", "game_end"}, after
             for entry in lines:
                 if entry["deal"] < 0 or entry["kind"] in {"deal_end", "game_end"}:
                     continue
@@ -83,7 +88,7 @@ def test_no_message_carries_a_card_hidden_from_the_seat(
                 shown = {
                     card
                     for name, cards in entry.items()
-                    if name in {"hand", "table", "history", "captured", "legal", "played"}
+                    if name in {"hand", "table", "history", "captured", "legal", "played", "before"}
                     for card in cards
                 }
                 assert not shown & hidden, (entry, sorted(shown & hidden))

@@ -38,10 +38,13 @@ class RecordingBot(Bot):
         self.moves: list[tuple[Seat, Move]] = []
         self.results: list[GameResult] = []
         self.observations: list[Observation] = []
+        self.deal_moves: list[tuple[Seat, Move]] = []  # on_move calls of the current deal
+        self.history_matches: list[bool] = []  # per choose: on_move saw the history, in order
 
     def choose(self, observation: Observation, legal_moves: Sequence[Move]) -> Move:
         self.calls.append("choose")
         self.observations.append(observation)
+        self.history_matches.append(tuple(observation.history) == tuple(self.deal_moves))
         return legal_moves[-1]
 
     def on_game_start(self, game: GameInfo) -> None:
@@ -50,9 +53,11 @@ class RecordingBot(Bot):
 
     def on_deal_start(self, deal: DealInfo) -> None:
         self.calls.append("deal_start")
+        self.deal_moves = []
 
     def on_move(self, seat: Seat, move: Move, by_arena: bool) -> None:
         self.moves.append((seat, move))
+        self.deal_moves.append((seat, move))
 
     def on_deal_end(
         self, deal_index: int, points: list[dict[str, int]], totals: tuple[int, ...]
@@ -94,6 +99,8 @@ def test_hooks_see_the_whole_game_in_order(served: Any) -> None:
     deals = bot.calls.count("deal_start")
     assert bot.calls.count("choose") == 9 * deals
     assert len(bot.moves) == 36 * deals
+    # The moves a turn request carries reach on_move before choose, in the order played.
+    assert len(bot.history_matches) == 9 * deals and all(bot.history_matches)
     assert bot.results[0].winner in (0, 1)
     assert all(o.seat == bot.games[0].seat for o in bot.observations)
 

@@ -1,7 +1,8 @@
 """A bot that logs every card it is shown, so a test can check it never sees a hidden one.
 
 One stderr line per message: ``SPY {json}`` with the message kind, the seat, the deal index,
-how many moves of the deal came before, and every card the message carries.
+how many moves of the deal came before (for a turn request: with the moves it carries), and
+every card the message carries.
 """
 
 import json
@@ -24,6 +25,7 @@ def cards_of(message):
     if kind == "turn_request":
         obs = body.observation
         return {
+            "before": [c for m in body.moves_before for c in (m.move.card, *m.move.capture)],
             "hand": list(obs.hand),
             "table": list(obs.table),
             "history": [c for m in obs.history for c in (m.move.card, *m.move.capture)],
@@ -45,6 +47,8 @@ class Spy(bot_pb2_grpc.BotServicer):
                 seat = message.game_start.seat
             elif kind == "deal_start":
                 deal, moves = message.deal_start.deal_index, 0
+            elif kind == "turn_request":  # the moves it carries come before its observation
+                moves += len(message.turn_request.moves_before)
             line = {"kind": kind, "seat": seat, "deal": deal, "moves": moves,
                     **cards_of(message)}
             print("SPY " + json.dumps(line, separators=(",", ":")), file=sys.stderr, flush=True)
