@@ -2,9 +2,10 @@
 
 :class:`BotLink` is an asyncio gRPC channel to one bot process (a unix socket) or a remote bot
 (``host:port``). :class:`GameStream` is one ``Play`` stream: :meth:`GameStream.send` an event,
-:meth:`GameStream.ask` a turn and get an :class:`Answer` that is either a move index or a fault
-kind with a reason. Every call has a deadline; nothing here raises for what a bot does wrong.
-This module does not know the rules or the clocks' policy (see :mod:`arena.runner.match`).
+:meth:`GameStream.ask` a turn (one message each way) and get an :class:`Answer` that is either
+a move index or a fault kind with a reason. Every call has a deadline; nothing here raises
+for what a bot does wrong. This module does not know the rules or the clocks' policy (see
+:mod:`arena.runner.match`).
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ class GameStream:
     Moves are queued (:meth:`queue`, ``MovePlayed`` messages) until the seat's next turn
     request, which carries them in ``moves_before`` (:meth:`take_moves`): a turn is one message
     each way. Moves with no turn after them are written as ``MovePlayed`` messages of their
-    own by :meth:`flush` (and before any other event, :meth:`send`). A single reader task moves the bot's answers into a queue: a
-    turn that times out stops waiting on the queue, never on the call itself (cancelling a
-    pending read would cancel the whole stream in grpc.aio).
+    own by :meth:`flush` (and before any other event, :meth:`send`). A single reader task
+    moves the bot's answers into an inbox: a turn that times out stops waiting on the inbox,
+    never on the call itself (cancelling a pending read would cancel the whole stream in
+    grpc.aio).
     """
 
     def __init__(self, call: Any) -> None:
@@ -86,6 +88,9 @@ class GameStream:
         self._loop = asyncio.get_running_loop()
         self._inbox: collections.deque[Any] = collections.deque()  # answers nobody waited for
         self._waiter: asyncio.Future[Any] | None = None  # the turn waiting for an answer
+        self._writing = False  # a turn request is being written
+        self._deadline_passed = False  # the current turn's deadline has passed
+        self._send_timer: asyncio.TimerHandle | None = None  # a late turn request's last chance
         self._reader = asyncio.ensure_future(self._read_loop())
 
     def _deliver(self, item: Any) -> None:
@@ -106,25 +111,6 @@ class GameStream:
             raise
         except Exception as error:  # the stream failed: hand the error to whoever waits
             self._deliver(error)
-
-    async def _next_answer(self, timeout: float) -> Any:
-        """The next thing the reader got, or _TIMEOUT after ``timeout`` seconds.
-
-        A plain future and a timer: cheaper than a queue under ``asyncio.timeout``, and
-        nothing pending is ever cancelled.
-        """
-        if self._inbox:
-            return self._inbox.popleft()
-        if timeout <= 0:
-            return _TIMEOUT
-        waiter: asyncio.Future[Any] = self._loop.create_future()
-        self._waiter = waiter
-        timer = self._loop.call_later(timeout, _expire, waiter)
-        try:
-            return await waiter
-        finally:
-            timer.cancel()
-            self._waiter = None
 
     def queue(self, move_played: Any) -> None:
         """Queues a ``MovePlayed`` for the seat's next turn request (or :meth:`flush`)."""
@@ -153,11 +139,19 @@ class GameStream:
         return await self._write(message)
 
     async def _write(self, message: Any) -> bool:
+        """Writes an event. A bot that stops reading blocks writes once its flow-control
+        window is full: past SEND_TIMEOUT the stream is cancelled."""
         if self.broken is not None:
             return False
-        # A bot that stops reading blocks writes once its flow-control window is full: past
-        # SEND_TIMEOUT the stream is cancelled (a timer, cheaper than asyncio.timeout).
         timer = self._loop.call_later(SEND_TIMEOUT, self._write_expired)
+        try:
+            return await self._write_unguarded(message)
+        finally:
+            timer.cancel()
+
+    async def _write_unguarded(self, message: Any) -> bool:
+        """Writes ``message``, with whatever timer the caller set; False when the stream
+        broke (and why in ``broken``)."""
         try:
             await self.call.write(message)
         except asyncio.CancelledError:
@@ -168,8 +162,6 @@ class GameStream:
             if self.broken is None:
                 self._break(error)
             return False
-        finally:
-            timer.cancel()
         return True
 
     def _write_expired(self) -> None:
@@ -177,67 +169,118 @@ class GameStream:
         self.broken_kind = "timeout"
         self.call.cancel()
 
-    async def request(self, message: Any) -> float | None:
-        """Writes a turn request (whose ``moves_before`` the caller filled from
-        :meth:`take_moves`); the time it went out (the seat's clock starts then), or None when
-        the stream broke."""
-        start = time.perf_counter()
-        if not await self._write(message):
-            return None
-        return start
+    async def ask(self, message: Any, request_id: int, num_legal: int, timeout: float) -> Answer:
+        """Writes a turn request and waits up to ``timeout`` seconds, counted from just before
+        the write (the seat's clock starts then), for its answer, and checks it.
 
-    def failure(self, start: float) -> Answer:
+        The caller has put the seat's queued moves in the request (:meth:`take_moves`). One
+        timer serves the whole turn: at the deadline a pending answer is a ``timeout``; a
+        request the bot has not even taken by then gets until ``SEND_TIMEOUT`` before the
+        stream is cancelled.
+        """
+        start = time.perf_counter()
+        if self.broken is not None:
+            return self._failure(start)
+        self._deadline_passed = False
+        self._writing = True
+        timer = self._loop.call_later(timeout, self._turn_deadline, start)
+        try:
+            written = await self._write_unguarded(message)
+        finally:
+            self._writing = False
+        if not written:
+            self._timer_cancel(timer)
+            return self._failure(start)
+        try:
+            while True:
+                response = await self._next_answer()
+                if response is _TIMEOUT:
+                    self._expired.add(request_id)
+                    elapsed = _ms(start)
+                    return Answer(
+                        None, "timeout", f"no answer within {timeout * 1000:.0f} ms", elapsed
+                    )
+                if (
+                    isinstance(response, bot_pb2.TurnResponse)
+                    and response.request_id in self._expired
+                ):
+                    self._expired.discard(response.request_id)
+                    continue  # a late answer to an earlier request: already played for the seat
+                return self._check(response, request_id, num_legal, start)
+        finally:
+            self._timer_cancel(timer)
+
+    def _timer_cancel(self, timer: asyncio.TimerHandle) -> None:
+        timer.cancel()
+        extra = self._send_timer
+        if extra is not None:
+            extra.cancel()
+            self._send_timer = None
+
+    def _turn_deadline(self, start: float) -> None:
+        """The turn's deadline: a pending answer times out; a pending write gets until
+        ``SEND_TIMEOUT`` after it began."""
+        self._deadline_passed = True
+        if self._writing:
+            left = SEND_TIMEOUT - (time.perf_counter() - start)
+            self._send_timer = self._loop.call_later(max(0.0, left), self._write_expired)
+            return
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(_TIMEOUT)
+
+    async def _next_answer(self) -> Any:
+        """The next thing the reader got, or _TIMEOUT once the turn's deadline has passed.
+
+        A plain future resolved by the reader or by the turn's timer: nothing pending is ever
+        cancelled.
+        """
+        if self._inbox:
+            return self._inbox.popleft()
+        if self._deadline_passed:
+            return _TIMEOUT
+        waiter: asyncio.Future[Any] = self._loop.create_future()
+        self._waiter = waiter
+        try:
+            return await waiter
+        finally:
+            self._waiter = None
+
+    def _failure(self, start: float) -> Answer:
         """The answer for a turn whose request could not be written."""
         return Answer(None, self.broken_kind, self.broken or "stream closed", _ms(start))
 
-    async def answer(self, request_id: int, num_legal: int, start: float, timeout: float) -> Answer:
-        """Waits until ``start + timeout`` for the answer to ``request_id``, and checks it."""
-        deadline = start + timeout
-        while True:
-            response = await self._next_answer(deadline - time.perf_counter())
-            if response is _TIMEOUT:
-                self._expired.add(request_id)
-                elapsed = _ms(start)
-                return Answer(None, "timeout", f"no answer within {timeout * 1000:.0f} ms", elapsed)
-            if isinstance(response, BaseException):
-                self._break(response)
-                return Answer(None, self.broken_kind, self.broken or "", _ms(start))
-            if response is grpc.aio.EOF:
-                self.broken = "the bot closed the stream"
-                return Answer(None, "disconnect", self.broken, _ms(start))
-            if not isinstance(response, bot_pb2.TurnResponse):
-                # grpc.aio hands back None for bytes that do not decode as a TurnResponse.
-                self.broken = self.broken or "an answer that is not a TurnResponse"
-                self.broken_kind = "garbled"
-                return Answer(None, "garbled", self.broken, _ms(start))
-            if response.request_id in self._expired:
-                self._expired.discard(response.request_id)
-                continue  # a late answer to an earlier request: already played for the seat
-            elapsed = _ms(start)
-            if response.request_id != request_id:
-                return Answer(
-                    None,
-                    "garbled",
-                    f"answer to request {response.request_id}, expected {request_id}",
-                    elapsed,
-                )
-            if not response.HasField("move_index"):
-                return Answer(None, "garbled", "answer without move_index", elapsed)
-            if response.move_index >= num_legal:
-                return Answer(
-                    None,
-                    "illegal",
-                    f"move_index {response.move_index} outside 0..{num_legal - 1}",
-                    elapsed,
-                )
-            return Answer(int(response.move_index), None, "", elapsed)
-
-    async def ask(self, message: Any, request_id: int, num_legal: int, timeout: float) -> Answer:
-        """Sends a turn request and waits up to ``timeout`` seconds for its answer."""
-        start = time.perf_counter()
-        if await self.request(message) is None:
-            return self.failure(start)
-        return await self.answer(request_id, num_legal, start, timeout)
+    def _check(self, response: Any, request_id: int, num_legal: int, start: float) -> Answer:
+        """The answer a response makes: a move index, or the fault it is."""
+        if isinstance(response, BaseException):
+            self._break(response)
+            return Answer(None, self.broken_kind, self.broken or "", _ms(start))
+        if response is grpc.aio.EOF:
+            self.broken = "the bot closed the stream"
+            return Answer(None, "disconnect", self.broken, _ms(start))
+        if not isinstance(response, bot_pb2.TurnResponse):
+            # grpc.aio hands back None for bytes that do not decode as a TurnResponse.
+            self.broken = self.broken or "an answer that is not a TurnResponse"
+            self.broken_kind = "garbled"
+            return Answer(None, "garbled", self.broken, _ms(start))
+        elapsed = _ms(start)
+        if response.request_id != request_id:
+            return Answer(
+                None,
+                "garbled",
+                f"answer to request {response.request_id}, expected {request_id}",
+                elapsed,
+            )
+        if not response.HasField("move_index"):
+            return Answer(None, "garbled", "answer without move_index", elapsed)
+        if response.move_index >= num_legal:
+            return Answer(
+                None,
+                "illegal",
+                f"move_index {response.move_index} outside 0..{num_legal - 1}",
+                elapsed,
+            )
+        return Answer(int(response.move_index), None, "", elapsed)
 
     def _break(self, error: BaseException) -> None:
         if isinstance(error, grpc.aio.AioRpcError):
@@ -273,11 +316,6 @@ class GameStream:
 
 
 _TIMEOUT = object()
-
-
-def _expire(waiter: asyncio.Future[Any]) -> None:
-    if not waiter.done():
-        waiter.set_result(_TIMEOUT)
 
 
 def _ms(start: float) -> float:

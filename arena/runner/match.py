@@ -732,12 +732,7 @@ class _GamePlay:
         message = convert.turn_request_message(
             self.request_id, observation, legal, limit, bank, stream.take_moves()
         )
-        asked = time.perf_counter()
-        start = await stream.request(message)
-        if start is None:
-            answer = stream.failure(asked)
-        else:
-            answer = await stream.answer(self.request_id, len(legal), start, limit / 1000.0)
+        answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
         auto = False
         if answer.fault is None:
             assert answer.index is not None

@@ -6,6 +6,7 @@ of each message, which cards were in the other hands or the stock: none of them 
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,7 @@ def test_no_message_carries_a_card_hidden_from_the_seat(
             assert lines[0]["seat"] == seat
             # A turn is one message each way: a MovePlayed of its own only when no turn
             # request of the seat follows it in the deal.
-            for entry, after in zip(lines, lines[1:], strict=False):
+            for entry, after in itertools.pairwise(lines):
                 if entry["kind"] == "move_played":
                     assert after["kind"] in {"move_played", "deal_end", "game_end"}, after
             for entry in lines:
