@@ -253,6 +253,77 @@ def turn_request_message(
     )
 
 
+class TurnRequestBuilder:
+    """Builds turn requests like :func:`turn_request_message`, faster, for the runner.
+
+    Each move's ``Move`` and ``PlayedMove`` messages are built once and reused (copied into
+    every request and observation history that holds them) instead of being built again for
+    every turn. Call :meth:`new_deal` at each deal's start, which drops the reused messages.
+    The requests are equal to :func:`turn_request_message`'s.
+    """
+
+    def __init__(self) -> None:
+        self._moves: dict[Move, Any] = {}
+        self._played: dict[tuple[Seat, Move], Any] = {}
+
+    def new_deal(self) -> None:
+        """Forgets the messages of the previous deal."""
+        self._moves.clear()
+        self._played.clear()
+
+    def move(self, move: Move) -> Any:
+        """The ``Move`` message of ``move`` (shared: copy it, never change it)."""
+        message = self._moves.get(move)
+        if message is None:
+            message = self._moves[move] = bot_pb2.Move(card=move.card, capture=move.capture)
+        return message
+
+    def _played_move(self, seat: Seat, move: Move) -> Any:
+        key = (seat, move)
+        message = self._played.get(key)
+        if message is None:
+            message = self._played[key] = bot_pb2.PlayedMove(seat=seat, move=self.move(move))
+        return message
+
+    def move_played(self, seat: Seat, move: Move, by_arena: bool = False) -> Any:
+        """The ``MovePlayed`` message, as :func:`move_played`."""
+        return bot_pb2.MovePlayed(seat=seat, move=self.move(move), by_arena=by_arena)
+
+    def request(
+        self,
+        request_id: int,
+        obs: Observation,
+        legal_moves: Sequence[Move],
+        move_ms: int,
+        bank_ms: int,
+        moves_before: Iterable[Any] = (),
+    ) -> Any:
+        """The ``ArenaMessage`` of a turn request, as :func:`turn_request_message`."""
+        observation = bot_pb2.Observation(
+            seat=obs.seat,
+            to_move=obs.to_move,
+            dealer=obs.dealer,
+            deal_index=obs.deal_index,
+            hand=obs.hand,
+            table=obs.table,
+            hand_sizes=obs.hand_sizes,
+            stock_size=obs.stock_size,
+            history=[self._played_move(seat, m) for seat, m in obs.history],
+            captured=[bot_pb2.CardList(cards=sorted(cards)) for cards in obs.captured],
+            scope=obs.scope,
+            totals=obs.totals,
+        )
+        return bot_pb2.ArenaMessage(
+            turn_request=bot_pb2.TurnRequest(
+                request_id=request_id,
+                observation=observation,
+                legal_moves=[self.move(m) for m in legal_moves],
+                clock=bot_pb2.Clock(move_ms=max(0, move_ms), bank_ms=max(0, bank_ms)),
+                moves_before=moves_before,
+            )
+        )
+
+
 def turn_response_index(msg: Any, request_id: int, num_legal: int) -> int:
     """The move index of a ``TurnResponse``; ``ValueError`` saying why it is garbled/illegal.
 

@@ -600,6 +600,7 @@ class _GamePlay:
         self.moves = 0
         self.deal_moves = 0
         self.turn_ms: list[float] = []  # round trip of each answered turn request
+        self.requests = convert.TurnRequestBuilder()  # reuses each move's messages in a deal
         self.faulty: set[int] = set()  # seats whose process must be restarted
 
     def fault(self, seat: int, kind: str, detail: str) -> None:
@@ -649,6 +650,7 @@ class _GamePlay:
                 entry["thrown_in"] = [[card_name(c) for c in deck] for deck in game.thrown_in]
             self.replay["deals"].append(entry)
             self.deal_moves = 0
+            self.requests.new_deal()
             await self._send_each(
                 [convert.deal_start_message(deal.observation(s)) for s in range(len(self.slots))]
             )
@@ -729,7 +731,7 @@ class _GamePlay:
         bank = self.banks[seat]
         limit = min(self.match.spec.move_time_ms, bank)
         self.request_id += 1
-        message = convert.turn_request_message(
+        message = self.requests.request(
             self.request_id, observation, legal, limit, bank, stream.take_moves()
         )
         answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
@@ -762,7 +764,7 @@ class _GamePlay:
         moves.append(record)
         self.moves += 1
         self.deal_moves += 1
-        played = convert.move_played(seat, move, by_arena=auto)
+        played = self.requests.move_played(seat, move, by_arena=auto)
         for each in self.streams:
             if each is not None:
                 each.queue(played)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 from arena.engine import VARIANTS, Deal, Game, Move, parse_card, parse_move, rules_for
 from arena.protocol import bot_pb2
 from arena.protocol.convert import (
+    TurnRequestBuilder,
     deal_end_message,
     game_end_message,
     move_from_proto,
+    move_played,
     move_to_proto,
     observation_from_proto,
     observation_to_proto,
@@ -99,6 +102,30 @@ def test_turn_requests_carry_legal_moves_and_clock() -> None:
     assert message.WhichOneof("kind") == "turn_request"
     assert [move_from_proto(m) for m in request.legal_moves] == legal
     assert (request.request_id, request.clock.move_ms, request.clock.bank_ms) == (9, 1000, 30000)
+
+
+@pytest.mark.parametrize("variant", ["scopa", "scopone"])
+def test_the_request_builder_builds_the_same_requests(variant: str) -> None:
+    builder = TurnRequestBuilder()
+    rng = random.Random(3)
+    game = Game(rules_for(variant), 3)
+    checked = 0
+    while not game.is_over():
+        deal = game.new_deal()
+        builder.new_deal()
+        before: list[Any] = []
+        while not deal.is_over():
+            legal = deal.legal_moves()
+            obs = deal.observation(deal.to_move)
+            plain = turn_request_message(checked, obs, legal, 900, 5000, before)
+            assert builder.request(checked, obs, legal, 900, 5000, before) == plain
+            move = rng.choice(legal)
+            deal.apply(move)
+            before = [builder.move_played(obs.to_move, move, by_arena=checked % 2 == 0)]
+            assert before[0] == move_played(obs.to_move, move, by_arena=checked % 2 == 0)
+            checked += 1
+        game.finish_deal(deal)
+    assert checked > 36
 
 
 def test_responses_are_checked_against_the_request() -> None:
