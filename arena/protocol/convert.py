@@ -257,19 +257,37 @@ class TurnRequestBuilder:
     """Builds turn requests like :func:`turn_request_message`, faster, for the runner.
 
     Each move's ``Move`` and ``PlayedMove`` messages are built once and reused (copied into
-    every request and observation history that holds them) instead of being built again for
-    every turn. Call :meth:`new_deal` at each deal's start, which drops the reused messages.
-    The requests are equal to :func:`turn_request_message`'s.
+    every request and observation history that holds them), and the deal's history grows by
+    the moves since the last request, instead of everything being built again every turn.
+    Call :meth:`new_deal` at each deal's start, which drops the reused messages. The requests
+    are equal to :func:`turn_request_message`'s.
     """
 
     def __init__(self) -> None:
         self._moves: dict[Move, Any] = {}
         self._played: dict[tuple[Seat, Move], Any] = {}
+        self._history: list[Any] = []  # PlayedMove messages of the deal's moves so far
+        self._last: tuple[Seat, Move] | None = None  # the last of them
 
     def new_deal(self) -> None:
         """Forgets the messages of the previous deal."""
         self._moves.clear()
         self._played.clear()
+        self._history = []
+        self._last = None
+
+    def _history_of(self, history: Sequence[tuple[Seat, Move]]) -> list[Any]:
+        """``PlayedMove`` messages of a deal's history, extending the ones already built
+        when ``history`` continues them (as the turns of one deal do)."""
+        known = len(self._history)
+        if known > len(history) or (known and history[known - 1] != self._last):
+            self._history = []  # not a continuation (new_deal not called): build it anew
+            known = 0
+        for seat, move in history[known:]:
+            self._history.append(self._played_move(seat, move))
+        if history:
+            self._last = history[-1]
+        return self._history
 
     def move(self, move: Move) -> Any:
         """The ``Move`` message of ``move`` (shared: copy it, never change it)."""
@@ -308,7 +326,7 @@ class TurnRequestBuilder:
             table=obs.table,
             hand_sizes=obs.hand_sizes,
             stock_size=obs.stock_size,
-            history=[self._played_move(seat, m) for seat, m in obs.history],
+            history=self._history_of(obs.history),
             captured=[bot_pb2.CardList(cards=sorted(cards)) for cards in obs.captured],
             scope=obs.scope,
             totals=obs.totals,

@@ -126,6 +126,11 @@ def test_the_request_builder_builds_the_same_requests(variant: str) -> None:
             checked += 1
         game.finish_deal(deal)
     assert checked > 36
+    # Without new_deal, another deal's history is built anew, not appended to the last one's.
+    for snapshot in played_positions(variant, 8)[1:-1:7]:
+        obs = snapshot.observation(snapshot.to_move)
+        legal = snapshot.legal_moves()
+        assert builder.request(1, obs, legal, 1, 1) == turn_request_message(1, obs, legal, 1, 1)
 
 
 def test_responses_are_checked_against_the_request() -> None:
