@@ -45,8 +45,9 @@ Measures the per-decision round trip of a turn through the match runner against 
 ping-pong floor measured in the same run, for each variant.
 
 floor:              one sandboxed echo bot (raw gRPC, answers at once) over a unix socket; a
-                    real turn request (observation, legal moves, clock, moves_before) written
-                    and its answer read, over and over.
+                    real turn request (observation, legal moves, clock, moves_before; built
+                    beforehand, serialized by the stub as it is written) and its answer read,
+                    over and over, on one Play stream.
 alternating floor:  the same, with as many bot processes as the game has seats, asked in turn
                     (each wakes from sleep for its turn, as in a game).
 runner:             arena.runner.run_match between echo bots; each turn's round trip as the
@@ -114,11 +115,7 @@ def sample_requests(variant: str, count: int, seed: int = 1) -> list[list[bytes]
     return by_seat
 
 
-def _identity(data: bytes) -> bytes:
-    return data
-
-
-async def _floor(addresses: list[str], requests: list[list[bytes]], count: int) -> list[float]:
+async def _floor(addresses: list[str], requests: list[list[Any]], count: int) -> list[float]:
     """Round trips (ms) of bare ``Play`` streams, one per address, asked in turn.
 
     With one address: the floor (the first seat's requests, over and over). With one address
@@ -126,19 +123,14 @@ async def _floor(addresses: list[str], requests: list[list[bytes]], count: int) 
     """
     import grpc.aio
 
-    from arena.protocol import bot_pb2
+    from arena.protocol import bot_pb2_grpc
     from arena.runner.link import CHANNEL_OPTIONS
 
     channels = [grpc.aio.insecure_channel(a, options=CHANNEL_OPTIONS) for a in addresses]
     calls = []
     for channel in channels:
         await channel.channel_ready()
-        play = channel.stream_stream(
-            "/scopa.arena.v1.Bot/Play",
-            request_serializer=_identity,  # pre-serialized: the floor measures the wire only
-            response_deserializer=bot_pb2.TurnResponse.FromString,
-        )
-        calls.append(play())
+        calls.append(bot_pb2_grpc.BotStub(channel).Play())
     times: list[float] = []
     warm_up = 50
     for i in range(count + warm_up):
@@ -162,6 +154,7 @@ async def _floor(addresses: list[str], requests: list[list[bytes]], count: int) 
 def measure(variant: str, requests: int, games: int, rounds: int = 5) -> dict[str, Any]:
     """The three measurements of one variant, interleaved in ``rounds``."""
     from arena.engine import rules_for
+    from arena.protocol import bot_pb2
     from arena.runner import BotRef, MatchSpec, run_match, sandbox_available
     from arena.runner.echo_bot import write_folder
     from arena.runner.process import BotProcess
@@ -173,8 +166,10 @@ def measure(variant: str, requests: int, games: int, rounds: int = 5) -> dict[st
     alternating: list[float] = []
     turns: list[float] = []
     walls: list[float] = []
-    by_seat = sample_requests(variant, 600)
-    sizes = [len(message) for seat in by_seat for message in seat]
+    serialized = sample_requests(variant, 600)
+    sizes = [len(message) for seat in serialized for message in seat]
+    # Built before the timing starts; the stub serializes each as it writes it, as the runner's.
+    by_seat = [[bot_pb2.ArenaMessage.FromString(m) for m in seat] for seat in serialized]
     per_round = max(1, requests // rounds)
     with tempfile.TemporaryDirectory(prefix="scopa-bench-") as tmp:
         folder = write_folder(Path(tmp) / "echo")
@@ -266,36 +261,40 @@ def run(args: argparse.Namespace) -> int:
 
     where = "sandboxed (bubblewrap)" if results[0]["sandboxed"] else "not sandboxed"
     table = Table(
-        title=f"per decision: echo bot {where}, unix socket; medians",
+        title=f"per decision, ms (medians); echo bots {where}, unix socket",
         title_justify="left",
     )
-    for column in ("variant", "request", "floor ms", "alternating", "runner ms", "x floor"):
+    for column in ("variant", "request", "floor", "alternating", "runner", "x floor", "x alt."):
         table.add_column(column, justify="left" if column == "variant" else "right")
-    table.add_column("whole decision", justify="right")
+    table.add_column("decision", justify="right")
     for figures in results:
         table.add_row(
-            figures["variant"],
+            f"{figures['variant']} ({figures['seats']})",
             f"{figures['request_bytes_median']} B",
             f"{figures['floor_median_ms']:.3f}",
-            f"{figures['alternating_floor_median_ms']:.3f} "
-            f"({figures['alternating_floor_ratio']:.2f}x, {figures['seats']} bots)",
+            f"{figures['alternating_floor_median_ms']:.3f}",
             f"{figures['runner_round_trip_median_ms']:.3f}",
             f"{figures['ratio']:.2f}",
-            f"{figures['runner_wall_median_ms_per_decision']:.3f} ({figures['wall_ratio']:.2f}x)",
+            f"{figures['ratio_to_alternating_floor']:.2f}",
+            f"{figures['runner_wall_median_ms_per_decision']:.3f}",
         )
     console = Console()
     console.print(table)
     console.print(
-        "floor: one bot process, a real-sized turn request and its answer, over and over; "
-        "alternating: one process per seat asked in turn (each wakes for its turn); runner: a "
-        "turn's round trip through arena.runner (request written to answer checked); whole "
-        "decision: game wall time / decisions (adds the engine, the events, the replay)."
+        "variant (seats); request: median turn request size; floor: one bot process, a real "
+        "turn request and its answer, over and over; alternating: the same with one process "
+        "per seat asked in turn (each wakes for its turn, as in a game); runner: a turn's round "
+        "trip through arena.runner (request written to answer checked); decision: a game's "
+        "wall time / its decisions (adds the engine, building requests, the deal and game "
+        "events, the replay)."
     )
     for figures in results:
         verdict = "within" if figures["within_target"] else "ABOVE"
         console.print(
             f"{figures['variant']}: a turn through the runner is {figures['ratio']:.2f}x the "
-            f"floor ({verdict} the target of {TARGET_RATIO}x, judged against the floor), "
-            f"{figures['ratio_to_alternating_floor']:.2f}x the alternating floor."
+            f"floor, {verdict} the target of {TARGET_RATIO}x (judged against the floor). Bare "
+            f"turns alternating between {figures['seats']} bot processes are "
+            f"{figures['alternating_floor_ratio']:.2f}x the floor by themselves; the runner's "
+            f"turn is {figures['ratio_to_alternating_floor']:.2f}x theirs."
         )
     return 0
