@@ -74,9 +74,9 @@ class GameStream:
     request, which carries them in ``moves_before`` (:meth:`take_moves`): a turn is one message
     each way. Moves with no turn after them are written as ``MovePlayed`` messages of their
     own by :meth:`flush` (and before any other event, :meth:`send`). A single reader task
-    moves the bot's answers into an inbox: a turn that times out stops waiting on the inbox,
-    never on the call itself (cancelling a pending read would cancel the whole stream in
-    grpc.aio).
+    moves the bot's answers into an inbox, one read per turn request written: a turn that
+    times out stops waiting on the inbox, never on the call itself (cancelling a pending read
+    would cancel the whole stream in grpc.aio).
     """
 
     def __init__(self, call: Any) -> None:
@@ -91,7 +91,22 @@ class GameStream:
         self._writing = False  # a turn request is being written
         self._deadline_passed = False  # the current turn's deadline has passed
         self._send_timer: asyncio.TimerHandle | None = None  # a late turn request's last chance
+        self._deadline: float | None = None  # the current turn's deadline (loop time)
+        self._turn_start = 0.0  # when the current turn's request began to be written
+        self._watchdog: asyncio.TimerHandle | None = None  # fires at or before the deadline
+        # The reader arms a read only once a turn request has been written, while the bot
+        # thinks, as a bare ping-pong does: armed earlier, the read's set-up would delay the
+        # write's completion, on the turn's path. One read per request; unlimited at the end.
+        self._reads = 0
+        self._gate: asyncio.Future[None] | None = None
         self._reader = asyncio.ensure_future(self._read_loop())
+
+    def _allow_reads(self, count: int = 1) -> None:
+        """Lets the reader read ``count`` more messages."""
+        self._reads += count
+        gate = self._gate
+        if gate is not None and not gate.done():
+            gate.set_result(None)
 
     def _deliver(self, item: Any) -> None:
         waiter = self._waiter
@@ -103,6 +118,10 @@ class GameStream:
     async def _read_loop(self) -> None:
         try:
             while True:
+                while self._reads == 0:  # until a turn request (or the end) has been written
+                    self._gate = self._loop.create_future()
+                    await self._gate
+                self._reads -= 1
                 response = await self.call.read()
                 self._deliver(response)
                 if response is grpc.aio.EOF:
@@ -173,24 +192,27 @@ class GameStream:
         """Writes a turn request and waits up to ``timeout`` seconds, counted from just before
         the write (the seat's clock starts then), for its answer, and checks it.
 
-        The caller has put the seat's queued moves in the request (:meth:`take_moves`). One
-        timer serves the whole turn: at the deadline a pending answer is a ``timeout``; a
-        request the bot has not even taken by then gets until ``SEND_TIMEOUT`` before the
-        stream is cancelled.
+        The caller has put the seat's queued moves in the request (:meth:`take_moves`). At the
+        turn's deadline a pending answer is a ``timeout``; a request the bot has not even
+        taken by then gets until ``SEND_TIMEOUT`` before the stream is cancelled. The deadline
+        is kept by one watchdog timer per stream, re-armed only when it fires early, rather
+        than a timer made and cancelled every turn.
         """
         start = time.perf_counter()
         if self.broken is not None:
             return self._failure(start)
+        self._turn_start = start
         self._deadline_passed = False
         self._writing = True
-        timer = self._loop.call_later(timeout, self._turn_deadline, start)
+        self._arm(self._loop.time() + timeout)
         try:
             written = await self._write_unguarded(message)
         finally:
             self._writing = False
         if not written:
-            self._timer_cancel(timer)
+            self._end_turn()
             return self._failure(start)
+        self._allow_reads()
         try:
             while True:
                 response = await self._next_answer()
@@ -208,21 +230,42 @@ class GameStream:
                     continue  # a late answer to an earlier request: already played for the seat
                 return self._check(response, request_id, num_legal, start)
         finally:
-            self._timer_cancel(timer)
+            self._end_turn()
 
-    def _timer_cancel(self, timer: asyncio.TimerHandle) -> None:
-        timer.cancel()
+    def _arm(self, deadline: float) -> None:
+        """Sets the turn's deadline (loop time); arms the watchdog unless it fires sooner."""
+        self._deadline = deadline
+        watchdog = self._watchdog
+        if watchdog is not None:
+            if watchdog.when() <= deadline:
+                return  # it fires first and re-arms itself for this deadline
+            watchdog.cancel()
+        self._watchdog = self._loop.call_at(deadline, self._on_watchdog)
+
+    def _end_turn(self) -> None:
+        self._deadline = None
         extra = self._send_timer
         if extra is not None:
             extra.cancel()
             self._send_timer = None
 
-    def _turn_deadline(self, start: float) -> None:
+    def _on_watchdog(self) -> None:
+        """The watchdog fired: the current turn's deadline has passed, or it is re-armed."""
+        self._watchdog = None
+        deadline = self._deadline
+        if deadline is None:
+            return  # no turn in progress; the next one arms it again
+        if self._loop.time() < deadline:
+            self._watchdog = self._loop.call_at(deadline, self._on_watchdog)
+            return
+        self._turn_deadline()
+
+    def _turn_deadline(self) -> None:
         """The turn's deadline: a pending answer times out; a pending write gets until
         ``SEND_TIMEOUT`` after it began."""
         self._deadline_passed = True
         if self._writing:
-            left = SEND_TIMEOUT - (time.perf_counter() - start)
+            left = SEND_TIMEOUT - (time.perf_counter() - self._turn_start)
             self._send_timer = self._loop.call_later(max(0.0, left), self._write_expired)
             return
         waiter = self._waiter
@@ -232,7 +275,7 @@ class GameStream:
     async def _next_answer(self) -> Any:
         """The next thing the reader got, or _TIMEOUT once the turn's deadline has passed.
 
-        A plain future resolved by the reader or by the turn's timer: nothing pending is ever
+        A plain future resolved by the reader or by the watchdog: nothing pending is ever
         cancelled.
         """
         if self._inbox:
@@ -306,11 +349,16 @@ class GameStream:
                 TimeoutError, grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError
             ):
                 await asyncio.wait_for(self.call.done_writing(), 1.0)
+                self._allow_reads(1 << 30)  # whatever the bot still sends, up to its end
                 await asyncio.wait_for(asyncio.shield(self._reader), 1.0)
         self.cancel()
 
     def cancel(self) -> None:
-        """Cancels the stream and its reader task."""
+        """Cancels the stream, its reader task and its timers."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        self._end_turn()
         self.call.cancel()
         self._reader.cancel()
 

@@ -3,6 +3,7 @@ bad input to ``arena match``, remote bots, void games, and a machine without bub
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -10,13 +11,18 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+from concurrent import futures
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
 from runner_helpers import BOTS, verify_replays
 
 from arena.cli import main as arena_main
 from arena.engine import rules_for
+from arena.protocol import bot_pb2, bot_pb2_grpc
 from arena.runner import BotError, BotRef, Limits, MatchError, MatchSpec, run_match
 from arena.runner.match import check_spec, seating, set_seed
 from arena.runner.sandbox import launch_command
@@ -327,3 +333,53 @@ def test_arena_match_prints_a_table_with_elo_and_los(
         "entrant0-0-random@1.0.0.log",
         "entrant1-0-greedy@1.0.0.log",
     ]
+
+
+# ---- one Play stream: deadlines ----------------------------------------------------------
+
+
+class _SlowOnRequest(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
+    """Answers every turn request at once, except request 40, answered after 1.5 s."""
+
+    def Play(self, request_iterator: Any, context: Any) -> Any:
+        for message in request_iterator:
+            if message.WhichOneof("kind") == "turn_request":
+                request_id = message.turn_request.request_id
+                if request_id == 40:
+                    time.sleep(1.5)
+                yield bot_pb2.TurnResponse(request_id=request_id, move_index=0)
+
+
+def test_a_stream_times_out_only_the_turn_past_its_deadline() -> None:
+    from arena.runner.link import BotLink
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    bot_pb2_grpc.add_BotServicer_to_server(_SlowOnRequest(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+
+    async def play() -> list[Any]:
+        link = BotLink(f"127.0.0.1:{port}")
+        stream = link.open_game(timeout=None)
+        answers = []
+        # Turns spread over more than one deadline: the first turn's deadline passes during
+        # later turns, which must not time out.
+        for request_id in range(1, 43):
+            message = bot_pb2.ArenaMessage(
+                turn_request=bot_pb2.TurnRequest(request_id=request_id)
+            )
+            answers.append(await stream.ask(message, request_id, 1, 0.5))
+            # After the slow turn, the bot is given time to finish it before the next one.
+            await asyncio.sleep(1.5 if request_id == 40 else 0.015)
+        stream.cancel()
+        await link.close()
+        return answers
+
+    try:
+        answers = asyncio.run(play())
+    finally:
+        server.stop(grace=None)
+    assert [a.fault for a in answers[:39]] == [None] * 39
+    assert answers[39].fault == "timeout"  # request 40
+    # Its late answer is skipped; the next turns get their own answers.
+    assert [(a.fault, a.index) for a in answers[40:]] == [(None, 0), (None, 0)]
