@@ -222,5 +222,7 @@ def serve(bot: Bot, address: str | None = None, argv: Sequence[str] | None = Non
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     print(f"{READY_PREFIX}{bound}", flush=True)
-    stop.wait()
-    server.stop(grace=1.0).wait()
+    # Waiting in slices keeps the main thread where Python runs signal handlers promptly.
+    while not stop.wait(0.2):
+        pass
+    server.stop(grace=1.0).wait(timeout=5)
