@@ -69,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--games", type=int, default=20, help="games through the runner per variant (20)"
     )
     parser.add_argument(
-        "--rounds", type=int, default=5, help="interleaved rounds the work is split into (5)"
+        "--rounds", type=int, default=10, help="interleaved rounds the work is split into (10)"
     )
     parser.add_argument(
         "--variant",
@@ -151,7 +151,7 @@ async def _floor(addresses: list[str], requests: list[list[Any]], count: int) ->
     return times
 
 
-def measure(variant: str, requests: int, games: int, rounds: int = 5) -> dict[str, Any]:
+def measure(variant: str, requests: int, games: int, rounds: int = 10) -> dict[str, Any]:
     """The three measurements of one variant, interleaved in ``rounds``."""
     from arena.engine import rules_for
     from arena.protocol import bot_pb2
