@@ -1,91 +1,35 @@
 """What a BOT argument names: a sample bot, a bot folder with ``bot.toml``, or a running bot.
 
 :meth:`BotRef.parse` turns ``"greedy"``, ``"path/to/folder"`` or ``"grpc://host:port"`` into a
-:class:`BotRef`; :func:`read_manifest` reads and checks a folder's ``bot.toml`` (the contract in
-docs/ARCHITECTURE.md). Nothing here starts a process or opens a connection.
+:class:`BotRef`; :func:`read_manifest` reads and checks a folder's ``bot.toml`` with the one parser
+of :mod:`arena.manifest`, raising :class:`BotError`. Nothing here starts a process or opens a
+connection.
 """
 
 from __future__ import annotations
 
-import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import manifest as manifests
+from arena.manifest import MANIFEST_FILE as MANIFEST
+from arena.manifest import NAME_PATTERN, Manifest, ManifestError
 from arena.runner.sandbox import PROJECT_ROOT
 
 SAMPLE_BOTS = PROJECT_ROOT / "sample_bots"
 """The arena's own bots; they are trusted (may run without a sandbox)."""
-
-NAME_PATTERN = re.compile(r"[a-z0-9-]{1,40}")
-MANIFEST = "bot.toml"
 
 
 class BotError(ValueError):
     """A BOT argument or a bot manifest is not usable; the message says what and where."""
 
 
-@dataclass(frozen=True)
-class Manifest:
-    """A bot folder's ``bot.toml``."""
-
-    name: str
-    version: str
-    author: str
-    command: tuple[str, ...]
-    variants: tuple[str, ...] = ("*",)
-
-    @property
-    def label(self) -> str:
-        """How replays name this bot: ``name@version``."""
-        return f"{self.name}@{self.version}"
-
-    @property
-    def is_python(self) -> bool:
-        """Whether the command runs the arena's Python (so the sandbox binds it and arena)."""
-        return self.command[0] in {"python", "python3"}
-
-    def supports(self, variant: str) -> bool:
-        """Whether the bot says it plays ``variant``."""
-        return "*" in self.variants or variant in self.variants
-
-
 def read_manifest(folder: Path) -> Manifest:
-    """Reads ``folder/bot.toml``. Raises BotError naming the file and the bad field."""
-    path = folder / MANIFEST
+    """Reads ``folder/bot.toml`` (see :mod:`arena.manifest`); BotError naming file and field."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BotError(f"{folder}: no {MANIFEST} (a bot folder needs one)") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise BotError(f"{path}: cannot read it: {error}") from None
-
-    def text(key: str, default: str | None = None) -> str:
-        value = data.get(key, default)
-        if not isinstance(value, str) or not value:
-            raise BotError(f"{path}: {key!r} must be a non-empty string")
-        return value
-
-    name = text("name")
-    if not NAME_PATTERN.fullmatch(name):
-        raise BotError(f"{path}: name {name!r} must match [a-z0-9-]{{1,40}}")
-    command = data.get("command")
-    if (
-        not isinstance(command, list)
-        or not command
-        or not all(isinstance(part, str) and part for part in command)
-    ):
-        raise BotError(f"{path}: 'command' must be a non-empty list of strings")
-    variants = data.get("variants", ["*"])
-    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-        raise BotError(f"{path}: 'variants' must be a list of variant names or [\"*\"]")
-    return Manifest(
-        name=name,
-        version=text("version"),
-        author=text("author", "unknown"),
-        command=tuple(command),
-        variants=tuple(variants) or ("*",),
-    )
+        return manifests.read_manifest(folder)
+    except ManifestError as error:
+        raise BotError(str(error)) from None
 
 
 @dataclass(frozen=True)

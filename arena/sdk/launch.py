@@ -1,6 +1,6 @@
 """Starts a bot folder as a local process for development and tests, without a sandbox.
 
-Reads the folder's ``bot.toml`` (docs/ARCHITECTURE.md), starts its ``command`` inside the folder
+Reads the folder's ``bot.toml`` (:mod:`arena.manifest`), starts its ``command`` inside the folder
 with ``SCOPA_BOT_ADDRESS`` set to a unix socket in a fresh temporary folder, and waits for the
 ``LISTENING`` line. This is how ``arena bot check FOLDER`` and the SDK tests run a bot you trust;
 it is not the match runner's launcher (:mod:`arena.runner` sandboxes untrusted bots).
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import selectors
 import shutil
 import signal
@@ -19,68 +18,11 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from arena.manifest import Manifest, ManifestError, read_manifest
 from arena.protocol import ADDRESS_ENV, READY_PREFIX
-
-NAME_PATTERN = re.compile(r"[a-z0-9-]{1,40}")
-
-
-class ManifestError(ValueError):
-    """A ``bot.toml`` that is missing or malformed."""
-
-
-@dataclass(frozen=True)
-class Manifest:
-    """A bot folder's ``bot.toml``."""
-
-    folder: Path
-    name: str
-    version: str
-    author: str
-    command: tuple[str, ...]
-    variants: tuple[str, ...]
-    env: dict[str, str] = field(default_factory=dict)
-
-
-def load_manifest(folder: str | Path) -> Manifest:
-    """The manifest of a bot folder; ``ManifestError`` naming what is wrong."""
-    folder = Path(folder)
-    path = folder / "bot.toml"
-    if not path.is_file():
-        raise ManifestError(f"{folder}: no bot.toml in this folder")
-    try:
-        data = tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ManifestError(f"{path}: not valid TOML ({exc})") from None
-    name = data.get("name")
-    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise ManifestError(f"{path}: name must match [a-z0-9-]{{1,40}}, got {name!r}")
-    command = data.get("command")
-    if (
-        not isinstance(command, list)
-        or not command
-        or not all(isinstance(part, str) and part for part in command)
-    ):
-        raise ManifestError(f"{path}: command must be a non-empty list of strings")
-    variants = data.get("variants", ["*"])
-    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-        raise ManifestError(f"{path}: variants must be a list of variant names or ['*']")
-    env = data.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-        raise ManifestError(f"{path}: env must be a table of strings")
-    return Manifest(
-        folder=folder.resolve(),
-        name=name,
-        version=str(data.get("version", "0")),
-        author=str(data.get("author", "")),
-        command=tuple(command),
-        variants=tuple(variants),
-        env=dict(env),
-    )
 
 
 def resolve_command(command: tuple[str, ...]) -> list[str]:
@@ -103,7 +45,8 @@ class LocalBot:
         env: dict[str, str] | None = None,
         startup_timeout: float = 30.0,
     ) -> None:
-        self.manifest = load_manifest(folder)
+        self.folder = Path(folder).resolve()
+        self.manifest: Manifest = read_manifest(self.folder)
         self.extra_env = env or {}
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen[bytes] | None = None
@@ -120,7 +63,7 @@ class LocalBot:
         try:
             self.process = subprocess.Popen(
                 argv,
-                cwd=self.manifest.folder,
+                cwd=self.folder,
                 env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -201,3 +144,6 @@ class LocalBot:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+__all__ = ["LocalBot", "ManifestError", "resolve_command"]

@@ -2,8 +2,8 @@
 
 An archive is refused, with one line saying why, when it is too big, is not a zip or a tar.gz,
 holds a path that escapes its folder, a link or a special file, unpacks to too many files or
-too many bytes (an archive bomb), or lacks a ``bot.toml`` that parses as the manifest of
-docs/ARCHITECTURE.md.  Checking reads the archive in memory and writes nothing; storing the
+too many bytes (an archive bomb), or lacks a ``bot.toml`` that passes :mod:`arena.manifest`
+(the runner's own rules).  Checking reads the archive in memory and writes nothing; storing the
 checked files is :mod:`webui.web.submission`'s job.
 """
 
@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from arena import manifest as manifests
+from arena.manifest import MANIFEST_FILE as MANIFEST
+
 MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
 """The largest archive accepted, as uploaded."""
 MAX_UNPACKED_BYTES = 50 * 1024 * 1024
@@ -27,8 +30,6 @@ MAX_UNPACKED_BYTES = 50 * 1024 * 1024
 MAX_FILES = 2000
 """The most files (and folders) an archive may hold."""
 
-NAME_RE = re.compile(r"^[a-z0-9-]{1,40}$")
-MANIFEST = "bot.toml"
 
 
 class ArchiveError(ValueError):
@@ -63,8 +64,8 @@ class CheckedArchive:
 def check_archive(data: bytes, variants: frozenset[str] | None = None) -> CheckedArchive:
     """Checks ``data`` and returns its files and manifest, or raises :class:`ArchiveError`.
 
-    ``variants`` are the variant names a manifest may list (besides ``"*"``); None skips that
-    check.
+    ``variants`` are the variant names a manifest may list (besides ``"*"``); None means every
+    variant the engine knows.
     """
     if not data:
         raise ArchiveError("the archive is empty")
@@ -93,43 +94,23 @@ def check_archive(data: bytes, variants: frozenset[str] | None = None) -> Checke
 
 
 def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[str, Any]:
-    """Parses ``bot.toml`` and checks every field, or raises :class:`ArchiveError`."""
+    """Checks ``bot.toml`` with :func:`arena.manifest.parse_manifest`, or raises ArchiveError.
+
+    Returns the document as a dict (kept as the version's manifest): the checked fields, plus
+    any other keys the author wrote. ``variants`` default to the engine's.
+    """
     try:
-        doc = tomllib.loads(text.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ArchiveError(f"{MANIFEST} is not UTF-8 text") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ArchiveError(f"{MANIFEST} does not parse: {exc}") from exc
-    name = doc.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise ArchiveError(
-            f"{MANIFEST}: name {name!r} must be 1 to 40 lowercase letters, digits or dashes"
-        )
-    version = doc.get("version")
-    if not isinstance(version, str) or not version.strip() or len(version) > 40:
-        raise ArchiveError(f"{MANIFEST}: version must be a short string such as \"1.0.0\"")
-    author = doc.get("author", "")
-    if not isinstance(author, str) or len(author) > 100:
-        raise ArchiveError(f"{MANIFEST}: author must be a string of at most 100 characters")
-    command = doc.get("command")
-    if (
-        not isinstance(command, list)
-        or not command
-        or not all(isinstance(part, str) and part for part in command)
-    ):
-        raise ArchiveError(
-            f"{MANIFEST}: command must be a non-empty list of strings, "
-            "such as [\"python\", \"bot.py\"]"
-        )
-    chosen = doc.get("variants", ["*"])
-    if not isinstance(chosen, list) or not chosen or not all(isinstance(v, str) for v in chosen):
-        raise ArchiveError(f"{MANIFEST}: variants must be a list of names, or [\"*\"]")
-    if variants is not None:
-        unknown = [v for v in chosen if v != "*" and v not in variants]
-        if unknown:
-            raise ArchiveError(f"{MANIFEST}: unknown variant {unknown[0]!r}")
-    out = dict(doc)
-    out.update(name=name, version=version, author=author, command=command, variants=chosen)
+        checked = manifests.parse_manifest(text, MANIFEST, variants)
+    except manifests.ManifestError as exc:
+        raise ArchiveError(str(exc)) from None
+    out = tomllib.loads(text.decode("utf-8"))
+    out.update(
+        name=checked.name,
+        version=checked.version,
+        author=checked.author,
+        command=list(checked.command),
+        variants=list(checked.variants),
+    )
     return out
 
 
