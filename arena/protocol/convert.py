@@ -253,59 +253,135 @@ def turn_request_message(
     )
 
 
+# ---- turn requests as bytes (the runner's hot path) ----------------------------------------
+#
+# The wire format of proto3 (what SerializeToString writes, fields in number order): a field is
+# its tag (number << 3 | wire type) and its value; zero scalars and empty repeated fields are
+# left out, a set sub-message is written even when empty, repeated scalars are packed.
+
+
+def _varint(value: int) -> bytes:
+    """A base-128 varint; a negative value as its 64-bit two's complement (int32 fields)."""
+    if 0 <= value < 0x80:
+        return _SMALL[value]
+    value &= 0xFFFFFFFFFFFFFFFF
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_SMALL = [bytes((n,)) for n in range(0x80)]
+
+
+def _scalar(tag: bytes, value: int) -> bytes:
+    """A varint field (left out when zero)."""
+    return tag + _varint(value) if value else b""
+
+
+def _packed(tag: bytes, values: Iterable[int]) -> bytes:
+    """A packed repeated varint field (left out when empty)."""
+    body = b"".join([_varint(v) for v in values])
+    return tag + _varint(len(body)) + body if body else b""
+
+
+def _nested(tag: bytes, body: bytes) -> bytes:
+    """A length-delimited field: a sub-message, written even when empty."""
+    return tag + _varint(len(body)) + body
+
+
+def _move_bytes(move: Move) -> bytes:
+    """The serialized ``Move`` message (its fields, not framed)."""
+    return _scalar(b"\x08", move.card) + _packed(b"\x12", move.capture)
+
+
 class TurnRequestBuilder:
     """Builds turn requests like :func:`turn_request_message`, faster, for the runner.
 
-    Each move's ``Move`` and ``PlayedMove`` messages are built once and reused (copied into
-    every request and observation history that holds them), and the deal's history grows by
-    the moves since the last request, instead of everything being built again every turn.
-    Call :meth:`new_deal` at each deal's start, which drops the reused messages. The requests
-    are equal to :func:`turn_request_message`'s.
+    :meth:`request_bytes` writes the serialized ``ArenaMessage`` straight from the engine's
+    objects, without building protobuf messages: each move's bytes are made once per deal and
+    the observation's history grows by the moves since the last request, instead of being
+    encoded again every turn. Call :meth:`new_deal` at each deal's start, which drops them.
+    The bytes are those of ``turn_request_message(...).SerializeToString()``; :meth:`request`
+    gives the message itself.
     """
 
     def __init__(self) -> None:
-        self._moves: dict[Move, Any] = {}
-        self._played: dict[tuple[Seat, Move], Any] = {}
-        self._history: list[Any] = []  # PlayedMove messages of the deal's moves so far
-        self._last: tuple[Seat, Move] | None = None  # the last of them
+        self._moves: dict[Move, bytes] = {}  # framed as a TurnRequest's legal_moves entry
+        self._history: list[bytes] = []  # the observation's history entries, framed
+        self._history_keys: list[tuple[Seat, Move]] = []
 
     def new_deal(self) -> None:
-        """Forgets the messages of the previous deal."""
+        """Forgets the moves of the previous deal."""
         self._moves.clear()
-        self._played.clear()
         self._history = []
-        self._last = None
+        self._history_keys = []
 
-    def _history_of(self, history: Sequence[tuple[Seat, Move]]) -> list[Any]:
-        """``PlayedMove`` messages of a deal's history, extending the ones already built
-        when ``history`` continues them (as the turns of one deal do)."""
-        known = len(self._history)
-        if known > len(history) or (known and history[known - 1] != self._last):
-            self._history = []  # not a continuation (new_deal not called): build it anew
+    def _legal(self, move: Move) -> bytes:
+        framed = self._moves.get(move)
+        if framed is None:
+            framed = self._moves[move] = _nested(b"\x1a", _move_bytes(move))
+        return framed
+
+    def _history_bytes(self, history: Sequence[tuple[Seat, Move]]) -> bytes:
+        """The observation's history field, extending the entries already encoded when
+        ``history`` continues them (as the turns of one deal do)."""
+        keys = self._history_keys
+        known = len(keys)
+        if known > len(history) or (known and history[known - 1] != keys[-1]):
+            self._history = []  # not a continuation (new_deal not called): encode it anew
+            self._history_keys = keys = []
             known = 0
         for seat, move in history[known:]:
-            self._history.append(self._played_move(seat, move))
-        if history:
-            self._last = history[-1]
-        return self._history
-
-    def move(self, move: Move) -> Any:
-        """The ``Move`` message of ``move`` (shared: copy it, never change it)."""
-        message = self._moves.get(move)
-        if message is None:
-            message = self._moves[move] = bot_pb2.Move(card=move.card, capture=move.capture)
-        return message
-
-    def _played_move(self, seat: Seat, move: Move) -> Any:
-        key = (seat, move)
-        message = self._played.get(key)
-        if message is None:
-            message = self._played[key] = bot_pb2.PlayedMove(seat=seat, move=self.move(move))
-        return message
+            played = _scalar(b"\x08", seat) + _nested(b"\x12", _move_bytes(move))
+            self._history.append(_nested(b"\x4a", played))
+            keys.append((seat, move))
+        return b"".join(self._history)
 
     def move_played(self, seat: Seat, move: Move, by_arena: bool = False) -> Any:
         """The ``MovePlayed`` message, as :func:`move_played`."""
-        return bot_pb2.MovePlayed(seat=seat, move=self.move(move), by_arena=by_arena)
+        return move_played(seat, move, by_arena)
+
+    def request_bytes(
+        self,
+        request_id: int,
+        obs: Observation,
+        legal_moves: Sequence[Move],
+        move_ms: int,
+        bank_ms: int,
+        moves_before: Iterable[Any] = (),
+    ) -> bytes:
+        """The serialized ``ArenaMessage`` of a turn request, as :func:`turn_request_message`
+        serializes; ``moves_before`` holds ``MovePlayed`` messages."""
+        observation = b"".join(
+            (
+                _scalar(b"\x08", obs.seat),
+                _scalar(b"\x10", obs.to_move),
+                _scalar(b"\x18", obs.dealer),
+                _scalar(b"\x20", obs.deal_index),
+                _packed(b"\x2a", obs.hand),
+                _packed(b"\x32", obs.table),
+                _packed(b"\x3a", obs.hand_sizes),
+                _scalar(b"\x40", obs.stock_size),
+                self._history_bytes(obs.history),
+                b"".join([_nested(b"\x52", _packed(b"\x0a", sorted(c))) for c in obs.captured]),
+                _packed(b"\x5a", obs.scope),
+                _packed(b"\x62", obs.totals),
+            )
+        )
+        clock = _scalar(b"\x08", max(0, move_ms)) + _scalar(b"\x10", max(0, bank_ms))
+        request = b"".join(
+            (
+                _scalar(b"\x08", request_id),
+                _nested(b"\x12", observation),
+                b"".join([self._legal(m) for m in legal_moves]),
+                _nested(b"\x22", clock),
+                b"".join([_nested(b"\x2a", m.SerializeToString()) for m in moves_before]),
+            )
+        )
+        return _nested(b"\x32", request)
 
     def request(
         self,
@@ -317,29 +393,8 @@ class TurnRequestBuilder:
         moves_before: Iterable[Any] = (),
     ) -> Any:
         """The ``ArenaMessage`` of a turn request, as :func:`turn_request_message`."""
-        observation = bot_pb2.Observation(
-            seat=obs.seat,
-            to_move=obs.to_move,
-            dealer=obs.dealer,
-            deal_index=obs.deal_index,
-            hand=obs.hand,
-            table=obs.table,
-            hand_sizes=obs.hand_sizes,
-            stock_size=obs.stock_size,
-            history=self._history_of(obs.history),
-            captured=[bot_pb2.CardList(cards=sorted(cards)) for cards in obs.captured],
-            scope=obs.scope,
-            totals=obs.totals,
-        )
-        return bot_pb2.ArenaMessage(
-            turn_request=bot_pb2.TurnRequest(
-                request_id=request_id,
-                observation=observation,
-                legal_moves=[self.move(m) for m in legal_moves],
-                clock=bot_pb2.Clock(move_ms=max(0, move_ms), bank_ms=max(0, bank_ms)),
-                moves_before=moves_before,
-            )
-        )
+        data = self.request_bytes(request_id, obs, legal_moves, move_ms, bank_ms, moves_before)
+        return bot_pb2.ArenaMessage.FromString(data)
 
 
 def turn_response_index(msg: Any, request_id: int, num_legal: int) -> int:

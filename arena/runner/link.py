@@ -34,6 +34,17 @@ CHANNEL_OPTIONS = [
 
 SEND_TIMEOUT = 5.0  # seconds an event may take to be handed to a bot's stream
 
+PLAY_METHOD = "/scopa.arena.v1.Bot/Play"
+
+
+def _serialize(message: Any) -> bytes:
+    """An ``ArenaMessage``'s bytes; bytes already serialized (a turn request the runner
+    encoded itself, :meth:`arena.protocol.convert.TurnRequestBuilder.request_bytes`) as they are."""
+    if isinstance(message, bytes):
+        return message
+    data: bytes = message.SerializeToString()
+    return data
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -52,6 +63,12 @@ class BotLink:
         self.target = target
         self.channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
         self.stub = bot_pb2_grpc.BotStub(self.channel)
+        # Play as the stub has it, except that it also takes serialized ArenaMessage bytes.
+        self._play = self.channel.stream_stream(
+            PLAY_METHOD,
+            request_serializer=_serialize,
+            response_deserializer=bot_pb2.TurnResponse.FromString,
+        )
 
     async def describe(self, timeout: float) -> Any:
         """The bot's ``BotInfo``; raises grpc.aio.AioRpcError or asyncio.TimeoutError."""
@@ -59,8 +76,9 @@ class BotLink:
         return await self.stub.Describe(request, timeout=timeout, wait_for_ready=True)
 
     def open_game(self, timeout: float | None) -> GameStream:
-        """A new ``Play`` stream with an overall deadline of ``timeout`` seconds."""
-        return GameStream(self.stub.Play(timeout=timeout))
+        """A new ``Play`` stream with an overall deadline of ``timeout`` seconds. Its messages
+        may be ``ArenaMessage`` objects or their serialized bytes."""
+        return GameStream(self._play(timeout=timeout))
 
     async def close(self) -> None:
         """Closes the channel (any open stream is cancelled)."""

@@ -600,7 +600,7 @@ class _GamePlay:
         self.moves = 0
         self.deal_moves = 0
         self.turn_ms: list[float] = []  # round trip of each answered turn request
-        self.requests = convert.TurnRequestBuilder()  # reuses each move's messages in a deal
+        self.requests = convert.TurnRequestBuilder()  # encodes turn requests, reusing bytes
         self.faulty: set[int] = set()  # seats whose process must be restarted
 
     def fault(self, seat: int, kind: str, detail: str) -> None:
@@ -731,7 +731,7 @@ class _GamePlay:
         bank = self.banks[seat]
         limit = min(self.match.spec.move_time_ms, bank)
         self.request_id += 1
-        message = self.requests.request(
+        message = self.requests.request_bytes(
             self.request_id, observation, legal, limit, bank, stream.take_moves()
         )
         answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
@@ -768,7 +768,6 @@ class _GamePlay:
         for each in self.streams:
             if each is not None:
                 each.queue(played)
-
 
     async def close(self, forfeit: dict[str, Any] | None) -> None:
         """Ends the streams (telling the bots how the game ended) and kills faulty bots."""
