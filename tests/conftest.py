@@ -7,34 +7,14 @@ is a broken setup, not a reason to pass.
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
+from service_checks import port_open, require
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-
-
-def require(condition: bool, what: str) -> None:
-    """Skips the test when ``condition`` is false, or fails it under CI."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"{what} is required under CI=true but is not available")
-    pytest.skip(f"{what} is not available")
-
-
-def port_open(host: str, port: int) -> bool:
-    """Whether something accepts TCP connections at ``host:port``."""
-    try:
-        with socket.create_connection((host, port), timeout=1.0):
-            return True
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="session")

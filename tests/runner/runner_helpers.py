@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
+from service_checks import require
 
 from arena.cli import main as arena_main
 from arena.runner import BotRef, Limits, MatchReport
@@ -40,13 +39,8 @@ def verify_replays(folder: Path) -> list[dict[str, object]]:
 
 PlayMatch = Callable[..., MatchReport]
 
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
-
-def require(condition: bool, what: str) -> None:
-    """Skips the test when ``condition`` is false, or fails it under CI (as tests/conftest.py)."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"{what} is required under CI=true but is not available")
-    pytest.skip(f"{what} is not available")
+__all__ = [
+    "BANK_MS", "BOTS", "HOSTILE_LIMITS", "MOVE_MS", "PlayMatch", "hostile", "require",
+    "verify_replays",
+]
