@@ -35,7 +35,7 @@ from arena.engine.replay import (
     write_replay,
 )
 from arena.engine.rng import Rng
-from arena.engine.scoring import CATEGORIES, DealScore, score_deal
+from arena.engine.scoring import CATEGORIES, POINT_KEYS, DealScore, score_deal, side_points
 from arena.engine.state import Deal, Game, Move, needs_redeal, parse_move
 from arena.engine.variants import OPTION_NAMES, VARIANTS, Rules, rules_for
 
@@ -43,6 +43,7 @@ __all__ = [
     "CATEGORIES",
     "DECK",
     "OPTION_NAMES",
+    "POINT_KEYS",
     "VARIANTS",
     "Card",
     "CardError",
@@ -71,6 +72,7 @@ __all__ = [
     "read_replay",
     "rules_for",
     "score_deal",
+    "side_points",
     "suit_of",
     "verify_replay",
     "write_replay",

@@ -7,7 +7,7 @@ ending the game) is :class:`arena.engine.state.Game`'s business, not this module
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,23 @@ CATEGORIES: tuple[str, ...] = (
     "carte", "denari", "settebello", "primiera", "scope", "re_bello", "napoli", "sette_tutti",
 )
 """The point categories, in the order of REPLAY.md and of the ``count_out`` tie rule."""
+POINT_KEYS: tuple[str, ...] = (*CATEGORIES, "total")
+"""The keys of one side's deal points: the categories, then ``"total"`` (REPLAY.md)."""
+
+
+def side_points(points: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """One side's deal points with every key of :data:`POINT_KEYS`, in order; missing ones 0.
+
+    For points read back from JSON or a message, which may leave zero points out.
+
+    >>> side_points({"scope": 2, "total": "3"}) == {**dict.fromkeys(POINT_KEYS, 0),
+    ...                                             "scope": 2, "total": 3}
+    True
+    >>> list(side_points())[-1]
+    'total'
+    """
+    given = points or {}
+    return {key: int(given.get(key, 0)) for key in POINT_KEYS}
 
 _SUIT_BITS = 0x3FF
 

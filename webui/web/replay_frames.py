@@ -21,23 +21,12 @@ from arena.engine import (
     parse_cards,
     read_replay,
     rules_for,
+    side_points,
     verify_replay,
 )
 
 FRAMES_FORMAT = "scopa-arena-frames"
 FRAMES_VERSION = 1
-
-SCORE_KEYS = (
-    "carte",
-    "denari",
-    "settebello",
-    "primiera",
-    "scope",
-    "re_bello",
-    "napoli",
-    "sette_tutti",
-    "total",
-)
 
 
 class MoveInfo(TypedDict):
@@ -312,14 +301,14 @@ def _points(
     """The score of a finished deal, from the engine (falling back on verify's report)."""
     try:
         ds = deal.score()
-        points = [{k: int(p.get(k, 0)) for k in SCORE_KEYS} for p in ds.points]
+        points = [side_points(p) for p in ds.points]
         return {"points": points, "cappotto": ds.cappotto}
     except (EngineError, AttributeError, ValueError):
         if index < len(verified):
             v = verified[index]
-            return {"points": [{k: int(p.get(k, 0)) for k in SCORE_KEYS} for p in v["points"]],
+            return {"points": [side_points(p) for p in v["points"]],
                     "cappotto": v.get("cappotto")}
-        return {"points": [dict.fromkeys(SCORE_KEYS, 0) for _ in range(sides)],
+        return {"points": [side_points() for _ in range(sides)],
                 "cappotto": None}
 
 
