@@ -203,6 +203,21 @@ def seasons(status: str | None = None, limit: int = 100) -> list[dict[str, Any]]
 # Leaderboard
 
 
+def rating_figures(r: Rating) -> dict[str, Any]:
+    """A rating's figures, JSON-ready: mu, sigma, record, win rate (draws count half)."""
+    return {
+        "mu": round(r.mu, 3),
+        "sigma": round(r.sigma, 3),
+        "conservative": round(r.conservative, 3),
+        "games": r.games,
+        "wins": r.wins,
+        "draws": r.draws,
+        "losses": r.losses,
+        "win_rate": round((r.wins + 0.5 * r.draws) / r.games, 4) if r.games else None,
+        "provisional": is_provisional(r.games, r.sigma),
+    }
+
+
 def leaderboard(variant: Variant, limit: int = 200) -> list[dict[str, Any]]:
     """The ratings of a variant, best conservative rating first."""
     rows = (
@@ -224,15 +239,7 @@ def leaderboard(variant: Variant, limit: int = 200) -> list[dict[str, Any]]:
                 "label": " + ".join(e["label"] for e in entity),
                 "versions": entity,
                 "team": r.partner_id is not None,
-                "mu": round(r.mu, 3),
-                "sigma": round(r.sigma, 3),
-                "conservative": round(r.conservative, 3),
-                "games": r.games,
-                "wins": r.wins,
-                "draws": r.draws,
-                "losses": r.losses,
-                "win_rate": round((r.wins + 0.5 * r.draws) / r.games, 4) if r.games else None,
-                "provisional": is_provisional(r.games, r.sigma),
+                **rating_figures(r),
             }
         )
     return out
@@ -307,15 +314,7 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
             "version": r.version.number,
             "label": f"{bot.name}@{r.version.number}",
             "rating_id": r.id,
-            "mu": round(r.mu, 3),
-            "sigma": round(r.sigma, 3),
-            "conservative": round(r.conservative, 3),
-            "games": r.games,
-            "wins": r.wins,
-            "draws": r.draws,
-            "losses": r.losses,
-            "win_rate": round((r.wins + 0.5 * r.draws) / r.games, 4) if r.games else None,
-            "provisional": is_provisional(r.games, r.sigma),
+            **rating_figures(r),
         }
         for r in rows
     ]
