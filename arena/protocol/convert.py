@@ -281,10 +281,15 @@ def _scalar(tag: bytes, value: int) -> bytes:
     return tag + _varint(value) if value else b""
 
 
-def _packed(tag: bytes, values: Iterable[int]) -> bytes:
+def _packed(tag: bytes, values: Sequence[int]) -> bytes:
     """A packed repeated varint field (left out when empty)."""
-    body = b"".join([_varint(v) for v in values])
-    return tag + _varint(len(body)) + body if body else b""
+    if not values:
+        return b""
+    if min(values) >= 0 and max(values) < 0x80:
+        body = bytes(values)  # one byte each
+    else:
+        body = b"".join([_varint(v) for v in values])
+    return tag + _varint(len(body)) + body
 
 
 def _nested(tag: bytes, body: bytes) -> bytes:
@@ -292,18 +297,26 @@ def _nested(tag: bytes, body: bytes) -> bytes:
     return tag + _varint(len(body)) + body
 
 
+def _cards_field(tag: bytes, cards: Sequence[Card]) -> bytes:
+    """A packed field of cards (each below 128, so one byte each; at most 40 of them)."""
+    return tag + _SMALL[len(cards)] + bytes(cards) if cards else b""
+
+
 def _move_bytes(move: Move) -> bytes:
     """The serialized ``Move`` message (its fields, not framed)."""
     return _scalar(b"\x08", move.card) + _packed(b"\x12", move.capture)
+
+
+_MOVES_KEPT = 20_000  # encoded moves a builder keeps across deals (the moves of many games)
 
 
 class TurnRequestBuilder:
     """Builds turn requests like :func:`turn_request_message`, faster, for the runner.
 
     :meth:`request_bytes` writes the serialized ``ArenaMessage`` straight from the engine's
-    objects, without building protobuf messages: each move's bytes are made once per deal and
+    objects, without building protobuf messages: each move's bytes are made once and kept, and
     the observation's history grows by the moves since the last request, instead of being
-    encoded again every turn. Call :meth:`new_deal` at each deal's start, which drops them.
+    encoded again every turn. Call :meth:`new_deal` at each deal's start.
     The bytes are those of ``turn_request_message(...).SerializeToString()``; :meth:`request`
     gives the message itself.
     """
@@ -312,12 +325,17 @@ class TurnRequestBuilder:
         self._moves: dict[Move, bytes] = {}  # framed as a TurnRequest's legal_moves entry
         self._history: list[bytes] = []  # the observation's history entries, framed
         self._history_keys: list[tuple[Seat, Move]] = []
+        self._joined = b""  # the history entries, joined
+        self._piles: dict[tuple[Card, ...], bytes] = {}  # captured piles, framed
 
     def new_deal(self) -> None:
-        """Forgets the moves of the previous deal."""
-        self._moves.clear()
+        """Forgets the history of the previous deal (and, past a few thousand, the moves)."""
+        if len(self._moves) > _MOVES_KEPT:
+            self._moves.clear()
         self._history = []
         self._history_keys = []
+        self._joined = b""
+        self._piles.clear()
 
     def _legal(self, move: Move) -> bytes:
         framed = self._moves.get(move)
@@ -334,11 +352,15 @@ class TurnRequestBuilder:
             self._history = []  # not a continuation (new_deal not called): encode it anew
             self._history_keys = keys = []
             known = 0
-        for seat, move in history[known:]:
-            played = _scalar(b"\x08", seat) + _nested(b"\x12", _move_bytes(move))
-            self._history.append(_nested(b"\x4a", played))
-            keys.append((seat, move))
-        return b"".join(self._history)
+        if known < len(history):
+            for seat, move in history[known:]:
+                played = _scalar(b"\x08", seat) + _nested(b"\x12", _move_bytes(move))
+                self._history.append(_nested(b"\x4a", played))
+                keys.append((seat, move))
+            self._joined = b"".join(self._history)
+        elif not known:
+            self._joined = b""
+        return self._joined
 
     def move_played(self, seat: Seat, move: Move, by_arena: bool = False) -> Any:
         """The ``MovePlayed`` message, as :func:`move_played`."""
@@ -355,33 +377,44 @@ class TurnRequestBuilder:
     ) -> bytes:
         """The serialized ``ArenaMessage`` of a turn request, as :func:`turn_request_message`
         serializes; ``moves_before`` holds ``MovePlayed`` messages."""
+        piles = self._piles
+        captured = []
+        for pile in obs.captured:
+            framed = piles.get(pile)
+            if framed is None:
+                framed = piles[pile] = _nested(b"\x52", _packed(b"\x0a", sorted(pile)))
+            captured.append(framed)
         observation = b"".join(
             (
                 _scalar(b"\x08", obs.seat),
                 _scalar(b"\x10", obs.to_move),
                 _scalar(b"\x18", obs.dealer),
                 _scalar(b"\x20", obs.deal_index),
-                _packed(b"\x2a", obs.hand),
-                _packed(b"\x32", obs.table),
+                _cards_field(b"\x2a", obs.hand),
+                _cards_field(b"\x32", obs.table),
                 _packed(b"\x3a", obs.hand_sizes),
                 _scalar(b"\x40", obs.stock_size),
                 self._history_bytes(obs.history),
-                b"".join([_nested(b"\x52", _packed(b"\x0a", sorted(c))) for c in obs.captured]),
+                *captured,
                 _packed(b"\x5a", obs.scope),
                 _packed(b"\x62", obs.totals),
             )
         )
-        clock = _scalar(b"\x08", max(0, move_ms)) + _scalar(b"\x10", max(0, bank_ms))
+        legal = self._legal
         request = b"".join(
             (
                 _scalar(b"\x08", request_id),
-                _nested(b"\x12", observation),
-                b"".join([self._legal(m) for m in legal_moves]),
-                _nested(b"\x22", clock),
-                b"".join([_nested(b"\x2a", m.SerializeToString()) for m in moves_before]),
+                b"\x12",
+                _varint(len(observation)),
+                observation,
+                *[legal(m) for m in legal_moves],
+                _nested(
+                    b"\x22", _scalar(b"\x08", max(0, move_ms)) + _scalar(b"\x10", max(0, bank_ms))
+                ),
+                *[_nested(b"\x2a", m.SerializeToString()) for m in moves_before],
             )
         )
-        return _nested(b"\x32", request)
+        return b"\x32" + _varint(len(request)) + request
 
     def request(
         self,
