@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
+from service_checks import require
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_BOTS = ROOT / "sample_bots"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # so `sample_bots.greedy.policy` imports in-process
-
-
-def require(condition: bool, what: str) -> None:
-    """Skips the test when ``condition`` is false, or fails it under CI (as tests/conftest.py)."""
-    if condition:
-        return
-    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-        pytest.fail(f"{what} is required under CI=true but is not available")
-    pytest.skip(f"{what} is not available")
 
 
 @pytest.fixture(scope="session")
