@@ -8,7 +8,8 @@ seat's folder):
 - the floor: one echo bot process, one bare ``Play`` stream; one ``TurnRequest`` written and
   its ``TurnResponse`` read, over and over. The requests are real turn requests of random
   games, as the runner builds them (observation, legal moves, clock and the ``moves_before``
-  the seat would get), so a floor request is the size of a real one. The median round trip;
+  the seat would get), so a floor request is the size of a real one. Like the runner's, they
+  are encoded before the clock starts and written as bytes. The median round trip;
 - the alternating floor: the same bare round trips, but the seats' processes asked in turn,
   as many processes as the game has seats, each request carrying that seat's ``moves_before``.
   In a game each bot sleeps while the others play, so each wakes for its turn: this is what
@@ -45,9 +46,9 @@ Measures the per-decision round trip of a turn through the match runner against 
 ping-pong floor measured in the same run, for each variant.
 
 floor:              one sandboxed echo bot (raw gRPC, answers at once) over a unix socket; a
-                    real turn request (observation, legal moves, clock, moves_before; built
-                    beforehand, serialized by the stub as it is written) and its answer read,
-                    over and over, on one Play stream.
+                    real turn request (observation, legal moves, clock, moves_before; encoded
+                    beforehand and written as bytes, as the runner writes its requests) and its
+                    answer read, over and over, on one Play stream.
 alternating floor:  the same, with as many bot processes as the game has seats, asked in turn
                     (each wakes from sleep for its turn, as in a game).
 runner:             arena.runner.run_match between echo bots; each turn's round trip as the
@@ -115,7 +116,7 @@ def sample_requests(variant: str, count: int, seed: int = 1) -> list[list[bytes]
     return by_seat
 
 
-async def _floor(addresses: list[str], requests: list[list[Any]], count: int) -> list[float]:
+async def _floor(addresses: list[str], requests: list[list[bytes]], count: int) -> list[float]:
     """Round trips (ms) of bare ``Play`` streams, one per address, asked in turn.
 
     With one address: the floor (the first seat's requests, over and over). With one address
@@ -123,14 +124,20 @@ async def _floor(addresses: list[str], requests: list[list[Any]], count: int) ->
     """
     import grpc.aio
 
-    from arena.protocol import bot_pb2_grpc
-    from arena.runner.link import CHANNEL_OPTIONS
+    from arena.protocol import bot_pb2
+    from arena.runner.link import CHANNEL_OPTIONS, PLAY_METHOD
 
     channels = [grpc.aio.insecure_channel(a, options=CHANNEL_OPTIONS) for a in addresses]
     calls = []
     for channel in channels:
         await channel.channel_ready()
-        calls.append(bot_pb2_grpc.BotStub(channel).Play())
+        # Requests written as the bytes they are, as the runner writes its turn requests.
+        play = channel.stream_stream(
+            PLAY_METHOD,
+            request_serializer=bytes,
+            response_deserializer=bot_pb2.TurnResponse.FromString,
+        )
+        calls.append(play())
     times: list[float] = []
     warm_up = 50
     for i in range(count + warm_up):
@@ -154,7 +161,6 @@ async def _floor(addresses: list[str], requests: list[list[Any]], count: int) ->
 def measure(variant: str, requests: int, games: int, rounds: int = 10) -> dict[str, Any]:
     """The three measurements of one variant, interleaved in ``rounds``."""
     from arena.engine import rules_for
-    from arena.protocol import bot_pb2
     from arena.runner import BotRef, MatchSpec, run_match, sandbox_available
     from arena.runner.echo_bot import write_folder
     from arena.runner.process import BotProcess
@@ -166,10 +172,10 @@ def measure(variant: str, requests: int, games: int, rounds: int = 10) -> dict[s
     alternating: list[float] = []
     turns: list[float] = []
     walls: list[float] = []
-    serialized = sample_requests(variant, 600)
-    sizes = [len(message) for seat in serialized for message in seat]
-    # Built before the timing starts; the stub serializes each as it writes it, as the runner's.
-    by_seat = [[bot_pb2.ArenaMessage.FromString(m) for m in seat] for seat in serialized]
+    # Encoded before the timing starts, as the runner encodes each turn request before its
+    # clock starts; both write bytes that need no serializing.
+    by_seat = sample_requests(variant, 600)
+    sizes = [len(message) for seat in by_seat for message in seat]
     per_round = max(1, requests // rounds)
     with tempfile.TemporaryDirectory(prefix="scopa-bench-") as tmp:
         folder = write_folder(Path(tmp) / "echo")
