@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from service_checks import require
 
@@ -44,3 +47,29 @@ __all__ = [
     "BANK_MS", "BOTS", "HOSTILE_LIMITS", "MOVE_MS", "PlayMatch", "hostile", "require",
     "verify_replays",
 ]
+
+
+T = TypeVar("T")
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Runs ``coroutine`` to its end on a fresh event loop in a thread of its own.
+
+    Another test package may leave an event loop running in the tests' thread (Playwright's
+    sync API does while its browser lives), where ``asyncio.run`` refuses to start.
+    """
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = asyncio.run(coroutine)
+        except BaseException as error:  # re-raised in the test's thread
+            box["error"] = error
+
+    thread = threading.Thread(target=target, name="test-coroutine")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    result: T = box["result"]
+    return result

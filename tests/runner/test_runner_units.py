@@ -18,7 +18,7 @@ from typing import Any
 
 import grpc
 import pytest
-from runner_helpers import BOTS, verify_replays
+from runner_helpers import BOTS, run_coroutine, verify_replays
 
 from arena.cli import main as arena_main
 from arena.engine import rules_for
@@ -376,7 +376,7 @@ def test_a_stream_times_out_only_the_turn_past_its_deadline() -> None:
         return answers
 
     try:
-        answers = asyncio.run(play())
+        answers = run_coroutine(play())
     finally:
         server.stop(grace=None)
     assert [a.fault for a in answers[:39]] == [None] * 39

@@ -3,13 +3,13 @@ stream takes them as it takes messages."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from concurrent import futures
 from typing import Any
 
 import grpc
 import pytest
+from runner_helpers import run_coroutine
 
 from arena.engine import Game, rules_for
 from arena.protocol import bot_pb2, bot_pb2_grpc
@@ -105,7 +105,7 @@ def test_a_stream_sends_encoded_requests_and_messages_alike() -> None:
         return answer
 
     try:
-        answer = asyncio.run(play())
+        answer = run_coroutine(play())
     finally:
         server.stop(grace=None)
     assert (answer.fault, answer.index) == (None, 0)
