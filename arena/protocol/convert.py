@@ -14,21 +14,19 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from arena.engine import DECK, Card, DealScore, Move, Observation, Rules, Seat, rules_for
-from arena.protocol import PROTOCOL_VERSION, bot_pb2
-
-POINT_KEYS = (
-    "carte",
-    "denari",
-    "settebello",
-    "primiera",
-    "scope",
-    "re_bello",
-    "napoli",
-    "sette_tutti",
-    "total",
+from arena.engine import (
+    DECK,
+    POINT_KEYS,
+    Card,
+    DealScore,
+    Move,
+    Observation,
+    Rules,
+    Seat,
+    rules_for,
+    side_points,
 )
-"""The keys of one side's deal points (REPLAY.md), also the fields of ``SidePoints``."""
+from arena.protocol import PROTOCOL_VERSION, bot_pb2
 
 _CARDS = frozenset(DECK)
 
@@ -146,7 +144,8 @@ def observation_from_proto(msg: Any, rules: Rules) -> Observation:
 
 def points_to_proto(points: Mapping[str, int]) -> Any:
     """The ``SidePoints`` message of one side's deal points (REPLAY.md keys)."""
-    return bot_pb2.SidePoints(**{key: int(points.get(key, 0)) for key in POINT_KEYS})
+    # The fields of SidePoints are the engine's POINT_KEYS.
+    return bot_pb2.SidePoints(**side_points(points))
 
 
 def points_from_proto(msg: Any) -> dict[str, int]:
