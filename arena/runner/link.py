@@ -14,6 +14,7 @@ import asyncio
 import collections
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,16 +86,34 @@ class BotLink:
         await self.channel.close(grace=None)
 
 
+class TurnHandedOff(Exception):
+    """Raised in the task that was waiting for a turn's answer when the turn's deadline passed
+    and the stream handed the turn (as a timeout) to its ``hand_off`` callback: the game goes
+    on in whatever task that callback starts, and the raising task has nothing left to do."""
+
+
 class GameStream:
     """One ``Play`` stream: events out, one answer per turn request in.
 
     Moves are queued (:meth:`queue`, ``MovePlayed`` messages) until the seat's next turn
     request, which carries them in ``moves_before`` (:meth:`take_moves`): a turn is one message
     each way. Moves with no turn after them are written as ``MovePlayed`` messages of their
-    own by :meth:`flush` (and before any other event, :meth:`send`). A single reader task
-    moves the bot's answers into an inbox, one read per turn request written: a turn that
-    times out stops waiting on the inbox, never on the call itself (cancelling a pending read
-    would cancel the whole stream in grpc.aio).
+    own by :meth:`flush` (and before any other event, :meth:`send`).
+
+    Reading an answer. A pending read cannot be abandoned in grpc.aio: cancelling it cancels
+    the whole stream. So a turn whose deadline may pass reads in one of two ways:
+
+    - directly, when the stream has a ``hand_off`` callback and nothing else is reading: the
+      asking task awaits the read itself, as a bare ping-pong does, with no hand-over between
+      tasks on the turn's path. If the deadline passes first, the watchdog gives the turn up
+      as a timeout to ``hand_off`` (which must carry the game on in another task) and the
+      asking task, once its read returns, hands what it read to the stream and raises
+      :class:`TurnHandedOff`;
+    - through the inbox otherwise (no ``hand_off``, or a read still pending from a turn given
+      up earlier): a reader task reads, the asking task waits on a future that the reader or
+      the watchdog resolves.
+
+    Answers to requests already given up are skipped, whichever way they arrive.
     """
 
     def __init__(self, call: Any) -> None:
@@ -102,29 +121,24 @@ class GameStream:
         self.broken: str | None = None  # why the stream can no longer be used
         self.broken_kind = "disconnect"
         self.pending: list[Any] = []  # MovePlayed messages not sent yet, in order
+        # Called with the timeout Answer when a turn read directly passes its deadline; it
+        # must carry the game on in another task. None: every turn reads through the inbox.
+        self.hand_off: Callable[[Answer], None] | None = None
         self._expired: set[int] = set()  # requests answered too late, whose answer is ignored
         self._loop = asyncio.get_running_loop()
         self._inbox: collections.deque[Any] = collections.deque()  # answers nobody waited for
         self._waiter: asyncio.Future[Any] | None = None  # the turn waiting for an answer
+        self._reading = False  # a read is pending on the call (one at most)
+        self._reader: asyncio.Task[None] | None = None  # the reader task, while it reads
+        self._direct: object | None = None  # the token of the turn reading directly
+        self._request_id = 0  # the current turn's request
+        self._timeout = 0.0  # the current turn's limit, seconds
         self._writing = False  # a turn request is being written
         self._deadline_passed = False  # the current turn's deadline has passed
         self._send_timer: asyncio.TimerHandle | None = None  # a late turn request's last chance
         self._deadline: float | None = None  # the current turn's deadline (loop time)
         self._turn_start = 0.0  # when the current turn's request began to be written
         self._watchdog: asyncio.TimerHandle | None = None  # fires at or before the deadline
-        # The reader arms a read only once a turn request has been written, while the bot
-        # thinks, as a bare ping-pong does: armed earlier, the read's set-up would delay the
-        # write's completion, on the turn's path. One read per request; unlimited at the end.
-        self._reads = 0
-        self._gate: asyncio.Future[None] | None = None
-        self._reader = asyncio.ensure_future(self._read_loop())
-
-    def _allow_reads(self, count: int = 1) -> None:
-        """Lets the reader read ``count`` more messages."""
-        self._reads += count
-        gate = self._gate
-        if gate is not None and not gate.done():
-            gate.set_result(None)
 
     def _deliver(self, item: Any) -> None:
         waiter = self._waiter
@@ -133,21 +147,27 @@ class GameStream:
         else:
             self._inbox.append(item)
 
-    async def _read_loop(self) -> None:
+    def _start_reader(self) -> None:
+        """Starts a reader task for one answer, unless a read is pending already."""
+        if not self._reading and self.broken is None:
+            self._reading = True
+            self._reader = asyncio.ensure_future(self._read_one())
+
+    async def _read_one(self) -> None:
         try:
-            while True:
-                while self._reads == 0:  # until a turn request (or the end) has been written
-                    self._gate = self._loop.create_future()
-                    await self._gate
-                self._reads -= 1
-                response = await self.call.read()
-                self._deliver(response)
-                if response is grpc.aio.EOF:
-                    return
+            response = await self._read()
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the stream failed: hand the error to whoever waits
-            self._deliver(error)
+            response = error
+        finally:
+            self._reading = False
+            self._reader = None
+        self._deliver(response)
+
+    async def _read(self) -> Any:
+        """One ``call.read()``; the caller has set ``_reading``."""
+        return await self.call.read()
 
     def queue(self, move_played: Any) -> None:
         """Queues a ``MovePlayed`` for the seat's next turn request (or :meth:`flush`)."""
@@ -211,15 +231,18 @@ class GameStream:
         the write (the seat's clock starts then), for its answer, and checks it.
 
         The caller has put the seat's queued moves in the request (:meth:`take_moves`). At the
-        turn's deadline a pending answer is a ``timeout``; a request the bot has not even
-        taken by then gets until ``SEND_TIMEOUT`` before the stream is cancelled. The deadline
-        is kept by one watchdog timer per stream, re-armed only when it fires early, rather
-        than a timer made and cancelled every turn.
+        turn's deadline a pending answer is a ``timeout``: returned, or, for a turn read
+        directly, given to ``hand_off`` while this raises :class:`TurnHandedOff`. A request
+        the bot has not even taken by then gets until ``SEND_TIMEOUT`` before the stream is
+        cancelled. The deadline is kept by one watchdog timer per stream, re-armed only when
+        it fires early, rather than a timer made and cancelled every turn.
         """
         start = time.perf_counter()
         if self.broken is not None:
             return self._failure(start)
         self._turn_start = start
+        self._request_id = request_id
+        self._timeout = timeout
         self._deadline_passed = False
         self._writing = True
         self._arm(self._loop.time() + timeout)
@@ -230,25 +253,68 @@ class GameStream:
         if not written:
             self._end_turn()
             return self._failure(start)
-        self._allow_reads()
+        if self._deadline_passed:  # the bot took the request only after the turn's deadline
+            self._end_turn()
+            return self._timed_out()
+        if self.hand_off is not None and not self._reading and not self._inbox:
+            return await self._ask_directly(request_id, num_legal, start)
         try:
-            while True:
-                response = await self._next_answer()
-                if response is _TIMEOUT:
-                    self._expired.add(request_id)
-                    elapsed = _ms(start)
-                    return Answer(
-                        None, "timeout", f"no answer within {timeout * 1000:.0f} ms", elapsed
-                    )
-                if (
-                    isinstance(response, bot_pb2.TurnResponse)
-                    and response.request_id in self._expired
-                ):
-                    self._expired.discard(response.request_id)
-                    continue  # a late answer to an earlier request: already played for the seat
-                return self._check(response, request_id, num_legal, start)
+            return await self._ask_through_inbox(request_id, num_legal, start)
         finally:
             self._end_turn()
+
+    async def _ask_directly(self, request_id: int, num_legal: int, start: float) -> Answer:
+        """The turn's answer, read by this task; see the class's notes."""
+        token = self._direct = object()
+        while True:
+            self._reading = True
+            try:
+                response = await self._read()
+            except asyncio.CancelledError:
+                self._direct = None
+                raise
+            except Exception as error:  # the stream failed
+                response = error
+            finally:
+                self._reading = False
+            if self._direct is not token:  # the turn was given up at its deadline
+                self._deliver(response)
+                raise TurnHandedOff()
+            if (
+                isinstance(response, bot_pb2.TurnResponse)
+                and response.request_id in self._expired
+            ):
+                self._expired.discard(response.request_id)
+                continue  # a late answer to an earlier request: already played for the seat
+            self._direct = None
+            self._end_turn()
+            return self._check(response, request_id, num_legal, start)
+
+    async def _ask_through_inbox(self, request_id: int, num_legal: int, start: float) -> Answer:
+        """The turn's answer, read by a reader task; see the class's notes."""
+        while True:
+            if not self._inbox:
+                self._start_reader()
+            response = await self._next_answer()
+            if response is _TIMEOUT:
+                return self._timed_out()
+            if (
+                isinstance(response, bot_pb2.TurnResponse)
+                and response.request_id in self._expired
+            ):
+                self._expired.discard(response.request_id)
+                continue  # a late answer to an earlier request: already played for the seat
+            return self._check(response, request_id, num_legal, start)
+
+    def _timed_out(self) -> Answer:
+        """The current turn given up: its request's answer will be skipped."""
+        self._expired.add(self._request_id)
+        return Answer(
+            None,
+            "timeout",
+            f"no answer within {self._timeout * 1000:.0f} ms",
+            _ms(self._turn_start),
+        )
 
     def _arm(self, deadline: float) -> None:
         """Sets the turn's deadline (loop time); arms the watchdog unless it fires sooner."""
@@ -286,12 +352,18 @@ class GameStream:
             left = SEND_TIMEOUT - (time.perf_counter() - self._turn_start)
             self._send_timer = self._loop.call_later(max(0.0, left), self._write_expired)
             return
+        if self._direct is not None and self.hand_off is not None:
+            self._direct = None  # the reading task hands over what it reads, and stops
+            answer = self._timed_out()
+            self._end_turn()
+            self.hand_off(answer)
+            return
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(_TIMEOUT)
 
     async def _next_answer(self) -> Any:
-        """The next thing the reader got, or _TIMEOUT once the turn's deadline has passed.
+        """The next thing read, or _TIMEOUT once the turn's deadline has passed.
 
         A plain future resolved by the reader or by the watchdog: nothing pending is ever
         cancelled.
@@ -361,15 +433,26 @@ class GameStream:
             self.broken = str(error)[:500]
 
     async def finish(self) -> None:
-        """Half-closes the stream, lets the bot end its side (briefly), then cancels it."""
+        """Half-closes the stream, lets the bot end its side (briefly), then cancels it.
+
+        A read still pending from a turn given up earlier is not waited for."""
         if self.broken is None:
             with contextlib.suppress(
                 TimeoutError, grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError
             ):
                 await asyncio.wait_for(self.call.done_writing(), 1.0)
-                self._allow_reads(1 << 30)  # whatever the bot still sends, up to its end
-                await asyncio.wait_for(asyncio.shield(self._reader), 1.0)
+                if not self._reading:
+                    await asyncio.wait_for(self._drain(), 1.0)
         self.cancel()
+
+    async def _drain(self) -> None:
+        """Reads (and drops) whatever the bot still sends, up to the stream's end."""
+        self._reading = True
+        try:
+            while await self._read() is not grpc.aio.EOF:
+                pass
+        finally:
+            self._reading = False
 
     def cancel(self) -> None:
         """Cancels the stream, its reader task and its timers."""
@@ -378,7 +461,8 @@ class GameStream:
             self._watchdog = None
         self._end_turn()
         self.call.cancel()
-        self._reader.cancel()
+        if self._reader is not None:
+            self._reader.cancel()
 
 
 _TIMEOUT = object()
@@ -388,4 +472,4 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-__all__ = ["Answer", "BotLink", "GameStream"]
+__all__ = ["Answer", "BotLink", "GameStream", "TurnHandedOff"]

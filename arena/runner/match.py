@@ -29,15 +29,15 @@ import secrets
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.engine import Deal, EngineError, Game, Rules, card_name, rules_for
+from arena.engine import Deal, EngineError, Game, Move, Rules, card_name, rules_for
 from arena.protocol import convert
 from arena.runner.bots import BotError, BotRef
-from arena.runner.link import BotLink, GameStream
+from arena.runner.link import Answer, BotLink, GameStream, TurnHandedOff
 from arena.runner.process import BotProcess, StartError
 from arena.runner.sandbox import HostError, Limits, sandbox_available
 from arena.runner.stats import EloEstimate, finite_or_none
@@ -602,6 +602,11 @@ class _GamePlay:
         self.turn_ms: list[float] = []  # round trip of each answered turn request
         self.requests = convert.TurnRequestBuilder()  # encodes turn requests, reusing bytes
         self.faulty: set[int] = set()  # seats whose process must be restarted
+        self.deal: Deal | None = None  # the deal in play
+        self.moves_of_deal: list[dict[str, Any]] = []  # its moves in the replay
+        self.turn: tuple[Deal, int, list[Move], int, int] | None = None  # the turn in play
+        self._done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._drivers: set[asyncio.Task[None]] = set()  # tasks playing the game (see run)
 
     def fault(self, seat: int, kind: str, detail: str) -> None:
         """Records a fault of ``seat`` at the current point of the game."""
@@ -622,13 +627,21 @@ class _GamePlay:
         return _Forfeit(seat, kind, detail)
 
     async def run(self) -> None:
-        """Starts the seats' bots, plays deals until the game is over."""
+        """Starts the seats' bots, plays deals until the game is over.
+
+        The play runs in a task of its own (a driver); when a turn's deadline passes while the
+        driver waits on the bot's read, the stream hands the turn over as a timeout
+        (:meth:`_hand_off`) and a new driver carries the game on from there, while the old
+        one is left with the read. Whatever ends the game, the last driver hands it here.
+        """
         await self._start_bots()
         spec = self.match.spec
         players = [slot.label for slot in self.slots]
         for seat, slot in enumerate(self.slots):
             assert slot.link is not None
-            self.streams[seat] = slot.link.open_game(timeout=None)
+            stream = slot.link.open_game(timeout=None)
+            stream.hand_off = self._hand_off
+            self.streams[seat] = stream
         game_id = f"{self.match.match_id}-g{len(self.match.report.games) + 1}"
         await self._send_each(
             [
@@ -638,30 +651,80 @@ class _GamePlay:
                 for seat in range(self.rules.players)
             ]
         )
+        self._drive(self._play())  # the game's end comes in self._done
+        try:
+            await self._done
+        finally:
+            if not self._done.done():  # this task is being cancelled: so is the game
+                for driver in list(self._drivers):
+                    driver.cancel()
+
+    def _drive(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Runs ``coroutine`` as the game's driver."""
+        driver = asyncio.ensure_future(self._driver(coroutine))
+        self._drivers.add(driver)
+        driver.add_done_callback(self._drivers.discard)
+
+    async def _driver(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        try:
+            await coroutine
+        except TurnHandedOff:
+            return  # another driver carries the game on
+        except BaseException as error:
+            if not self._done.done():
+                self._done.set_exception(error)
+            if isinstance(error, asyncio.CancelledError):
+                raise
+            return
+        if not self._done.done():
+            self._done.set_result(None)
+
+    def _hand_off(self, answer: Answer) -> None:
+        """A turn's deadline passed while its driver waited on the read: the game goes on in a
+        new driver, from the timeout."""
+        self._drive(self._resume(answer))
+
+    async def _resume(self, answer: Answer) -> None:
+        await self._answered(answer)
+        await self._play()
+
+    async def _play(self) -> None:
+        """Plays on from where the game is: deals, turns, the end of the game."""
         game = self.game
-        while not game.is_over():
-            deal = game.new_deal()
-            entry: dict[str, Any] = {
-                "dealer": deal.dealer,
-                "deck": [card_name(c) for c in game.current_deck or ()],
-                "moves": [],
-            }
-            if game.thrown_in:
-                entry["thrown_in"] = [[card_name(c) for c in deck] for deck in game.thrown_in]
-            self.replay["deals"].append(entry)
-            self.deal_moves = 0
-            self.requests.new_deal()
-            await self._send_each(
-                [convert.deal_start_message(deal.observation(s)) for s in range(len(self.slots))]
-            )
-            while not deal.is_over():
-                await self._turn(deal, entry["moves"])
-            deal_index = game.deal_index
-            score = game.finish_deal(deal)
-            message = convert.deal_end_message(deal_index, score, list(game.totals))
-            await self._send_each([message] * len(self.slots))
+        while True:
+            deal = self.deal
+            if deal is None:
+                if game.is_over():
+                    break
+                await self._start_deal()
+            elif deal.is_over():
+                deal_index = game.deal_index
+                score = game.finish_deal(deal)
+                self.deal = None
+                message = convert.deal_end_message(deal_index, score, list(game.totals))
+                await self._send_each([message] * len(self.slots))
+            else:
+                await self._turn(deal)
         message = convert.game_end_message(list(self.game.totals), self.game.winner)
         await self._send_each([message] * len(self.slots))
+
+    async def _start_deal(self) -> None:
+        game = self.game
+        deal = self.deal = game.new_deal()
+        entry: dict[str, Any] = {
+            "dealer": deal.dealer,
+            "deck": [card_name(c) for c in game.current_deck or ()],
+            "moves": [],
+        }
+        if game.thrown_in:
+            entry["thrown_in"] = [[card_name(c) for c in deck] for deck in game.thrown_in]
+        self.replay["deals"].append(entry)
+        self.moves_of_deal = entry["moves"]
+        self.deal_moves = 0
+        self.requests.new_deal()
+        await self._send_each(
+            [convert.deal_start_message(deal.observation(s)) for s in range(len(self.slots))]
+        )
 
     async def _start_bots(self) -> None:
         results = await asyncio.gather(
@@ -720,7 +783,7 @@ class _GamePlay:
             return "crash", f"{exit_detail} ({detail})" if detail else exit_detail
         return kind, detail
 
-    async def _turn(self, deal: Deal, moves: list[dict[str, Any]]) -> None:
+    async def _turn(self, deal: Deal) -> None:
         seat = deal.to_move
         stream = self.streams[seat]
         assert stream is not None
@@ -734,7 +797,14 @@ class _GamePlay:
         message = self.requests.request_bytes(
             self.request_id, observation, legal, limit, bank, stream.take_moves()
         )
+        self.turn = (deal, seat, legal, limit, bank)  # for _answered, in whichever driver
         answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
+        await self._answered(answer)
+
+    async def _answered(self, answer: Answer) -> None:
+        """Plays the current turn's move: the bot's, or the first legal one after a timeout."""
+        assert self.turn is not None
+        deal, seat, legal, limit, bank = self.turn
         auto = False
         if answer.fault is None:
             assert answer.index is not None
@@ -761,7 +831,7 @@ class _GamePlay:
         record = {"seat": seat, **record, "ms": round(answer.elapsed_ms), "clock": self.banks[seat]}
         if auto:
             record["auto"] = "timeout"
-        moves.append(record)
+        self.moves_of_deal.append(record)
         self.moves += 1
         self.deal_moves += 1
         played = self.requests.move_played(seat, move, by_arena=auto)
@@ -790,6 +860,8 @@ class _GamePlay:
                 stream.cancel()
         for seat in sorted(self.faulty):
             await self.slots[seat].shutdown()
+        if self._drivers:  # drivers left with a read end once their streams are cancelled
+            await asyncio.wait(list(self._drivers), timeout=1.0)
 
 
 # ---- entry point --------------------------------------------------------------------------

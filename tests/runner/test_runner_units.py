@@ -383,3 +383,42 @@ def test_a_stream_times_out_only_the_turn_past_its_deadline() -> None:
     assert answers[39].fault == "timeout"  # request 40
     # Its late answer is skipped; the next turns get their own answers.
     assert [(a.fault, a.index) for a in answers[40:]] == [(None, 0), (None, 0)]
+
+
+def test_a_turn_read_directly_is_handed_off_at_its_deadline() -> None:
+    from arena.runner.link import Answer, BotLink, TurnHandedOff
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    bot_pb2_grpc.add_BotServicer_to_server(_SlowOnRequest(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+
+    async def play() -> tuple[list[Any], list[Answer], list[str]]:
+        link = BotLink(f"127.0.0.1:{port}")
+        stream = link.open_game(timeout=None)
+        handed: list[Answer] = []
+        stream.hand_off = handed.append  # called at the deadline, instead of returning
+        answers: list[Any] = []
+        ends: list[str] = []
+        for request_id in range(1, 43):
+            message = bot_pb2.ArenaMessage(
+                turn_request=bot_pb2.TurnRequest(request_id=request_id)
+            )
+            try:
+                answers.append(await stream.ask(message, request_id, 1, 0.5))
+            except TurnHandedOff:
+                # Raised once the late answer has been read, after the hand-off.
+                ends.append(f"request {request_id} handed off after {len(handed)} hand-off")
+            await asyncio.sleep(0.015)
+        stream.cancel()
+        await link.close()
+        return answers, handed, ends
+
+    try:
+        answers, handed, ends = run_coroutine(play())
+    finally:
+        server.stop(grace=None)
+    assert [(a.fault, a.index) for a in answers] == [(None, 0)] * 41  # every request but 40
+    assert [(a.fault, a.index) for a in handed] == [("timeout", None)]
+    assert 500 <= handed[0].elapsed_ms < 1500  # at the deadline, not when the answer came
+    assert ends == ["request 40 handed off after 1 hand-off"]
