@@ -432,7 +432,8 @@ class Match:
                     sandboxed=self.sandboxed[entrant],
                     python=bot.manifest.is_python,
                     start_timeout=self.spec.start_timeout_s,
-                    env={"SCOPA_BOT_SEED": str(seed)},
+                    # The manifest's [env], under the variables the arena sets itself.
+                    env={**bot.manifest.env, "SCOPA_BOT_SEED": str(seed)},
                 )
             self.slots[key] = Slot(bot, entrant, k, process, self.rules.variant)
         return self.slots[key]

@@ -422,3 +422,33 @@ def test_a_turn_read_directly_is_handed_off_at_its_deadline() -> None:
     assert [(a.fault, a.index) for a in handed] == [("timeout", None)]
     assert 500 <= handed[0].elapsed_ms < 1500  # at the deadline, not when the answer came
     assert ends == ["request 40 handed off after 1 hand-off"]
+
+
+def test_the_manifest_env_reaches_the_sandboxed_bot_under_the_arena_variables(
+    bwrap: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "env-bot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "env-bot"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
+        '[env]\nLEVEL = "3"\nSCOPA_BOT_SEED = "forged"\nHOME = "/forged"\n'
+    )
+    (folder / "bot.py").write_text(
+        "import os, sys\n"
+        "from arena.sdk import Bot, serve\n"
+        "print('env:', os.environ.get('LEVEL'), os.environ['SCOPA_BOT_SEED'],"
+        " os.environ['HOME'], file=sys.stderr, flush=True)\n"
+        "class First(Bot):\n"
+        "    def choose(self, observation, legal_moves):\n"
+        "        return legal_moves[0]\n"
+        "serve(First())\n"
+    )
+    spec = MatchSpec([BotRef.parse(str(folder)), BotRef.parse("random")], "scopa", games=2, seed=4)
+    report = run_match(spec)
+    assert report.sandboxed == [True, True]
+    assert all(game.faults == [] and game.void is None for game in report.games)
+    lines = [line for line in report.logs["0/0"].splitlines() if "env:" in line]
+    assert lines, report.logs["0/0"]
+    level, seed, home = lines[0].split("env:")[1].split()
+    assert (level, home) == ("3", "/tmp")  # the manifest's variable; the sandbox's home
+    assert seed.isdigit()  # the arena's seed, not the manifest's
