@@ -34,6 +34,8 @@ class Observation:
     True
     """
 
+    # Deal.observation sets an instance's __dict__ to these fields, in this order, instead of
+    # calling __init__ (a test checks the two agree): a field added here is added there too.
     rules: Rules
     seat: Seat
     to_move: Seat

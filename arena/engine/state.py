@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Iterable, Sequence
-from itertools import combinations
+from itertools import chain, combinations
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from arena.engine.cards import (
@@ -132,6 +133,33 @@ def parse_move(text: str) -> Move:
 _LAY: tuple[Move, ...] = tuple(_new_move(Move, (c, ())) for c in DECK)
 _TAKE1: tuple[Move, ...] = tuple(_new_move(Move, (a, (b,))) for a in DECK for b in DECK)
 
+
+def _slice_cards(offset: int) -> tuple[tuple[Card, ...], ...]:
+    """The cards of each 10-bit slice of a card set (bit ``i`` is card ``offset + i``)."""
+    out: list[tuple[Card, ...]] = [()]
+    for bits in range(1, 1024):
+        low = bits & -bits
+        out.append((offset + low.bit_length() - 1, *out[bits ^ low]))
+    return tuple(out)
+
+
+# A pile's cards, a suit (10 bits of its 40-bit set) at a time, for observations.
+_SUIT0, _SUIT1, _SUIT2, _SUIT3 = (_slice_cards(10 * suit) for suit in range(4))
+_FULL = (1 << 40) - 1
+
+
+def _piles(masks: Iterable[int]) -> tuple[tuple[Card, ...], ...]:
+    """The sorted cards of each 40-bit set."""
+    return tuple([
+        _SUIT0[m & 1023] + _SUIT1[m >> 10 & 1023] + _SUIT2[m >> 20 & 1023] + _SUIT3[m >> 30]
+        if 0 <= m <= _FULL else tuple(cards_of(m))
+        for m in masks
+    ])
+
+
+_SEAT_MOVE = itemgetter(0, 1)  # the (seat, move) of an undo entry
+_chain = chain.from_iterable
+
 # ---------------------------------------------------------------------------------------------
 # Capture sets, memoised by the table's ranks.
 #
@@ -248,6 +276,7 @@ class Deal:
         "_captured",
         "_general",
         "_hands",
+        "_history_memo",
         "_last",
         "_last_play_scopa",
         "_n",
@@ -297,6 +326,8 @@ class Deal:
         self._prefix: list[tuple[Seat, Move]] = []  # moves made before a restored state
         self._next = tuple((s + 1) % rules.players for s in range(rules.players))
         self._undo: list[tuple[Seat, Move, int, int, tuple[Card, ...]]] = []
+        # The history last made into a tuple, and the undo entry of its last move (or None).
+        self._history_memo: tuple[tuple[tuple[Seat, Move], ...], object] = ((), None)
         self._assi = rules.assi
         self._general = rules.assi or rules.quindici
         self._last_play_scopa = rules.last_play_scopa
@@ -406,7 +437,7 @@ class Deal:
     @property
     def table(self) -> tuple[Card, ...]:
         """The cards face up on the table, sorted."""
-        return tuple(sorted(c for cards in self._by_rank for c in cards))
+        return tuple(sorted(_chain(self._by_rank)))
 
     @property
     def stock(self) -> tuple[Card, ...]:
@@ -416,12 +447,28 @@ class Deal:
     @property
     def history(self) -> list[tuple[Seat, Move]]:
         """Every ``(seat, move)`` of this deal so far, in order (a copy)."""
-        return self._prefix + [(u[0], u[1]) for u in self._undo]
+        return list(self._history_tuple())
+
+    def _history_tuple(self) -> tuple[tuple[Seat, Move], ...]:
+        """The history as a tuple: the one made last time, extended by the moves applied since
+        when none of its moves has been undone (as between the turns of a deal), else anew."""
+        known, mark = self._history_memo
+        undo = self._undo
+        done = len(known) - len(self._prefix)  # the undo entries ``known`` covers
+        # An entry still at its place was never popped, nor any before it: ``known`` holds.
+        if 0 < done <= len(undo) and undo[done - 1] is mark:
+            if done == len(undo):
+                return known
+            known += tuple(map(_SEAT_MOVE, undo[done:]))
+        else:
+            known = (*self._prefix, *map(_SEAT_MOVE, undo))
+        self._history_memo = (known, undo[-1] if undo else None)
+        return known
 
     @property
     def captured(self) -> tuple[tuple[Card, ...], ...]:
         """The cards in each side's pile, sorted."""
-        return tuple(tuple(cards_of(m)) for m in self._captured)
+        return _piles(self._captured)
 
     @property
     def captured_masks(self) -> tuple[int, ...]:
@@ -441,7 +488,7 @@ class Deal:
     @property
     def hand_sizes(self) -> tuple[int, ...]:
         """How many cards each seat holds."""
-        return tuple(len(h) for h in self._hands)
+        return tuple(map(len, self._hands))
 
     def is_over(self) -> bool:
         """Whether every card of the deal has been played."""
@@ -678,25 +725,28 @@ class Deal:
 
     def observation(self, seat: Seat) -> Observation:
         """What ``seat`` may see now (RULES.md, last section)."""
-        from arena.engine.observation import Observation
-
         if not 0 <= seat < self._n:
             raise EngineError(f"no seat {seat!r} in a {self._n}-player game")
-        return Observation(
-            rules=self.rules,
-            seat=seat,
-            to_move=self._to_move,
-            dealer=self.dealer,
-            hand=tuple(self._hands[seat]),
-            table=self.table,
-            hand_sizes=self.hand_sizes,
-            stock_size=len(self._stock) - self._stock_pos,
-            history=tuple(self.history),
-            captured=self.captured,
-            scope=tuple(self._scope),
-            totals=tuple(self.game_totals),
-            deal_index=self.deal_index,
-        )
+        cls = _observation_class or _load_observation_class()
+        # The instance's fields, every one in order, set at once: what the frozen dataclass's
+        # __init__ sets one object.__setattr__ at a time (tests check the two agree).
+        obs = _object_new(cls)
+        _object_setattr(obs, "__dict__", {
+            "rules": self.rules,
+            "seat": seat,
+            "to_move": self._to_move,
+            "dealer": self.dealer,
+            "hand": tuple(self._hands[seat]),
+            "table": tuple(sorted(_chain(self._by_rank))),
+            "hand_sizes": tuple(map(len, self._hands)),
+            "stock_size": len(self._stock) - self._stock_pos,
+            "history": self._history_tuple(),
+            "captured": _piles(self._captured),
+            "scope": tuple(self._scope),
+            "totals": tuple(self.game_totals),
+            "deal_index": self.deal_index,
+        })
+        return obs
 
     @classmethod
     def _restore(
@@ -726,6 +776,19 @@ class Deal:
     def __repr__(self) -> str:
         return (f"<Deal {self.rules.variant} dealer={self.dealer} to_move={self._to_move} "
                 f"played={len(self._prefix) + len(self._undo)}>")
+
+
+_observation_class: type[Observation] | None = None  # imported on first use (it imports us)
+_object_new = object.__new__
+_object_setattr = object.__setattr__
+
+
+def _load_observation_class() -> type[Observation]:
+    global _observation_class
+    from arena.engine.observation import Observation
+
+    _observation_class = Observation
+    return Observation
 
 
 def _check_dealer(rules: Rules, dealer: Seat) -> None:

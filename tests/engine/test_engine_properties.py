@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+import pytest
 from engine_helpers import PROPERTY, brute_force_moves
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +16,7 @@ from arena.engine import (
     VARIANTS,
     Deal,
     Game,
+    Observation,
     Rng,
     random_game_replay,
     read_replay,
@@ -21,6 +24,7 @@ from arena.engine import (
     verify_replay,
     write_replay,
 )
+from arena.engine.cards import cards_of
 
 # Every named variant, and the options that change how moves work.
 RULESETS: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in VARIANTS] + [
@@ -138,3 +142,69 @@ def test_the_same_seed_gives_the_same_game_and_its_replay_round_trips(
     assert report["ok"], report
     assert report["totals"] == replay["result"]["totals"]
     assert report["winner"] == replay["result"]["winner"] is not None
+
+
+def plain_observation(deal: Deal, seat: int, history: list[Any]) -> Observation:
+    """The observation of ``seat`` read off the deal's public state, by the dataclass's own
+    constructor; ``history`` is the (seat, move) list kept beside the deal."""
+    return Observation(
+        rules=deal.rules, seat=seat, to_move=deal.to_move, dealer=deal.dealer,
+        hand=deal.hands[seat], table=tuple(sorted(deal.table)), hand_sizes=deal.hand_sizes,
+        stock_size=len(deal.stock), history=tuple(history),
+        captured=tuple(tuple(cards_of(m)) for m in deal.captured_masks), scope=deal.scope,
+        totals=tuple(deal.game_totals), deal_index=deal.deal_index,
+    )
+
+
+@PROPERTY
+@given(rulesets, seeds)
+def test_observations_are_the_dataclass_built_plainly_through_undo_clone_and_restore(
+        ruleset: tuple[str, dict[str, Any]], seed: int) -> None:
+    deal = start(ruleset, seed)
+    deal.deal_index = seed % 5
+    history: list[Any] = []
+    undoable = 0  # moves this deal can take back (none made before a restore)
+    pick = Rng(seed)
+    fields = [f.name for f in dataclasses.fields(Observation)]
+    steps = 0
+    while not deal.is_over() and steps < 80:
+        steps += 1
+        seat = deal.to_move
+        obs = deal.observation(seat)
+        plain = plain_observation(deal, seat, history)
+        assert obs == plain and hash(obs) == hash(plain) and repr(obs) == repr(plain)
+        assert list(vars(obs)) == fields and vars(obs) == vars(plain)
+        # (asdict cannot rebuild a Move from a generator: the history is left out.)
+        bare, plain_bare = (dataclasses.replace(o, history=()) for o in (obs, plain))
+        assert bare == plain_bare and dataclasses.asdict(bare) == dataclasses.asdict(plain_bare)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            obs.seat = 0  # type: ignore[misc]
+        other = (seat + 1) % deal.rules.players
+        assert deal.observation(other) == plain_observation(deal, other, history)
+        roll = pick.randbelow(8)
+        if roll == 0 and undoable:  # take a move back, and play one (maybe another) unseen
+            deal.undo()
+            history.pop()
+            moves = deal.legal_moves()
+            move = moves[pick.randbelow(len(moves))]
+            history.append((deal.to_move, move))
+            deal.apply(move)
+        elif roll == 1:  # a copy plays a move; the original's view stays; go on in the copy
+            copy = deal.clone()
+            assert copy.observation(seat) == obs
+            moves = copy.legal_moves()
+            copy.apply(moves[pick.randbelow(len(moves))])
+            assert deal.observation(seat) == obs
+            copy.undo()
+            deal = copy
+        elif roll == 2:  # go on in a deal restored from the observation
+            deal = obs.determinize(Rng(seed + steps))
+            undoable = 0
+            assert deal.observation(seat) == obs
+        else:
+            moves = deal.legal_moves()
+            move = moves[pick.randbelow(len(moves))]
+            deal.apply(move)
+            history.append((seat, move))
+            undoable += 1
+        assert deal.history == history
