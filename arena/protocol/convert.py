@@ -261,8 +261,13 @@ def turn_request_message(
 
 def _varint(value: int) -> bytes:
     """A base-128 varint; a negative value as its 64-bit two's complement (int32 fields)."""
-    if 0 <= value < 0x80:
-        return _SMALL[value]
+    if value >= 0:
+        if value < 0x80:
+            return _SMALL[value]
+        if value < 0x4000:  # lengths, clocks and request ids: two or three bytes, unrolled
+            return bytes((value & 0x7F | 0x80, value >> 7))
+        if value < 0x200000:
+            return bytes((value & 0x7F | 0x80, value >> 7 & 0x7F | 0x80, value >> 14))
     value &= 0xFFFFFFFFFFFFFFFF
     out = bytearray()
     while value >= 0x80:
@@ -296,45 +301,57 @@ def _nested(tag: bytes, body: bytes) -> bytes:
     return tag + _varint(len(body)) + body
 
 
-def _cards_field(tag: bytes, cards: Sequence[Card]) -> bytes:
-    """A packed field of cards (each below 128, so one byte each; at most 40 of them)."""
-    return tag + _SMALL[len(cards)] + bytes(cards) if cards else b""
-
-
 def _move_bytes(move: Move) -> bytes:
     """The serialized ``Move`` message (its fields, not framed)."""
     return _scalar(b"\x08", move.card) + _packed(b"\x12", move.capture)
 
 
 _MOVES_KEPT = 20_000  # encoded moves a builder keeps across deals (the moves of many games)
+_SIZES_KEPT = 2_000  # hand and stock sizes kept across deals (a game repeats a few dozen)
+_PLAYED_KEPT = 1_000  # MovePlayed messages kept (a deal makes 40)
+_parse_move_played = bot_pb2.MovePlayed.FromString
 
 
 class TurnRequestBuilder:
     """Builds turn requests like :func:`turn_request_message`, faster, for the runner.
 
     :meth:`request_bytes` writes the serialized ``ArenaMessage`` straight from the engine's
-    objects, without building protobuf messages: each move's bytes are made once and kept, and
-    the observation's history grows by the moves since the last request, instead of being
-    encoded again every turn. Call :meth:`new_deal` at each deal's start.
+    objects, without building protobuf messages: each move's bytes are made once and kept, the
+    observation's history grows by the moves since the last request instead of being encoded
+    again every turn, fields whose values recur (seats, sizes, piles, scope and totals) are kept
+    by value, and the ``MovePlayed`` messages of :meth:`move_played` keep their bytes.
+    Call :meth:`new_deal` at each deal's start.
     The bytes are those of ``turn_request_message(...).SerializeToString()``; :meth:`request`
     gives the message itself.
     """
 
     def __init__(self) -> None:
         self._moves: dict[Move, bytes] = {}  # framed as a TurnRequest's legal_moves entry
-        self._history: list[bytes] = []  # the observation's history entries, framed
-        self._history_keys: list[tuple[Seat, Move]] = []
-        self._joined = b""  # the history entries, joined
-        self._piles: dict[tuple[Card, ...], bytes] = {}  # captured piles, framed
+        self._known = 0  # history entries encoded in _joined
+        self._last: tuple[Seat, Move] | None = None  # the last of them
+        self._joined = b""  # the observation's history entries, framed and joined
+        # Observation fields, framed, by their values: this deal's, but the sizes of any deal.
+        self._heads: dict[tuple[int, int, int, int], bytes] = {}  # seat, to_move, dealer, deal
+        self._sizes: dict[tuple[tuple[int, ...], int], bytes] = {}  # hand_sizes, stock_size
+        self._piles: dict[tuple[Card, ...], bytes] = {}  # captured
+        self._tails: dict[tuple[tuple[int, ...], tuple[int, ...]], bytes] = {}  # scope, totals
+        # This deal's messages from move_played, by id: each, and its moves_before entry.
+        self._played: dict[int, tuple[Any, bytes]] = {}
 
     def new_deal(self) -> None:
-        """Forgets the history of the previous deal (and, past a few thousand, the moves)."""
+        """Forgets the previous deal's history, fields and messages (and, past a few thousand,
+        the moves and sizes)."""
         if len(self._moves) > _MOVES_KEPT:
             self._moves.clear()
-        self._history = []
-        self._history_keys = []
+        if len(self._sizes) > _SIZES_KEPT:
+            self._sizes.clear()
+        self._known = 0
+        self._last = None
         self._joined = b""
+        self._heads.clear()
         self._piles.clear()
+        self._tails.clear()
+        self._played.clear()
 
     def _legal(self, move: Move) -> bytes:
         framed = self._moves.get(move)
@@ -345,25 +362,61 @@ class TurnRequestBuilder:
     def _history_bytes(self, history: Sequence[tuple[Seat, Move]]) -> bytes:
         """The observation's history field, extending the entries already encoded when
         ``history`` continues them (as the turns of one deal do)."""
-        keys = self._history_keys
-        known = len(keys)
-        if known > len(history) or (known and history[known - 1] != keys[-1]):
-            self._history = []  # not a continuation (new_deal not called): encode it anew
-            self._history_keys = keys = []
-            known = 0
-        if known < len(history):
-            for seat, move in history[known:]:
-                played = _scalar(b"\x08", seat) + _nested(b"\x12", _move_bytes(move))
-                self._history.append(_nested(b"\x4a", played))
-                keys.append((seat, move))
-            self._joined = b"".join(self._history)
-        elif not known:
+        known = self._known
+        if known > len(history) or (known and history[known - 1] != self._last):
+            known = self._known = 0  # not a continuation (new_deal not called): encode anew
+            self._last = None
             self._joined = b""
+        if known < len(history):
+            joined = self._joined
+            for seat, move in history[known:]:
+                # A legal move's entry with the tag of PlayedMove.move: the same length follows.
+                played = _scalar(b"\x08", seat) + b"\x12" + self._legal(move)[1:]
+                joined += b"\x4a" + _varint(len(played)) + played
+            self._joined = joined
+            self._known = len(history)
+            self._last = history[-1]
         return self._joined
 
     def move_played(self, seat: Seat, move: Move, by_arena: bool = False) -> Any:
-        """The ``MovePlayed`` message, as :func:`move_played`."""
-        return move_played(seat, move, by_arena)
+        """The ``MovePlayed`` message, as :func:`move_played`. Its bytes are kept (until
+        :meth:`new_deal`) for the turn requests that carry it: it is not to be changed."""
+        if not 0 <= seat < 0x80:
+            return move_played(seat, move, by_arena)
+        # A legal move's entry with the tag of MovePlayed.move: the same length follows.
+        body = b"\x12" + self._legal(move)[1:]
+        if seat:
+            body = b"\x08" + _SMALL[seat] + body
+        if by_arena:
+            body += b"\x18\x01"
+        message = _parse_move_played(body)
+        played = self._played
+        if len(played) >= _PLAYED_KEPT:  # new_deal not called: keep a deal's worth at most
+            played.clear()
+        played[id(message)] = (message, b"\x2a" + _varint(len(body)) + body)
+        return message
+
+    def _head(self, key: tuple[int, int, int, int]) -> bytes:
+        seat, to_move, dealer, deal_index = key
+        framed = self._heads[key] = (
+            _scalar(b"\x08", seat)
+            + _scalar(b"\x10", to_move)
+            + _scalar(b"\x18", dealer)
+            + _scalar(b"\x20", deal_index)
+        )
+        return framed
+
+    def _size(self, key: tuple[tuple[int, ...], int]) -> bytes:
+        framed = self._sizes[key] = _packed(b"\x3a", key[0]) + _scalar(b"\x40", key[1])
+        return framed
+
+    def _pile(self, pile: tuple[Card, ...]) -> bytes:
+        framed = self._piles[pile] = _nested(b"\x52", _packed(b"\x0a", sorted(pile)))
+        return framed
+
+    def _tail(self, key: tuple[tuple[int, ...], tuple[int, ...]]) -> bytes:
+        framed = self._tails[key] = _packed(b"\x5a", key[0]) + _packed(b"\x62", key[1])
+        return framed
 
     def request_bytes(
         self,
@@ -376,41 +429,55 @@ class TurnRequestBuilder:
     ) -> bytes:
         """The serialized ``ArenaMessage`` of a turn request, as :func:`turn_request_message`
         serializes; ``moves_before`` holds ``MovePlayed`` messages."""
-        piles = self._piles
-        captured = []
-        for pile in obs.captured:
-            framed = piles.get(pile)
-            if framed is None:
-                framed = piles[pile] = _nested(b"\x52", _packed(b"\x0a", sorted(pile)))
-            captured.append(framed)
+        head = (obs.seat, obs.to_move, obs.dealer, obs.deal_index)
+        sizes = (obs.hand_sizes, obs.stock_size)
+        tail = (obs.scope, obs.totals)
+        hand = obs.hand
+        table = obs.table
+        # A join of the kept bytes fails on a None (one not kept yet): then they are made.
+        try:
+            piles = b"".join(map(self._piles.get, obs.captured))  # type: ignore[arg-type]
+        except TypeError:
+            piles = b"".join([self._piles.get(p) or self._pile(p) for p in obs.captured])
+        # Cards are below 128 and a hand or table holds at most 40: one byte each, and the count.
         observation = b"".join(
             (
-                _scalar(b"\x08", obs.seat),
-                _scalar(b"\x10", obs.to_move),
-                _scalar(b"\x18", obs.dealer),
-                _scalar(b"\x20", obs.deal_index),
-                _cards_field(b"\x2a", obs.hand),
-                _cards_field(b"\x32", obs.table),
-                _packed(b"\x3a", obs.hand_sizes),
-                _scalar(b"\x40", obs.stock_size),
+                self._heads.get(head) or self._head(head),
+                bytes((0x2A, len(hand), *hand)) if hand else b"",
+                bytes((0x32, len(table), *table)) if table else b"",
+                self._sizes.get(sizes) or self._size(sizes),
                 self._history_bytes(obs.history),
-                *captured,
-                _packed(b"\x5a", obs.scope),
-                _packed(b"\x62", obs.totals),
+                piles,
+                self._tails.get(tail) or self._tail(tail),
             )
         )
-        legal = self._legal
+        try:
+            legal = b"".join(map(self._moves.get, legal_moves))  # type: ignore[arg-type]
+        except TypeError:
+            legal = b"".join([self._legal(m) for m in legal_moves])
+        # An entry keeps its message alive: no other object has that id meanwhile.
+        played = self._played
+        before = []
+        for message in moves_before:
+            entry = played.get(id(message))
+            if entry is not None:
+                before.append(entry[1])
+            else:  # not from move_played, or from before new_deal
+                before.append(_nested(b"\x2a", message.SerializeToString()))
+        clock = (b"\x08" + _varint(move_ms) if move_ms > 0 else b"") + (
+            b"\x10" + _varint(bank_ms) if bank_ms > 0 else b""
+        )
         request = b"".join(
             (
-                _scalar(b"\x08", request_id),
+                b"\x08" + _varint(request_id) if request_id else b"",
                 b"\x12",
                 _varint(len(observation)),
                 observation,
-                *[legal(m) for m in legal_moves],
-                _nested(
-                    b"\x22", _scalar(b"\x08", max(0, move_ms)) + _scalar(b"\x10", max(0, bank_ms))
-                ),
-                *[_nested(b"\x2a", m.SerializeToString()) for m in moves_before],
+                legal,
+                b"\x22",
+                _SMALL[len(clock)],  # two varints: at most 22 bytes
+                clock,
+                *before,
             )
         )
         return b"\x32" + _varint(len(request)) + request

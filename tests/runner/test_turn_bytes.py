@@ -13,7 +13,7 @@ from runner_helpers import run_coroutine
 
 from arena.engine import Game, rules_for
 from arena.protocol import bot_pb2, bot_pb2_grpc
-from arena.protocol.convert import TurnRequestBuilder, turn_request_message
+from arena.protocol.convert import TurnRequestBuilder, move_played, turn_request_message
 
 
 @pytest.mark.parametrize("variant", ["scopa", "scopone"])
@@ -32,8 +32,12 @@ def test_encoded_turn_requests_are_the_bytes_protobuf_writes(variant: str) -> No
                 legal = deal.legal_moves()
                 obs = deal.observation(seat)
                 # Clocks of every size, zero included (a zero field is left out).
-                move_ms, bank_ms = rng.choice([(0, 0), (1, 300), (1000, 60_000), (2**31, 5)])
-                request_id = rng.choice([0, 1, 127, 128, 2**40])
+                # (Varints of one to six bytes, each side of every length's bounds.)
+                move_ms, bank_ms = rng.choice(
+                    [(0, 0), (1, 300), (1000, 60_000), (2**31, 5), (16_383, 16_384),
+                     (2**21 - 1, 2**21), (-5, 127)]
+                )
+                request_id = rng.choice([0, 1, 127, 128, 16_383, 16_384, 2**21, 2**40])
                 expected = turn_request_message(
                     request_id, obs, legal, move_ms, bank_ms, unsent[seat]
                 ).SerializeToString()
@@ -66,6 +70,47 @@ def test_a_history_that_does_not_continue_the_last_one_is_encoded_anew() -> None
     legal = other.legal_moves()
     expected = turn_request_message(2, obs, legal, 1, 1).SerializeToString()
     assert builder.request_bytes(2, obs, legal, 1, 1) == expected
+
+
+def test_kept_bytes_hold_across_deals_variants_and_messages_made_elsewhere() -> None:
+    builder = TurnRequestBuilder()
+    rng = random.Random(9)
+    games = [Game(rules_for("scopa"), 11), Game(rules_for("scopone"), 12)]
+    earlier: list[Any] = []  # the builder's messages of deals gone by
+    checked = 0
+    for _ in range(4):
+        for game in games:  # one builder, the deals of two variants in turn
+            if game.is_over():
+                continue
+            deal = game.new_deal()
+            builder.new_deal()
+            while not deal.is_over():
+                seat = deal.to_move
+                legal = deal.legal_moves()
+                obs = deal.observation(seat)
+                before = [
+                    builder.move_played(seat, legal[0]),
+                    move_played(1, legal[-1], by_arena=True),  # not made by the builder
+                    *rng.sample(earlier, min(2, len(earlier))),
+                ]
+                expected = turn_request_message(checked, obs, legal, 500, 9_000, before)
+                encoded = builder.request_bytes(checked, obs, legal, 500, 9_000, before)
+                assert encoded == expected.SerializeToString()
+                earlier.append(before[0])
+                deal.apply(rng.choice(legal))
+                checked += 1
+            game.finish_deal(deal)
+    assert checked > 150
+    # More messages than a builder keeps without new_deal: the first ones are encoded anew.
+    deal = Game(rules_for("scopa"), 13).new_deal()
+    first = [builder.move_played(s % 2, m) for s, m in enumerate(deal.legal_moves())]
+    for _ in range(1_100):
+        builder.move_played(0, deal.legal_moves()[0])
+    obs = deal.observation(deal.to_move)
+    expected = turn_request_message(1, obs, deal.legal_moves(), 1, 1, first)
+    assert builder.request_bytes(1, obs, deal.legal_moves(), 1, 1, first) == (
+        expected.SerializeToString()
+    )
 
 
 class _Recorder(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
