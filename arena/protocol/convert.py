@@ -303,12 +303,20 @@ def _nested(tag: bytes, body: bytes) -> bytes:
 
 def _move_bytes(move: Move) -> bytes:
     """The serialized ``Move`` message (its fields, not framed)."""
-    return _scalar(b"\x08", move.card) + _packed(b"\x12", move.capture)
+    card, capture = move  # a Move's cards are 0..39: one byte each
+    body = b"\x08" + _SMALL[card] if card else b""
+    return body + bytes((0x12, len(capture), *capture)) if capture else body
 
 
-_MOVES_KEPT = 20_000  # encoded moves a builder keeps across deals (the moves of many games)
-_SIZES_KEPT = 2_000  # hand and stock sizes kept across deals (a game repeats a few dozen)
-_PLAYED_KEPT = 1_000  # MovePlayed messages kept (a deal makes 40)
+# Fields framed by value, shared by every builder (the bytes depend on the key alone), each
+# cleared by new_deal past a bound: moves as legal_moves entries, and observation fields.
+_MOVE_FIELDS: dict[Move, bytes] = {}
+_HEAD_FIELDS: dict[tuple[int, int, int, int], bytes] = {}  # seat, to_move, dealer, deal_index
+_SIZE_FIELDS: dict[tuple[tuple[int, ...], int], bytes] = {}  # hand_sizes, stock_size
+_TAIL_FIELDS: dict[tuple[tuple[int, ...], tuple[int, ...]], bytes] = {}  # scope, totals
+_SHARED: tuple[dict[Any, bytes], ...] = (_MOVE_FIELDS, _HEAD_FIELDS, _SIZE_FIELDS, _TAIL_FIELDS)
+_SHARED_KEPT = 20_000  # entries of each (the moves of many games)
+_PLAYED_KEPT = 1_000  # MovePlayed messages a builder keeps (a deal makes 40)
 _parse_move_played = bot_pb2.MovePlayed.FromString
 
 
@@ -319,38 +327,34 @@ class TurnRequestBuilder:
     objects, without building protobuf messages: each move's bytes are made once and kept, the
     observation's history grows by the moves since the last request instead of being encoded
     again every turn, fields whose values recur (seats, sizes, piles, scope and totals) are kept
-    by value, and the ``MovePlayed`` messages of :meth:`move_played` keep their bytes.
-    Call :meth:`new_deal` at each deal's start.
+    by value (all but the piles shared by every builder), and the ``MovePlayed`` messages of
+    :meth:`move_played` keep their bytes. Call :meth:`new_deal` at each deal's start.
     The bytes are those of ``turn_request_message(...).SerializeToString()``; :meth:`request`
     gives the message itself.
     """
 
     def __init__(self) -> None:
-        self._moves: dict[Move, bytes] = {}  # framed as a TurnRequest's legal_moves entry
+        self._moves = _MOVE_FIELDS
+        self._heads = _HEAD_FIELDS
+        self._sizes = _SIZE_FIELDS
+        self._tails = _TAIL_FIELDS
         self._known = 0  # history entries encoded in _joined
         self._last: tuple[Seat, Move] | None = None  # the last of them
         self._joined = b""  # the observation's history entries, framed and joined
-        # Observation fields, framed, by their values: this deal's, but the sizes of any deal.
-        self._heads: dict[tuple[int, int, int, int], bytes] = {}  # seat, to_move, dealer, deal
-        self._sizes: dict[tuple[tuple[int, ...], int], bytes] = {}  # hand_sizes, stock_size
-        self._piles: dict[tuple[Card, ...], bytes] = {}  # captured
-        self._tails: dict[tuple[tuple[int, ...], tuple[int, ...]], bytes] = {}  # scope, totals
+        self._piles: dict[tuple[Card, ...], bytes] = {}  # this deal's captured piles, framed
         # This deal's messages from move_played, by id: each, and its moves_before entry.
         self._played: dict[int, tuple[Any, bytes]] = {}
 
     def new_deal(self) -> None:
-        """Forgets the previous deal's history, fields and messages (and, past a few thousand,
-        the moves and sizes)."""
-        if len(self._moves) > _MOVES_KEPT:
-            self._moves.clear()
-        if len(self._sizes) > _SIZES_KEPT:
-            self._sizes.clear()
+        """Forgets the previous deal's history, piles and messages (and, past some thousands,
+        the fields kept by value)."""
+        for kept in _SHARED:
+            if len(kept) > _SHARED_KEPT:
+                kept.clear()
         self._known = 0
         self._last = None
         self._joined = b""
-        self._heads.clear()
         self._piles.clear()
-        self._tails.clear()
         self._played.clear()
 
     def _legal(self, move: Move) -> bytes:
