@@ -24,10 +24,10 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from webui.league import services
+from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 
 from . import reads
-from .archives import MAX_ARCHIVE_BYTES
 from .models import ApiToken, hash_token
 from .replay_frames import FramesError, expand_replay
 from .submission import SubmissionError, add_version, create_bot_with_version

@@ -8,9 +8,8 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from arena.engine import VARIANTS
+from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import BotVersion
-
-from .archives import MAX_ARCHIVE_BYTES
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]

@@ -1,7 +1,7 @@
 """Stores a checked bot archive and adds it to its bot as a new version (validated by a worker).
 
-The archive is checked first (:mod:`webui.web.archives`); only an archive that passes is written,
-content-addressed by its sha256, and unpacked into its own folder; then the league's
+The archive is checked first (:mod:`webui.league.archives`); only an archive that passes is
+written, content-addressed by its sha256, and unpacked into its own folder; then the league's
 :func:`~webui.league.services.register_version` adds the version, which enqueues the
 ``arena.validate_version`` task once the transaction commits. A refused archive leaves no file
 and no row behind. Access rules (who may upload to which bot) are the callers' job.
@@ -9,9 +9,7 @@ and no row behind. Access rules (who may upload to which bot) are the callers' j
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +18,8 @@ from django.db import transaction
 
 from arena.engine import VARIANTS
 from webui.league import services
+from webui.league.archives import ArchiveError, CheckedArchive, check_archive, unpack
 from webui.league.models import Bot, BotVersion
-
-from .archives import ArchiveError, CheckedArchive, check_archive
 
 
 class SubmissionError(ValueError):
@@ -35,34 +32,6 @@ def check(data: bytes) -> CheckedArchive:
         return check_archive(data, frozenset(VARIANTS))
     except ArchiveError as exc:
         raise SubmissionError(str(exc)) from None
-
-
-def _unpack(checked: CheckedArchive, target: Path) -> None:
-    """Writes the checked files into ``target`` (a fresh folder), atomically by rename."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
-    try:
-        # Readable by all: the sandbox runs the bot as an unprivileged user of its own.
-        os.chmod(scratch, 0o755)
-        for f in checked.files:
-            path = scratch / f.path
-            # The paths were checked, but a file must never land outside its folder.
-            if scratch.resolve() not in path.resolve().parents:
-                raise SubmissionError(f"path {f.path!r} escapes the archive's folder")
-            for parent in reversed(path.relative_to(scratch).parents[:-1]):
-                (scratch / parent).mkdir(mode=0o755, exist_ok=True)
-                os.chmod(scratch / parent, 0o755)
-            path.write_bytes(f.data)
-            os.chmod(path, 0o755 if f.executable else 0o644)
-        try:
-            scratch.rename(target)
-        except OSError:
-            if not target.exists():
-                raise
-            shutil.rmtree(scratch, ignore_errors=True)  # the same archive, unpacked already
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
 
 
 def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
@@ -91,7 +60,7 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
             tmp.write_bytes(data)
             tmp.replace(archive_path)
         if new_folder:
-            _unpack(checked, folder)
+            new_folder = unpack(checked.files, folder)
         with transaction.atomic():
             version, created = services.register_version(
                 bot,
@@ -102,7 +71,7 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
                 else str(folder),
                 archive_path=str(archive_path),
             )
-    except services.LeagueError as exc:
+    except (ArchiveError, services.LeagueError) as exc:
         _cleanup(archive_path if new_archive else None, folder if new_folder else None)
         raise SubmissionError(str(exc)) from None
     except BaseException:

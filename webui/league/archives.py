@@ -1,23 +1,29 @@
-"""Checks an uploaded bot archive (zip or tar.gz) before anything of it is stored.
+"""Bot archives (zip or tar.gz): the checks an upload passes, and the one safe way to unpack.
 
 An archive is refused, with one line saying why, when it is too big, is not a zip or a tar.gz,
 holds a path that escapes its folder, a link or a special file, unpacks to too many files or
 too many bytes (an archive bomb), or lacks a ``bot.toml`` that passes :mod:`arena.manifest`
-(the runner's own rules).  Checking reads the archive in memory and writes nothing; storing the
-checked files is :mod:`webui.web.submission`'s job.
+(the runner's own rules).  Checking reads the archive in memory and writes nothing;
+:func:`unpack` writes checked files into a new folder, atomically. The site checks and unpacks
+uploads with it (:mod:`webui.web.submission`); it lives with the league so that workers, which
+never import the site, can unpack archives too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
+import shutil
 import stat
 import tarfile
+import tempfile
 import tomllib
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from arena import manifest as manifests
@@ -29,7 +35,6 @@ MAX_UNPACKED_BYTES = 50 * 1024 * 1024
 """The most bytes an archive may unpack to, all files together."""
 MAX_FILES = 2000
 """The most files (and folders) an archive may hold."""
-
 
 
 class ArchiveError(ValueError):
@@ -67,19 +72,7 @@ def check_archive(data: bytes, variants: frozenset[str] | None = None) -> Checke
     ``variants`` are the variant names a manifest may list (besides ``"*"``); None means every
     variant the engine knows.
     """
-    if not data:
-        raise ArchiveError("the archive is empty")
-    if len(data) > MAX_ARCHIVE_BYTES:
-        raise ArchiveError(
-            f"the archive is {len(data):,} bytes; the limit is {MAX_ARCHIVE_BYTES:,} bytes"
-        )
-    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
-        kind, raw = "zip", _read_zip(data)
-    elif data[:2] == b"\x1f\x8b":
-        kind, raw = "tar.gz", _read_tar(data)
-    else:
-        raise ArchiveError("not a zip or tar.gz archive")
-    files = _strip_common_folder(raw)
+    kind, files = read_archive(data)
     by_path = {f.path: f for f in files}
     if MANIFEST not in by_path:
         raise ArchiveError(f"no {MANIFEST} at the top of the archive")
@@ -91,6 +84,74 @@ def check_archive(data: bytes, variants: frozenset[str] | None = None) -> Checke
         files=tuple(sorted(files, key=lambda f: f.path)),
         manifest=manifest,
     )
+
+
+def archive_kind(data: bytes) -> str | None:
+    """``"zip"`` or ``"tar.gz"`` by the archive's first bytes, or None for anything else."""
+    if data[:4] in {b"PK\x03\x04", b"PK\x05\x06"}:
+        return "zip"
+    if data[:2] == b"\x1f\x8b":
+        return "tar.gz"
+    return None
+
+
+def read_archive(data: bytes) -> tuple[str, list[BotFile]]:
+    """The kind and the files of an archive within the limits, or raises :class:`ArchiveError`.
+
+    A single top folder holding everything is taken off (the bot is inside it). The manifest is
+    not looked at: that is :func:`check_archive`'s job.
+    """
+    if not data:
+        raise ArchiveError("the archive is empty")
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(
+            f"the archive is {len(data):,} bytes; the limit is {MAX_ARCHIVE_BYTES:,} bytes"
+        )
+    kind = archive_kind(data)
+    if kind == "zip":
+        raw = _read_zip(data)
+    elif kind == "tar.gz":
+        raw = _read_tar(data)
+    else:
+        raise ArchiveError("not a zip or tar.gz archive")
+    return kind, _strip_common_folder(raw)
+
+
+def unpack(files: Iterable[BotFile], target: Path) -> bool:
+    """Writes ``files`` into the new folder ``target``, atomically: a scratch folder, renamed.
+
+    Everything is readable by all (the sandbox runs a bot as an unprivileged user of its own).
+    Returns False when ``target`` appeared meanwhile (another process unpacked the same archive:
+    content-addressed folders are equal), leaving it as it is. Raises :class:`ArchiveError` for
+    a path that would land outside the folder, ``OSError`` when the disk refuses; either way
+    nothing is left behind.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
+    try:
+        os.chmod(scratch, 0o755)
+        root = scratch.resolve()
+        for f in files:
+            path = scratch / f.path
+            # The paths were checked, but a file must never land outside its folder.
+            if root not in path.resolve().parents:
+                raise ArchiveError(f"path {f.path!r} escapes the archive's folder")
+            for parent in reversed(path.relative_to(scratch).parents[:-1]):
+                (scratch / parent).mkdir(mode=0o755, exist_ok=True)
+                os.chmod(scratch / parent, 0o755)
+            path.write_bytes(f.data)
+            os.chmod(path, 0o755 if f.executable else 0o644)
+        try:
+            scratch.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            shutil.rmtree(scratch, ignore_errors=True)  # the same archive, unpacked already
+            return False
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return True
 
 
 def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[str, Any]:
