@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from web_helpers import BAD_ARCHIVES, good_zip
 
-from webui.league.models import Bot, BotVersion
+from webui.league.models import Bot, BotArchive, BotVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +55,7 @@ def test_it_rejects_a_bad_archive_over_the_web_with_its_message(
     assert words.replace("'", "&#x27;").replace('"', "&quot;") in page
     assert "Nothing was stored" in page
     assert not BotVersion.objects.exists()
+    assert not BotArchive.objects.exists()
     assert stored_files() == before
 
 
@@ -68,14 +69,18 @@ def test_it_rejects_a_bad_archive_over_the_api_with_its_message(
     assert response.status_code == (413 if kind == "too-big" else 400)
     assert words in response.json()["error"]
     assert not BotVersion.objects.exists()
+    assert not BotArchive.objects.exists()
     assert stored_files() == before
 
 
 def test_it_rejects_an_archive_of_another_bot(client: Any, tokens: dict[str, str]) -> None:
+    before = stored_files()
     response = upload_api(client, tokens["owner"], good_zip("someone-else"))
     assert response.status_code == 400
     assert "names bot 'someone-else'" in response.json()["error"]
     assert not BotVersion.objects.exists()
+    assert not BotArchive.objects.exists()
+    assert stored_files() == before
 
 
 def test_an_upload_becomes_a_version_that_a_worker_validates(
@@ -94,7 +99,11 @@ def test_an_upload_becomes_a_version_that_a_worker_validates(
     # the sandbox runs the bot as another user: its folder must be readable by all
     assert folder.stat().st_mode & 0o755 == 0o755
     assert (folder / "bot.py").stat().st_mode & 0o644 == 0o644
-    assert Path(version.archive_path).read_bytes() == good_zip()
+    # the database keeps the archive itself, for workers on any host; no archive file
+    archive = BotArchive.objects.get()
+    assert (archive.sha256, archive.kind, archive.size) == (version.sha256, "zip", len(good_zip()))
+    assert bytes(archive.data) == good_zip()
+    assert version.archive_path == ""
     new = [json.loads(p.read_text()) for p in queued_messages() - queued]
     assert [(m["headers"]["task"], m["headers"]["argsrepr"]) for m in new] == [
         ("arena.validate_version", f"[{version.pk}]")
@@ -107,6 +116,7 @@ def test_the_same_archive_twice_is_one_version(client: Any, tokens: dict[str, st
     assert (first.status_code, second.status_code) == (201, 200)
     assert second.json()["created_now"] is False
     assert BotVersion.objects.count() == 1
+    assert BotArchive.objects.count() == 1
 
 
 def test_the_raw_body_upload_works_too(client: Any, tokens: dict[str, str]) -> None:

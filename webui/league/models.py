@@ -39,11 +39,35 @@ class Bot(models.Model):
         return self.versions.filter(status=BotVersion.Status.READY).order_by("-number").first()
 
 
+class BotArchive(models.Model):
+    """The bytes of an uploaded bot archive, content-addressed by their sha256.
+
+    The source of truth for uploaded versions. Written once, with the version that first brings
+    it; the same archive is never stored twice.
+    """
+
+    class Kind(models.TextChoices):
+        ZIP = "zip", "zip"
+        TAR_GZ = "tar.gz", "tar.gz"
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    data = models.BinaryField()
+    size = models.PositiveIntegerField()  # bytes, as uploaded
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.sha256[:12]}.{self.kind}"
+
+
 class BotVersion(models.Model):
     """One immutable version of a bot, content-addressed by the sha256 of its archive.
 
     ``source_dir`` is the unpacked bot folder (relative to ``ARENA_DATA_DIR`` or absolute);
-    ``address`` (``grpc://host:port``) is set instead for a bot its author runs himself.
+    an uploaded version's archive is the :class:`BotArchive` of the same ``sha256`` (a sample
+    bot's ``sha256`` is its folder's content hash, and it has no archive). ``archive_path`` is
+    where versions uploaded before archives moved into the database kept theirs. ``address``
+    (``grpc://host:port``) is set instead for a bot its author runs himself.
     """
 
     class Status(models.TextChoices):

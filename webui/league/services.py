@@ -33,6 +33,7 @@ from arena import scheduling
 
 from .models import (
     Bot,
+    BotArchive,
     BotVersion,
     Game,
     Match,
@@ -179,6 +180,19 @@ def register_version(
         except IntegrityError:
             continue  # a concurrent upload of the same archive or number: look again
     raise LeagueError(f"could not add a version to {bot.name}: try again")
+
+
+def store_archive(sha256: str, kind: str, data: bytes) -> bool:
+    """Keeps an uploaded archive's bytes in the database; False if they are there already.
+
+    Call it in the transaction that registers the version, so both are stored or neither.
+    """
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise LeagueError(f"archive {sha256[:12]}: its bytes do not hash to its name")
+    _, created = BotArchive.objects.get_or_create(
+        sha256=sha256, defaults={"kind": kind, "data": data, "size": len(data)}
+    )
+    return created
 
 
 def folder_sha256(folder: Path) -> str:

@@ -1,10 +1,12 @@
 """Stores a checked bot archive and adds it to its bot as a new version (validated by a worker).
 
 The archive is checked first (:mod:`webui.league.archives`); only an archive that passes is
-written, content-addressed by its sha256, and unpacked into its own folder; then the league's
-:func:`~webui.league.services.register_version` adds the version, which enqueues the
-``arena.validate_version`` task once the transaction commits. A refused archive leaves no file
-and no row behind. Access rules (who may upload to which bot) are the callers' job.
+unpacked into its own folder, content-addressed by its sha256; then, in one transaction, its
+bytes are kept in the database (:func:`~webui.league.services.store_archive`, where workers on
+any host find them) and the league's :func:`~webui.league.services.register_version` adds the
+version, which enqueues the ``arena.validate_version`` task once the transaction commits. A
+refused archive leaves no file and no row behind. Access rules (who may upload to which bot) are
+the callers' job.
 """
 
 from __future__ import annotations
@@ -47,21 +49,12 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
     existing = BotVersion.objects.filter(bot=bot, sha256=checked.sha256).first()
     if existing is not None:
         return existing, False
-    archives = Path(settings.ARENA_ARCHIVES_DIR)
-    bots_dir = Path(settings.ARENA_BOTS_DIR)
-    archives.mkdir(parents=True, exist_ok=True)
-    archive_path = archives / f"{checked.sha256}.{checked.kind}"
-    folder = bots_dir / checked.sha256
-    new_archive = not archive_path.exists()
-    new_folder = not folder.exists()
+    folder = Path(settings.ARENA_BOTS_DIR) / checked.sha256
+    new_folder = False
     try:
-        if new_archive:
-            tmp = archive_path.with_suffix(".part")
-            tmp.write_bytes(data)
-            tmp.replace(archive_path)
-        if new_folder:
-            new_folder = unpack(checked.files, folder)
+        new_folder = not folder.exists() and unpack(checked.files, folder)
         with transaction.atomic():
+            services.store_archive(checked.sha256, checked.kind, data)
             version, created = services.register_version(
                 bot,
                 sha256=checked.sha256,
@@ -69,20 +62,17 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
                 source_dir=str(folder.relative_to(settings.ARENA_DATA_DIR))
                 if folder.is_relative_to(settings.ARENA_DATA_DIR)
                 else str(folder),
-                archive_path=str(archive_path),
             )
     except (ArchiveError, services.LeagueError) as exc:
-        _cleanup(archive_path if new_archive else None, folder if new_folder else None)
+        _cleanup(folder if new_folder else None)
         raise SubmissionError(str(exc)) from None
     except BaseException:
-        _cleanup(archive_path if new_archive else None, folder if new_folder else None)
+        _cleanup(folder if new_folder else None)
         raise
     return version, created
 
 
-def _cleanup(archive: Path | None, folder: Path | None) -> None:
-    if archive is not None:
-        archive.unlink(missing_ok=True)
+def _cleanup(folder: Path | None) -> None:
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
 
