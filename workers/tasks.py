@@ -30,6 +30,7 @@ from django.conf import settings  # noqa: E402
 from django.db import close_old_connections, connection  # noqa: E402
 
 from webui.league import services  # noqa: E402
+from webui.league.bot_files import BotFilesError, bot_ref_text  # noqa: E402
 from webui.league.models import BotVersion, Match  # noqa: E402
 from workers.celery_app import app  # noqa: E402
 
@@ -134,12 +135,16 @@ class LeaseKeeper:
 
 
 def match_spec(match: Match) -> Any:
-    """The runner's ``MatchSpec`` for a scheduled match."""
+    """The runner's ``MatchSpec`` for a scheduled match, its bots' folders on this host.
+
+    Raises ``ValueError`` for a match that cannot be played here: a bot folder missing with no
+    archive to unpack it from, a damaged archive, a bad manifest.
+    """
     from arena.runner import BotRef, MatchSpec
 
     season = match.season
     return MatchSpec(
-        entrants=[BotRef.parse(v.bot_ref_text()) for v in match.entrants()],
+        entrants=[BotRef.parse(bot_ref_text(v)) for v in match.entrants()],
         variant=season.variant.name,
         options=dict(season.variant.options),
         games=match.games_planned,
@@ -168,9 +173,14 @@ def play_match(self: Task, match_id: int) -> str:
     match = Match.objects.select_related("season__variant").get(pk=match_id)
     try:
         spec = match_spec(match)
-    except (MatchError, ValueError) as error:  # a bot folder vanished, a bad manifest
+    except (MatchError, ValueError) as error:  # no bot folder nor archive, a bad manifest
         services.void_match(claim, f"cannot be played: {error}")
         return f"match {match_id}: void ({error})"
+    except Exception as error:  # this host could not unpack a bot (disk, database): retry
+        log.warning("match %s could not be prepared on this worker: %s", match_id, error)
+        close_old_connections()
+        services.release_match(claim, f"{type(error).__name__}: {error}")
+        raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
     try:
         with LeaseKeeper(claim) as keeper:
             report = EmptyReport() if empty_matches() else run_match(spec)
@@ -228,7 +238,7 @@ def validate_version(self: Task, version_id: int) -> str:
         str(variants[0])
     )
     try:
-        bot = BotRef.parse(version.bot_ref_text())
+        bot = BotRef.parse(bot_ref_text(version))
         spec = MatchSpec(
             entrants=[bot, BotRef.parse("random")],
             variant=variant,
@@ -240,7 +250,7 @@ def validate_version(self: Task, version_id: int) -> str:
             match_id=f"validation-{version_id}",
         )
         report = run_match(spec)
-    except (BotError, MatchError) as error:
+    except (BotError, BotFilesError, MatchError) as error:
         services.finish_validation(version_id, False, str(error))
         return f"version {version_id}: failed ({error})"
     except Exception as error:

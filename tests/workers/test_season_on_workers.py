@@ -200,6 +200,39 @@ def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_rep
     } == stored
 
 
+def test_a_worker_on_another_host_unpacks_an_uploaded_bot_from_the_database_and_plays_it(
+    live: Any,
+) -> None:
+    from django.conf import settings
+    from django.contrib.auth.models import User
+    from worker_helpers import archive_files, folder_files, playable_zip
+
+    from webui.league import services
+    from webui.league.models import BotVersion
+    from webui.web.submission import add_version
+
+    # Uploaded here (the site's host); the worker shares only PostgreSQL and Redis with it.
+    worker_data = Path(live.env["ARENA_DATA_DIR"])
+    assert worker_data != Path(settings.ARENA_DATA_DIR)
+    owner = User.objects.create_user("author")
+    version, _ = add_version(services.create_bot(owner, "uploaded"), playable_zip("uploaded"))
+    live.workers(1)
+    wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "validating", 60,
+             "the validation")
+    version.refresh_from_db()
+    assert version.status == "ready", (version.status_reason, live.logs())
+    season = services.create_season(
+        name="second host", variant=services.get_variant("scopa", SHORT),
+        entrants=[version, *register(["random"])], games_per_pairing=2, move_time_ms=1000,
+        bank_ms=10_000, seed=11,
+    )
+    run(season, live)
+    assert_recorded_once(season)
+    assert folder_files(worker_data / "bots" / version.sha256) == archive_files(
+        playable_zip("uploaded")
+    )
+
+
 def wait_for(predicate: Any, timeout_s: float, what: str) -> None:
     deadline = time.monotonic() + timeout_s
     while not predicate():

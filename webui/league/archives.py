@@ -5,8 +5,8 @@ holds a path that escapes its folder, a link or a special file, unpacks to too m
 too many bytes (an archive bomb), or lacks a ``bot.toml`` that passes :mod:`arena.manifest`
 (the runner's own rules).  Checking reads the archive in memory and writes nothing;
 :func:`unpack` writes checked files into a new folder, atomically. The site checks and unpacks
-uploads with it (:mod:`webui.web.submission`); it lives with the league so that workers, which
-never import the site, can unpack archives too.
+uploads with it (:mod:`webui.web.submission`); workers, which never import the site, unpack
+archives from the database with it (:mod:`webui.league.bot_files`).
 """
 
 from __future__ import annotations

@@ -42,8 +42,9 @@ class Bot(models.Model):
 class BotArchive(models.Model):
     """The bytes of an uploaded bot archive, content-addressed by their sha256.
 
-    The source of truth for uploaded versions. Written once, with the version that first brings
-    it; the same archive is never stored twice.
+    The source of truth for uploaded versions: a worker on any host unpacks its own copy of a
+    version's folder from here (:mod:`webui.league.bot_files`). Written once, with the version
+    that first brings it; the same archive is never stored twice.
     """
 
     class Kind(models.TextChoices):
@@ -110,7 +111,11 @@ class BotVersion(models.Model):
         return self.status == self.Status.READY
 
     def bot_ref_text(self) -> str:
-        """What :meth:`arena.runner.BotRef.parse` takes for this version: a folder or an address."""
+        """This version's address, or its folder as registered (relative ones on this host).
+
+        Workers ask :func:`webui.league.bot_files.bot_ref_text`, which unpacks a folder this
+        host lacks from the database.
+        """
         if self.address:
             return self.address
         from pathlib import Path
