@@ -217,3 +217,50 @@ def test_a_sample_bot_registered_from_another_checkout_is_this_checkouts_sample(
     with pytest.raises(BotFilesError, match="no archive"):
         bot_ref_text(fork)
 
+
+def test_load_archives_stores_the_files_of_older_uploads_once(
+    owner: Any, other_host: Path
+) -> None:
+    import hashlib
+    import io
+
+    from django.core.management import CommandError, call_command
+
+    from webui.league import services
+    from webui.league.models import BotArchive
+
+    archives = other_host / "archives"
+    archives.mkdir()
+    legacy = []
+    for name in ("old-one", "old-two"):
+        data = playable_zip(name)
+        sha256 = hashlib.sha256(data).hexdigest()
+        (archives / f"{sha256}.zip").write_bytes(data)
+        version, _ = services.register_version(
+            services.create_bot(owner, name), sha256=sha256, manifest={"name": name},
+            source_dir=f"bots/{sha256}", archive_path=str(archives / f"{sha256}.zip"),
+        )
+        legacy.append(version)
+    lost, _ = services.register_version(
+        services.create_bot(owner, "lost"), sha256="f" * 64, manifest={"name": "lost"},
+        source_dir="bots/" + "f" * 64, archive_path=str(archives / ("f" * 64 + ".zip")),
+    )
+    services.register_folder_bot(owner, SAMPLES / "random")  # a sample: no archive to load
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.raises(CommandError, match="1 version"):
+        call_command("load_archives", stdout=out, stderr=err)
+    assert out.getvalue().splitlines() == [
+        "loaded 2 archive(s) into the database; 0 version(s) had theirs there already",
+        "  loaded old-one@1", "  loaded old-two@1",
+    ]
+    assert err.getvalue().strip() == f"missing lost@1: no file {archives / ('f' * 64 + '.zip')}"
+    stored = {a.sha256: bytes(a.data) for a in BotArchive.objects.all()}
+    assert stored == {v.sha256: (archives / f"{v.sha256}.zip").read_bytes() for v in legacy}
+
+    lost.delete()
+    call_command("load_archives", stdout=out)  # again: nothing new, nothing missing
+    assert out.getvalue().splitlines()[-1] == (
+        "loaded 0 archive(s) into the database; 2 version(s) had theirs there already"
+    )
+    assert {a.sha256: bytes(a.data) for a in BotArchive.objects.all()} == stored

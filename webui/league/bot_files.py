@@ -9,19 +9,22 @@ after checking the bytes against the sha256, with the site's own safe unpacking
 (:mod:`webui.league.archives`), atomically, so processes racing on the same version all end up
 with one good folder. A sample bot registered from a checkout elsewhere (an absolute folder this
 host lacks) is this checkout's sample bot of the same name when its content hash is the same.
+:func:`load_archive_files` (``manage.py load_archives``) stores the archive files of versions
+uploaded before archives lived in the database.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
 
 from arena.runner.bots import SAMPLE_BOTS
 
-from .archives import ArchiveError, read_archive, unpack
+from .archives import ArchiveError, archive_kind, read_archive, unpack
 from .models import BotArchive, BotVersion
 
 log = logging.getLogger("arena.league")
@@ -89,3 +92,49 @@ def sample_twin(version: BotVersion) -> Path | None:
 
     return candidate if folder_sha256(candidate) == version.sha256 else None
 
+
+@dataclass
+class LoadReport:
+    """What :func:`load_archive_files` did: versions loaded, already stored, and not found."""
+
+    loaded: list[str] = field(default_factory=list)
+    present: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+def load_archive_files() -> LoadReport:
+    """Stores the archive files of versions uploaded before archives lived in the database.
+
+    Each uploaded version without a :class:`BotArchive` row gets one from its ``archive_path``
+    (or ``ARENA_ARCHIVES_DIR/<sha256>.zip`` or ``.tar.gz``) when the file's bytes hash to its
+    ``sha256``. Safe to run again: stored archives are skipped. Versions with an address, and
+    folder bots registered by an absolute path (the samples), have no archive and are left out.
+    """
+    from . import services
+
+    report = LoadReport()
+    stored = set(BotArchive.objects.values_list("sha256", flat=True))
+    archives = Path(settings.ARENA_ARCHIVES_DIR)
+    versions = BotVersion.objects.select_related("bot").filter(address="").order_by("pk")
+    for version in versions:
+        if version.sha256 in stored:
+            report.present += 1
+            continue
+        uploaded = bool(version.archive_path) or not Path(version.source_dir).is_absolute()
+        if not uploaded:
+            continue
+        candidates = [Path(version.archive_path)] if version.archive_path else []
+        candidates += [archives / f"{version.sha256}.{kind}" for kind in BotArchive.Kind.values]
+        found = next((path for path in candidates if path.is_file()), None)
+        if found is None:
+            report.missing.append(f"{version.label}: no file {candidates[0]}")
+            continue
+        data = found.read_bytes()
+        kind = archive_kind(data)
+        if kind is None or hashlib.sha256(data).hexdigest() != version.sha256:
+            report.missing.append(f"{version.label}: {found} is not its archive (sha256 differs)")
+            continue
+        services.store_archive(version.sha256, kind, data)
+        stored.add(version.sha256)
+        report.loaded.append(version.label)
+    return report

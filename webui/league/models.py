@@ -67,8 +67,9 @@ class BotVersion(models.Model):
     ``source_dir`` is the unpacked bot folder (relative to ``ARENA_DATA_DIR`` or absolute);
     an uploaded version's archive is the :class:`BotArchive` of the same ``sha256`` (a sample
     bot's ``sha256`` is its folder's content hash, and it has no archive). ``archive_path`` is
-    where versions uploaded before archives moved into the database kept theirs. ``address``
-    (``grpc://host:port``) is set instead for a bot its author runs himself.
+    where versions uploaded before archives moved into the database kept theirs (``manage.py
+    load_archives`` reads it). ``address`` (``grpc://host:port``) is set instead for a bot its
+    author runs himself.
     """
 
     class Status(models.TextChoices):
