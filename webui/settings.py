@@ -23,8 +23,8 @@ The same code runs on one laptop and on a fleet; the environment chooses:
 ``ARENA_CSRF_TRUSTED_ORIGINS``
     Comma-separated origins (``https://arena.example.org``) for forms behind a proxy.
 ``ARENA_DATA_DIR``
-    Where bot archives, unpacked bots, the embedded broker, logs and the default database live.
-    Default: ``var/`` in the checkout.
+    Where this host's unpacked bots (uploaded archives live in the database), the embedded
+    broker, logs and the default database live. Default: ``var/`` in the checkout.
 ``ARENA_STATIC_ROOT``
     Where ``collectstatic`` puts the site's static files (default ``$ARENA_DATA_DIR/static``).
 ``ARENA_LOG_LEVEL``
@@ -112,8 +112,8 @@ def database_from_url(url: str) -> dict[str, object]:
 DEBUG = env_flag("ARENA_DEBUG", False)
 DATA_DIR = Path(os.environ.get("ARENA_DATA_DIR") or BASE_DIR / "var").resolve()
 ARENA_DATA_DIR = DATA_DIR
-ARENA_ARCHIVES_DIR = DATA_DIR / "archives"  # bot archives, named by their sha256
-ARENA_BOTS_DIR = DATA_DIR / "bots"  # unpacked bot versions, one folder per sha256
+ARENA_ARCHIVES_DIR = DATA_DIR / "archives"  # archives of older uploads (manage.py load_archives)
+ARENA_BOTS_DIR = DATA_DIR / "bots"  # this host's unpacked bot versions, one folder per sha256
 ARENA_LOGS_DIR = DATA_DIR / "logs"  # bot logs of validation games and matches
 ARENA_REPLAYS_DIR = DATA_DIR / "replays"  # scratch space of the runner
 ARENA_BROKER_DIR = DATA_DIR / "broker"  # the embedded broker's messages
