@@ -58,3 +58,18 @@ def test_it_sends_anonymous_visitors_to_the_login_page(season: Season) -> None:
     response = Client().get("/admin/league/season/", secure=True)
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def test_staff_see_stored_archives_without_their_bytes_and_cannot_add_one(db: Any) -> None:
+    import hashlib
+
+    data = b"not really an archive, but stored as one"
+    sha = hashlib.sha256(data).hexdigest()
+    assert services.store_archive(sha, "zip", data)
+    client = staff_client()
+    listing = client.get("/admin/league/botarchive/", secure=True)
+    assert listing.status_code == 200 and sha in listing.content.decode()
+    page = client.get(f"/admin/league/botarchive/{sha}/change/", secure=True)
+    assert page.status_code == 200 and str(len(data)) in page.content.decode()
+    assert "not really an archive" not in page.content.decode()
+    assert client.get("/admin/league/botarchive/add/", secure=True).status_code == 403

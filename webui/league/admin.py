@@ -37,6 +37,18 @@ class BotVersionAdmin(admin.ModelAdmin):
     )
 
 
+@admin.register(models.BotArchive)
+class BotArchiveAdmin(admin.ModelAdmin):
+    list_display = ("sha256", "kind", "size", "created")
+    search_fields = ("sha256",)
+    # Archives are content-addressed: what is stored is what was uploaded. The bytes stay out
+    # of the page.
+    fields = readonly_fields = ("sha256", "kind", "size", "created")
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+
 @admin.register(models.Variant)
 class VariantAdmin(admin.ModelAdmin):
     list_display = ("slug", "name", "label", "standard", "players")
