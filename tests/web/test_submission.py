@@ -119,6 +119,24 @@ def test_the_same_archive_twice_is_one_version(client: Any, tokens: dict[str, st
     assert BotArchive.objects.count() == 1
 
 
+@pytest.mark.parametrize("trouble", ["damaged", "missing"])
+def test_uploading_the_same_archive_again_repairs_its_row(
+    client: Any, tokens: dict[str, str], trouble: str
+) -> None:
+    first = upload_api(client, tokens["owner"], good_zip())
+    assert first.status_code == 201
+    version = BotVersion.objects.get()
+    if trouble == "damaged":
+        BotArchive.objects.update(data=good_zip()[:-1] + b"?")
+    else:
+        BotArchive.objects.all().delete()
+    second = upload_api(client, tokens["owner"], good_zip())
+    assert second.status_code == 200 and second.json()["id"] == version.pk
+    archive = BotArchive.objects.get()
+    assert bytes(archive.data) == good_zip() and archive.size == len(good_zip())
+    assert BotVersion.objects.count() == 1
+
+
 def test_the_raw_body_upload_works_too(client: Any, tokens: dict[str, str]) -> None:
     response = client.post("/api/bots/my-bot/versions", good_zip(),
                            content_type="application/zip", HTTP_AUTHORIZATION=tokens["owner"])

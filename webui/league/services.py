@@ -185,14 +185,20 @@ def register_version(
 def store_archive(sha256: str, kind: str, data: bytes) -> bool:
     """Keeps an uploaded archive's bytes in the database; False if they are there already.
 
+    A row whose bytes no longer hash to its name (damaged) is written again with ``data``.
     Call it in the transaction that registers the version, so both are stored or neither.
     """
     if hashlib.sha256(data).hexdigest() != sha256:
         raise LeagueError(f"archive {sha256[:12]}: its bytes do not hash to its name")
-    _, created = BotArchive.objects.get_or_create(
+    archive, created = BotArchive.objects.get_or_create(
         sha256=sha256, defaults={"kind": kind, "data": data, "size": len(data)}
     )
-    return created
+    if created or hashlib.sha256(bytes(archive.data)).hexdigest() == sha256:
+        return created
+    BotArchive.objects.filter(sha256=sha256).update(kind=kind, data=data, size=len(data))
+    log.warning("archive %s was damaged in the database: stored again from an upload",
+                sha256[:12])
+    return True
 
 
 def folder_sha256(folder: Path) -> str:

@@ -48,6 +48,8 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
         raise SubmissionError(f"bot.toml names bot {name!r}, but this is bot {bot.name!r}")
     existing = BotVersion.objects.filter(bot=bot, sha256=checked.sha256).first()
     if existing is not None:
+        # The same version; its archive row is stored again if it went missing or was damaged.
+        services.store_archive(checked.sha256, checked.kind, data)
         return existing, False
     folder = Path(settings.ARENA_BOTS_DIR) / checked.sha256
     new_folder = False
