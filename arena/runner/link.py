@@ -155,7 +155,7 @@ class GameStream:
 
     async def _read_one(self) -> None:
         try:
-            response = await self._read()
+            response = await self.call.read()
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the stream failed: hand the error to whoever waits
@@ -164,10 +164,6 @@ class GameStream:
             self._reading = False
             self._reader = None
         self._deliver(response)
-
-    async def _read(self) -> Any:
-        """One ``call.read()``; the caller has set ``_reading``."""
-        return await self.call.read()
 
     def queue(self, move_played: Any) -> None:
         """Queues a ``MovePlayed`` for the seat's next turn request (or :meth:`flush`)."""
@@ -269,7 +265,7 @@ class GameStream:
         while True:
             self._reading = True
             try:
-                response = await self._read()
+                response = await self.call.read()
             except asyncio.CancelledError:
                 self._direct = None
                 raise
@@ -280,12 +276,8 @@ class GameStream:
             if self._direct is not token:  # the turn was given up at its deadline
                 self._deliver(response)
                 raise TurnHandedOff()
-            if (
-                isinstance(response, bot_pb2.TurnResponse)
-                and response.request_id in self._expired
-            ):
-                self._expired.discard(response.request_id)
-                continue  # a late answer to an earlier request: already played for the seat
+            if self._skip_late(response):
+                continue
             self._direct = None
             self._end_turn()
             return self._check(response, request_id, num_legal, start)
@@ -298,13 +290,17 @@ class GameStream:
             response = await self._next_answer()
             if response is _TIMEOUT:
                 return self._timed_out()
-            if (
-                isinstance(response, bot_pb2.TurnResponse)
-                and response.request_id in self._expired
-            ):
-                self._expired.discard(response.request_id)
-                continue  # a late answer to an earlier request: already played for the seat
+            if self._skip_late(response):
+                continue
             return self._check(response, request_id, num_legal, start)
+
+    def _skip_late(self, response: Any) -> bool:
+        """Whether ``response`` answers a request already given up (and played for the seat):
+        it is skipped, once."""
+        if isinstance(response, bot_pb2.TurnResponse) and response.request_id in self._expired:
+            self._expired.discard(response.request_id)
+            return True
+        return False
 
     def _timed_out(self) -> Answer:
         """The current turn given up: its request's answer will be skipped."""
@@ -449,7 +445,7 @@ class GameStream:
         """Reads (and drops) whatever the bot still sends, up to the stream's end."""
         self._reading = True
         try:
-            while await self._read() is not grpc.aio.EOF:
+            while await self.call.read() is not grpc.aio.EOF:
                 pass
         finally:
             self._reading = False
