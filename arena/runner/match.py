@@ -599,7 +599,6 @@ class _GamePlay:
         self.clock_faults = [0] * self.rules.num_sides
         self.request_id = 0
         self.moves = 0
-        self.deal_moves = 0
         self.turn_ms: list[float] = []  # round trip of each answered turn request
         self.requests = convert.TurnRequestBuilder()  # encodes turn requests, reusing bytes
         self.faulty: set[int] = set()  # seats whose process must be restarted
@@ -614,7 +613,7 @@ class _GamePlay:
         self.faults.append(
             {
                 "deal": max(0, len(self.replay["deals"]) - 1),
-                "move": self.deal_moves,
+                "move": len(self.moves_of_deal),
                 "seat": seat,
                 "kind": kind,
                 "detail": detail[:300],
@@ -721,7 +720,6 @@ class _GamePlay:
             entry["thrown_in"] = [[card_name(c) for c in deck] for deck in game.thrown_in]
         self.replay["deals"].append(entry)
         self.moves_of_deal = entry["moves"]
-        self.deal_moves = 0
         self.requests.new_deal()
         await self._send_each(
             [convert.deal_start_message(deal.observation(s)) for s in range(len(self.slots))]
@@ -834,7 +832,6 @@ class _GamePlay:
             record["auto"] = "timeout"
         self.moves_of_deal.append(record)
         self.moves += 1
-        self.deal_moves += 1
         played = self.requests.move_played(seat, move, by_arena=auto)
         for each in self.streams:
             if each is not None:
