@@ -29,12 +29,15 @@ from arena.engine.variants import Rules, rules_for
 
 FORMAT = "scopa-replay"
 VERSION = 1
-FAULT_KINDS = ("timeout", "crash", "disconnect", "garbled", "illegal", "start")
+FAULT_KINDS = (
+    "timeout", "crash", "disconnect", "garbled", "illegal", "start", "memory", "forbidden",
+    "output", "fallback",
+)
 AUTO_KINDS = ("timeout",)
 
 _TOP_KEYS = {
     "format", "version", "variant", "options", "players", "seed", "deals", "result", "faults",
-    "void", "started_at", "duration_ms", "match",
+    "void", "started_at", "duration_ms", "match", "bot_seeds", "fallbacks",
 }
 _DEAL_KEYS = {"dealer", "deck", "hands", "table", "stock", "moves", "thrown_in"}
 _MOVE_KEYS = {"seat", "card", "capture", "ms", "clock", "auto"}
@@ -43,8 +46,11 @@ _MOVE_KEYS = {"seat", "card", "capture", "ms", "clock", "auto"}
 class ReplayError(EngineError):
     """A replay that cannot be read or does not verify, with where it went wrong.
 
+    ``deal`` and ``move`` are indexes (from 0, as in the replay's lists and the verify report);
+    the message counts from 1, as people and the site do.
+
     >>> str(ReplayError("seat 1 played out of turn", deal=2, move=14))
-    'deal 2, move 14: seat 1 played out of turn'
+    'deal 3, move 15: seat 1 played out of turn'
     """
 
     def __init__(self, reason: str, deal: int | None = None, move: int | None = None) -> None:
@@ -53,9 +59,9 @@ class ReplayError(EngineError):
         self.move = move
         where = []
         if deal is not None:
-            where.append(f"deal {deal}")
+            where.append(f"deal {deal + 1}")
         if move is not None:
-            where.append(f"move {move}")
+            where.append(f"move {move + 1}")
         super().__init__(f"{', '.join(where)}: {reason}" if where else reason)
 
     def to_json(self) -> dict[str, Any]:
@@ -100,7 +106,7 @@ def read_replay(text: str) -> dict[str, Any]:
     ...             '{"dealer": 0, "deck": ["7d"], "moves": []}]}')
     Traceback (most recent call last):
     ...
-    arena.engine.replay.ReplayError: deal 0: the deck has 1 cards, not 40
+    arena.engine.replay.ReplayError: deal 1: the deck has 1 cards, not 40
     """
     try:
         data = json.loads(text)
@@ -158,6 +164,20 @@ def check_replay(data: Any) -> Rules:
     for key in ("started_at", "match"):
         if data.get(key) is not None and not isinstance(data[key], str | int):
             raise ReplayError(f"'{key}' must be text")
+    bot_seeds = data.get("bot_seeds")
+    if bot_seeds is not None and (
+        not isinstance(bot_seeds, list)
+        or len(bot_seeds) != rules.players
+        or not all(seed is None or _is_int(seed) for seed in bot_seeds)
+    ):
+        raise ReplayError(f"'bot_seeds' must be a list of {rules.players} integers or nulls")
+    fallbacks = data.get("fallbacks")
+    if fallbacks is not None and (
+        not isinstance(fallbacks, list)
+        or len(fallbacks) != rules.players
+        or not all(_is_int(n) and n >= 0 for n in fallbacks)
+    ):
+        raise ReplayError(f"'fallbacks' must be a list of {rules.players} counts")
     return rules
 
 

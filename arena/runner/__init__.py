@@ -12,10 +12,12 @@ process), :mod:`~arena.runner.link` (the gRPC streams), :mod:`~arena.runner.matc
 :mod:`~arena.runner.stats` (Elo and LOS). This package knows nothing of Celery or Django.
 """
 
+from arena.runner import cgroups
 from arena.runner.bots import BotError, BotRef, Manifest, read_manifest, sample_bot_names
 from arena.runner.match import (
     EntrantSummary,
     GameOutcome,
+    LiveMove,
     MatchError,
     MatchReport,
     MatchSpec,
@@ -32,10 +34,12 @@ __all__ = [
     "GameOutcome",
     "HostError",
     "Limits",
+    "LiveMove",
     "Manifest",
     "MatchError",
     "MatchReport",
     "MatchSpec",
+    "cgroups",
     "read_manifest",
     "run_match",
     "sample_bot_names",

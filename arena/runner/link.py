@@ -29,7 +29,12 @@ CHANNEL_OPTIONS = [
     ("grpc.initial_reconnect_backoff_ms", 50),
     ("grpc.min_reconnect_backoff_ms", 50),
     ("grpc.max_reconnect_backoff_ms", 500),
-    ("grpc.max_receive_message_length", 1024 * 1024),
+    # What a bot sends is bounded: a TurnResponse is a few bytes and a BotInfo a few hundred,
+    # so 64 KiB a message and 16 KiB of metadata; no window growth (BDP probing), so that a
+    # bot that floods the stream is held to HTTP/2's initial 64 KiB window.
+    ("grpc.max_receive_message_length", 64 * 1024),
+    ("grpc.max_metadata_size", 16 * 1024),
+    ("grpc.http2.bdp_probe", 0),
     ("grpc.enable_retries", 0),
 ]
 
@@ -55,6 +60,7 @@ class Answer:
     fault: str | None = None  # timeout, crash, disconnect, garbled, illegal
     detail: str = ""
     elapsed_ms: float = 0.0
+    fallback: str = ""  # the bot says it did not choose this move itself, and why
 
 
 class BotLink:
@@ -409,7 +415,7 @@ class GameStream:
                 f"move_index {response.move_index} outside 0..{num_legal - 1}",
                 elapsed,
             )
-        return Answer(int(response.move_index), None, "", elapsed)
+        return Answer(int(response.move_index), None, "", elapsed, response.fallback[:300])
 
     def _break(self, error: BaseException) -> None:
         if isinstance(error, grpc.aio.AioRpcError):

@@ -24,6 +24,7 @@ import contextlib
 import datetime
 import hashlib
 import json
+import logging
 import math
 import secrets
 import signal
@@ -41,12 +42,20 @@ from arena.runner.link import Answer, BotLink, GameStream, TurnHandedOff
 from arena.runner.process import BotProcess, StartError
 from arena.runner.sandbox import HostError, Limits, sandbox_available
 from arena.runner.stats import EloEstimate, finite_or_none
+from arena.seeds import SEED_BITS, draw_seed
+
+log = logging.getLogger("arena.runner")
 
 MAX_CLOCK_FAULTS = 3
+MAX_FALLBACK_NOTES = 3
+"""Fallback answers recorded as faults per seat and game (all are counted in ``fallbacks``)."""
 DESCRIBE_TIMEOUT = 10.0
 
-FORFEIT_KINDS = frozenset({"crash", "disconnect", "garbled", "illegal", "start"})
+FORFEIT_KINDS = frozenset(
+    {"crash", "disconnect", "garbled", "illegal", "start", "memory", "forbidden"}
+)
 """Fault kinds that forfeit the game at once (a timeout does on the side's third)."""
+
 
 
 class MatchError(ValueError):
@@ -61,7 +70,7 @@ class MatchSpec:
     variant: str
     options: dict[str, Any] = field(default_factory=dict)
     games: int = 2
-    seed: int | None = None
+    seed: int | None = None  # None: drawn from secrets (a known seed lets a bot re-deal)
     move_time_ms: int = 1000
     bank_ms: int = 60_000
     replays_dir: Path | None = None
@@ -69,6 +78,21 @@ class MatchSpec:
     limits: Limits | None = None
     start_timeout_s: float = 30.0
     match_id: str | None = None
+    # Called on the runner's event loop with each move as it is played (see LiveMove); it must
+    # return at once (queue the move, write it elsewhere): the seats' clocks run meanwhile.
+    on_move: Callable[[LiveMove], None] | None = None
+
+
+@dataclass(frozen=True)
+class LiveMove:
+    """A move as it is played, for a live view: only what every seat sees (no hand, no deck)."""
+
+    game: int  # index of the game in the match, from 0
+    deal: int  # index of the deal in the game, from 0
+    move: int  # index of the move in the deal, from 0
+    record: dict[str, Any]  # as in the replay: seat, card, capture, ms, clock (and auto)
+    players: list[str]  # by seat
+    totals: list[int]  # game points per side before this deal
 
 
 @dataclass
@@ -90,6 +114,10 @@ class GameOutcome:
     moves: int
     scope: list[int]  # scope per side over the game
     turn_ms: list[float] = field(default_factory=list)  # each answered turn's round trip
+    start_ms: float = 0.0  # of duration_ms, the time spent (re)starting bot processes
+    fallbacks: list[int] = field(default_factory=list)  # per seat: moves the bot said it
+    # did not choose itself (its code failed and a fallback answered)
+    answered: list[int] = field(default_factory=list)  # per seat: moves the bot answered
 
     @property
     def winner_entrant(self) -> int | None:
@@ -112,6 +140,8 @@ class EntrantSummary:
     points_against: int = 0
     scope: int = 0
     faults: int = 0
+    answered: int = 0  # moves it answered in time
+    fallbacks: int = 0  # of those, the ones it said it did not choose itself
 
     def elo(self) -> EloEstimate:
         """This entrant's Elo difference against the rest of the match."""
@@ -132,6 +162,8 @@ class EntrantSummary:
             "points_against": self.points_against,
             "scope": self.scope,
             "faults": self.faults,
+            "answered": self.answered,
+            "fallbacks": self.fallbacks,
             "score": round(estimate.score, 4),
             "elo": finite_or_none(estimate.elo),
             "elo_error": finite_or_none(estimate.error),
@@ -145,7 +177,7 @@ class MatchReport:
 
     spec: MatchSpec
     rules: Rules
-    seed: int
+    seed: int  # the match's seed; each duplicate set's game seed is derived from it
     labels: list[str]  # by entrant
     games: list[GameOutcome] = field(default_factory=list)
     logs: dict[str, str] = field(default_factory=dict)  # "entrant/slot" -> log text
@@ -161,6 +193,10 @@ class MatchReport:
                 sides_of[entrant] = self.rules.side_of(seat)
             for fault in game.faults:
                 lines[game.seats[fault["seat"]]].faults += 1
+            for seat, entrant in enumerate(game.seats):
+                if seat < len(game.answered):
+                    lines[entrant].answered += game.answered[seat]
+                    lines[entrant].fallbacks += game.fallbacks[seat]
             for entrant, side in sides_of.items():
                 line = lines[entrant]
                 if game.void is not None:
@@ -193,6 +229,7 @@ class MatchReport:
                 "void": game.void,
                 "forfeit": game.forfeit,
                 "faults": game.faults,
+                "fallbacks": game.fallbacks,
                 "duration_ms": game.duration_ms,
                 "moves": game.moves,
             }
@@ -253,6 +290,13 @@ def check_spec(spec: MatchSpec) -> Rules:
     return rules
 
 
+def default_limits(games: int, bank_ms: int) -> Limits:
+    """The limits of a match of ``games`` games with this bank: the defaults of
+    :class:`Limits`, with CPU time for every game's bank and a minute more, at one and a half
+    times (a process may serve several games of a match)."""
+    return Limits(cpu_seconds=60 + math.ceil(1.5 * games * bank_ms / 1000.0))
+
+
 def set_size(rules: Rules, entrants: int) -> int:
     """Games in one duplicate set: one per rotation of the entrants round the table."""
     return entrants
@@ -270,9 +314,13 @@ def seating(rules: Rules, entrants: int, rotation: int) -> list[int]:
 
 
 def set_seed(seed: int, set_index: int) -> int:
-    """The game seed of every game of one duplicate set, derived from the match seed."""
+    """The game seed of every game of one duplicate set, derived from the match seed.
+
+    Unguessable as long as the match seed is: the runner draws it from :mod:`secrets` unless
+    it is given, and no bot ever sees it (nor any id derived from it) before the game is over.
+    """
     digest = hashlib.sha256(f"scopa-match:{seed}:{set_index}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
+    return int.from_bytes(digest[:7], "big") >> (56 - SEED_BITS)
 
 
 def _seat_slots(seats: list[int]) -> list[tuple[int, int]]:
@@ -303,24 +351,30 @@ class Slot:
         self.link: BotLink | None = None
         self.label = bot.label
         self.fresh = True  # needs (re)starting before its next game
+        self.bot_seed: int | None = None  # SCOPA_BOT_SEED of the running process
 
     @property
     def key(self) -> str:
         return f"{self.entrant}/{self.k}"
 
-    async def ensure_ready(self) -> str | None:
-        """Starts (or restarts) the bot when needed: None when ready, else why it did not start.
+    async def ensure_ready(self) -> tuple[str, str] | None:
+        """Starts (or restarts) the bot when needed: None when ready, else the fault kind
+        (``start``, ``memory``) and why it did not start.
 
-        Raises HostError when the host, not the bot, is at fault.
+        Each start draws a fresh bot seed from :mod:`secrets`. Raises HostError when the
+        host, not the bot, is at fault.
         """
         if not self.fresh and (self.process is None or self.process.is_running()):
             return None
         await self.shutdown()
         if self.process is not None:
+            seed = draw_seed()
             try:
-                await asyncio.to_thread(self.process.start)
+                await asyncio.to_thread(self.process.start, {"SCOPA_BOT_SEED": str(seed)})
             except StartError as error:
-                return str(error)
+                memory = self.process.memory_fault()
+                return ("memory", memory) if memory is not None else ("start", str(error))
+            self.bot_seed = seed
             target = self.process.address
         else:
             assert self.bot.address is not None
@@ -329,16 +383,18 @@ class Slot:
         try:
             info = await self.link.describe(DESCRIBE_TIMEOUT)
         except TimeoutError:
-            return f"Describe did not answer within {DESCRIBE_TIMEOUT:g} s"
+            return "start", f"Describe did not answer within {DESCRIBE_TIMEOUT:g} s"
         except Exception as error:
             code = getattr(error, "code", None)
             name = code().name if callable(code) else type(error).__name__
-            return f"Describe failed: {name}"
+            return "start", f"Describe failed: {name}"
         if info.protocol_version not in (0, 1):
-            return f"the bot speaks protocol version {info.protocol_version}, not 1"
+            return "start", f"the bot speaks protocol version {info.protocol_version}, not 1"
         variants = list(info.variants)
         if variants and "*" not in variants and self.variant not in variants:
-            return f"the bot does not play {self.variant!r} (it plays {', '.join(variants)})"
+            return "start", (
+                f"the bot does not play {self.variant!r} (it plays {', '.join(variants)})"
+            )
         if self.bot.manifest is None and info.name:
             self.label = f"{info.name}@{info.version}" if info.version else info.name
         self.fresh = False
@@ -369,6 +425,16 @@ class Slot:
             await asyncio.to_thread(self.process.stop)
         self.fresh = True
 
+    def dropped_output(self) -> int:
+        """Bytes of the process's output its log has left out, over all its starts."""
+        return 0 if self.process is None else self.process.log.dropped_bytes
+
+    async def close(self) -> None:
+        """Shuts down for good: the process, and its private copy of the bot folder."""
+        await self.shutdown()
+        if self.process is not None:
+            await asyncio.to_thread(self.process.close)
+
 
 # ---- the match ----------------------------------------------------------------------------
 
@@ -388,8 +454,9 @@ class Match:
         self.spec = spec
         self.rules = rules
         self.progress = progress
-        self.seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
-        self.match_id = spec.match_id or f"m{self.seed}"
+        self.seed = spec.seed if spec.seed is not None else draw_seed()
+        # The id reaches the bots (GameStart.game_id): nothing in it may hint at the seed.
+        self.match_id = spec.match_id or f"m{secrets.token_hex(6)}"
         count = len(spec.entrants)
         per_set = set_size(rules, count)
         self.sets = math.ceil(spec.games / per_set)
@@ -412,8 +479,7 @@ class Match:
     def _limits(self) -> Limits:
         if self.spec.limits is not None:
             return self.spec.limits
-        cpu = 60 + math.ceil(1.5 * self.total * self.spec.bank_ms / 1000.0)
-        return Limits(cpu_seconds=cpu)
+        return default_limits(self.total, self.spec.bank_ms)
 
     def slot(self, entrant: int, k: int) -> Slot:
         """The process slot of an entrant's k-th seat, made on first use."""
@@ -423,7 +489,6 @@ class Match:
             process = None
             if not bot.is_remote:
                 assert bot.folder is not None and bot.manifest is not None
-                seed = set_seed(self.seed, 1_000_000 + entrant * 16 + k)
                 process = BotProcess(
                     label=f"{bot.manifest.name}-{entrant}-{k}",
                     command=list(bot.manifest.command),
@@ -432,8 +497,9 @@ class Match:
                     sandboxed=self.sandboxed[entrant],
                     python=bot.manifest.is_python,
                     start_timeout=self.spec.start_timeout_s,
-                    # The manifest's [env], under the variables the arena sets itself.
-                    env={**bot.manifest.env, "SCOPA_BOT_SEED": str(seed)},
+                    # The manifest's [env], under the variables the arena sets itself (the bot
+                    # seed comes with each start).
+                    env=dict(bot.manifest.env),
                 )
             self.slots[key] = Slot(bot, entrant, k, process, self.rules.variant)
         return self.slots[key]
@@ -447,6 +513,12 @@ class Match:
             for set_index in range(self.sets):
                 seed = set_seed(self.seed, set_index)
                 for rotation in range(per_set):
+                    if rotation > 0:
+                        # The games of a set deal the same cards: a process that played one
+                        # of them knows every hand of the next. Each game of a set gets
+                        # processes that have seen no other game of it.
+                        for slot in self.slots.values():
+                            slot.fresh = True
                     seats = seating(self.rules, len(self.spec.entrants), rotation)
                     outcome = await self.play_game(index, set_index, seed, seats)
                     self.report.games.append(outcome)
@@ -456,7 +528,7 @@ class Match:
                         self.progress(index, self.total, outcome)
         finally:
             for slot in self.slots.values():
-                await slot.shutdown()
+                await slot.close()
             for slot in self.slots.values():
                 if slot.process is not None:
                     self.report.logs[slot.key] = slot.process.log.text()
@@ -505,6 +577,7 @@ class Match:
         }
         faults: list[dict[str, Any]] = []
         play = _GamePlay(self, game, slots, replay, faults)
+        dropped = [slot.dropped_output() for slot in slots]
         void: str | None = None
         forfeit: dict[str, Any] | None = None
         try:
@@ -525,6 +598,14 @@ class Match:
                 for slot in slots:
                     await slot.shutdown()
         replay["players"] = [slot.label for slot in slots]
+        for seat, slot in enumerate(slots):
+            extra = slot.dropped_output() - dropped[seat]
+            if extra > 0 and slot not in slots[:seat]:
+                play.fault(
+                    seat,
+                    "output",
+                    f"wrote {extra:,} bytes of output more than its log keeps; they were dropped",
+                )
         winner = game.winner
         if forfeit is not None:
             winner = self._winner_after_forfeit(game, forfeit["side"])
@@ -537,6 +618,8 @@ class Match:
             replay["void"] = void
         if faults:
             replay["faults"] = faults
+        if any(play.fallbacks):
+            replay["fallbacks"] = list(play.fallbacks)
         replay["result"] = result
         duration = round((time.perf_counter() - started) * 1000)
         replay["duration_ms"] = duration
@@ -565,6 +648,9 @@ class Match:
             moves=play.moves,
             scope=scope,
             turn_ms=play.turn_ms,
+            start_ms=play.start_ms,
+            fallbacks=list(play.fallbacks),
+            answered=list(play.answered),
         )
 
     def _winner_after_forfeit(self, game: Game, side: int) -> int | None:
@@ -600,6 +686,9 @@ class _GamePlay:
         self.request_id = 0
         self.moves = 0
         self.turn_ms: list[float] = []  # round trip of each answered turn request
+        self.start_ms = 0.0  # time spent (re)starting the seats' bots
+        self.fallbacks = [0] * len(slots)  # answers each seat said were fallbacks
+        self.answered = [0] * len(slots)  # answers each seat gave in time
         self.requests = convert.TurnRequestBuilder()  # encodes turn requests, reusing bytes
         self.faulty: set[int] = set()  # seats whose process must be restarted
         self.deal: Deal | None = None  # the deal in play
@@ -698,6 +787,7 @@ class _GamePlay:
                     break
                 await self._start_deal()
             elif deal.is_over():
+                self._check_memory()
                 deal_index = game.deal_index
                 score = game.finish_deal(deal)
                 self.deal = None
@@ -705,8 +795,23 @@ class _GamePlay:
                 await self._send_each([message] * len(self.slots))
             else:
                 await self._turn(deal)
+        self._check_memory()
         message = convert.game_end_message(list(self.game.totals), self.game.winner)
         await self._send_each([message] * len(self.slots))
+
+    def _check_memory(self) -> None:
+        """A seat the kernel found over its memory limit forfeits, even when its main process
+        lived on (the kernel may kill a child only, and the bot answer with a fallback).
+
+        Checked at each deal's end and on a fallback answer: one read of the group's OOM count
+        per seat, off the turn's path.
+        """
+        for seat, slot in enumerate(self.slots):
+            if slot.process is None or slot in self.slots[:seat]:
+                continue
+            memory = slot.process.memory_fault()
+            if memory is not None:
+                raise self.forfeit(seat, "memory", memory)
 
     async def _start_deal(self) -> None:
         game = self.game
@@ -726,10 +831,12 @@ class _GamePlay:
         )
 
     async def _start_bots(self) -> None:
+        started = time.perf_counter()
         results = await asyncio.gather(
             *(slot.ensure_ready() for slot in self._unique_slots()), return_exceptions=True
         )
-        problems: dict[int, str] = {}
+        self.start_ms = (time.perf_counter() - started) * 1000.0
+        problems: dict[int, tuple[str, str]] = {}
         for slot, result in zip(self._unique_slots(), results, strict=True):
             if isinstance(result, HostError):
                 raise result
@@ -737,16 +844,17 @@ class _GamePlay:
                 raise _Void(f"the arena failed to start {slot.label}: {result!r}")
             if result is not None:
                 problems[self.slots.index(slot)] = result
+        self.replay["bot_seeds"] = [slot.bot_seed for slot in self.slots]
         if not problems:
             return
-        for seat, detail in problems.items():
-            self.fault(seat, "start", detail)
+        for seat, (kind, detail) in problems.items():
+            self.fault(seat, kind, detail)
             self.faulty.add(seat)
         sides = {self.rules.side_of(seat) for seat in problems}
         if len(sides) > 1:
             raise _Void("bots of more than one side failed to start")
         seat = min(problems)
-        raise _Forfeit(seat, "start", problems[seat])
+        raise _Forfeit(seat, *problems[seat])
 
     def _unique_slots(self) -> list[Slot]:
         unique: list[Slot] = []
@@ -769,7 +877,8 @@ class _GamePlay:
                 raise self.forfeit(seat, kind, detail)
 
     async def _classify(self, seat: int, kind: str, detail: str) -> tuple[str, str]:
-        """A broken stream is a crash when the bot's process died, else what gRPC said."""
+        """A broken stream is a crash when the bot's process died, else what gRPC said; a
+        death at the seat's memory limit is ``memory``, by ``SIGSYS`` ``forbidden``."""
         slot = self.slots[seat]
         if slot.process is None or kind not in {"disconnect", "crash"}:
             return kind, detail
@@ -777,7 +886,12 @@ class _GamePlay:
             if not slot.process.is_running():
                 break
             await asyncio.sleep(0.01)
+        memory = slot.process.memory_fault()
+        if memory is not None:
+            return "memory", memory
         exit_detail = slot.exit_detail()
+        if exit_detail == "killed by SIGSYS":
+            return "forbidden", "made a system call the sandbox forbids (killed by SIGSYS)"
         if exit_detail is not None:
             return "crash", f"{exit_detail} ({detail})" if detail else exit_detail
         return kind, detail
@@ -825,6 +939,12 @@ class _GamePlay:
         self.banks[seat] = max(0, bank - round(used))
         if answer.fault is None:
             self.turn_ms.append(answer.elapsed_ms)
+            self.answered[seat] += 1
+            if answer.fallback:
+                self.fallbacks[seat] += 1
+                if self.fallbacks[seat] <= MAX_FALLBACK_NOTES:
+                    self.fault(seat, "fallback", f"not chosen by the bot: {answer.fallback}")
+                self._check_memory()
         deal.apply_unchecked(move)  # one of the engine's own legal moves
         record: dict[str, Any] = move.to_json()
         record = {"seat": seat, **record, "ms": round(answer.elapsed_ms), "clock": self.banks[seat]}
@@ -836,6 +956,24 @@ class _GamePlay:
         for each in self.streams:
             if each is not None:
                 each.queue(played)
+        if self.match.spec.on_move is not None:
+            self._tell_live(record)
+
+    def _tell_live(self, record: dict[str, Any]) -> None:
+        """Hands the move to the match's ``on_move``; a failing callback costs nothing here."""
+        assert self.match.spec.on_move is not None
+        live = LiveMove(
+            game=len(self.match.report.games),
+            deal=len(self.replay["deals"]) - 1,
+            move=len(self.moves_of_deal) - 1,
+            record=dict(record),
+            players=[slot.label for slot in self.slots],
+            totals=list(self.game.totals),
+        )
+        try:
+            self.match.spec.on_move(live)
+        except Exception:  # the live view is a courtesy; the game goes on without it
+            log.exception("on_move failed")
 
     async def close(self, forfeit: dict[str, Any] | None) -> None:
         """Ends the streams (telling the bots how the game ended) and kills faulty bots."""
@@ -898,8 +1036,10 @@ __all__ = [
     "BotError",
     "EntrantSummary",
     "GameOutcome",
+    "LiveMove",
     "MatchError",
     "MatchReport",
     "MatchSpec",
+    "default_limits",
     "run_match",
 ]

@@ -1,26 +1,36 @@
 """One running bot process: start it, wait until it listens, keep its log, end it.
 
-A :class:`BotProcess` owns a private seat folder (its socket), the process (sandboxed or not,
-see :mod:`arena.runner.sandbox`) and two reader threads that keep the head and tail of its
-stdout and stderr as its log. It reports start-up failures as :class:`StartError` (the bot's
-fault: it crashed or never said ``LISTENING``) or :class:`~arena.runner.sandbox.HostError` (the
+A :class:`BotProcess` owns a private seat folder, the process (sandboxed or not, see
+:mod:`arena.runner.sandbox`), the seat's memory and process limits as a whole (a control
+group or a watchdog, :mod:`arena.runner.cgroups`), an open descriptor of the socket it listens
+on, and two reader threads that keep a bounded head and tail of its stdout and stderr as its
+log. It reports start-up failures as :class:`StartError` (the bot's fault: it crashed, never
+said ``LISTENING``, or its socket is not one) or :class:`~arena.runner.sandbox.HostError` (the
 host's: the game is void). It does not speak gRPC.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
+import signal
 import subprocess
 import threading
 import time
 from collections import deque
 from pathlib import Path
 
-from arena.runner import sandbox
-from arena.runner.sandbox import HostError, Limits
+from arena.runner import cgroups, sandbox
+from arena.runner.protections import warn_once
+from arena.runner.sandbox import HostError, Limits, SocketError
 
-READY_PREFIX = "LISTENING "
-LOG_HEAD_BYTES = 256 * 1024
-LOG_TAIL_LINES = 2000
+READY_PREFIX = b"LISTENING "
+LOG_HEAD_BYTES = 512 * 1024
+LOG_TAIL_BYTES = 512 * 1024
+MAX_LINE_BYTES = 8 * 1024
+READ_CHUNK = 64 * 1024
+SOCKET_WAIT_S = 2.0  # a bot that said LISTENING a moment before its socket appeared
 
 
 class StartError(RuntimeError):
@@ -28,38 +38,105 @@ class StartError(RuntimeError):
 
 
 class CappedLog:
-    """The first ``LOG_HEAD_BYTES`` of a stream and its last ``LOG_TAIL_LINES`` lines."""
+    """A bounded log of a bot's output: its first and last bytes, whole lines, with counts.
+
+    At most ``LOG_HEAD_BYTES`` of the first lines and ``LOG_TAIL_BYTES`` of the last are kept
+    (about 1 MiB a seat, whatever the bot writes); a line longer than ``MAX_LINE_BYTES`` is
+    cut. What is left out is counted and said where it was.
+    """
 
     def __init__(self) -> None:
         self._head: list[str] = []
         self._head_size = 0
-        self._tail: deque[str] = deque(maxlen=LOG_TAIL_LINES)
-        self._dropped = 0
+        self._tail: deque[str] = deque()
+        self._tail_size = 0
+        self._dropped_lines = 0
+        self._dropped_bytes = 0
         self._lock = threading.Lock()
+
+    @property
+    def dropped_bytes(self) -> int:
+        """Bytes of output left out of the log (between head and tail, or cut from lines)."""
+        return self._dropped_bytes
 
     def add(self, line: str) -> None:
         """Keeps one line (in the head while there is room, then in the tail)."""
+        size = len(line)
         with self._lock:
-            if self._head_size + len(line) <= LOG_HEAD_BYTES and not self._tail:
+            if not self._tail and self._head_size + size <= LOG_HEAD_BYTES:
                 self._head.append(line)
-                self._head_size += len(line)
+                self._head_size += size
                 return
-            if len(self._tail) == self._tail.maxlen:
-                self._dropped += 1
             self._tail.append(line)
+            self._tail_size += size
+            while self._tail_size > LOG_TAIL_BYTES and len(self._tail) > 1:
+                gone = self._tail.popleft()
+                self._tail_size -= len(gone)
+                self._dropped_lines += 1
+                self._dropped_bytes += len(gone)
+
+    def cut(self, count: int) -> None:
+        """Counts ``count`` bytes cut from an over-long line."""
+        with self._lock:
+            self._dropped_bytes += count
 
     def text(self) -> str:
         """The log as one string, with a marker where lines were left out."""
         with self._lock:
             parts = list(self._head)
-            if self._dropped:
-                parts.append(f"[... {self._dropped} lines left out ...]\n")
+            if self._dropped_lines:
+                parts.append(
+                    f"[... {self._dropped_lines} lines ({self._dropped_bytes:,} bytes in all, "
+                    "with cuts) left out ...]\n"
+                )
+            elif self._dropped_bytes:
+                parts.append(f"[... {self._dropped_bytes:,} bytes cut from long lines ...]\n")
             parts.extend(self._tail)
         return "".join(parts)
 
 
+class LineReader:
+    """Splits a stream's bytes into lines of at most ``MAX_LINE_BYTES``, in bounded memory."""
+
+    def __init__(self, log: CappedLog) -> None:
+        self.log = log
+        self._partial = bytearray()
+        self._cut = 0  # bytes dropped from the line being read
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """The whole lines completed by ``data`` (each cut to the maximum, newline kept)."""
+        lines: list[bytes] = []
+        start = 0
+        while start < len(data):
+            end = data.find(b"\n", start)
+            piece = data[start:] if end < 0 else data[start : end + 1]
+            room = MAX_LINE_BYTES - len(self._partial)
+            if len(piece) > room:
+                self._cut += len(piece) - room
+                piece = piece[:room]
+            self._partial += piece
+            if end < 0:
+                break
+            lines.append(self._finish())
+            start = end + 1
+        return lines
+
+    def flush(self) -> list[bytes]:
+        """The last line, if the stream ended without a newline."""
+        return [self._finish()] if self._partial or self._cut else []
+
+    def _finish(self) -> bytes:
+        line = bytes(self._partial)
+        if self._cut:
+            self.log.cut(self._cut)
+            line = line.rstrip(b"\n") + f" [... {self._cut:,} bytes cut]\n".encode()
+        self._partial.clear()
+        self._cut = 0
+        return line
+
+
 class BotProcess:
-    """A started bot: its process, its socket address and its log."""
+    """A started bot: its process, its socket and its log."""
 
     def __init__(
         self,
@@ -84,45 +161,100 @@ class BotProcess:
         self.log = CappedLog()
         self.address = ""
         self.seat_dir: Path | None = None
+        self.starts = 0
+        self._copy_dir: Path | None = None  # the seat's private copy of the bot folder
         self._process: subprocess.Popen[bytes] | None = None
+        self._group: cgroups.SeatGroup | None = None
+        self._watchdog: cgroups.MemoryWatchdog | None = None
+        self._socket_fd: int | None = None
+        self._sandbox_pid: int | None = None
+        self._memory_fault: str | None = None
         self._ready = threading.Event()
         self._threads: list[threading.Thread] = []
 
     @property
     def pid(self) -> int | None:
-        """The pid of the outermost process (prlimit/bwrap), while it runs."""
+        """The pid of the outermost process (bwrap, or the bot unsandboxed), while it runs."""
         return None if self._process is None else self._process.pid
 
-    def start(self) -> None:
-        """Starts the bot and waits for its ``LISTENING`` line.
+    @property
+    def sandbox_pid(self) -> int | None:
+        """The host pid of the sandbox's first process (its root is the sandbox's root)."""
+        return self._sandbox_pid
 
-        Raises StartError when the bot exits or stays silent past ``start_timeout``, and
-        HostError when the host cannot start it (no folder, no sandbox, bwrap failing).
+    @property
+    def limited_by(self) -> str:
+        """What holds the seat to its memory and process limits: a control group or watchdog."""
+        if self._group is not None:
+            return f"cgroup {self._group.backend.kind}"
+        return "watchdog" if self._watchdog is not None else "none"
+
+    def start(self, env: dict[str, str] | None = None) -> None:
+        """Starts the bot and waits for its ``LISTENING`` line and its socket.
+
+        ``env`` adds variables for this start (a fresh bot seed). Raises StartError when the
+        bot exits, stays silent past ``start_timeout`` or binds no socket, and HostError when
+        the host cannot start it (no folder, no sandbox, bwrap failing).
         """
         self.stop()
+        self.starts += 1
+        self._memory_fault = None
+        try:
+            self._start(env)
+        except BaseException:  # whatever went wrong, nothing of this start is left behind
+            self.stop()
+            raise
+
+    def _start(self, env: dict[str, str] | None) -> None:
         self.seat_dir = sandbox.make_seat_dir(self.label)
+        folder = self.folder
+        if self.sandboxed:
+            if self._copy_dir is None:
+                self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
+                try:
+                    sandbox.copy_bot_folder(self.folder, self._copy_dir)
+                except HostError:
+                    sandbox.remove_tree(self._copy_dir)
+                    self._copy_dir = None
+                    raise
+            folder = self._copy_dir / "bot"
+        self._group = cgroups.make_group(
+            self.label, self.limits.memory_bytes, self.limits.processes
+        )
+        if self._group is None:
+            warn_once("watchdog", "no control group for the bots: each seat's memory is "
+                      "watched by the runner (every 100 ms), its processes counted per uid")
         plan = sandbox.launch_command(
             self.command,
-            self.folder,
+            folder,
             self.seat_dir,
             self.limits,
             sandbox=self.sandboxed,
             python=self.python,
-            extra_env=self.env,
+            extra_env={**self.env, **(env or {})},
+            join=None if self._group is None else self._group.join_command(),
         )
-        self.address = plan.connect_address
         self._ready.clear()
         self.log.add(f"[arena] starting {' '.join(self.command)}\n")
         process = sandbox.spawn(plan)
         self._process = process
         assert process.stdout is not None and process.stderr is not None
         self._threads = [
-            threading.Thread(target=self._read_stdout, args=(process.stdout,), daemon=True),
-            threading.Thread(target=self._read_stderr, args=(process.stderr,), daemon=True),
+            threading.Thread(target=self._read, args=(process.stdout, True), daemon=True),
+            threading.Thread(target=self._read, args=(process.stderr, False), daemon=True),
         ]
         for thread in self._threads:
             thread.start()
         deadline = time.monotonic() + self.start_timeout
+        if plan.info_fd is not None:
+            self._sandbox_pid = _read_sandbox_pid(plan.info_fd, deadline)
+        self._watchdog = cgroups.MemoryWatchdog(
+            process.pid,
+            self.limits.memory_bytes,
+            self._over_memory,
+            self._tmpfs_folders,
+            group=self._group,
+        )
         while not self._ready.wait(timeout=0.02):
             if process.poll() is not None:
                 # Let the reader threads catch the last words before judging them.
@@ -131,28 +263,98 @@ class BotProcess:
                 if self._ready.is_set():
                     break
                 text = self.log.text()
+                memory = self.memory_fault()
                 self.stop()
                 if sandbox.is_host_failure(text):
                     raise HostError(f"the sandbox failed to start {self.label}: {_last_line(text)}")
+                if memory is not None:
+                    raise StartError(memory)
                 raise StartError(
                     f"exited with status {process.returncode} before listening ({_last_line(text)})"
                 )
             if time.monotonic() > deadline:
                 self.stop()
                 raise StartError(f"did not print LISTENING within {self.start_timeout:g} s")
+        try:
+            self._socket_fd = self._open_socket(plan)
+        except SocketError as error:
+            self.stop()
+            raise StartError(str(error)) from None
+        self.address = sandbox.socket_address(self._socket_fd)
 
-    def _read_stdout(self, stream: object) -> None:
-        for raw in iter(stream.readline, b""):  # type: ignore[attr-defined]
-            line = raw.decode("utf-8", "replace")
-            if not self._ready.is_set() and line.startswith(READY_PREFIX):
-                self._ready.set()
-                continue
-            self.log.add(line if line.endswith("\n") else line + "\n")
+    def _open_socket(self, plan: sandbox.LaunchPlan) -> int:
+        root: str | None = None
+        if plan.sandboxed:
+            if self._sandbox_pid is None:
+                raise HostError("bubblewrap did not say the sandbox's pid (--info-fd)")
+            root = f"/proc/{self._sandbox_pid}/root"
+        deadline = time.monotonic() + SOCKET_WAIT_S
+        while True:
+            try:
+                return sandbox.open_socket(root, plan.socket_path)
+            except SocketError as error:
+                if not str(error).startswith("no socket") or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
-    def _read_stderr(self, stream: object) -> None:
-        for raw in iter(stream.readline, b""):  # type: ignore[attr-defined]
-            line = raw.decode("utf-8", "replace")
-            self.log.add(line if line.endswith("\n") else line + "\n")
+    def _tmpfs_folders(self) -> list[str]:
+        if not self.sandboxed or self._sandbox_pid is None:
+            return [str(self.seat_dir)] if self.seat_dir is not None else []
+        root = f"/proc/{self._sandbox_pid}/root"
+        return [f"{root}/tmp", f"{root}/dev/shm", f"{root}{sandbox.SOCKET_MOUNT}"]
+
+    def _over_memory(self) -> None:
+        """The watchdog found the seat over its memory limit: all of it is killed."""
+        group = self._group
+        self._memory_fault = self._memory_message() + (
+            ": killed by the kernel" if group is not None else ""
+        )
+        if group is not None:
+            group.kill()
+        process = self._process
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            for pid in cgroups.tree_pids(process.pid):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+
+    def _memory_message(self) -> str:
+        return (
+            f"went over the seat's memory limit of {self.limits.memory_bytes // 1024**2} MiB "
+            "(its processes and tmpfs folders together)"
+        )
+
+    def memory_fault(self) -> str | None:
+        """Why the seat was killed for memory, or None when it was not."""
+        if self._memory_fault is not None:
+            return self._memory_fault
+        if self._group is not None and self._group.oom_kills() > 0:
+            return self._memory_message() + ": killed by the kernel"
+        return None
+
+    def _read(self, stream: object, is_stdout: bool) -> None:
+        """Reads a stream to its end in chunks: lines go to the log, cut when too long.
+
+        Nothing here grows with what the bot writes: a line is cut at ``MAX_LINE_BYTES`` and
+        the log keeps a bounded head and tail.
+        """
+        fd = stream.fileno()  # type: ignore[attr-defined]
+        reader = LineReader(self.log)
+        while True:
+            try:
+                data = os.read(fd, READ_CHUNK)
+            except OSError:
+                data = b""
+            lines = reader.feed(data) if data else reader.flush()
+            for raw in lines:
+                if is_stdout and not self._ready.is_set() and raw.startswith(READY_PREFIX):
+                    self._ready.set()
+                    continue
+                line = raw.decode("utf-8", "replace")
+                self.log.add(line if line.endswith("\n") else line + "\n")
+            if not data:
+                return
 
     def is_running(self) -> bool:
         """Whether the process is still alive."""
@@ -163,18 +365,62 @@ class BotProcess:
         return None if self._process is None else self._process.poll()
 
     def stop(self) -> None:
-        """Kills the whole process group and removes the seat folder. Safe to call twice."""
+        """Kills the whole seat (group, tree) and removes its folder. Safe to call twice."""
+        if self._watchdog is not None:
+            self._watchdog.stop()
         if self._process is not None:
             sandbox.kill_group(self._process)
+        if self._group is not None:
+            self._group.kill()
+        if self._process is not None:
             for thread in self._threads:
                 thread.join(timeout=1.0)
             for stream in (self._process.stdout, self._process.stderr):
                 if stream is not None:
                     stream.close()
             self._process = None
+        if self._group is not None:
+            # The verdict on memory outlives the group's folder, for the fault.
+            if self._memory_fault is None and self._group.oom_kills() > 0:
+                self._memory_fault = self._memory_message() + ": killed by the kernel"
+            self._group.remove()
+        self._group = None
+        self._watchdog = None
+        self._sandbox_pid = None
+        if self._socket_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._socket_fd)
+            self._socket_fd = None
         if self.seat_dir is not None:
             sandbox.remove_seat_dir(self.seat_dir)
             self.seat_dir = None
+
+    def close(self) -> None:
+        """Stops the bot and removes its private copy of the bot folder."""
+        self.stop()
+        if self._copy_dir is not None:
+            sandbox.remove_tree(self._copy_dir)
+            self._copy_dir = None
+
+
+def _read_sandbox_pid(fd: int, deadline: float) -> int | None:
+    """Reads what ``bwrap --info-fd`` writes (the sandbox's pid) to its end, closes ``fd``.
+
+    bwrap closes its end once it has written; closing ours before would kill it (SIGPIPE).
+    """
+    data = b""
+    try:
+        while time.monotonic() < deadline and len(data) < 65536:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+        return sandbox.sandbox_pid(data)
+    finally:
+        os.close(fd)
 
 
 def _last_line(text: str) -> str:
@@ -183,4 +429,4 @@ def _last_line(text: str) -> str:
     return lines[-1][:300] if lines else "no output"
 
 
-__all__ = ["BotProcess", "CappedLog", "HostError", "StartError"]
+__all__ = ["BotProcess", "CappedLog", "HostError", "LineReader", "StartError"]

@@ -1,18 +1,29 @@
-"""How a bot seat's process is started: bubblewrap sandbox, resource limits, private folders.
+"""How a bot seat's process is started: bubblewrap sandbox, limits, private folders.
 
 Each seat runs as its own process in its own sandbox (:func:`launch_command`):
 
-- bubblewrap (``bwrap``) gives it fresh network, pid, ipc and uts namespaces (so no network at
-  all: only loopback inside, and its gRPC socket, a unix socket in a private per-seat folder
-  bound at ``/sock``), a read-only view of its own folder at ``/bot``, a private tmpfs ``/tmp``
-  and read-only binds of what it needs to run (``/usr``, a few files of ``/etc``, the Python
-  interpreter and virtualenv, the ``arena`` package). Nothing else of the host exists inside:
-  no ``/var/run`` (so no host unix sockets), no ``/home``, no other bot's folder.
+- bubblewrap (``bwrap``) gives it fresh network, pid, ipc, uts and cgroup namespaces (no
+  network at all: only loopback inside, no abstract unix socket shared with anyone) and a
+  filesystem of its own: read-only binds of what it needs to run (``/usr``, a few files of
+  ``/etc``, the Python interpreter and virtualenv, the ``arena`` package), its *private copy*
+  of the bot folder at ``/bot`` (read-only: no two seats share an inode of it), and three
+  size-limited tmpfs folders that are all it may write to: ``/tmp`` (also ``HOME``),
+  ``/dev/shm`` and ``/sock``, where it binds its gRPC socket. Nothing else of the host exists
+  inside: no ``/var/run`` (so no host unix sockets), no ``/home``, no ``/sys``, no other bot's
+  folder; host-wide counters of ``/proc`` (load, memory, CPU times, open files...) read empty.
+- A system-call filter (:mod:`arena.runner.seccomp`) kills the bot on namespace, mount,
+  ``ptrace``, ``bpf``... calls and refuses file locks, inotify and ``sysinfo``.
 - When the runner is root, the bot runs as a fresh unprivileged uid with every capability
   dropped (``setpriv``), so that the limit on processes counts for this seat alone.
-- ``prlimit`` sets CPU time, address space, processes, file size and open files before any of
-  it starts; the process leads its own session, and :func:`kill_group` ends the whole group
+- ``prlimit`` sets CPU time, address space, processes, file size and open files; the seat as a
+  whole is held to its memory and process limits by a control group or the runner's watchdog
+  (:mod:`arena.runner.cgroups`). The process leads its own session; :func:`kill_group` ends it
   (and, through ``--die-with-parent`` and the pid namespace, everything inside the sandbox).
+
+The runner reaches the bot's socket only through the sandbox's own root
+(``/proc/<pid>/root/sock/bot.sock``), opened without following links and checked to be a
+socket, and connects through that open file (:func:`open_socket`): a bot cannot point it
+anywhere else.
 
 Without bubblewrap a bot can still run with the limits alone (:func:`launch_command` with
 ``sandbox=False``): the runner allows that for the arena's own sample bots, or for any bot when
@@ -25,13 +36,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import arena
@@ -48,6 +62,9 @@ SOCKET_MOUNT = "/sock"
 LIB_MOUNT = "/opt/scopa"  # holds arena/ and protos/, and is the bot's PYTHONPATH
 SOCKET_NAME = "bot.sock"
 
+SOCKET_DIR_BYTES = 256 * 1024
+"""Size of the tmpfs ``/sock``: room for the socket, not for data."""
+
 # Files of /etc a program may read at start-up (dynamic linker, time zone, names of users).
 ETC_FILES = (
     "/etc/ld.so.cache",
@@ -59,6 +76,21 @@ ETC_FILES = (
     "/etc/group",
     "/etc/alternatives",
 )
+
+PROC_MASKED_FILES = (
+    "/proc/stat", "/proc/loadavg", "/proc/uptime", "/proc/meminfo", "/proc/vmstat",
+    "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo", "/proc/slabinfo",
+    "/proc/diskstats", "/proc/interrupts", "/proc/softirqs", "/proc/schedstat",
+    "/proc/sched_debug", "/proc/timer_list", "/proc/locks", "/proc/swaps", "/proc/kallsyms",
+    "/proc/keys", "/proc/key-users", "/proc/sysrq-trigger", "/proc/kcore",
+    "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/inode-state",
+    "/proc/sys/fs/dentry-state", "/proc/sys/kernel/random/entropy_avail",
+)
+"""Host-wide counters of ``/proc`` that one seat could change and another read: each reads
+empty in the sandbox (an empty file is bound over it)."""
+
+PROC_MASKED_DIRS = ("/proc/pressure", "/proc/irq", "/proc/sys/vm", "/proc/fs")
+"""Folders of ``/proc`` with host-wide counters: an empty folder is bound over each."""
 
 # Unprivileged uids for sandboxed bots are drawn from this range, one per seat process, so that
 # the limit on processes (counted per uid) is per seat.
@@ -73,19 +105,38 @@ class HostError(RuntimeError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of one bot process (and each of its children)."""
+    """Resource limits of one seat: its whole process tree and each of its processes.
+
+    ``memory_bytes`` and ``processes`` hold for the seat as a whole (a control group, or the
+    runner's watchdog), with what it writes into its tmpfs folders counted as memory;
+    ``tmp_bytes`` is the size of ``/tmp`` and of ``/dev/shm``; CPU time, file size and open
+    files are per process (``prlimit``), and so is the address space, set at twice the memory
+    limit as a backstop (the seat's limit is what a bot meets).
+    """
 
     cpu_seconds: int = 600
     memory_bytes: int = 2 * 1024**3
     processes: int = 128
     file_bytes: int = 16 * 1024**2
     open_files: int = 256
+    tmp_bytes: int = 64 * 1024**2
+
+    def __post_init__(self) -> None:
+        for name, low in (
+            ("cpu_seconds", 1), ("memory_bytes", 64 * 1024**2), ("processes", 8),
+            ("file_bytes", 1024**2), ("open_files", 32), ("tmp_bytes", 1024**2),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(
+                    f"limit {name} must be an integer of at least {low}, not {value!r}"
+                )
 
     def prlimit_args(self, *, with_processes: bool) -> list[str]:
-        """The ``prlimit`` options that apply these limits (soft = hard)."""
+        """The ``prlimit`` options that apply the per-process limits (soft = hard)."""
         args = [
             f"--cpu={self.cpu_seconds}",
-            f"--as={self.memory_bytes}",
+            f"--as={2 * self.memory_bytes}",
             f"--fsize={self.file_bytes}",
             f"--nofile={self.open_files}",
             "--core=0",
@@ -93,6 +144,17 @@ class Limits:
         if with_processes:
             args.append(f"--nproc={self.processes}")
         return args
+
+    def to_json(self) -> dict[str, int]:
+        """The limits as a JSON object (replays, reports)."""
+        return {
+            "cpu_seconds": self.cpu_seconds,
+            "memory_bytes": self.memory_bytes,
+            "processes": self.processes,
+            "file_bytes": self.file_bytes,
+            "open_files": self.open_files,
+            "tmp_bytes": self.tmp_bytes,
+        }
 
 
 @dataclass(frozen=True)
@@ -103,13 +165,28 @@ class LaunchPlan:
     env: dict[str, str]
     cwd: str
     bind_address: str  # what the bot is told to bind (as seen inside its sandbox)
-    connect_address: str  # what the runner connects to (as seen from the host)
+    socket_path: str  # the socket inside the sandbox's root, or on the host without one
     sandboxed: bool
+    pass_fds: tuple[int, ...] = ()  # descriptors the process inherits (filter, info pipe)
+    info_fd: int | None = None  # where bwrap writes the sandbox's pid (read end, runner side)
+    close_after_spawn: tuple[int, ...] = field(default=())  # ends the runner closes once started
+
+
+@dataclass(frozen=True)
+class BwrapFeatures:
+    """What the machine's bubblewrap can do (0.8 has all of it)."""
+
+    path: str
+    version: str
+    size: bool  # --size for tmpfs
+    disable_userns: bool  # --disable-userns
+    seccomp: bool  # --seccomp FD
+    info_fd: bool  # --info-fd FD
 
 
 @functools.cache
-def bwrap_path() -> str | None:
-    """The bubblewrap binary, or None when the machine has none that works.
+def bwrap_features() -> BwrapFeatures | None:
+    """bubblewrap and its features, or None when the machine has none that works.
 
     A quick probe (``bwrap ... true``) rules out a bwrap that is installed but cannot create
     namespaces here (an unprivileged container, say): such a machine has no sandbox.
@@ -135,9 +212,30 @@ def bwrap_path() -> str | None:
     ]
     try:
         done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+        helped = subprocess.run([path, "--help"], capture_output=True, timeout=10, check=False)
+        versioned = subprocess.run(
+            [path, "--version"], capture_output=True, timeout=10, check=False
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return path if done.returncode == 0 else None
+    if done.returncode != 0:
+        return None
+    options = set(re.findall(r"--[a-z][a-z0-9-]*", helped.stdout.decode(errors="replace")))
+    version = versioned.stdout.decode(errors="replace").strip().removeprefix("bubblewrap ")
+    return BwrapFeatures(
+        path=path,
+        version=version or "unknown",
+        size="--size" in options,
+        disable_userns="--disable-userns" in options,
+        seccomp="--seccomp" in options,
+        info_fd="--info-fd" in options,
+    )
+
+
+def bwrap_path() -> str | None:
+    """The bubblewrap binary, or None when the machine has none that works."""
+    features = bwrap_features()
+    return None if features is None else features.path
 
 
 def sandbox_available() -> bool:
@@ -192,17 +290,135 @@ def python_paths() -> list[Path]:
     return sorted(p for p in paths if not str(p).startswith("/usr/"))
 
 
+STALE_SEAT_DIR_S = 86400.0
+"""A seat folder this old was left by a runner that died: it is removed."""
+
+_swept_seat_dirs = False
+
+
+def sweep_stale_seat_dirs(older_than_s: float = STALE_SEAT_DIR_S) -> int:
+    """Removes seat folders older than ``older_than_s`` from the temporary folder (left by a
+    runner that was killed); returns how many."""
+    removed = 0
+    now = time.time()
+    base = Path(tempfile.gettempdir())
+    with contextlib.suppress(OSError):
+        for entry in base.iterdir():
+            if not entry.name.startswith("scopa-seat-"):
+                continue
+            with contextlib.suppress(OSError):
+                info = entry.lstat()
+                if stat.S_ISDIR(info.st_mode) and now - info.st_mtime > older_than_s:
+                    remove_tree(entry)
+                    removed += 1
+    return removed
+
+
 def make_seat_dir(label: str) -> Path:
-    """A private folder for one seat process: its socket lives here. Raises HostError."""
+    """A private folder of the runner for one seat (its bot copy, or socket unsandboxed).
+
+    Raises HostError.
+    """
+    global _swept_seat_dirs
+    if not _swept_seat_dirs:
+        _swept_seat_dirs = True
+        sweep_stale_seat_dirs()
     try:
         return Path(tempfile.mkdtemp(prefix=f"scopa-seat-{label}-"))
     except OSError as error:
-        raise HostError(f"cannot create a folder for the bot's socket: {error}") from error
+        raise HostError(f"cannot create a folder for the bot: {error}") from error
+
+
+def copy_bot_folder(folder: Path, seat_dir: Path) -> Path:
+    """A private, read-only copy of the bot's folder inside ``seat_dir``, for one seat.
+
+    Two seats of one bot then share no inode of it: nothing to lock, watch or time between
+    them. Links are copied as links (uploaded bots have none). Raises HostError.
+    """
+    copy = seat_dir / "bot"
+    try:
+        shutil.copytree(folder, copy, symlinks=True)
+    except (OSError, shutil.Error) as error:
+        raise HostError(f"cannot copy the bot's folder: {error}") from error
+    return copy
+
+
+def remove_tree(path: Path) -> None:
+    """Removes a folder tree iteratively, holding one folder open at a time, following no link.
+
+    A bot may leave a chain of folders deeper than any recursion limit or path length, or
+    links to anything: this goes down with ``openat(O_NOFOLLOW)`` (a link is removed, never
+    entered), up with ``..``, removes what it can and never raises. Nothing else may change
+    the tree meanwhile (its bot is dead by then).
+    """
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    names: list[str] = []  # the folders entered below ``path``, outermost first
+    stuck: set[int] = set()  # inodes of folders that could not be emptied: not entered again
+    try:
+        while True:
+            entered = False
+            try:
+                entries = list(os.scandir(fd))
+            except OSError:
+                entries = []
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if not is_dir:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.name, dir_fd=fd)
+                    continue
+                if entry.inode() in stuck:
+                    continue
+                with contextlib.suppress(OSError):
+                    os.chmod(entry.name, 0o700, dir_fd=fd)
+                try:
+                    child = os.open(entry.name, flags, dir_fd=fd)
+                except OSError:
+                    continue
+                os.close(fd)
+                fd = child
+                names.append(entry.name)
+                entered = True
+                break
+            if entered:
+                continue
+            if not names:
+                break
+            inode = os.fstat(fd).st_ino
+            parent = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            try:
+                os.rmdir(names.pop(), dir_fd=fd)
+            except OSError:  # something in it cannot be removed: leave it, do the rest
+                stuck.add(inode)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        os.rmdir(path)
 
 
 def remove_seat_dir(path: Path) -> None:
-    """Removes a seat folder made by :func:`make_seat_dir`."""
-    shutil.rmtree(path, ignore_errors=True)
+    """Removes a seat folder made by :func:`make_seat_dir`; never raises."""
+    remove_tree(path)
 
 
 def resolve_command(command: list[str], folder: Path, *, sandbox: bool) -> list[str]:
@@ -220,6 +436,19 @@ def resolve_command(command: list[str], folder: Path, *, sandbox: bool) -> list[
     return [first, *rest]
 
 
+def _seccomp_fd() -> int | None:
+    """A descriptor holding the compiled system-call filter, or None without libseccomp."""
+    program = _seccomp_program()
+    if program is None:
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, program)  # a few hundred bytes: fits in the pipe's buffer
+    finally:
+        os.close(write_end)
+    return read_end
+
+
 def launch_command(
     command: list[str],
     folder: Path,
@@ -229,12 +458,16 @@ def launch_command(
     sandbox: bool,
     python: bool,
     extra_env: dict[str, str] | None = None,
+    join: list[str] | None = None,
 ) -> LaunchPlan:
-    """The plan for starting ``command`` of the bot in ``folder`` with its socket in ``seat_dir``.
+    """The plan for starting ``command`` of the bot in ``folder`` (in a sandbox: the seat's
+    private copy of it) with the runner's seat folder ``seat_dir``.
 
     ``python`` binds the interpreter, the virtualenv and the ``arena`` package into the
-    sandbox; ``extra_env`` adds variables (``SCOPA_BOT_SEED``). Raises HostError when a sandbox
-    is asked for and the machine cannot make one.
+    sandbox; ``extra_env`` adds variables (``SCOPA_BOT_SEED``); ``join`` is an argv prefix that
+    puts the process into its seat's control group first. Raises HostError when a sandbox is
+    asked for and the machine cannot make one. The plan's ``pass_fds`` and ``info_fd`` are
+    open descriptors: :func:`spawn` hands them over and closes the child's ends.
     """
     env = {
         "PATH": SANDBOX_PATH,
@@ -245,6 +478,7 @@ def launch_command(
         "GRPC_ENABLE_FORK_SUPPORT": "0",
         **(extra_env or {}),
     }
+    prefix = list(join or [])
     if not sandbox:
         address = f"unix://{seat_dir / SOCKET_NAME}"
         env.update(
@@ -257,6 +491,7 @@ def launch_command(
             }
         )
         argv = [
+            *prefix,
             "prlimit",
             *limits.prlimit_args(with_processes=not _is_root()),
             "--",
@@ -264,15 +499,21 @@ def launch_command(
             *(["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []),
             *resolve_command(command, folder, sandbox=False),
         ]
-        return LaunchPlan(argv, env, str(folder), address, address, sandboxed=False)
+        socket_path = str(seat_dir / SOCKET_NAME)
+        return LaunchPlan(argv, env, str(folder), address, socket_path, sandboxed=False)
 
-    bwrap = bwrap_path()
-    if bwrap is None:
+    features = bwrap_features()
+    if features is None:
         raise HostError("bubblewrap (bwrap) is not available on this machine")
+    _say_what_is_missing(features)
     inside = f"unix://{SOCKET_MOUNT}/{SOCKET_NAME}"
     env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "SCOPA_BOT_ADDRESS": inside})
+
+    def sized(size: int) -> list[str]:
+        return ["--size", str(size)] if features.size else []
+
     args = [
-        bwrap,
+        features.path,
         "--unshare-net",
         "--unshare-pid",
         "--unshare-ipc",
@@ -284,6 +525,7 @@ def launch_command(
         "--new-session",
         "--clearenv",
         *_user_args(),
+        *(["--disable-userns"] if features.disable_userns and not _is_root() else []),
         "--ro-bind",
         "/usr",
         "/usr",
@@ -294,9 +536,30 @@ def launch_command(
         "/dev",
         "--perms",
         "1777",
+        *sized(limits.tmp_bytes),
+        "--tmpfs",
+        "/dev/shm",
+        "--perms",
+        "1777",
+        *sized(limits.tmp_bytes),
         "--tmpfs",
         "/tmp",
+        "--perms",
+        "0777",
+        *sized(SOCKET_DIR_BYTES),
+        "--tmpfs",
+        SOCKET_MOUNT,
     ]
+    empty = seat_dir / "empty"
+    empty.mkdir(mode=0o755, exist_ok=True)
+    empty_file = seat_dir / "empty-file"
+    empty_file.touch(mode=0o444, exist_ok=True)
+    for name in PROC_MASKED_FILES:
+        if os.path.exists(name):
+            args += ["--ro-bind-try", str(empty_file), name]
+    for name in PROC_MASKED_DIRS:
+        if os.path.isdir(name):
+            args += ["--ro-bind-try", str(empty), name]
     binds = [(name, name) for name in ETC_FILES if os.path.exists(name)]
     if PROTOS_DIR.is_dir():  # the protocol's .proto files, for bots that load them at run time
         binds.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))
@@ -306,17 +569,30 @@ def launch_command(
         binds.append((str(PACKAGE_DIR), f"{LIB_MOUNT}/arena"))
         env["PYTHONPATH"] = LIB_MOUNT
     binds.append((str(folder), BOT_MOUNT))
-    args += _parent_dirs([dest for _, dest in binds] + [SOCKET_MOUNT])
+    args += _parent_dirs([dest for _, dest in binds])
     for source, dest in binds:
         args += ["--ro-bind", source, dest]
-    args += ["--bind", str(seat_dir), SOCKET_MOUNT, "--chdir", BOT_MOUNT]
+    args += ["--chdir", BOT_MOUNT]
     for key, value in env.items():
         args += ["--setenv", key, value]
+    pass_fds: list[int] = []
+    close_after: list[int] = []
+    info_read: int | None = None
+    if features.seccomp:
+        filter_fd = _seccomp_fd()
+        if filter_fd is not None:
+            args += ["--seccomp", str(filter_fd)]
+            pass_fds.append(filter_fd)
+            close_after.append(filter_fd)
+    if features.info_fd:
+        info_read, info_write = os.pipe()
+        args += ["--info-fd", str(info_write)]
+        pass_fds.append(info_write)
+        close_after.append(info_write)
     args.append("--")
     target = resolve_command(command, folder, sandbox=True)
     if _is_root():
         uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
-        os.chown(seat_dir, uid, uid)
         target = [
             "setpriv",
             f"--reuid={uid}",
@@ -328,14 +604,57 @@ def launch_command(
             "--",
             *target,
         ]
-    argv = ["prlimit", *limits.prlimit_args(with_processes=True), "--", *args, *target]
-    connect = f"unix://{seat_dir / SOCKET_NAME}"
+    argv = [*prefix, "prlimit", *limits.prlimit_args(with_processes=True), "--", *args, *target]
     # The host side runs in the seat folder: bwrap itself binds (and checks) the bot folder.
-    return LaunchPlan(argv, {"PATH": SANDBOX_PATH}, str(seat_dir), inside, connect, sandboxed=True)
+    return LaunchPlan(
+        argv,
+        {"PATH": SANDBOX_PATH},
+        str(seat_dir),
+        inside,
+        f"{SOCKET_MOUNT}/{SOCKET_NAME}",
+        sandboxed=True,
+        pass_fds=tuple(pass_fds),
+        info_fd=info_read,
+        close_after_spawn=tuple(close_after),
+    )
+
+
+def _say_what_is_missing(features: BwrapFeatures) -> None:
+    """Warns, once per process, of each protection this bubblewrap cannot give."""
+    from arena.runner.protections import warn_once
+
+    if not features.size:
+        warn_once("size", f"bubblewrap {features.version} has no --size: the bots' tmpfs "
+                  "folders are bounded by their memory limit only")
+    if not features.seccomp:
+        warn_once("seccomp", f"bubblewrap {features.version} has no --seccomp: bots run "
+                  "without the system-call filter")
+    elif _seccomp_program() is None:
+        warn_once("libseccomp", "libseccomp is not installed: bots run without the "
+                  "system-call filter")
+    if not features.info_fd:
+        warn_once("info-fd", f"bubblewrap {features.version} has no --info-fd: sandboxed "
+                  "bots cannot be reached")
+
+
+def _seccomp_program() -> bytes | None:
+    from arena.runner.seccomp import sandbox_filter
+
+    return sandbox_filter()
+
+
+def close_plan(plan: LaunchPlan) -> None:
+    """Closes the descriptors of a plan that will not be (or was) started."""
+    for fd in (*plan.close_after_spawn, *([plan.info_fd] if plan.info_fd is not None else [])):
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def spawn(plan: LaunchPlan) -> subprocess.Popen[bytes]:
-    """Starts the plan's process in a session of its own. Raises HostError if it cannot start."""
+    """Starts the plan's process in a session of its own. Raises HostError if it cannot start.
+
+    The child's ends of the plan's descriptors are closed here once it has them.
+    """
     try:
         return subprocess.Popen(
             plan.argv,
@@ -345,10 +664,77 @@ def spawn(plan: LaunchPlan) -> subprocess.Popen[bytes]:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            pass_fds=plan.pass_fds,
             umask=0o022,  # folders bwrap creates for mount points must be traversable
         )
     except OSError as error:
+        if plan.info_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(plan.info_fd)
         raise HostError(f"cannot start {plan.argv[0]}: {error}") from error
+    finally:
+        for fd in plan.close_after_spawn:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def sandbox_pid(info: bytes) -> int | None:
+    """The pid of the sandbox's first process from what ``bwrap --info-fd`` wrote."""
+    found = re.search(rb'"child-pid"\s*:\s*(\d+)', info)
+    return int(found.group(1)) if found else None
+
+
+class SocketError(RuntimeError):
+    """The bot's socket is missing or is not a socket (a link, a file): a start fault."""
+
+
+def open_socket(root: str | None, path: str) -> int:
+    """An ``O_PATH`` descriptor of the unix socket at ``path``, found without following links.
+
+    ``root`` is the sandbox's root as the runner reaches it (``/proc/<pid>/root``), or None
+    for a path of the host. Every folder on the way and the socket itself are opened with
+    ``O_NOFOLLOW`` and the last must be a socket: a bot that replaces its socket with a link
+    to some other socket of the host gets nothing. Connect through ``/proc/self/fd/N``
+    (:func:`socket_address`): the runner then connects to exactly the inode it checked.
+    Raises SocketError.
+    """
+    parts = [part for part in path.split("/") if part]
+    if not parts or any(part in {".", ".."} for part in parts):
+        raise SocketError(f"bad socket path {path!r}")
+    base = root if root is not None else "/"
+    try:
+        current = os.open(base, os.O_PATH | os.O_DIRECTORY)
+    except OSError as error:
+        raise SocketError(f"the sandbox is gone ({error.strerror})") from None
+    try:
+        for part in parts[:-1]:
+            try:
+                following = os.open(
+                    part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=current
+                )
+            except OSError as error:
+                raise SocketError(f"{path}: {error.strerror}") from None
+            os.close(current)
+            current = following
+        try:
+            fd = os.open(parts[-1], os.O_PATH | os.O_NOFOLLOW, dir_fd=current)
+        except FileNotFoundError:
+            raise SocketError(f"no socket at {path}") from None
+        except OSError as error:
+            raise SocketError(f"{path}: {error.strerror}") from None
+    finally:
+        os.close(current)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISSOCK(mode):
+        os.close(fd)
+        kind = "a link" if stat.S_ISLNK(mode) else "not a socket"
+        raise SocketError(f"{path} is {kind}: the bot must bind a unix socket there")
+    return fd
+
+
+def socket_address(fd: int) -> str:
+    """The gRPC target connecting to the socket held open as ``fd``."""
+    return f"unix:/proc/self/fd/{fd}"
 
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -366,7 +752,11 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 def is_host_failure(stderr_text: str) -> bool:
     """Whether a process that died before listening failed because of the sandbox itself.
 
-    bubblewrap and prlimit prefix their own errors; a bot's command that does not exist inside
-    the sandbox fails in ``setpriv`` (the bot's fault, not the host's).
+    bubblewrap, prlimit and the control-group join prefix their own errors; a bot's command
+    that does not exist inside the sandbox fails in ``setpriv`` (the bot's fault, not the
+    host's).
     """
-    return any(line.startswith(("bwrap: ", "prlimit: ")) for line in stderr_text.splitlines())
+    return any(
+        line.startswith(("bwrap: ", "prlimit: ", "cgroup: "))
+        for line in stderr_text.splitlines()
+    )

@@ -92,6 +92,7 @@ class BotServicer(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
 
     def _answer(self, stream: _GameStream, request: Any) -> Any:
         index = 0
+        fallback = ""
         try:
             legal = [move_from_proto(m) for m in request.legal_moves]
             if stream.rules is None:
@@ -103,9 +104,12 @@ class BotServicer(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
                 self.bot.game = stream.game
                 move = self.bot.choose(observation, legal)
             index = _index_of(move, legal)
-        except Exception:
+        except Exception as error:
             log.error("choose failed; answering the first legal move\n%s", traceback.format_exc())
-        return bot_pb2.TurnResponse(request_id=request.request_id, move_index=index)
+            fallback = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+        return bot_pb2.TurnResponse(
+            request_id=request.request_id, move_index=index, fallback=fallback
+        )
 
     def _event(self, stream: _GameStream, kind: str, event: Any) -> None:
         try:

@@ -3,6 +3,7 @@ bad input to ``arena match``, remote bots, void games, and a machine without bub
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import math
@@ -25,7 +26,7 @@ from arena.engine import rules_for
 from arena.protocol import bot_pb2, bot_pb2_grpc
 from arena.runner import BotError, BotRef, Limits, MatchError, MatchSpec, run_match
 from arena.runner.match import check_spec, seating, set_seed
-from arena.runner.sandbox import launch_command
+from arena.runner.sandbox import close_plan, is_host_failure, launch_command, remove_tree
 from arena.runner.stats import EloEstimate, likelihood_of_superiority
 
 # ---- statistics ---------------------------------------------------------------------------
@@ -152,25 +153,56 @@ def test_the_sandbox_binds_only_what_the_bot_needs(bwrap: str, tmp_path: Path) -
     plan = launch_command(
         ["python", "bot.py"], folder, seat_dir, Limits(), sandbox=True, python=True
     )
+    close_plan(plan)
     argv = plan.argv
     binds = [
         (argv[i], argv[i + 1], argv[i + 2])
         for i in range(len(argv) - 2)
-        if argv[i] in {"--bind", "--ro-bind"}
+        if argv[i] in {"--bind", "--ro-bind", "--ro-bind-try"}
     ]
     sources = {source for _, source, _ in binds}
     assert "/" not in sources
     assert not any(s.startswith(("/var", "/run", "/home")) for s in sources)
     assert ("--ro-bind", str(folder), "/bot") in binds
-    assert ("--bind", str(seat_dir), "/sock") in binds
-    writable = [source for kind, source, _ in binds if kind == "--bind"]
-    assert writable == [str(seat_dir)]
-    for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent"):
+    assert not any(kind == "--bind" for kind, _, _ in binds), "the host gives nothing writable"
+    # Everything writable is a tmpfs of a fixed size, each counted in the seat's memory.
+    tmpfs = {argv[i + 1]: argv[i - 1] for i in range(len(argv) - 1) if argv[i] == "--tmpfs"}
+    assert tmpfs == {"/dev/shm": str(64 * 1024**2), "/tmp": str(64 * 1024**2),
+                     "/sock": str(256 * 1024)}
+    for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
+                 "--seccomp", "--info-fd"):
         assert flag in argv
+    assert ("--ro-bind-try", str(seat_dir / "empty-file"), "/proc/loadavg") in binds
     assert argv[0] == "prlimit" and "--nproc=128" in argv
     assert plan.bind_address == "unix:///sock/bot.sock"
-    assert plan.connect_address == f"unix://{seat_dir}/bot.sock"
+    assert plan.socket_path == "/sock/bot.sock"
 
+
+def test_a_deep_folder_chain_with_links_is_removed_and_what_they_point_at_is_kept(
+    tmp_path: Path,
+) -> None:
+    base = tmp_path / "seat"
+    base.mkdir()
+    target = tmp_path / "host"
+    target.mkdir()
+    (target / "keep.txt").write_text("kept")
+    here = os.getcwd()
+    os.chdir(base)
+    try:
+        os.symlink(target, "escape")
+        for level in range(2000):  # deeper than the recursion limit and than PATH_MAX
+            os.mkdir("d")
+            os.chdir("d")
+            if level % 500 == 0:
+                os.symlink(target, "link")
+                Path("file").write_text("x")
+                os.mkfifo("fifo")
+    finally:
+        os.chdir(here)
+    remove_tree(base)
+    assert not base.exists()
+    assert (target / "keep.txt").read_text() == "kept"
+    remove_tree(base)  # a second call, on nothing, is harmless
 
 # ---- arena match: bad input -----------------------------------------------------------------
 
@@ -184,6 +216,11 @@ def test_the_sandbox_binds_only_what_the_bot_needs(bwrap: str, tmp_path: Path) -
         (["random", "greedy", "--games", "0"], "--games must be at least 1"),
         (["random", "greedy", "--option", "target"], "expected NAME=VALUE"),
         (["random", "greedy", "--option", "bogus=1"], "bogus"),
+        (["random", "greedy", "--memory", "10"], "--memory must be at least 64 MiB"),
+        (["random", "greedy", "--processes", "2"], "--processes must be at least 8"),
+        (["random", "greedy", "--tmp-size", "0"], "--tmp-size must be at least 1 MiB"),
+        (["random", "greedy", "--cpu-time", "0"], "--cpu-time must be at least 1"),
+        (["random", "greedy", "--file-size", "0"], "--file-size must be at least 1 MiB"),
     ],
 )
 def test_arena_match_rejects_bad_input_with_one_line(
@@ -227,12 +264,12 @@ def test_a_bot_run_by_its_author_plays_over_grpc(tmp_path: Path) -> None:
 def test_a_game_the_host_cannot_start_is_void(
     bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # No folder for the bots' sockets: the host's failure, not the bots'.
+    # No room for the bots' seat folders: the host's failure, not the bots'.
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
     spec = MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2)
     report = run_match(spec)
     assert [game.void is not None for game in report.games] == [True, True]
-    assert "socket" in (report.games[0].void or "")
+    assert "cannot create a folder for the bot" in (report.games[0].void or "")
     assert report.games[0].replay["void"] == report.games[0].void
     lines = report.summary()
     assert [(line.games, line.void, line.wins, line.losses) for line in lines] == [
@@ -280,7 +317,7 @@ def test_without_bubblewrap_sample_bots_run_with_limits_only(tmp_path: Path) -> 
     assert all(game["void"] is None and not game["faults"] for game in report["games"])
 
 
-def test_a_game_is_void_when_bubblewrap_cannot_start_the_bot(bwrap: str, tmp_path: Path) -> None:
+def test_a_game_is_void_when_the_host_cannot_prepare_the_bot(bwrap: str, tmp_path: Path) -> None:
     folder = tmp_path / "vanishing"
     folder.mkdir()
     (folder / "bot.toml").write_text(
@@ -288,11 +325,17 @@ def test_a_game_is_void_when_bubblewrap_cannot_start_the_bot(bwrap: str, tmp_pat
     )
     bot = BotRef.parse(str(folder))
     (folder / "bot.toml").unlink()
-    folder.rmdir()  # gone before the match: bwrap has nothing to bind, the host's failure
+    folder.rmdir()  # gone before the match: nothing to copy for the seat, the host's failure
     report = run_match(MatchSpec([bot, BotRef.parse("random")], "scopa", games=2))
     for game in report.games:
-        assert game.void is not None and "sandbox failed" in game.void
+        assert game.void is not None and "cannot copy the bot's folder" in game.void
         assert game.faults == [] and game.winner_entrants == []
+
+
+def test_what_bubblewrap_prlimit_and_the_group_join_say_is_the_hosts_failure() -> None:
+    assert is_host_failure("bwrap: Can't find source path /x: No such file or directory\n")
+    assert is_host_failure("cgroup: cannot join /sys/fs/cgroup/memory/x/cgroup.procs\n")
+    assert not is_host_failure("setpriv: failed to execute nope: No such file or directory\n")
 
 
 def test_a_remote_bot_that_does_not_play_the_variant_forfeits_at_start() -> None:
@@ -452,3 +495,22 @@ def test_the_manifest_env_reaches_the_sandboxed_bot_under_the_arena_variables(
     level, seed, home = lines[0].split("env:")[1].split()
     assert (level, home) == ("3", "/tmp")  # the manifest's variable; the sandbox's home
     assert seed.isdigit()  # the arena's seed, not the manifest's
+
+
+def test_arena_match_flags_set_each_seats_limits() -> None:
+    from arena.commands.match import limits_from_args
+
+    parser = argparse.ArgumentParser()
+    subparsers = parser.add_subparsers()
+    from arena.commands import match as match_command
+
+    match_command.register(subparsers)
+    args = parser.parse_args(["match", "random", "greedy", "--memory", "300", "--tmp-size",
+                              "8", "--processes", "20"])
+    limits = limits_from_args(args, games=2, bank_ms=10_000)
+    assert (limits.memory_bytes, limits.tmp_bytes, limits.processes) == (
+        300 * 1024**2, 8 * 1024**2, 20
+    )
+    assert limits.cpu_seconds == 60 + 30  # the default for two games of a 10 s bank
+    plain = parser.parse_args(["match", "random", "greedy"])
+    assert limits_from_args(plain, games=2, bank_ms=10_000) is None

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from runner_helpers import require, verify_replays
 
-from arena.runner import BotRef, MatchSpec, run_match
+from arena.runner import BotRef, LiveMove, MatchSpec, run_match
 from arena.runner.bots import SAMPLE_BOTS
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
@@ -103,3 +103,30 @@ def test_three_players_each_sit_in_every_seat(bwrap: str, tmp_path: Path) -> Non
     lines = report.summary()
     assert sum(line.wins for line in lines) == 3
     assert all(line.games == 3 for line in lines)
+
+
+def test_each_move_is_told_to_a_live_view_as_it_is_played(tmp_path: Path) -> None:
+    seen: list[LiveMove] = []
+    spec = MatchSpec(
+        [BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2,
+        replays_dir=tmp_path, on_move=seen.append,
+    )
+    report = run_match(spec)
+    for game in report.games:
+        moves = [m for deal in game.replay["deals"] for m in deal["moves"]]
+        told = [live for live in seen if live.game == game.index]
+        assert [live.record for live in told] == moves
+        assert all(live.players == game.replay["players"] for live in told)
+        for live in told:
+            assert set(live.record) <= {"seat", "card", "capture", "ms", "clock", "auto"}
+    assert [live.move for live in seen[:3]] == [0, 1, 2]
+
+
+def test_a_live_view_that_fails_does_not_stop_the_match() -> None:
+    def broken(live: LiveMove) -> None:
+        raise RuntimeError("the live view is down")
+
+    spec = MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2,
+                     on_move=broken)
+    report = run_match(spec)
+    assert all(game.void is None and game.faults == [] for game in report.games)

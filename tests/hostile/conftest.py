@@ -1,11 +1,12 @@
-"""Fixtures of the runner's tests: a short sandboxed match of a hostile bot."""
+"""Fixtures of the hostile-bot suite: a short sandboxed match of a test bot."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from runner_helpers import BANK_MS, HOSTILE_LIMITS, MOVE_MS, PlayMatch, hostile, verify_replays
+from hostile_helpers import BANK_MS, HOSTILE_LIMITS, MOVE_MS, PlayMatch, hostile, verify_replays
 
 from arena.runner import BotRef, MatchReport, MatchSpec, run_match
 
@@ -24,19 +25,21 @@ def play_hostile(bwrap: str, tmp_path: Path) -> PlayMatch:
         move_ms: int = MOVE_MS,
         opponent: str = "random",
         games: int = 2,
+        **spec: Any,
     ) -> MatchReport:
-        spec = MatchSpec(
+        options: dict[str, Any] = {"limits": HOSTILE_LIMITS, **spec}
+        match = MatchSpec(
             entrants=[hostile(name), BotRef.parse(opponent)],
             variant=variant,
             games=games,
-            seed=11,
             move_time_ms=move_ms,
             bank_ms=BANK_MS,
             replays_dir=tmp_path / "replays",
-            limits=HOSTILE_LIMITS,
+            **options,
         )
-        report = run_match(spec)
-        assert len(report.games) == games, "the match did not go on to its last game"
+        report = run_match(match)
+        whole_sets = -(-games // 2) * 2  # games come in duplicate sets of two
+        assert len(report.games) == whole_sets, "the match did not go on to its last game"
         verify_replays(tmp_path / "replays")
         return report
 

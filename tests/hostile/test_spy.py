@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runner_helpers import BANK_MS, HOSTILE_LIMITS, hostile, verify_replays
+from hostile_helpers import BANK_MS, HOSTILE_LIMITS, hostile, verify_replays
 
 from arena.engine import Deal, Move, Rules, parse_card, rules_for
 from arena.runner import BotRef, MatchSpec, run_match

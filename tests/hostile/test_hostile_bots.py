@@ -14,7 +14,18 @@ import socket
 from pathlib import Path
 
 import pytest
-from runner_helpers import BANK_MS, BOTS, HOSTILE_LIMITS, PlayMatch, require, verify_replays
+from hostile_helpers import (
+    BANK_MS,
+    BOTS,
+    HOSTILE_LIMITS,
+    MOVE_MS,
+    PlayMatch,
+    assert_forfeited_by_hostile_side,
+    faults_of,
+    processes_of_uid,
+    require,
+    verify_replays,
+)
 
 from arena.runner import BotRef, MatchReport, MatchSpec, run_match
 from arena.runner.bots import SAMPLE_BOTS
@@ -22,24 +33,8 @@ from arena.runner.bots import SAMPLE_BOTS
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 
-def faults_of(report: MatchReport, game: int) -> list[str]:
-    return [fault["kind"] for fault in report.games[game].faults]
-
-
 def log_of(report: MatchReport, key: str = "0/0") -> str:
     return report.logs[key]
-
-
-def assert_forfeited_by_hostile_side(report: MatchReport, kind: str) -> None:
-    """Both games were lost by the hostile bot (entrant 0) by forfeit for ``kind``."""
-    for game in report.games:
-        hostile_seat = game.seats.index(0)
-        assert game.forfeit is not None, game.replay
-        assert game.forfeit["side"] == report.rules.side_of(hostile_seat)
-        assert game.forfeit["reason"].startswith(f"{kind}:")
-        assert game.winner_entrants == [1]
-        assert game.replay["result"]["forfeit"] == game.forfeit
-        assert game.void is None
 
 
 def test_a_bot_that_crashes_at_start_forfeits_and_is_started_again(
@@ -88,9 +83,10 @@ def test_a_late_answer_is_played_for_the_seat_and_then_ignored(play_hostile: Pla
             m for deal in game.replay["deals"] for m in deal["moves"] if m["seat"] == hostile_seat
         )
         assert first["auto"] == "timeout"
-        assert first["ms"] >= 300
-    # One process for the whole match: a single late answer is no reason to restart.
-    assert log_of(report).count("[arena] starting") == 1
+        assert first["ms"] >= MOVE_MS
+    # One process a game (each game of a duplicate set gets its own): a late answer is no
+    # reason for another restart.
+    assert log_of(report).count("[arena] starting") == 2
 
 
 def test_a_bot_that_sends_garbage_forfeits_as_garbled(play_hostile: PlayMatch) -> None:
@@ -109,25 +105,9 @@ def test_a_bot_that_sends_an_illegal_move_forfeits(play_hostile: PlayMatch) -> N
 def test_a_bot_that_allocates_without_end_hits_its_memory_limit(play_hostile: PlayMatch) -> None:
     # A long move limit, so that the allocation ends at the limit before the clock does.
     report = play_hostile("memory-hog", move_ms=5000)
-    assert_forfeited_by_hostile_side(report, "crash")
-    reached = [int(n) for n in re.findall(r"MemoryError after (\d+) MiB", log_of(report))]
-    assert len(reached) == 2
-    assert all(0 < mib * 1024**2 < HOSTILE_LIMITS.memory_bytes for mib in reached)
-
-
-def _processes_of_uid(uid: int) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        match = re.search(r"^Uid:\s+(\d+)", status, re.MULTILINE)
-        if match and int(match.group(1)) == uid:
-            pids.append(int(entry.name))
-    return pids
+    assert_forfeited_by_hostile_side(report, "memory")
+    for game in report.games:
+        assert "memory limit of 768 MiB" in game.forfeit["reason"]  # type: ignore[index]
 
 
 def test_a_fork_bomb_is_stopped_by_the_process_limit_and_killed(play_hostile: PlayMatch) -> None:
@@ -137,7 +117,7 @@ def test_a_fork_bomb_is_stopped_by_the_process_limit_and_killed(play_hostile: Pl
     assert len(found) == 2
     for uid, children in found:
         assert 0 < int(children) < HOSTILE_LIMITS.processes
-        assert _processes_of_uid(int(uid)) == [], "a forked child outlived the match"
+        assert processes_of_uid(int(uid)) == [], "a forked child outlived the match"
 
 
 def test_a_bot_cannot_reach_the_network(play_hostile: PlayMatch, postgres_available: bool) -> None:
@@ -183,7 +163,7 @@ def test_a_bot_cannot_read_files_outside_its_folder_nor_write_into_it(
         variant="scopa",
         games=2,
         seed=3,
-        move_time_ms=300,
+        move_time_ms=MOVE_MS,
         bank_ms=BANK_MS,
         replays_dir=tmp_path / "replays",
         limits=HOSTILE_LIMITS,
@@ -208,3 +188,20 @@ def test_partners_cannot_share_their_hands(play_hostile: PlayMatch) -> None:
         assert "no partner abstract socket" in log
     for game in report.games:
         assert game.faults == []
+
+
+def test_a_bot_whose_code_fails_at_every_turn_is_counted_as_never_choosing(
+    play_hostile: PlayMatch,
+) -> None:
+    report = play_hostile("fumbler")
+    for game in report.games:
+        seat = game.seats.index(0)
+        assert game.forfeit is None and game.void is None  # fallbacks are played, not faults
+        assert game.fallbacks[seat] == game.answered[seat] > 0
+        assert game.replay["fallbacks"][seat] == game.fallbacks[seat]
+        notes = [f for f in game.faults if f["kind"] == "fallback"]
+        assert len(notes) == 3 and all(f["seat"] == seat for f in notes)
+        assert "RuntimeError: cannot decide among" in notes[0]["detail"]
+    fumbler, opponent = report.summary()
+    assert fumbler.fallbacks == fumbler.answered > 0
+    assert opponent.fallbacks == 0 and opponent.answered > 0

@@ -1,0 +1,61 @@
+"""Stopping a child process together with its whole process group, safely.
+
+The arena's long-lived helpers (local workers, the production web server, nginx) each run in
+a session of their own, so that their children (pool processes, bots) share their process
+group and go with them. A group may be signalled only while its leader is unreaped: a reaped
+leader's pid, and so its group id, can be handed to an unrelated process at once (pids wrap
+around quickly on a busy machine). Standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+
+
+def exited_unreaped(process: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Waits up to ``timeout`` for ``process`` to exit without reaping it; True if it did.
+
+    A process left unreaped (a zombie) keeps its pid, so its process group id cannot be given
+    to a new process while the caller still signals the group.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            info = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+        except ChildProcessError:  # already reaped elsewhere
+            return True
+        if info is not None:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
+def signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
+    """Sends ``sig`` to the process group led by ``process``, if that group is still its own."""
+    if process.returncode is not None:
+        return  # reaped: its group id may already belong to another process
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)
+
+
+def stop_group(process: subprocess.Popen[bytes], timeout: float = 10.0,
+               sig: int = signal.SIGTERM) -> int:
+    """Asks the group to stop with ``sig``, kills what is left after ``timeout``, reaps the
+    leader; returns its exit status."""
+    signal_group(process, sig)
+    finish_group(process, timeout)
+    return process.returncode
+
+
+def finish_group(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Waits up to ``timeout`` for a leader already asked to stop, then kills its whole group
+    (children included, which must not outlive it) and reaps the leader."""
+    if process.returncode is None:
+        exited_unreaped(process, max(0.0, timeout))
+        signal_group(process, signal.SIGKILL)
+    process.wait()

@@ -1,0 +1,397 @@
+"""Memory and process limits for a bot seat as a whole: control groups, or a watchdog.
+
+``RLIMIT_AS`` and ``RLIMIT_NPROC`` are per process (or per uid): a bot that forks children
+gets the limit once per child. A seat is limited as a whole here, in the first of these ways
+the host allows:
+
+- **cgroup v2**: a child group of a delegated group (``ARENA_CGROUP``, or the parent of the
+  runner's own group when it has the ``memory`` and ``pids`` controllers enabled for its
+  children and is writable), with ``memory.max``, ``memory.swap.max = 0`` and ``pids.max``;
+- **cgroup v1**: a child of the runner's own group in the ``memory`` and ``pids`` hierarchies,
+  with ``memory.limit_in_bytes`` (and ``memory.memsw.limit_in_bytes``) and ``pids.max``;
+- **watchdog**: none of these: a thread of the runner sums the resident memory of the seat's
+  process tree and its private tmpfs folders from ``/proc`` every 100 ms and kills the seat
+  over the limit (the per-process limits still apply).
+
+With a control group, everything the seat's processes allocate is counted together, including
+what they write into their tmpfs folders (``/tmp``, ``/sock``, ``/dev/shm``: tmpfs pages are
+charged to the group of the process that writes them), and the kernel kills the seat's
+processes at the limit. The runner then records a ``memory`` fault. This module starts no
+process and speaks no gRPC.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import secrets
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger("arena.runner")
+
+CGROUP_ENV = "ARENA_CGROUP"
+"""A delegated cgroup v2 folder for seat groups; ``off`` disables control groups."""
+
+WATCH_INTERVAL_S = 0.1
+"""How often the watchdog sums a seat's memory when no control group limits it."""
+
+GROUP_WATCH_INTERVAL_S = 0.5
+"""How often it looks at a control group's OOM count (the kernel enforces the limit itself;
+the watchdog only ends the rest of a seat the kernel cut into). Seldom, so as not to take the
+runner's interpreter lock from the games in play."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where seat groups are made: ``v2`` (one folder) or ``v1`` (memory and pids folders)."""
+
+    kind: str  # "v2" or "v1"
+    memory_parent: Path
+    pids_parent: Path
+
+    def describe(self) -> str:
+        """One line for ``arena doctor``."""
+        if self.kind == "v2":
+            return f"cgroup v2 under {self.memory_parent}"
+        return f"cgroup v1 under {self.memory_parent} and {self.pids_parent}"
+
+
+def _own_groups() -> dict[str, str]:
+    """The runner's own group per hierarchy: controller name (or ``""`` for v2) -> path."""
+    groups: dict[str, str] = {}
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            for name in controllers.split(",") if controllers else [""]:
+                groups[name] = path
+    return groups
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, filesystem type, super options) of every cgroup mount."""
+    found = []
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            left, _, right = line.partition(" - ")
+            fstype, _, options = [*right.split(" "), "", "", ""][:3]
+            if fstype in {"cgroup", "cgroup2"}:
+                found.append((left.split(" ")[4], fstype, set(options.split(","))))
+    return found
+
+
+def _writable_dir(path: Path) -> bool:
+    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
+
+
+def _v2_backend(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Backend | None:
+    explicit = os.environ.get(CGROUP_ENV, "").strip()
+    candidates: list[Path] = []
+    if explicit:
+        candidates.append(Path(explicit))
+    else:
+        for point, fstype, _ in mounts:
+            if fstype != "cgroup2" or "" not in own:
+                continue
+            group = Path(point) / own[""].lstrip("/")
+            candidates += [group, group.parent]
+    for folder in candidates:
+        try:
+            enabled = set((folder / "cgroup.subtree_control").read_text().split())
+        except OSError:
+            continue
+        if {"memory", "pids"} <= enabled and _writable_dir(folder):
+            return Backend("v2", folder, folder)
+    return None
+
+
+def _v1_backend(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Backend | None:
+    parents: dict[str, Path] = {}
+    for point, fstype, options in mounts:
+        for controller in ("memory", "pids"):
+            if fstype == "cgroup" and controller in options and controller in own:
+                parents[controller] = Path(point) / own[controller].lstrip("/")
+    if set(parents) != {"memory", "pids"}:
+        return None
+    if not all(_writable_dir(folder) for folder in parents.values()):
+        return None
+    if not (parents["memory"] / "memory.limit_in_bytes").exists():
+        return None
+    return Backend("v1", parents["memory"], parents["pids"])
+
+
+@functools.cache
+def backend() -> Backend | None:
+    """How this host limits a seat as a whole, or None (the watchdog), found once."""
+    if os.environ.get(CGROUP_ENV, "").strip().lower() in {"off", "0", "no"}:
+        return None
+    mounts, own = _mounts(), _own_groups()
+    return _v2_backend(mounts, own) or _v1_backend(mounts, own)
+
+
+def _write(path: Path, value: str) -> None:
+    path.write_text(value)
+
+
+class SeatGroup:
+    """The control group(s) of one seat process tree."""
+
+    def __init__(self, backend: Backend, label: str, memory_bytes: int, pids: int) -> None:
+        self.backend = backend
+        self.memory_bytes = memory_bytes
+        name = f"scopa-{label[:40]}-{secrets.token_hex(4)}"
+        self.memory_dir = backend.memory_parent / name
+        self.pids_dir = backend.pids_parent / name
+        self._made: list[Path] = []
+        try:
+            for folder in dict.fromkeys([self.memory_dir, self.pids_dir]):
+                folder.mkdir()
+                self._made.append(folder)
+            if backend.kind == "v2":
+                _write(self.memory_dir / "memory.max", str(memory_bytes))
+                with contextlib.suppress(OSError):  # no swap accounting: nothing to limit
+                    _write(self.memory_dir / "memory.swap.max", "0")
+                with contextlib.suppress(OSError):  # a seat's OOM kills all of it (5.19+)
+                    _write(self.memory_dir / "memory.oom.group", "1")
+            else:
+                _write(self.memory_dir / "memory.limit_in_bytes", str(memory_bytes))
+                with contextlib.suppress(OSError):  # only with swap accounting
+                    _write(self.memory_dir / "memory.memsw.limit_in_bytes", str(memory_bytes))
+                with contextlib.suppress(OSError):
+                    _write(self.memory_dir / "memory.swappiness", "0")
+            _write(self.pids_dir / "pids.max", str(pids))
+        except OSError:
+            self.remove()
+            raise
+
+    def procs_files(self) -> list[str]:
+        """The ``cgroup.procs`` files a process writes its pid into to join the seat."""
+        return [str(folder / "cgroup.procs") for folder in dict.fromkeys(self._made)]
+
+    def join_command(self) -> list[str]:
+        """An argv prefix that moves the process into the seat's group(s), then runs the rest.
+
+        A shell, not a ``preexec_fn``: the runner has threads, and forking with them is only
+        safe up to ``exec``.
+        """
+        files = self.procs_files()
+        script = "".join(
+            f'echo $$ > "${i}" || {{ echo "cgroup: cannot join ${i}" >&2; exit 125; }}; '
+            for i in range(1, len(files) + 1)
+        )
+        return ["/bin/sh", "-c", f'{script}shift {len(files)}; exec "$@"', "sh", *files]
+
+    def oom_kills(self) -> int:
+        """How many of the seat's processes the kernel killed at the memory limit."""
+        name = "memory.events" if self.backend.kind == "v2" else "memory.oom_control"
+        try:
+            text = (self.memory_dir / name).read_text()
+        except OSError:
+            return 0
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                return int(value)
+        if self.backend.kind == "v1":  # kernels before 4.13: the limit was hit, at least
+            with contextlib.suppress(OSError, ValueError):
+                return int((self.memory_dir / "memory.failcnt").read_text()) and 1
+        return 0
+
+    def pids(self) -> list[int]:
+        """The processes still in the seat's group."""
+        found: set[int] = set()
+        for folder in dict.fromkeys(self._made):
+            with contextlib.suppress(OSError, ValueError):
+                found |= {int(p) for p in (folder / "cgroup.procs").read_text().split()}
+        return sorted(found)
+
+    def kill(self) -> None:
+        """Kills every process of the seat (``cgroup.kill`` where there is one)."""
+        if self.backend.kind == "v2":
+            with contextlib.suppress(OSError):
+                _write(self.memory_dir / "cgroup.kill", "1")
+        for _ in range(50):  # a process may fork while it is killed: until the group is empty
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        """Removes the group(s) once empty; a group that stays busy is left (and logged)."""
+        for folder in reversed(self._made):
+            for _ in range(100):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
+            else:
+                log.warning("could not remove the seat group %s", folder)
+        self._made = []
+
+
+STALE_GROUP_S = 3600.0
+"""A seat group this old and empty was left by a runner that died: it is removed."""
+
+_swept = threading.Event()
+
+
+def sweep_stale_groups(
+    found: Backend, older_than_s: float = STALE_GROUP_S, prefix: str = "scopa-"
+) -> int:
+    """Removes empty seat groups older than ``older_than_s`` (left by a runner that was killed
+    before it could remove them); returns how many. A group in use is never empty."""
+    removed = 0
+    now = time.time()
+    for parent in dict.fromkeys([found.memory_parent, found.pids_parent]):
+        with contextlib.suppress(OSError):
+            for entry in parent.iterdir():
+                if not entry.name.startswith(prefix) or not entry.is_dir():
+                    continue
+                with contextlib.suppress(OSError):
+                    if now - entry.stat().st_mtime > older_than_s:
+                        entry.rmdir()  # fails (and is left) unless the group is empty
+                        removed += 1
+    return removed
+
+
+def make_group(label: str, memory_bytes: int, pids: int) -> SeatGroup | None:
+    """A seat group on this host, or None when control groups are not available."""
+    found = backend()
+    if found is None:
+        return None
+    if not _swept.is_set():
+        _swept.set()
+        sweep_stale_groups(found)
+    try:
+        return SeatGroup(found, label, memory_bytes, pids)
+    except OSError as error:
+        log.warning("cannot make a control group for %s (%s): using the watchdog", label, error)
+        return None
+
+
+# ---- the watchdog ------------------------------------------------------------------------
+
+
+def tree_pids(root: int) -> list[int]:
+    """``root`` and all its descendants, from ``/proc/<pid>/task/<tid>/children``."""
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            with (
+                contextlib.suppress(OSError, ValueError),
+                open(f"/proc/{pid}/task/{tid}/children") as handle,
+            ):
+                todo.extend(int(child) for child in handle.read().split())
+    return found
+
+
+def rss_bytes(pid: int) -> int:
+    """The resident memory of one process (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+INODE_BYTES = 1024
+"""What the kernel keeps for one file of a tmpfs (inode and name), about."""
+
+
+def tmpfs_used(folders: Iterator[str] | list[str]) -> int:
+    """Bytes used in the given tmpfs folders (as the runner reaches them through /proc): their
+    blocks, and about a KiB of kernel memory per file."""
+    total = 0
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            stat = os.statvfs(folder)
+            total += (stat.f_blocks - stat.f_bfree) * stat.f_frsize
+            total += (stat.f_files - stat.f_ffree) * INODE_BYTES
+    return total
+
+
+class MemoryWatchdog:
+    """Watches a seat's memory and kills the whole seat on its first excess.
+
+    With a control group the kernel enforces the limit and may kill only the largest process
+    of the seat (cgroup v1 has no ``memory.oom.group``): the watchdog sees the group's OOM
+    count rise and kills the rest, so a seat over its limit always ends as a ``memory``
+    fault. Without one, it sums the tree's resident memory and its tmpfs folders itself.
+    """
+
+    def __init__(
+        self,
+        root_pid: int,
+        limit_bytes: int,
+        kill: Callable[[], None],
+        tmpfs_folders: Callable[[], list[str]] = list,
+        group: SeatGroup | None = None,
+    ) -> None:
+        self.root_pid = root_pid
+        self.limit_bytes = limit_bytes
+        self.group = group
+        self._kill = kill
+        self._tmpfs_folders = tmpfs_folders
+        self.tripped = False
+        self.peak_bytes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="arena-memory", daemon=True)
+        self._thread.start()
+
+    def usage(self) -> int:
+        """The tree's resident memory plus what its tmpfs folders hold, now."""
+        pids = tree_pids(self.root_pid)
+        return sum(rss_bytes(pid) for pid in pids) + tmpfs_used(self._tmpfs_folders())
+
+    def over(self) -> bool:
+        """Whether the seat has gone over its limit."""
+        if self.group is not None:
+            return self.group.oom_kills() > 0
+        used = self.usage()
+        self.peak_bytes = max(self.peak_bytes, used)
+        return used > self.limit_bytes
+
+    def _watch(self) -> None:
+        interval = GROUP_WATCH_INTERVAL_S if self.group is not None else WATCH_INTERVAL_S
+        while not self._stop.wait(interval):
+            if self.over():
+                self.tripped = True
+                self._kill()
+                return
+
+    def stop(self) -> None:
+        """Stops watching (the process is gone or being stopped)."""
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=1.0)
+
+
+__all__ = [
+    "CGROUP_ENV",
+    "Backend",
+    "MemoryWatchdog",
+    "SeatGroup",
+    "backend",
+    "make_group",
+    "sweep_stale_groups",
+    "tree_pids",
+]

@@ -1,0 +1,119 @@
+"""Which of the sandbox's protections this host gives, and what stands in for the missing ones.
+
+:func:`protections` inspects the host once (bubblewrap and its features, libseccomp, control
+groups, the runner's own privileges) and returns one :class:`Protection` per line of defence
+in docs/SECURITY.md, each active or replaced by its fallback. ``arena doctor`` prints them;
+``arena demo`` and ``arena worker`` print a summary when they start. :func:`warn_once` is how
+the runner says, once per process, that it fell back. Nothing here starts a bot.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from arena.runner import cgroups, sandbox, seccomp
+
+log = logging.getLogger("arena.runner")
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def warn_once(key: str, message: str) -> None:
+    """Logs ``message`` as a warning the first time ``key`` is seen in this process."""
+    with _warned_lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    log.warning(message)
+
+
+@dataclass(frozen=True)
+class Protection:
+    """One line of defence: whether this host gives it, and how (or what replaces it)."""
+
+    name: str
+    active: bool
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return asdict(self)
+
+
+def protections() -> list[Protection]:
+    """Every protection of docs/SECURITY.md as this host gives it."""
+    features = sandbox.bwrap_features()
+    root = os.geteuid() == 0
+    found: list[Protection] = []
+    if features is None:
+        found.append(Protection(
+            "sandbox", False,
+            "no working bubblewrap: only the sample bots run (limits only); other bots are "
+            "refused unless --unsafe-no-sandbox",
+        ))
+    else:
+        found.append(Protection(
+            "sandbox", True,
+            f"bubblewrap {features.version}: own network, pid, ipc, uts namespaces; the bot's "
+            "private read-only copy, no host folder writable, host /proc counters masked",
+        ))
+    problem = seccomp.filter_problem()
+    filter_ok = features is not None and features.seccomp and problem is None
+    found.append(Protection(
+        "system-call filter", filter_ok,
+        "libseccomp filter: namespaces, mounts, ptrace, bpf... kill the bot; locks, inotify, "
+        "sysinfo refused" if filter_ok else (problem or "this bubblewrap has no --seccomp"),
+    ))
+    if features is not None and features.disable_userns and not root:
+        userns = "bwrap --disable-userns, and the system-call filter"
+    else:
+        userns = "the system-call filter (unshare/clone with a namespace flag kill the bot)"
+    found.append(Protection("no nested namespaces", filter_ok, userns if filter_ok else
+                            "not blocked: no system-call filter"))
+    if root:
+        has_setpriv = shutil.which("setpriv") is not None
+        found.append(Protection(
+            "unprivileged bot", has_setpriv,
+            "a fresh uid per seat, no capabilities (setpriv)" if has_setpriv
+            else "setpriv is missing: sandboxed bots cannot start",
+        ))
+    else:
+        found.append(Protection("unprivileged bot", True, "the runner's own uid, in a user "
+                                "namespace"))
+    sized = features is not None and features.size
+    found.append(Protection(
+        "tmpfs sizes", sized,
+        "/tmp, /dev/shm and /sock are size-limited tmpfs" if sized
+        else "this bubblewrap has no --size: tmpfs folders are bounded by the memory limit only",
+    ))
+    group = cgroups.backend()
+    found.append(Protection(
+        "seat memory and processes", group is not None,
+        f"{group.describe()}: one memory and one process limit per seat, tmpfs included"
+        if group
+        else "no writable control group: the runner's watchdog sums each seat's memory "
+        "(and tmpfs) every 100 ms; processes by RLIMIT_NPROC, "
+        + ("for each seat's own uid" if root else "for the runner's uid, shared by its seats"),
+    ))
+    info = features is not None and features.info_fd
+    found.append(Protection(
+        "socket the runner checked", info,
+        "connects through the sandbox's root, without following links, to a socket" if info
+        else "this bubblewrap has no --info-fd: sandboxed bots cannot start",
+    ))
+    return found
+
+
+def summary() -> str:
+    """One line for a command that starts: what protects the host and the games."""
+    parts = [f"{p.name}: {'yes' if p.active else 'NO'}" for p in protections()]
+    return "protections: " + ", ".join(parts)
+
+
+__all__ = ["Protection", "protections", "summary", "warn_once"]

@@ -1,0 +1,228 @@
+"""The system-call filter of a bot's sandbox, compiled to BPF by libseccomp.
+
+bubblewrap loads a compiled filter from a file descriptor (``bwrap --seccomp FD``). This
+module writes the policy below with the machine's own libseccomp (the library that systemd,
+Docker and Flatpak use to compile theirs), through a small :mod:`ctypes` binding, and returns the
+BPF program as bytes. It does not start processes (see :mod:`arena.runner.sandbox`).
+
+The policy is a deny-list on top of what the sandbox already forbids (no capabilities, no
+network, no other filesystem), aimed at two things:
+
+- *The kernel's attack surface.* Calls a card-playing bot has no use for and that have a
+  record of privilege escalations: new namespaces (``unshare``, ``setns``, ``clone`` with a
+  namespace flag), mounts, ``ptrace`` and cross-process memory, keyrings, ``bpf``,
+  ``perf_event_open``, ``userfaultfd``, module and ``kexec`` loading, and the like. Making one
+  kills the whole bot (``SIGSYS``): the runner records a ``forbidden`` fault. ``clone3`` and
+  ``io_uring`` answer ``ENOSYS`` instead, so that the C library and libuv fall back to
+  ``clone`` and plain system calls, as they do on older kernels.
+- *Channels between seats.* Two sandboxes still see some of the same files (``/usr``, the
+  interpreter). File locks on them (``flock``, ``fcntl`` record and open-file-description
+  locks, leases) and inotify/dnotify watches would let one seat signal another through a file
+  both can open; they fail with ``ENOLCK`` / ``ENOSYS`` / ``EPERM``. ``sysinfo`` (host-wide
+  memory and process counts, which one seat could modulate for another) fails with
+  ``ENOSYS``. Sockets of families other than unix, IPv4, IPv6 and netlink (``AF_VSOCK`` reaches
+  a virtual machine's host whatever the network namespace) fail with ``EAFNOSUPPORT``.
+
+System calls of another architecture (32-bit ``int 0x80``, x32) kill the process: a filter
+only speaks for the architecture it was compiled for.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import functools
+import os
+import tempfile
+from dataclasses import dataclass
+
+# Actions (seccomp.h).
+ACT_KILL_PROCESS = 0x80000000
+ACT_ALLOW = 0x7FFF0000
+_ACT_ERRNO = 0x00050000
+
+# Comparison operators of struct scmp_arg_cmp.
+_CMP_EQ = 4
+_CMP_GT = 6
+_CMP_MASKED_EQ = 7
+
+_ATTR_ACT_BADARCH = 2
+
+CLONE_NAMESPACE_FLAGS = {
+    "CLONE_NEWNS": 0x00020000,
+    "CLONE_NEWCGROUP": 0x02000000,
+    "CLONE_NEWUTS": 0x04000000,
+    "CLONE_NEWIPC": 0x08000000,
+    "CLONE_NEWUSER": 0x10000000,
+    "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000,
+}
+
+# fcntl commands that take or wait for a lock, take a lease or set a directory watch.
+F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW = 6, 7, 37, 38
+F_SETLEASE, F_NOTIFY = 1024, 1026
+
+FORBIDDEN = (
+    # namespaces and mounts
+    "unshare", "setns", "mount", "umount", "umount2", "pivot_root", "chroot", "move_mount",
+    "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    # other processes' memory
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    # kernel subsystems a bot has no use for
+    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+    "fanotify_init", "open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
+    # the machine itself
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
+    "swapon", "swapoff", "acct", "syslog", "quotactl", "quotactl_fd", "iopl", "ioperm",
+    "vm86", "vm86old", "uselib", "nfsservctl", "_sysctl", "vhangup",
+)
+"""System calls that kill the bot (``SIGSYS``): the runner records a ``forbidden`` fault."""
+
+NOT_IMPLEMENTED = (
+    "clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "inotify_init", "inotify_init1", "inotify_add_watch", "sysinfo",
+)
+"""System calls that fail with ENOSYS, as on a kernel without them (callers fall back)."""
+
+NO_LOCKS = ("flock",)
+"""System calls that fail with ENOLCK (no locks available)."""
+
+ALLOWED_SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
+_LAST_FAMILY = 64  # AF_MAX is 46 today; anything above 16 that is not listed is refused
+
+
+class SeccompError(RuntimeError):
+    """libseccomp is missing or refused the policy: the sandbox runs without the filter."""
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [
+        ("arg", ctypes.c_uint),
+        ("op", ctypes.c_int),
+        ("datum_a", ctypes.c_uint64),
+        ("datum_b", ctypes.c_uint64),
+    ]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the policy: a system call, its action, and conditions on its arguments."""
+
+    syscall: str
+    action: int
+    conditions: tuple[tuple[int, int, int, int], ...] = ()  # (arg, op, a, b)
+
+
+def errno_action(code: int) -> int:
+    """The action that makes a system call fail with ``code``."""
+    return _ACT_ERRNO | (code & 0xFFFF)
+
+
+def policy() -> list[Rule]:
+    """The sandbox's rules, in the order they are added."""
+    kill = ACT_KILL_PROCESS
+    rules = [Rule(name, kill) for name in FORBIDDEN]
+    for flag in CLONE_NAMESPACE_FLAGS.values():
+        rules.append(Rule("clone", kill, ((0, _CMP_MASKED_EQ, flag, flag),)))
+    rules += [Rule(name, errno_action(errno.ENOSYS)) for name in NOT_IMPLEMENTED]
+    rules += [Rule(name, errno_action(errno.ENOLCK)) for name in NO_LOCKS]
+    for fcntl in ("fcntl", "fcntl64"):
+        for command in (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW):
+            rules.append(Rule(fcntl, errno_action(errno.ENOLCK), ((1, _CMP_EQ, command, 0),)))
+        for command in (F_SETLEASE, F_NOTIFY):
+            rules.append(Rule(fcntl, errno_action(errno.EPERM), ((1, _CMP_EQ, command, 0),)))
+    refuse = errno_action(errno.EAFNOSUPPORT)
+    for family in range(0, 17):
+        if family not in ALLOWED_SOCKET_FAMILIES:
+            rules.append(Rule("socket", refuse, ((0, _CMP_EQ, family, 0),)))
+            rules.append(Rule("socketpair", refuse, ((0, _CMP_EQ, family, 0),)))
+    rules.append(Rule("socket", refuse, ((0, _CMP_GT, 16, 0),)))
+    rules.append(Rule("socketpair", refuse, ((0, _CMP_GT, 16, 0),)))
+    return rules
+
+
+@functools.cache
+def _library() -> ctypes.CDLL:
+    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    try:
+        lib = ctypes.CDLL(name, use_errno=True)
+    except OSError as error:
+        raise SeccompError(f"libseccomp is not installed ({error})") from None
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_init.argtypes = [ctypes.c_uint32]
+    lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+    lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
+    lib.seccomp_rule_add_array.argtypes = [
+        ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp),
+    ]
+    lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    return lib
+
+
+def compile_policy(rules: list[Rule] | None = None) -> bytes:
+    """The BPF program of ``rules`` (default: :func:`policy`) for this machine's architecture.
+
+    System calls this architecture does not have are skipped. Raises SeccompError when
+    libseccomp is missing or refuses a rule.
+    """
+    lib = _library()
+    ctx = lib.seccomp_init(ACT_ALLOW)
+    if not ctx:
+        raise SeccompError("seccomp_init failed")
+    try:
+        if lib.seccomp_attr_set(ctx, _ATTR_ACT_BADARCH, ACT_KILL_PROCESS) != 0:
+            raise SeccompError("libseccomp cannot kill on a foreign architecture")
+        for rule in rules if rules is not None else policy():
+            number = lib.seccomp_syscall_resolve_name(rule.syscall.encode())
+            if number < 0:  # __NR_SCMP_ERROR: not a system call of this architecture
+                continue
+            conditions = (_ArgCmp * max(1, len(rule.conditions)))(
+                *(_ArgCmp(arg, op, a, b) for arg, op, a, b in rule.conditions)
+            )
+            done = lib.seccomp_rule_add_array(
+                ctx, rule.action, number, len(rule.conditions), conditions
+            )
+            if done != 0:
+                raise SeccompError(
+                    f"libseccomp refused the rule for {rule.syscall}: {os.strerror(-done)}"
+                )
+        with tempfile.TemporaryFile() as out:
+            if lib.seccomp_export_bpf(ctx, out.fileno()) != 0:
+                raise SeccompError("libseccomp could not export the filter")
+            out.seek(0)
+            return out.read()
+    finally:
+        lib.seccomp_release(ctx)
+
+
+@functools.cache
+def sandbox_filter() -> bytes | None:
+    """The compiled sandbox filter, once per process; None when libseccomp is unavailable."""
+    try:
+        return compile_policy()
+    except SeccompError:
+        return None
+
+
+def filter_problem() -> str | None:
+    """Why the sandbox has no system-call filter on this machine, or None when it has one."""
+    try:
+        compile_policy()
+    except SeccompError as error:
+        return str(error)
+    return None
+
+
+__all__ = [
+    "FORBIDDEN",
+    "NOT_IMPLEMENTED",
+    "Rule",
+    "SeccompError",
+    "compile_policy",
+    "filter_problem",
+    "policy",
+    "sandbox_filter",
+]

@@ -1,0 +1,105 @@
+"""``arena doctor`` and the runner's fallbacks: each protection said active or replaced."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from runner_helpers import require
+
+from arena.runner import cgroups, seccomp
+from arena.runner.sandbox import bwrap_features, remove_tree, sweep_stale_seat_dirs
+
+EVERY = {
+    "sandbox", "system-call filter", "no nested namespaces", "unprivileged bot", "tmpfs sizes",
+    "seat memory and processes", "socket the runner checked",
+}
+
+
+def doctor(env: dict[str, str] | None = None) -> tuple[int, dict[str, dict[str, object]]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "doctor", "--json"],
+        env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=60,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    return done.returncode, {item["name"]: item for item in report["protections"]}
+
+
+def test_the_doctor_names_every_protection_as_this_host_gives_it(bwrap: str) -> None:
+    status, found = doctor()
+    assert set(found) == EVERY
+    features = bwrap_features()
+    require(features is not None, "a working bubblewrap")
+    assert features is not None
+    always = ("sandbox", "no nested namespaces", "unprivileged bot", "socket the runner checked")
+    for name in always:
+        assert found[name]["active"] is True, found[name]
+    assert found["system-call filter"]["active"] is (seccomp.filter_problem() is None)
+    assert found["tmpfs sizes"]["active"] is features.size
+    has_group = cgroups.backend() is not None
+    assert found["seat memory and processes"]["active"] is has_group
+    assert status == (0 if all(item["active"] for item in found.values()) else 1)
+
+
+def test_without_control_groups_the_doctor_names_the_watchdog(bwrap: str) -> None:
+    status, found = doctor({cgroups.CGROUP_ENV: "off"})
+    assert status == 1
+    line = found["seat memory and processes"]
+    assert line["active"] is False and "watchdog" in str(line["detail"])
+
+
+def test_the_runner_says_once_that_it_fell_back_to_the_watchdog(bwrap: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", "random", "greedy", "--games", "4",
+         "--json"],
+        env={**os.environ, cgroups.CGROUP_ENV: "off"}, capture_output=True, text=True,
+        timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("no control group for the bots") == 1, done.stderr
+    assert all(not game["faults"] for game in json.loads(done.stdout)["games"])
+
+
+def test_empty_seat_groups_left_behind_are_swept_and_busy_ones_kept() -> None:
+    found = cgroups.backend()
+    require(found is not None, "a writable control group")
+    assert found is not None
+    label = f"sweeptest-{os.getpid()}"
+    idle = cgroups.SeatGroup(found, label, 64 * 1024**2, 16)
+    busy = cgroups.SeatGroup(found, label, 64 * 1024**2, 16)
+    sleeper = subprocess.Popen([*busy.join_command(), "sleep", "30"])
+    try:
+        for _ in range(100):
+            if busy.pids():
+                break
+            time.sleep(0.01)
+        assert busy.pids() == [sleeper.pid]
+        removed = cgroups.sweep_stale_groups(found, older_than_s=-1, prefix=f"scopa-{label}")
+        assert not idle.memory_dir.exists() and busy.memory_dir.exists()
+        assert removed >= 1
+    finally:
+        busy.kill()
+        sleeper.wait()
+        busy.remove()
+    assert not busy.memory_dir.exists()
+
+
+def test_old_seat_folders_left_behind_are_swept(tmp_path: Path) -> None:
+    import tempfile
+
+    old = Path(tempfile.mkdtemp(prefix="scopa-seat-sweeptest-"))
+    (old / "a" / "b").mkdir(parents=True)
+    (old / "a" / "b" / "f").write_text("x")
+    fresh = Path(tempfile.mkdtemp(prefix="scopa-seat-sweeptest-"))
+    two_days_ago = time.time() - 2 * 86400
+    os.utime(old, (two_days_ago, two_days_ago))
+    try:
+        sweep_stale_seat_dirs()
+        assert not old.exists() and fresh.exists()
+    finally:
+        remove_tree(fresh)
