@@ -34,4 +34,5 @@ RUN pip install --no-cache-dir -e . \
 USER arena
 VOLUME ["/data"]
 EXPOSE 8000
-CMD ["gunicorn", "webui.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]
+# Threaded workers (webui/gunicorn_conf.py); put nginx in front as docker-compose.yml does.
+CMD ["gunicorn", "-c", "python:webui.gunicorn_conf", "webui.wsgi"]

@@ -31,10 +31,18 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     The level of the arena's own loggers (default ``INFO``).
 ``ARENA_QUEUE``
     The name of the task queue (default ``arena``): deployments sharing one Redis keep apart.
+``ARENA_BROKER_PREFIX``
+    A prefix for every Redis key of the broker (default none): the queue, the unacknowledged
+    messages, the bindings and the control channels of deployments (or test runs) that share
+    one Redis are then wholly apart.
 ``ARENA_SANDBOX``
     ``1`` (default): every uploaded bot runs in bubblewrap, and a worker without it refuses;
     ``auto``: when bubblewrap is installed; ``0``: never (development only). The sample bots
-    are trusted and run without it.
+    are trusted and run without it; without the sandbox, uploaded bots are refused
+    (validation fails, matches are void, saying why) unless
+``ARENA_UNSAFE_RUN_UPLOADS_UNSANDBOXED``
+    is ``1``: uploaded bots then run unsandboxed, with every right of the worker's user. For a
+    development machine running its owner's bots only (read by ``workers.sandbox_policy``).
 ``ARENA_MATCH_LEASE_S``
     How long a worker's claim on a match lasts without a heartbeat (default 20 seconds).
 ``ARENA_TASK_TIME_LIMIT_S``
@@ -240,7 +248,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {"console": {"class": "webui.log.StderrHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("ARENA_LOG_LEVEL", "WARNING")},
     "loggers": {
         "arena": {"level": os.environ.get("ARENA_LOG_LEVEL", "INFO"), "propagate": True},
@@ -254,5 +262,6 @@ LOGGING = {
 ARENA_BROKER_URL = os.environ.get("ARENA_BROKER_URL", "")
 ARENA_EMBEDDED_BROKER = not ARENA_BROKER_URL
 ARENA_QUEUE = os.environ.get("ARENA_QUEUE", "arena")
+ARENA_BROKER_PREFIX = os.environ.get("ARENA_BROKER_PREFIX", "")
 ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))

@@ -6,8 +6,13 @@ Fills a throwaway database (PostgreSQL when it answers at 127.0.0.1:5432, else S
 are real engine-played games, ratings with their full history (synthetic trajectories: the
 numbers do not matter here, the row counts do). Then requests each page through Django's full
 request path (middleware, views, templates, queries; no network) and prints p50/p95 per page,
-beside a baseline page that runs no query at all, measured in the same run. Not a test: run it
-by hand.
+beside a baseline page that runs no query at all, measured in the same run.
+
+``--concurrency N`` measures the real thing instead: the site served with its production
+configuration (gunicorn with ``webui/gunicorn_conf.py`` behind nginx, :mod:`webui.serving`) on
+the same database, and N concurrent clients over HTTP (:mod:`arena.bench.site_load`): p50, p95,
+errors and 5xx answers per page, beside ``/healthz`` measured under the same load. Not a test:
+run it by hand.
 """
 
 from __future__ import annotations
@@ -41,6 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"{BENCH_DB!r} at 127.0.0.1:5432 when it answers, else SQLite)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the filled database (and reuse it next time)")
+    parser.add_argument("--concurrency", type=int, default=None, metavar="N",
+                        help="N concurrent HTTP clients against the production server "
+                        "(gunicorn behind nginx) instead of in-process requests")
+    parser.add_argument("--no-nginx", action="store_true",
+                        help="with --concurrency: gunicorn alone, no nginx in front")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -103,17 +113,18 @@ def _insert(table: str, columns: list[str], types: list[str], rows: list[tuple[A
 
     if not rows:
         return
+    names = ", ".join(f'"{c}"' for c in columns)  # quoted: "index" is a keyword in SQLite
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             arrays = ", ".join(f"%s::{t}[]" for t in types)
             cursor.execute(
-                f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})",
+                f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})",
                 [list(column) for column in zip(*rows, strict=True)],
             )
         else:
             marks = ", ".join(["%s"] * len(columns))
             cursor.executemany(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows
+                f"INSERT INTO {table} ({names}) VALUES ({marks})", rows
             )
 
 
@@ -125,7 +136,7 @@ def _insert_games(rows: list[tuple[Any, ...]], pool: list[str], variant_id: int)
     """
     from django.db import connection
 
-    columns = ("match_id, index, variant_id, replay, seats, players, totals, winner_side, "
+    columns = ('match_id, "index", variant_id, replay, seats, players, totals, winner_side, '
                "winner_entrant, void, faults, duration_ms, created, rating_seq")
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -304,21 +315,28 @@ def _queries(client: Any, url: str) -> int:
     return len(captured.captured_queries)
 
 
-def measure(requests: int) -> list[dict[str, Any]]:
-    """Times each page; returns one row per page."""
-    from django.core.cache import cache
+def _sample_urls() -> tuple[list[str], list[int], int | None]:
+    """The bots with most games, 50 random games and the first season: what pages show."""
     from django.db.models import Count
-    from django.test import Client
 
     from webui.league.models import Bot, Game, Season
 
-    client = Client()
     pick = random.Random(2)
     bots = list(Bot.objects.annotate(n=Count("versions__match_seats")).order_by("-n")
                 .values_list("name", flat=True)[:10])
     last = Game.objects.order_by("-id").values_list("id", flat=True).first() or 1
     games = [pick.randint(1, last) for _ in range(50)]
     season = Season.objects.order_by("id").values_list("id", flat=True).first()
+    return bots, games, season
+
+
+def measure(requests: int) -> list[dict[str, Any]]:
+    """Times each page; returns one row per page."""
+    from django.core.cache import cache
+    from django.test import Client
+
+    client = Client()
+    bots, games, season = _sample_urls()
     pages = [
         ("baseline: the deck page (no query)", ["/cards/"], None),
         ("leaderboard", ["/variants/scopa/"], None),
@@ -339,10 +357,80 @@ def measure(requests: int) -> list[dict[str, Any]]:
     return rows
 
 
+def concurrent_pages() -> list[tuple[str, list[str]]]:
+    """The pages the concurrent clients request, the baseline first."""
+    bots, games, season = _sample_urls()
+    return [
+        ("baseline: /healthz", ["/healthz"]),
+        ("deck page (no query)", ["/cards/"]),
+        ("leaderboard", ["/variants/scopa/"]),
+        ("bot page", [f"/bots/{b}/" for b in bots]),
+        ("replay page", [f"/games/{g}/" for g in games]),
+        ("home page", ["/"]),
+        ("season page", [f"/seasons/{season}/"]),
+        ("replay frames (API)", [f"/api/games/{g}/frames" for g in games]),
+        ("games list (API)", ["/api/games"]),
+    ]
+
+
+def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]:
+    """Serves the site as in production and loads each page with ``--concurrency`` clients."""
+    from arena.bench.site_load import load_pages
+    from webui.serving import ProductionServer, free_port
+
+    pages = concurrent_pages()
+    with ProductionServer(port=free_port(), nginx=not args.no_nginx) as server:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+        with Progress("[progress.description]{task.description}", BarColumn(),
+                      MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+                      transient=args.json) as bar:
+            task = bar.add_task(f"{args.concurrency} clients", total=len(pages))
+            rows = load_pages(server.url, pages, args.concurrency, args.requests,
+                              progress=lambda name: bar.advance(task))
+        workers = os.environ.get("ARENA_WEB_WORKERS") or str((os.cpu_count() or 1) + 1)
+        threads = os.environ.get("ARENA_WEB_THREADS") or "4"
+    return {"server": ("gunicorn" if args.no_nginx else "gunicorn behind nginx")
+            + f", {workers} workers x {threads} threads",
+            "concurrency": args.concurrency, "pages": rows}
+
+
+def print_concurrent(result: dict[str, Any], engine: str, counts: dict[str, int]) -> None:
+    """The concurrent figures as a table, each p95 beside the baseline's."""
+    from rich.console import Console
+    from rich.table import Table
+
+    rows = result["pages"]
+    table = Table(title=f"{result['concurrency']} concurrent clients, {result['server']}: "
+                        f"{counts['games']:,} games on {engine}, {rows[0]['requests']} "
+                        "requests per page")
+    for column in ("page", "p50 ms", "p95 ms", "max ms", "errors", "5xx", "req/s",
+                   "p95 / baseline"):
+        table.add_column(column, justify="left" if column == "page" else "right")
+    base = rows[0]["p95"] or 1.0
+    for row in rows:
+        table.add_row(row["page"], f"{row['p50']:.1f}", f"{row['p95']:.1f}",
+                      f"{row['max']:.1f}", str(row["errors"]), str(row["server_errors"]),
+                      f"{row['requests_per_s']:.0f}", f"{row['p95'] / base:.1f}x")
+    console = Console()
+    console.print(table)
+    errors = sum(r["errors"] for r in rows)
+    server_errors = sum(r["server_errors"] for r in rows)
+    console.print(f"errors: {errors} ({server_errors} answers of 500 and above)"
+                  + ("" if not errors else ": " + ", ".join(
+                      f"{r['page']} {r['statuses']}" for r in rows if r["errors"])))
+
+
 def run(args: argparse.Namespace) -> int:
     """``arena bench site``."""
     if args.games < 1 or args.bots < 2 or args.requests < 1:
         print("error: --games and --requests must be positive and --bots at least 2")
+        return 2
+    if args.concurrency is not None and not 1 <= args.concurrency <= 1000:
+        print(f"error: --concurrency {args.concurrency}: between 1 and 1000")
+        return 2
+    if args.no_nginx and args.concurrency is None:
+        print("error: --no-nginx goes with --concurrency")
         return 2
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -380,12 +468,22 @@ def run(args: argparse.Namespace) -> int:
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
                     cursor.execute("ANALYZE")
-        rows = measure(args.requests)
+        if args.concurrency is not None:
+            loaded = measure_concurrent(args, console)
+        else:
+            rows = measure(args.requests)
     finally:
         connection.close()
         if ours and not args.keep:
             _admin_sql(f"DROP DATABASE IF EXISTS {BENCH_DB}")
     engine = "PostgreSQL" if url.startswith("postgres") else "SQLite"
+    if args.concurrency is not None:
+        if args.json:
+            print(json.dumps({"database": engine, "stored": counts, "fill_s": round(fill_s, 1),
+                              "requests": args.requests, **loaded}))
+        else:
+            print_concurrent(loaded, engine, counts)
+        return 0
     result = {"database": engine, "stored": counts, "fill_s": round(fill_s, 1),
               "requests": args.requests, "target_p95_ms": TARGET_P95_MS, "pages": rows}
     if args.json:
