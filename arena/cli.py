@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -18,11 +19,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("arena.commands.replay", "verify and show game records (REPLAY.md format)"),
     "bench": ("arena.commands.bench", "benchmarks: engine, protocol, match, season, site"),
     "match": ("arena.commands.match", "play a match between bots (sandboxed, over gRPC)"),
-    "bot": ("arena.commands.bot", "check a bot against the protocol (compliance suite)"),
+    "bot": ("arena.commands.bot", "write a new bot, check it, submit it to the site"),
+    "login": ("arena.commands.login", "keep a site's address and API token for bot submit"),
     "worker": ("arena.commands.worker", "run a Celery worker that plays matches"),
     "season": ("arena.commands.season", "create, run and follow seasons on workers"),
     "demo": ("arena.commands.demo", "set up, play a short season of sample bots, serve the site"),
     "web": ("arena.commands.web", "serve the site at http://127.0.0.1:8000"),
+    "doctor": ("arena.commands.doctor", "say which of the bot sandbox's protections this host "
+               "gives"),
 }
 
 
@@ -42,6 +46,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: a command stops as after Ctrl-C, stopping what it started (local
+    workers, servers) on its way out. ``arena worker`` installs Celery's own handling."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -54,11 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 0 if args.command is None else 2
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         status: int = args.func(args)
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return status
 
 

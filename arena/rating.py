@@ -1,16 +1,31 @@
 """TrueSkill ratings of bots, one ladder per variant: pure arithmetic, no storage.
 
-Each side of a game is one rated entity: a side played by one bot version (two seats of the same
-version in a partnership game included) is that version; a partnership of two different
-versions is rated as a team of its own, named by both. Games are rated one at a time, in the
-order their results were rated; the same games in the same order always give the same numbers,
-which is what :func:`recompute` relies on. The data layer stores the numbers (``webui.league``);
-this module only computes them.
+A variant's ratings come in two kinds, told apart by their keys:
+
+- ``v:<version id>``: a bot version that plays every seat of its side (one seat in ``scopa``
+  and ``scopa-3``, both seats of its side in the classic partnership format). The side is the
+  version: one rated entity per side.
+- ``p:<version id>``: a bot version rated **as a partner**, from games in which a side is two
+  different bot versions (the rotating partnerships format). Each side is a TrueSkill team of
+  its two bots; TrueSkill sums the partners' performances, so a game moves each partner's own
+  rating, and a bot's ``p:`` rating says how well it plays beside others. That measures
+  something other than a ``v:`` rating (a bot partnering itself), so the two are never mixed:
+  a game is rated on the partner ladder exactly when one of its sides has two different
+  versions, and the league shows the two ladders apart.
+
+A game of more than two sides is rated from its full ranking (its places, 0 first, ties
+shared: TrueSkill rates free-for-all games directly); a two-side game from its winner. Games
+are rated one at a time, in the order their results were rated; the same games in the same
+order always give the same numbers, which is what :func:`recompute` relies on. The data
+layer stores the numbers (``webui.league``); this module only computes them.
 
 >>> ladder = Ladder()
 >>> _ = ladder.rate(RatedGame(sides=((1,), (2,)), winner=0))
 >>> ladder.entries["v:1"].mu > ladder.entries["v:2"].mu
 True
+>>> _ = ladder.rate(RatedGame(sides=((1, 3), (2, 4)), winner=1))
+>>> sorted(ladder.entries)
+['p:1', 'p:2', 'p:3', 'p:4', 'v:1', 'v:2']
 """
 
 from __future__ import annotations
@@ -36,33 +51,63 @@ ENVIRONMENT = trueskill.TrueSkill(
 )
 
 EntityKey = str
-"""``v:<version id>`` or ``t:<id>+<id>`` (a partnership of different versions, ids sorted)."""
+"""``v:<version id>`` (a version playing its whole side) or ``p:<version id>`` (a partner)."""
+
+SOLO = "solo"
+"""The ladder of ``v:`` keys: each side one bot version."""
+PARTNERS = "partners"
+"""The ladder of ``p:`` keys: individual ratings from games of two different partners."""
 
 
-def entity_key(versions: Iterable[int]) -> EntityKey:
-    """The rated entity of a side from the bot version ids at its seats.
+def is_partnership_game(sides: Sequence[Iterable[int]]) -> bool:
+    """Whether a game is rated on the partner ladder: some side has two different versions.
 
-    >>> entity_key([7, 7]), entity_key([9, 3])
-    ('v:7', 't:3+9')
+    >>> is_partnership_game([[3, 3], [5, 5]]), is_partnership_game([[3, 4], [5, 6]])
+    (False, True)
+    """
+    return any(len(set(side)) > 1 for side in sides)
+
+
+def entity_key(versions: Iterable[int], partners: bool = False) -> EntityKey:
+    """The rated entity of a side from the bot version ids at its seats (solo ladder).
+
+    >>> entity_key([7, 7]), entity_key([7], partners=True)
+    ('v:7', 'p:7')
     """
     ids = sorted(set(versions))
     if not ids:
         raise ValueError("a side needs at least one bot version")
-    if len(ids) == 1:
-        return f"v:{ids[0]}"
-    return "t:" + "+".join(str(i) for i in ids)
+    if len(ids) > 1:
+        raise ValueError(f"a side of versions {ids} is rated as partners, one key each")
+    return f"{'p' if partners else 'v'}:{ids[0]}"
 
 
-def key_versions(key: EntityKey) -> list[int]:
-    """The bot version ids of an entity key (one, or the team's members).
+def side_keys(versions: Iterable[int], partners: bool) -> list[EntityKey]:
+    """The rated entities of a side: its version (solo), or each distinct partner's."""
+    ids = sorted(set(versions))
+    if not ids:
+        raise ValueError("a side needs at least one bot version")
+    if not partners:
+        return [entity_key(ids)]
+    return [f"p:{i}" for i in ids]
 
-    >>> key_versions("t:3+9")
-    [3, 9]
+
+def key_version(key: EntityKey) -> int:
+    """The bot version id of an entity key.
+
+    >>> key_version("p:9")
+    9
     """
     kind, _, rest = key.partition(":")
-    if kind not in {"v", "t"} or not rest:
+    if kind not in {"v", "p"} or not rest.isdigit():
         raise ValueError(f"not a rating key: {key!r}")
-    return [int(part) for part in rest.split("+")]
+    return int(rest)
+
+
+def key_ladder(key: EntityKey) -> str:
+    """:data:`SOLO` or :data:`PARTNERS`, from an entity key."""
+    key_version(key)
+    return PARTNERS if key.startswith("p:") else SOLO
 
 
 def conservative(mu: float, sigma: float) -> float:
@@ -100,11 +145,24 @@ class Entry:
 
 @dataclass(frozen=True)
 class RatedGame:
-    """A game as the ratings see it: the version ids per side and the winning side."""
+    """A game as the ratings see it: the version ids per side, and who won or the places.
+
+    ``places`` (0 first, ties equal) rank every side; without them, ``winner`` does (the
+    winning side first, everyone else tied behind it; ``None`` for a draw).
+    """
 
     sides: tuple[tuple[int, ...], ...]
-    winner: int | None  # None: a draw
+    winner: int | None  # None: a draw (unless places are given)
     ref: object = None  # the caller's id for the game, passed back in history
+    places: tuple[int, ...] | None = None
+
+    def ranks(self) -> list[int]:
+        """TrueSkill's ranks of the sides (lower is better, equal is a tie)."""
+        if self.places is not None:
+            if len(self.places) != len(self.sides):
+                raise ValueError(f"{len(self.places)} places for {len(self.sides)} sides")
+            return list(self.places)
+        return ranks_for(self.winner, len(self.sides))
 
 
 def ranks_for(winner: int | None, sides: int) -> list[int]:
@@ -116,18 +174,27 @@ def ranks_for(winner: int | None, sides: int) -> list[int]:
     return [0 if side == winner else 1 for side in range(sides)]
 
 
+def rate_teams(
+    teams: Sequence[Sequence[tuple[float, float]]], ranks: Sequence[int]
+) -> list[list[tuple[float, float]]]:
+    """New ``(mu, sigma)`` of every member of every team after one game."""
+    groups = [tuple(ENVIRONMENT.create_rating(mu, sigma) for mu, sigma in team)
+              for team in teams]
+    rated = ENVIRONMENT.rate(groups, ranks=list(ranks))
+    return [[(r.mu, r.sigma) for r in group] for group in rated]
+
+
 def rate_sides(
     ratings: Sequence[tuple[float, float]], winner: int | None
 ) -> list[tuple[float, float]]:
-    """New ``(mu, sigma)`` of each side's entity after one game."""
-    groups = [(ENVIRONMENT.create_rating(mu, sigma),) for mu, sigma in ratings]
-    rated = ENVIRONMENT.rate(groups, ranks=ranks_for(winner, len(ratings)))
-    return [(group[0].mu, group[0].sigma) for group in rated]
+    """New ``(mu, sigma)`` of each side's single entity after one game."""
+    new = rate_teams([[r] for r in ratings], ranks_for(winner, len(ratings)))
+    return [team[0] for team in new]
 
 
 @dataclass
 class Ladder:
-    """The ratings of one variant, updated game by game."""
+    """The ratings of one variant (both its ladders), updated game by game."""
 
     entries: dict[EntityKey, Entry] = field(default_factory=dict)
 
@@ -138,22 +205,30 @@ class Ladder:
         return self.entries[key]
 
     def rate(self, game: RatedGame) -> list[Entry]:
-        """Applies one game; returns the entries of its sides after it, in side order."""
-        keys = [entity_key(side) for side in game.sides]
+        """Applies one game; returns the entries it changed, side by side, in side order."""
+        partners = is_partnership_game(game.sides)
+        teams = [side_keys(side, partners) for side in game.sides]
+        keys = [key for team in teams for key in team]
         if len(set(keys)) != len(keys):
             raise ValueError(f"the same entity on two sides of a game: {keys}")
-        entries = [self.entry(key) for key in keys]
-        new = rate_sides([(e.mu, e.sigma) for e in entries], game.winner)
-        for side, (entry, (mu, sigma)) in enumerate(zip(entries, new, strict=True)):
-            entry.mu, entry.sigma = mu, sigma
-            entry.games += 1
-            if game.winner is None:
-                entry.draws += 1
-            elif game.winner == side:
-                entry.wins += 1
-            else:
-                entry.losses += 1
-        return entries
+        ranks = game.ranks()
+        entries = [[self.entry(key) for key in team] for team in teams]
+        new = rate_teams([[(e.mu, e.sigma) for e in team] for team in entries], ranks)
+        best = min(ranks)
+        sharing_first = ranks.count(best)
+        out: list[Entry] = []
+        for side, (team, ratings) in enumerate(zip(entries, new, strict=True)):
+            for entry, (mu, sigma) in zip(team, ratings, strict=True):
+                entry.mu, entry.sigma = mu, sigma
+                entry.games += 1
+                if ranks[side] == best and sharing_first > 1:
+                    entry.draws += 1
+                elif ranks[side] == best:
+                    entry.wins += 1
+                else:
+                    entry.losses += 1
+                out.append(entry)
+        return out
 
 
 def recompute(games: Iterable[RatedGame]) -> Ladder:

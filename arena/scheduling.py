@@ -187,6 +187,9 @@ class Standing:
     points_for: int = 0
     points_against: int = 0
     results: list[tuple[int, float]] = field(default_factory=list, repr=False)
+    buchholz: float = 0.0  # Swiss: the sum of the opponents' scores
+    byes: int = 0  # Swiss: rounds sat out with a bye
+    places: list[int] = field(default_factory=list)  # multi-side: games finished 1st, 2nd...
 
     @property
     def point_difference(self) -> int:

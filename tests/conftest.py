@@ -8,20 +8,46 @@ is a broken setup, not a reason to pass.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from private_redis import PrivateRedis
 from service_checks import port_open, require
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--docs-screenshots``: the browser tests also renew the README's pictures."""
+    parser.addoption(
+        "--docs-screenshots", action="store_true", default=False,
+        help="write the README's screenshots into docs/screenshots/ (tests/browser)",
+    )
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
-    """The URL of the real Redis server of this machine."""
+    """The URL of the real Redis server of this machine, shared with other runs.
+
+    The broker writes its keys under this run's ``ARENA_BROKER_PREFIX`` (see
+    ``webui.league.testing``); a test that restarts or flushes Redis uses ``private_redis``.
+    """
     require(port_open("127.0.0.1", 6379), "Redis at 127.0.0.1:6379")
     return "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A real redis-server of this test's own (free port, temporary folder), stopped after."""
+    require(shutil.which("redis-server") is not None, "redis-server")
+    server = PrivateRedis(tmp_path / "redis")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

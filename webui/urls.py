@@ -3,6 +3,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
+# JSON under /api/, the usual pages elsewhere (webui.web.errors).
+handler400 = "webui.web.errors.bad_request"
+handler403 = "webui.web.errors.permission_denied"
+handler404 = "webui.web.errors.page_not_found"
+handler500 = "webui.web.errors.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("webui.web.urls")),

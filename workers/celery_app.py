@@ -12,33 +12,84 @@ visibility timeout above the hard limit so a message is redelivered only when it
 really gone. What a lost message leaves behind (a Redis restart without persistence, a killed
 host) is found by ``arena.sweep`` (celery beat, every 30 s, or the ``arena season run`` loop).
 
+Workers ride out a broker restart: they reconnect and go on (``RedisTransport`` below mends a
+kombu channel that a dead connection left half-closed, which killed busy workers).
+
 This module defines no task; they are in :mod:`workers.tasks`.
 """
 
 from __future__ import annotations
 
 import os
+from queue import Empty
+from urllib.parse import urlsplit
 
 from celery import Celery
+from kombu.transport import redis as kombu_redis
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 
 from django.conf import settings
 
 SWEEP_INTERVAL_S = 30.0
+REDIS_SCHEMES = {"redis", "rediss"}
+
+
+class RedisChannel(kombu_redis.Channel):
+    """kombu's Redis channel, except that a dead connection does not leave it half-closed.
+
+    Why (kombu 5.7.0 with celery 5.7.0, the latest releases): ``Channel.close()`` first reads
+    the reply of a BRPOP under way. On a connection the broker dropped, that read raises a
+    connection error before the channel is marked closed, so the ``Connection.collect()`` a
+    worker runs when it loses its broker leaves the channel open and detaches the transport
+    from its connection. Celery then closes the connection again; the channel's second close
+    restores its unacknowledged messages through a new connection pool whose parameters it
+    reads from the detached transport: ``AttributeError: 'NoneType' object has no attribute
+    'hostname'``, which no error handler expects, and the worker's main process exits. A
+    channel is in BRPOP with unacknowledged messages when its worker runs a task and has a free
+    process: ``--concurrency 2`` (the default on 2 cores) playing one match.
+
+    Here a failed read on a dead connection is what it is: there is no reply to wait for
+    (``_brpop_read`` has already disconnected and left the poll), and the close goes on at once,
+    while the transport still has its connection's parameters. The unacknowledged messages are
+    restored if the broker is back, or else stay in its unacked hash until the visibility
+    timeout (and ``arena.sweep`` finds the matches).
+    """
+
+    def close(self) -> None:
+        """Closes the channel, also when the reply of a pending BRPOP can no longer come."""
+        if self._in_poll:
+            try:
+                self._brpop_read()  # type: ignore[no-untyped-call]
+            except Empty:
+                pass
+            except self.connection_errors:
+                pass  # the connection is gone, and with it the reply
+        super().close()  # type: ignore[no-untyped-call]
+
+
+class RedisTransport(kombu_redis.Transport):
+    """kombu's Redis transport with :class:`RedisChannel`."""
+
+    Channel = RedisChannel
 
 
 def broker_options() -> tuple[str, dict[str, object]]:
     """The broker URL and transport options the environment asks for."""
     hard_limit = settings.ARENA_TASK_TIME_LIMIT_S
     if settings.ARENA_BROKER_URL:
-        return settings.ARENA_BROKER_URL, {
+        options: dict[str, object] = {
             # Redis redelivers an unacknowledged message after this: above the longest task.
             "visibility_timeout": hard_limit + 600,
             "socket_timeout": 10,
             "socket_connect_timeout": 10,
             "retry_on_timeout": True,
         }
+        if settings.ARENA_BROKER_PREFIX:
+            # Every key, not only the queue's: kombu keeps one "unacked" hash per Redis
+            # database, which installations sharing it would otherwise restore for each other.
+            options["global_keyprefix"] = settings.ARENA_BROKER_PREFIX
+        return settings.ARENA_BROKER_URL, options
     folder = settings.ARENA_BROKER_DIR
     queue_dir = folder / "queue"
     processed = folder / "processed"
@@ -64,6 +115,8 @@ def make_app() -> Celery:
     broker_url, transport_options = broker_options()
     hard_limit = settings.ARENA_TASK_TIME_LIMIT_S
     celery = Celery("arena", broker=broker_url, include=["workers.tasks"])
+    if urlsplit(broker_url).scheme in REDIS_SCHEMES:
+        celery.conf.broker_transport = f"{__name__}:RedisTransport"
     celery.conf.update(
         broker_transport_options=transport_options,
         broker_connection_retry_on_startup=True,

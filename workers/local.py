@@ -10,7 +10,6 @@ in production, run ``arena worker`` under one (docker-compose, systemd).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -20,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO
+
+from arena.process_groups import finish_group, signal_group
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,26 +95,18 @@ class LocalWorkers:
 
     def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
         """Sends ``sig`` to a worker's whole process group (SIGKILL: a crashed host)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
+        signal_group(process, sig)
         if sig == signal.SIGKILL:
             process.wait()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Asks every worker to finish (SIGTERM, a warm shutdown), then kills stragglers."""
         for process in self.processes:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGTERM)
+            signal_group(process, signal.SIGTERM)
         deadline = time.monotonic() + timeout
         for process in self.processes:
-            try:
-                process.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                self.kill(process)
-            # the pool children share the group: make sure none outlives its parent
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+            # Its pool children share the group: none may outlive it.
+            finish_group(process, deadline - time.monotonic())
         self.processes.clear()
         for handle in self._logs:
             handle.close()
@@ -129,3 +122,4 @@ class LocalWorkers:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+

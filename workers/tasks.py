@@ -32,7 +32,9 @@ from django.db import close_old_connections, connection  # noqa: E402
 from webui.league import services  # noqa: E402
 from webui.league.bot_files import BotFilesError, bot_ref_text  # noqa: E402
 from webui.league.models import BotVersion, Match  # noqa: E402
+from webui.league.seat_limits import runner_limits  # noqa: E402
 from workers.celery_app import app  # noqa: E402
+from workers.sandbox_policy import refusal, sandbox_wanted  # noqa: E402
 
 log = logging.getLogger("workers.tasks")
 
@@ -52,16 +54,6 @@ VALIDATION_VARIANT = "scopa"
 def backoff(retries: int) -> float:
     """Seconds before retry number ``retries + 1``: 2, 4, 8 ... capped at five minutes."""
     return float(min(300, 2 ** (retries + 1)))
-
-
-def sandbox_wanted() -> bool:
-    """``ARENA_SANDBOX``: ``1`` always (default), ``0`` never (development), ``auto`` if bwrap."""
-    value = os.environ.get("ARENA_SANDBOX", "1").strip().lower()
-    if value == "auto":
-        from arena.runner import sandbox_available
-
-        return sandbox_available()
-    return value not in {"0", "false", "no", "off"}
 
 
 def report_to_json(report: Any) -> dict[str, Any]:
@@ -134,17 +126,28 @@ class LeaseKeeper:
             connection.close()
 
 
+class Unsandboxed(ValueError):
+    """This worker may not run an uploaded bot: it has no sandbox (one line, why)."""
+
+
 def match_spec(match: Match) -> Any:
     """The runner's ``MatchSpec`` for a scheduled match, its bots' folders on this host.
 
     Raises ``ValueError`` for a match that cannot be played here: a bot folder missing with no
-    archive to unpack it from, a damaged archive, a bad manifest.
+    archive to unpack it from, a damaged archive, a bad manifest, or :class:`Unsandboxed`
+    (:mod:`workers.sandbox_policy`).
     """
     from arena.runner import BotRef, MatchSpec
 
     season = match.season
+    versions = match.entrants()
+    bots = [BotRef.parse(bot_ref_text(v)) for v in versions]
+    refused = refusal({v.label: bot for v, bot in zip(versions, bots, strict=True)},
+                      sandbox_wanted())
+    if refused:
+        raise Unsandboxed(refused)
     return MatchSpec(
-        entrants=[BotRef.parse(bot_ref_text(v)) for v in match.entrants()],
+        entrants=bots,
         variant=season.variant.name,
         options=dict(season.variant.options),
         games=match.games_planned,
@@ -153,6 +156,7 @@ def match_spec(match: Match) -> Any:
         bank_ms=season.bank_ms,
         sandbox=sandbox_wanted(),
         match_id=str(match.pk),
+        limits=runner_limits(season.limits or {}, match.games_planned, season.bank_ms),
     )
 
 
@@ -225,6 +229,27 @@ def sweep() -> int:
     return services.requeue_stale(waiting=queue_depth())
 
 
+def sample_label(name: str) -> str:
+    """The platform's name of a sample bot: its registered version (``random@1``) when this
+    installation registered it, else ``random (sample bot)``."""
+    from arena.runner.bots import SAMPLE_BOTS
+    from webui.league.services import folder_sha256
+
+    sha256 = folder_sha256(SAMPLE_BOTS / name)
+    version = BotVersion.objects.select_related("bot").filter(sha256=sha256).first()
+    return version.label if version is not None else f"{name} (sample bot)"
+
+
+def named(replay: dict[str, Any], seats: list[int], version: BotVersion) -> dict[str, Any]:
+    """A validation game's replay with its players named as the site names them: the version
+    as ``name@N`` (not its bot.toml's ``name@version``), and the random sample bot.
+
+    ``seats`` gives the runner's entrant of each seat: 0 is the version, 1 the sample.
+    """
+    opponent = sample_label("random")
+    return {**replay, "players": [version.label if e == 0 else opponent for e in seats]}
+
+
 @arena_task("arena.validate_version", bind=True, max_retries=MAX_RETRIES)
 def validate_version(self: Task, version_id: int) -> str:
     """Plays a new version one game against the random sample bot; ready or failed once."""
@@ -239,11 +264,14 @@ def validate_version(self: Task, version_id: int) -> str:
     )
     try:
         bot = BotRef.parse(bot_ref_text(version))
+        refused = refusal({version.label: bot}, sandbox_wanted())
+        if refused:
+            services.finish_validation(version_id, False, refused)
+            return f"version {version_id}: failed ({refused})"
         spec = MatchSpec(
             entrants=[bot, BotRef.parse("random")],
             variant=variant,
-            games=1,
-            seed=version_id,
+            games=1,  # a duplicate set: the runner rounds up; the seed is drawn from secrets
             move_time_ms=2000,
             bank_ms=60_000,
             sandbox=sandbox_wanted(),
@@ -270,10 +298,11 @@ def validate_version(self: Task, version_id: int) -> str:
     }
     if game.void:
         raise self.retry(exc=RuntimeError(game.void), countdown=backoff(self.request.retries))
+    replay = named(game.replay, list(game.seats), version)
     if own_faults or forfeited:
         first = own_faults[0] if own_faults else {"kind": "forfeit", "detail": ""}
         reason = f"{first.get('kind')}: {first.get('detail', '')}".strip().rstrip(":")
-        services.finish_validation(version_id, False, reason, logs, game.replay)
+        services.finish_validation(version_id, False, reason, logs, replay)
         return f"version {version_id}: failed ({reason})"
-    services.finish_validation(version_id, True, "", logs, game.replay)
+    services.finish_validation(version_id, True, "", logs, replay)
     return f"version {version_id}: ready"

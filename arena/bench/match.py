@@ -62,6 +62,8 @@ def measure(games: int, variant: str, bots: list[str]) -> dict[str, Any]:
     decisions = sum(game.moves for game in played)
     first = report.games[0].duration_ms if report.games else 0
     later = [game.duration_ms for game in report.games[1:]]
+    played_ms = [game.duration_ms - game.start_ms for game in report.games]
+    restarts = [game.start_ms for game in report.games[1:] if game.start_ms >= 1.0]
     engine_seconds, engine_decisions = engine_games(variant, len(report.games))
     return {
         "variant": variant,
@@ -74,6 +76,9 @@ def measure(games: int, variant: str, bots: list[str]) -> dict[str, Any]:
         "decisions_per_second": round(decisions / total, 1),
         "first_game_ms_with_start_up": first,
         "median_game_ms": statistics.median(later) if later else first,
+        "median_game_ms_without_start_up": round(statistics.median(played_ms), 1),
+        "restarts": len(restarts),
+        "median_restart_ms": round(statistics.median(restarts), 1) if restarts else 0.0,
         "engine_games_per_second": round(len(report.games) / engine_seconds, 1),
         "engine_decisions_per_second": round(engine_decisions / engine_seconds, 1),
     }
@@ -118,7 +123,12 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     console.print(table)
     console.print(
-        f"median game {figures['median_game_ms']} ms; the first game, with the bots' start-up, "
-        f"{figures['first_game_ms_with_start_up']} ms; {figures['faults']} faults"
+        f"median game {figures['median_game_ms']} ms "
+        f"({figures['median_game_ms_without_start_up']} ms of play); the first game, with the "
+        f"bots' start-up, {figures['first_game_ms_with_start_up']} ms; {figures['faults']} faults"
+    )
+    console.print(
+        f"{figures['restarts']} games started fresh bot processes (each game of a duplicate set "
+        f"after the first), {figures['median_restart_ms']} ms each (median)"
     )
     return 0

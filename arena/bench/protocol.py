@@ -211,10 +211,10 @@ def measure(variant: str, requests: int, games: int, rounds: int = 10) -> dict[s
                     sandbox=sandboxed,
                 )
                 report = run_match(spec)
-                for index, game in enumerate(report.games):
+                for game in report.games:
                     turns += game.turn_ms
-                    if index > 0 and game.moves and not game.faults:  # game 1 starts the bots
-                        walls.append(game.duration_ms / game.moves)
+                    if game.moves and not game.faults:  # without the bots' start-up
+                        walls.append((game.duration_ms - game.start_ms) / game.moves)
         finally:
             for process in processes:
                 process.stop()

@@ -17,6 +17,7 @@ BENCHES: dict[str, str] = {
     "protocol": "gRPC round trips per decision, beside a bare round trip",
     "match": "a whole match between sample bots, and what the arena adds",
     "season": "scheduling and recording a season",
+    "swiss": "a Swiss season against a full round-robin: matches and ranking quality",
     "site": "page and API response times",
 }
 
@@ -26,7 +27,7 @@ def register(subparsers: Any) -> None:
     lines = "\n".join(f"  {name:10} {text}" for name, text in BENCHES.items())
     parser = subparsers.add_parser(
         "bench",
-        help="benchmarks: engine, protocol, match, season, site",
+        help="benchmarks: engine, protocol, match, season, swiss, site",
         description=f"Run one benchmark. Benchmarks:\n{lines}\n\n"
         "Options after BENCH belong to it: arena bench engine --help.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

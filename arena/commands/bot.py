@@ -1,5 +1,8 @@
-"""``arena bot``: tools for bot authors: ``check`` (the compliance suite) and ``describe``.
+"""``arena bot``: tools for bot authors: ``new`` (a bot folder from a template), ``check`` (the
+compliance suite), ``describe`` and ``submit`` (:mod:`arena.commands.submit`).
 
+``arena bot new NAME [--lang python|javascript]`` writes a working bot folder
+(:mod:`arena.sdk.scaffold`) and, for JavaScript, installs its packages with npm.
 ``arena bot check TARGET`` runs :mod:`arena.sdk.compliance` against a bot: TARGET is a bot
 folder with a ``bot.toml`` (started here, unsandboxed: check only bots you trust) or
 ``grpc://HOST:PORT`` / ``unix:///path.sock`` for a bot you run yourself. Exit status 0 when every
@@ -10,6 +13,9 @@ check passes, 1 when one fails, 2 for bad arguments. This command does not play 
 from __future__ import annotations
 
 import argparse
+import getpass
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,10 +27,29 @@ def register(subparsers: Any) -> None:
     """Adds ``bot check`` and ``bot describe`` to the ``arena`` parser."""
     parser = subparsers.add_parser(
         "bot",
-        help="check a bot against the protocol (compliance suite)",
-        description="Tools for bot authors.",
+        help="write a new bot, check it, submit it to the site",
+        description="Tools for bot authors: a bot in five minutes is `arena bot new my-bot`, "
+        "`arena match my-bot random`, `arena login` and `arena bot submit my-bot`.",
     )
     sub = parser.add_subparsers(dest="bot_command", metavar="ACTION", required=True)
+    new = sub.add_parser(
+        "new",
+        help="write a new bot folder from a template",
+        description="Writes a working bot folder: bot.toml, the bot with a commented choose(), "
+        "a test that plays it against the random bot, and a README. For JavaScript it also "
+        "runs npm install (the packages go in node_modules/, which is uploaded with the bot).",
+        epilog="Next: cd NAME, then `arena match . random` and `arena bot check .`.",
+    )
+    new.add_argument("name", metavar="NAME", help="the bot's name: [a-z0-9-], 1 to 40 characters")
+    new.add_argument("--lang", choices=("python", "javascript"), default="python",
+                     help="the bot's language (default python, with the arena's SDK)")
+    new.add_argument("--dir", metavar="FOLDER", default=None,
+                     help="where to write it (default: ./NAME); must be new or empty")
+    new.add_argument("--author", default=None,
+                     help="the author in bot.toml (default: your login name)")
+    new.add_argument("--no-install", action="store_true",
+                     help="JavaScript: do not run npm install")
+    new.set_defaults(func=run_new)
     check = sub.add_parser(
         "check",
         help="run the compliance checks against a bot",
@@ -49,6 +74,9 @@ def register(subparsers: Any) -> None:
     )
     describe.add_argument("target", metavar="TARGET", help="bot folder, or grpc://HOST:PORT")
     describe.set_defaults(func=run_describe)
+    from arena.commands import submit
+
+    submit.register(sub)
 
 
 def _address(target: str) -> str | None:
@@ -163,3 +191,63 @@ def run_describe(args: argparse.Namespace) -> int:
         return 0
 
     return _with_bot(args.target, describe)
+
+
+def run_new(args: argparse.Namespace) -> int:
+    """``arena bot new``."""
+    from arena.sdk.scaffold import ScaffoldError, new_bot
+
+    folder = Path(args.dir or args.name)
+    author = args.author if args.author is not None else _login_name()
+    try:
+        written = new_bot(folder, args.name, args.lang, author)
+    except ScaffoldError as exc:
+        return _fail(str(exc))
+    print(f"Wrote {args.lang} bot {args.name!r} in {folder}/: "
+          + ", ".join(sorted({str(p.relative_to(folder)).split("/")[0] for p in written})))
+    if args.lang == "javascript" and not args.no_install:
+        status = _npm_install(folder)
+        if status:
+            return status
+    where = "." if folder.resolve() == Path.cwd() else str(folder)
+    print("Next:")
+    if where != ".":
+        print(f"  cd {where}")
+    if args.lang == "javascript" and args.no_install:
+        print("  npm install             # the packages of package.json, into node_modules/")
+    print("  arena match . random    # play it against the random bot")
+    print("  arena bot check .       # the protocol's compliance checks")
+    print("  " + ("python -m unittest" if args.lang == "python" else "npm test          ")
+          + "      # its tests")
+    print("  arena login             # once: a token from the site's account page")
+    print("  arena bot submit .      # upload it; the site plays a validation game")
+    return 0
+
+
+def _login_name() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
+def _npm_install(folder: Path) -> int:
+    """Installs a JavaScript bot's packages with npm, as scripts/setup does the sample bot's."""
+    npm = shutil.which("npm")
+    if npm is None:
+        print(f"arena bot: npm not found: install Node.js and npm, then run npm install in "
+              f"{folder}", file=sys.stderr)
+        return 1
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"npm install in {folder} …"):
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+            cwd=folder, capture_output=True, text=True, check=False,
+        )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+        print(f"arena bot: npm install failed in {folder}: {last}", file=sys.stderr)
+        return 1
+    print(f"Installed the packages of package.json into {folder}/node_modules/")
+    return 0

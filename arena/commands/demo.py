@@ -69,14 +69,22 @@ def _season_name() -> str:
 
 
 def _demo_user() -> tuple[Any, str | None]:
-    """The demo's staff account; its password is made (and printed) once, when it is new."""
+    """The demo's administrator; its password is made (and printed) once, when it is new.
+
+    A superuser, so that the admin shows it everything: a staff account without permissions
+    got "nothing to edit" and a 403 (with a traceback in the log) on every admin page. An
+    account of an older demo is made one too, its password kept.
+    """
     from django.contrib.auth.models import User
 
     user = User.objects.filter(username=DEMO_USER).first()
     if user is not None:
+        if not (user.is_staff and user.is_superuser):
+            User.objects.filter(pk=user.pk).update(is_staff=True, is_superuser=True)
+            user.refresh_from_db()
         return user, None
     password = secrets.token_urlsafe(9)
-    user = User.objects.create_user(DEMO_USER, password=password, is_staff=True)
+    user = User.objects.create_superuser(DEMO_USER, password=password, email="")
     return user, password
 
 
@@ -88,16 +96,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--bots: a season needs at least 2 bots")
     if len(set(args.bots)) != len(args.bots):
         return _fail("--bots: a bot is listed twice")
-    knockout = args.knockout
-    if knockout is None:
-        knockout = 2 if len(args.bots) >= 3 else 0
-    if knockout and not 2 <= knockout <= len(args.bots):
-        return _fail(f"--knockout {knockout}: between 2 and {len(args.bots)}, or 0")
     rules = VARIANTS.get(args.variant)
     if rules is None:
         return _fail(f"unknown variant {args.variant!r} (known: {', '.join(VARIANTS)})")
-    if rules.num_sides != 2:
-        return _fail(f"variant {args.variant} has {rules.num_sides} sides; seasons pair two")
+    knockout = args.knockout
+    if knockout is None:  # a knockout follows a two-side round-robin only
+        knockout = 2 if len(args.bots) >= 3 and rules.num_sides == 2 else 0
+    if knockout and not 2 <= knockout <= len(args.bots):
+        return _fail(f"--knockout {knockout}: between 2 and {len(args.bots)}, or 0")
     if not args.no_serve:
         problem = check_port(args.host, args.port)
         if problem:
@@ -111,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     console.print("[bold]Scopa Arena demo[/bold]: setting up (database, static files)…")
     prepare()
+    from arena.runner.protections import summary
+
+    console.print(summary(), highlight=False)  # `arena doctor` says more
 
     from django.conf import settings
 
@@ -147,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"Browse the season, the leaderboard and every replay at "
                   f"[bold]http://{args.host}:{args.port}/seasons/{season.pk}/[/bold]")
     if password:
-        console.print(f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{password}[/bold] (staff) "
-                      "to submit bots and run seasons; this password is shown only once.")
+        console.print(f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{password}[/bold] (staff "
+                      "and administrator, also of /admin/) to submit bots and run seasons; this "
+                      "password is shown only once.")
     return serve(args.host, args.port, args.workers)

@@ -9,12 +9,17 @@ the match itself is :func:`arena.runner.run_match`.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from arena.runner.sandbox import Limits
+
 DEFAULT_GAMES = 10
+DEFAULT_LIMITS = Limits()
+MIB = 1024**2
 DEFAULT_MOVE_MS = 1000
 DEFAULT_BANK_MS = 60_000
 
@@ -57,7 +62,11 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help=f"games to play, rounded up to whole duplicate sets (default {DEFAULT_GAMES})",
     )
-    parser.add_argument("--seed", type=int, default=None, metavar="S", help="match seed")
+    parser.add_argument(
+        "--seed", type=int, default=None, metavar="S",
+        help="match seed, to play the same deals again (default: drawn from secrets; a seed "
+        "a bot can guess lets it re-deal the game, so give one only to bots you trust)",
+    )
     parser.add_argument(
         "--move-time",
         type=int,
@@ -81,7 +90,60 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="run every bot without the bubblewrap sandbox (only limits); for bots you trust",
     )
+    limits = parser.add_argument_group(
+        "limits of each seat (see docs/SECURITY.md; `arena doctor` says how this host "
+        "enforces them)"
+    )
+    limits.add_argument("--memory", type=int, default=None, metavar="MIB",
+                        help="memory of a seat's processes and tmpfs folders together "
+                        f"(default {DEFAULT_LIMITS.memory_bytes // MIB})")
+    limits.add_argument("--processes", type=int, default=None, metavar="N",
+                        help="processes and threads of a seat (default "
+                        f"{DEFAULT_LIMITS.processes})")
+    limits.add_argument("--tmp-size", type=int, default=None, metavar="MIB",
+                        help="size of a seat's /tmp and of its /dev/shm (default "
+                        f"{DEFAULT_LIMITS.tmp_bytes // MIB})")
+    limits.add_argument("--cpu-time", type=int, default=None, metavar="S",
+                        help="CPU seconds of each bot process (default: every game's bank, "
+                        "one and a half times, plus a minute)")
+    limits.add_argument("--file-size", type=int, default=None, metavar="MIB",
+                        help="largest file a bot may write (default "
+                        f"{DEFAULT_LIMITS.file_bytes // MIB})")
+    limits.add_argument("--open-files", type=int, default=None, metavar="N",
+                        help=f"open files of each bot process (default "
+                        f"{DEFAULT_LIMITS.open_files})")
     parser.set_defaults(func=run)
+
+
+def limits_from_args(args: argparse.Namespace, games: int, bank_ms: int) -> Any:
+    """The seat limits the flags ask for (None: the defaults). Raises ValueError."""
+    from arena.runner.match import default_limits
+
+    given = {
+        "memory_bytes": None if args.memory is None else args.memory * MIB,
+        "processes": args.processes,
+        "tmp_bytes": None if args.tmp_size is None else args.tmp_size * MIB,
+        "cpu_seconds": args.cpu_time,
+        "file_bytes": None if args.file_size is None else args.file_size * MIB,
+        "open_files": args.open_files,
+    }
+    chosen = {key: value for key, value in given.items() if value is not None}
+    if not chosen:
+        return None
+    flags = {"memory_bytes": "--memory", "processes": "--processes", "tmp_bytes": "--tmp-size",
+             "cpu_seconds": "--cpu-time", "file_bytes": "--file-size",
+             "open_files": "--open-files"}
+    try:
+        return dataclasses.replace(default_limits(games, bank_ms), **chosen)
+    except ValueError as error:  # "limit memory_bytes must be ...": name the flag instead
+        text = str(error)
+        for key, flag in flags.items():
+            if key in text:
+                scale = MIB if key.endswith("_bytes") else 1
+                low = int(text.split("at least ")[1].split(",")[0]) // scale
+                unit = " MiB" if scale == MIB else ""
+                raise ValueError(f"{flag} must be at least {low}{unit}") from None
+        raise
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:
@@ -116,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
             bank_ms=args.bank,
             replays_dir=args.replays,
             sandbox=not args.unsafe_no_sandbox,
+            limits=limits_from_args(args, args.games, args.bank),
         )
         if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
             raise ValueError(f"--replays {args.replays}: not a folder")

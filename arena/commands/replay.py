@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
         description="Prints FILE move by move: hands, table, captures, sweeps and points.",
     )
     show.add_argument("file", metavar="FILE", help="a replay (JSON), or - for standard input")
-    show.add_argument("--deal", type=int, metavar="N", help="show only deal N (from 0)")
+    show.add_argument("--deal", type=int, metavar="N", help="show only deal N (from 1)")
     show.set_defaults(func=run_show)
 
 
@@ -102,6 +102,11 @@ def run_show(args: argparse.Namespace) -> int:
     except ReplayError as exc:
         print(f"{args.file}: {exc}", file=sys.stderr)
         return 1
+    deals = len(data["deals"])
+    if args.deal is not None and not 1 <= args.deal <= deals:
+        print(f"{args.file}: --deal {args.deal}: this game has {deals} deals (1 to {deals})",
+              file=sys.stderr)
+        return 2
     rules = rules_for(data["variant"], data.get("options") or {})
     players = data.get("players") or [f"seat {s}" for s in range(rules.players)]
     console.print(f"[bold]{rules.label}[/bold], {rules.players} players, target {rules.target}"
@@ -121,9 +126,9 @@ def run_show(args: argparse.Namespace) -> int:
                 raise
             except EngineError as exc:
                 raise ReplayError(str(exc), i) from None
-            shown = args.deal is None or args.deal == i
+            shown = args.deal is None or args.deal == i + 1
             if shown:
-                console.print(f"\n[bold]Deal {i}[/bold], dealer seat {deal.dealer} "
+                console.print(f"\n[bold]Deal {i + 1}[/bold], dealer seat {deal.dealer} "
                               f"({players[deal.dealer]})")
                 for seat, hand in enumerate(deal.hands):
                     console.print(f"  hand of seat {seat}: {_cards(hand)}")
@@ -143,7 +148,7 @@ def run_show(args: argparse.Namespace) -> int:
                     raise ReplayError(f"seat {seat}: {exc}", i, j) from None
                 if not shown:
                     continue
-                text = f"  {j:3}. seat {seat} plays {_card(move.card)}"
+                text = f"  {j + 1:3}. seat {seat} plays {_card(move.card)}"
                 if move.capture:
                     text += ", takes " + " + ".join(card_name(c) for c in move.capture)
                 elif move.card not in deal.table and not deal.is_over():
@@ -182,7 +187,7 @@ def run_show(args: argparse.Namespace) -> int:
             if shown:
                 columns = [c for c in (*CATEGORIES, "total") if c not in _OPTIONAL
                            or getattr(rules, c)]
-                table = Table(title=f"points of deal {i}", title_justify="left")
+                table = Table(title=f"points of deal {i + 1}", title_justify="left")
                 table.add_column("side")
                 for category in columns:
                     table.add_column(category.replace("_", " "), justify="right")

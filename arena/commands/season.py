@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
 
     parser = subparsers.add_parser(
         "season",
-        help="create, run and follow seasons (round-robin + knockout) on workers",
+        help="create, run and follow seasons (round-robin, knockout, Swiss, tables, "
+        "rotating partnerships) on workers",
         description="Seasons from the shell. Configuration comes from the environment "
         "(ARENA_DATABASE_URL, ARENA_BROKER_URL, ARENA_DATA_DIR...); without a broker, "
         "`run` starts local worker processes itself.",

@@ -2,8 +2,11 @@
 
 Migrates the database, gathers the static files, and serves the Django site on one machine;
 with the embedded broker it also starts a local worker process so that uploaded bot versions
-get validated. For a real deployment run ``gunicorn webui.wsgi`` and ``arena worker`` under a
-supervisor instead (docker-compose.yml). Django is loaded only when the command runs.
+get validated. ``--production`` serves it as a deployment does instead of with Django's
+development server: gunicorn with ``webui/gunicorn_conf.py`` behind nginx with
+``deploy/nginx/arena.conf.template`` (:mod:`webui.serving`). A real deployment runs those and
+``arena worker`` under a supervisor (docker-compose.yml). Django is loaded only when the
+command runs. SIGTERM stops it as Ctrl-C does, local workers included.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from typing import Any
 
 
@@ -34,6 +38,12 @@ def register(subparsers: Any) -> None:
         "SQLite in var/ and a local worker.",
     )
     add_serve_arguments(parser)
+    parser.add_argument("--production", action="store_true",
+                        help="serve with the production configuration: gunicorn "
+                        "(webui/gunicorn_conf.py) behind nginx (deploy/nginx/)")
+    parser.add_argument("--no-nginx", action="store_true",
+                        help="with --production: gunicorn alone on --host:--port, no nginx "
+                        "in front (slow clients then hold gunicorn threads)")
     parser.set_defaults(func=run)
 
 
@@ -70,8 +80,11 @@ def check_port(host: str, port: int) -> str | None:
     return None
 
 
-def serve(host: str, port: int, workers: int | None) -> int:
-    """Serves the site until interrupted, with local workers when there is no broker."""
+def serve(host: str, port: int, workers: int | None, *, production: bool = False,
+          nginx: bool = True) -> int:
+    """Serves the site until interrupted (Ctrl-C or SIGTERM), with local workers when there is
+    no broker; ``production``: gunicorn (behind nginx when ``nginx``) instead of Django's
+    development server."""
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application, run
 
@@ -89,15 +102,46 @@ def serve(host: str, port: int, workers: int | None) -> int:
     def bound(actual_port: object) -> None:
         print(f"Serving the site at http://{shown}:{actual_port}/ (Ctrl+C to stop)", flush=True)
 
+    status = 0
     try:
-        run(host, port, get_internal_wsgi_application(), threading=True,
-            server_cls=WSGIServer, ipv6=":" in host, on_bind=bound)
-    except KeyboardInterrupt:
+        if production:
+            status = _serve_production(host, port, nginx, bound)
+        else:
+            run(host, port, get_internal_wsgi_application(), threading=True,
+                server_cls=WSGIServer, ipv6=":" in host, on_bind=bound)
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (arena.cli.Terminated)
         print("stopped", file=sys.stderr)
     finally:
         if pool is not None:
             pool.stop()
-    return 0
+    return status
+
+
+def _serve_production(host: str, port: int, nginx: bool, bound: Any) -> int:
+    """gunicorn (and nginx) until interrupted; 1 if one of them stops on its own."""
+    from django.conf import settings
+
+    from webui.serving import ProductionServer, ServingError
+
+    server = ProductionServer(host, port, nginx=nginx, log_dir=settings.ARENA_LOGS_DIR / "web")
+    try:
+        try:
+            server.start()
+        except ServingError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        how = "gunicorn behind nginx" if nginx else "gunicorn, no nginx in front"
+        print(f"({how}; logs in {server.log_dir})", flush=True)
+        bound(port)
+        while True:
+            problem = server.failed()
+            if problem:
+                print(f"error: {problem}: {server.log_tail(problem.split()[0])}",
+                      file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+    finally:
+        server.stop()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,5 +153,16 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 0:
         print(f"error: --workers {args.workers}: must not be negative", file=sys.stderr)
         return 2
+    if args.no_nginx and not args.production:
+        print("error: --no-nginx goes with --production", file=sys.stderr)
+        return 2
+    if args.production and not args.no_nginx:
+        from webui.serving import find_nginx
+
+        if find_nginx() is None:
+            print("error: --production needs nginx (scripts/services installs it), or add "
+                  "--no-nginx", file=sys.stderr)
+            return 2
     prepare()
-    return serve(args.host, args.port, args.workers)
+    return serve(args.host, args.port, args.workers, production=args.production,
+                 nginx=not args.no_nginx)

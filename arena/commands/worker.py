@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     from django.conf import settings
 
     app = importlib.import_module("workers.celery_app").app  # by name: not type-checked here
+    from arena.runner.protections import summary
+
+    print(summary(), flush=True)  # what protects this host from the bots (`arena doctor`)
 
     argv = [
         "worker",

@@ -256,7 +256,7 @@ def test_arena_replay_verify_fails_with_one_line(tmp_path: Path, replay: dict[st
     path.write_text(json.dumps(bad))
     assert main(["replay", "verify", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "deal 1, move 7" in err
+    assert err.count("\n") == 1 and "deal 2, move 8" in err  # from 1, as on the site
     assert main(["replay", "verify", str(path), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["error"]["deal"] == 1
@@ -266,9 +266,21 @@ def test_arena_replay_show_prints_the_game_move_by_move(
         replay_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", "show", str(replay_file)]) == 0
     out = capsys.readouterr().out
-    assert "Deal 0" in out and " di " in out and "wins" in out
-    assert main(["replay", "show", str(replay_file), "--deal", "1"]) == 0
-    assert "Deal 0" not in capsys.readouterr().out
+    assert "Deal 1," in out and "Deal 0" not in out and " di " in out and "wins" in out
+    assert "    1. seat" in out and "points of deal 1" in out
+    assert main(["replay", "show", str(replay_file), "--deal", "2"]) == 0
+    shown = capsys.readouterr().out
+    assert "Deal 2," in shown and "Deal 1," not in shown
+
+
+@pytest.mark.parametrize("deal", ["0", "99"])
+def test_arena_replay_show_names_a_deal_the_game_has_not(
+        deal: str, replay_file: Path, replay: dict[str, Any],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "show", str(replay_file), "--deal", deal]) == 2
+    deals = len(replay["deals"])
+    assert capsys.readouterr().err == (f"{replay_file}: --deal {deal}: this game has {deals} "
+                                       f"deals (1 to {deals})\n")
 
 
 def test_the_commands_never_print_a_traceback(tmp_path: Path) -> None:

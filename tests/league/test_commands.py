@@ -61,6 +61,26 @@ def test_a_season_runs_from_the_shell_with_no_server_at_all(embedded: dict[str, 
     assert json.loads(managed.stdout)["standings"] == season["standings"]
 
 
+@pytest.mark.slow
+def test_a_three_player_season_runs_from_the_shell_and_prints_its_places(
+    embedded: dict[str, str],
+) -> None:
+    created = arena(embedded, "season", "create", "three", "--variant", "scopa-3", "--bot",
+                    "random", "--bot", "greedy", "--bot", "js-random", "--option", "target=1")
+    assert created.returncode == 0, created.stderr
+    assert "every pair at the same tables, 3 entrants, 1 matches" in created.stdout
+    ran = arena(embedded, "season", "run", "three", "--json", "--timeout", "100")
+    assert ran.returncode == 0, ran.stderr
+    season = json.loads(ran.stdout)
+    assert season["format"]["name"] == "tables" and season["status"] == "finished"
+    assert [sum(row["places"]) for row in season["standings"]] == [3, 3, 3]
+    assert sum(row["score"] for row in season["standings"]) == 9  # 3 games, 2 + 1 + 0 each
+    printed = arena(embedded, "season", "standings", "three")
+    assert printed.returncode == 0, printed.stderr
+    for heading in ("1st", "2nd", "3rd", "points", "placement points: 2 for first"):
+        assert heading in printed.stdout
+
+
 BAD_INPUT = [
     (["season", "create", "x", "--bot", "random", "--bot", "nope"], "unknown bot 'nope'"),
     (["season", "create", "x", "--bot", "random"], "at least 2 entrants"),
@@ -70,6 +90,20 @@ BAD_INPUT = [
      "expected NAME=VALUE"),
     (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--knockout", "3"],
      "knockout size 3"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--seed", str(2**63)],
+     "--seed must be between 0 and 9223372036854775807, not 9223372036854775808"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--bank", "500"],
+     "--bank must be at least --move-time (1000), not 500"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--move-time", "0"],
+     "--move-time must be between 1 and 600000, not 0"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--format", "swiss"],
+     "a Swiss of 3 rounds needs at least 4 entrants, not 2"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--rounds", "2"],
+     "rounds 2: only a Swiss season takes a number of rounds"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "scopone",
+      "--format", "partnerships"], "rotating partnerships need 4, 5, 8, 9, 12, 13"),
+    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "scopa-3"],
+     "3-seat tables need at least 3 entrants, not 2"),
     (["season", "run", "missing"], "no season named 'missing'"),
     (["season", "standings", "missing"], "no season named 'missing'"),
 ]

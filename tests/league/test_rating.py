@@ -12,23 +12,30 @@ from arena.rating import (
     Ladder,
     RatedGame,
     entity_key,
+    is_partnership_game,
     is_provisional,
-    key_versions,
+    key_ladder,
+    key_version,
     ranks_for,
     recompute,
 )
 
 
-def test_a_side_of_one_version_is_that_version_and_a_mixed_partnership_is_a_team() -> None:
+def test_a_side_of_one_version_is_that_version_and_two_versions_are_partners() -> None:
     assert entity_key([4]) == "v:4"
     assert entity_key([4, 4]) == "v:4"
-    assert entity_key([9, 4]) == entity_key([4, 9]) == "t:4+9"
-    assert key_versions("t:4+9") == [4, 9]
+    assert not is_partnership_game([[4, 4], [9, 9]])
+    assert is_partnership_game([[4, 9], [5, 5]])
+    assert key_version("p:9") == 9 and key_ladder("p:9") == "partners"
+    assert key_ladder("v:4") == "solo"
+    with pytest.raises(ValueError, match="rated as partners"):
+        entity_key([9, 4])
 
 
 def test_it_rejects_a_bad_key_and_a_bad_winner() -> None:
-    with pytest.raises(ValueError, match="not a rating key"):
-        key_versions("x:1")
+    for bad in ("x:1", "t:4+9", "v:"):
+        with pytest.raises(ValueError, match="not a rating key"):
+            key_version(bad)
     with pytest.raises(ValueError, match="out of range"):
         ranks_for(2, 2)
 
@@ -43,11 +50,38 @@ def test_the_winner_gains_and_the_loser_drops_and_both_grow_surer() -> None:
     assert winner.provisional
 
 
-def test_a_partnership_of_two_bots_has_its_own_rating() -> None:
+def test_partners_are_rated_one_by_one_from_team_updates_on_a_ladder_of_their_own() -> None:
     ladder = Ladder()
-    ladder.rate(RatedGame(((1, 2), (3, 3)), winner=0))
-    assert set(ladder.entries) == {"t:1+2", "v:3"}
-    assert "v:1" not in ladder.entries
+    ladder.rate(RatedGame(((1, 1), (2, 2)), winner=0))
+    solo = {k: (e.mu, e.sigma) for k, e in ladder.entries.items()}
+    changed = ladder.rate(RatedGame(((1, 3), (2, 4)), winner=0))
+    assert [e.key for e in changed] == ["p:1", "p:3", "p:2", "p:4"]
+    assert {k: (e.mu, e.sigma) for k, e in ladder.entries.items() if k.startswith("v:")} == solo
+    # Equal partners gain alike; the winners gain what the losers lose.
+    assert ladder.entries["p:1"].mu == pytest.approx(ladder.entries["p:3"].mu)
+    assert ladder.entries["p:1"].mu - MU == pytest.approx(MU - ladder.entries["p:2"].mu)
+    # A stronger partner shares less of the credit than an untested one.
+    for _ in range(20):
+        ladder.rate(RatedGame(((5, 6), (7, 8)), winner=0))
+        ladder.rate(RatedGame(((5, 7), (6, 8)), winner=0))
+    before = {k: ladder.entry(k).mu for k in ("p:5", "p:9")}
+    ladder.rate(RatedGame(((5, 9), (6, 8)), winner=0))
+    assert ladder.entries["p:9"].mu - before["p:9"] > ladder.entries["p:5"].mu - before["p:5"]
+    assert ladder.entries["p:5"].wins == 41 and ladder.entries["p:8"].losses == 41
+
+
+def test_a_free_for_all_game_is_rated_from_its_full_ranking() -> None:
+    ladder = Ladder()
+    first, second, third = ladder.rate(RatedGame(((1,), (2,), (3,)), None, places=(0, 1, 2)))
+    assert first.mu > second.mu > third.mu
+    assert first.mu > MU > third.mu
+    assert (first.wins, second.losses, third.losses) == (1, 1, 1)
+    tied = Ladder()
+    a, b, c = tied.rate(RatedGame(((1,), (2,), (3,)), None, places=(0, 0, 2)))
+    assert a.mu == pytest.approx(b.mu, abs=0.01) and a.mu > c.mu
+    assert (a.draws, b.draws, c.losses) == (1, 1, 1)
+    with pytest.raises(ValueError, match="2 places for 3 sides"):
+        tied.rate(RatedGame(((1,), (2,), (3,)), None, places=(0, 1)))
 
 
 def test_a_draw_moves_the_underdog_up() -> None:

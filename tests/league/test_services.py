@@ -101,9 +101,9 @@ def test_it_refuses_seasons_it_cannot_run(staff: Any) -> None:
         services.create_season(name="s", variant=scopa, entrants=[versions[0], versions[0]])
     with pytest.raises(services.LeagueError, match="knockout size"):
         services.create_season(name="s", variant=scopa, entrants=versions, knockout_size=4)
-    with pytest.raises(services.LeagueError, match="3 sides"):
+    with pytest.raises(services.LeagueError, match="pairs two sides; variant scopa-3 has 3"):
         services.create_season(name="s", variant=services.get_variant("scopa-3"),
-                               entrants=versions)
+                               entrants=versions, format="round-robin")
     BotVersion.objects.filter(pk=versions[2].pk).update(status="validating")
     versions[2].refresh_from_db()
     with pytest.raises(services.LeagueError, match="not validated"):

@@ -4,6 +4,7 @@ the site and of the API. Only the owner changes a bot; only staff create and sta
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,8 @@ from web_helpers import good_zip
 
 from webui.league.models import Bot, BotVersion, Season
 from webui.web.models import ApiToken
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 pytestmark = pytest.mark.django_db
 
@@ -292,6 +295,13 @@ def test_it_rejects_a_season_start_by_a_user_over_the_api(
     ({"games_per_pairing": 0}, "between 1 and 100"),
     ({"knockout_size": 9}, "knockout size"),
     ({"name": ""}, "needs a name"),
+    ({"format": "ladder"}, "format 'ladder': one of round-robin, swiss, tables, partnerships"),
+    ({"format": "swiss"}, "a Swiss of 3 rounds needs at least 4 entrants, not 2"),
+    ({"format": "swiss", "rounds": 0}, "field 'rounds' must be between 1 and 255"),
+    ({"format": "partnerships", "variant": "scopone"}, "rotating partnerships need 4, 5, 8"),
+    ({"format": "tables"}, "format 'tables' is for variants of three sides or more"),
+    ({"rounds": 2}, "rounds 2: only a Swiss season takes a number of rounds"),
+    ({"format": 3}, "field 'format' must be a str"),
 ])
 def test_it_rejects_a_bad_season_over_the_api(
     change: dict[str, Any], words: str, client: Any, tokens: dict[str, str],
@@ -304,3 +314,48 @@ def test_it_rejects_a_bad_season_over_the_api(
     assert response.status_code == 400
     assert words in response.json()["error"]
     assert not Season.objects.exists()
+
+
+def test_staff_create_a_swiss_season_over_the_api_and_read_its_first_round(
+    client: Any, tokens: dict[str, str], users: dict[str, Any]
+) -> None:
+    from webui.league import services
+
+    versions = [
+        services.register_folder_bot(users["staff"], SAMPLES / name, validate=False)
+        for name in ("random", "greedy", "ismcts", "js-random")
+    ]
+    body = {"name": "Swiss", "variant": "scopa", "format": "swiss", "rounds": 3, "start": True,
+            "entrants": [v.label for v in versions]}
+    response = client.post("/api/seasons", json.dumps(body), content_type="application/json",
+                           HTTP_AUTHORIZATION=tokens["staff"])
+    assert response.status_code == 201, response.content
+    data = response.json()
+    assert data["format"] == {"name": "swiss", "label": "Swiss", "rounds": 3,
+                              "bye_score": 1.0}
+    assert data["season"]["swiss_rounds"] == 3 and data["season"]["matches_total"] == 2
+    (first,) = data["schedule"]
+    assert first["number"] == 1 and first["bye"] is None and len(first["pairings"]) == 2
+    assert {p["a"]["label"] for p in first["pairings"]} | {
+        p["b"]["label"] for p in first["pairings"]} == {v.label for v in versions}
+
+
+def test_a_leaderboard_says_which_ladder_it_shows_and_refuses_another(
+    client: Any, db: Any
+) -> None:
+    from webui.league import services
+
+    scopone = services.get_variant("scopone")
+    solo = client.get("/api/variants/scopone/leaderboard").json()
+    assert solo["ladder"] == "solo" and set(solo["ladders"]) == {"solo", "partners"}
+    partners = client.get("/api/variants/scopone/leaderboard?ladder=partners").json()
+    assert partners["ladder"] == "partners" and partners["ratings"] == []
+    services.get_variant("scopa")
+    refused = client.get("/api/variants/scopa/leaderboard?ladder=partners")
+    assert refused.status_code == 400
+    assert refused.json() == {"error": "ladder 'partners': scopa has solo"}
+    page = client.get("/variants/scopone/?ladder=partners")
+    assert page.status_code == 200
+    assert "This ladder: rotating partnerships: each bot" in page.content.decode()
+    assert client.get("/variants/scopa/?ladder=partners").status_code == 404
+    assert scopone.slug == "scopone"

@@ -1,10 +1,12 @@
-"""Builders of bot archives, good and hostile, for the submission tests."""
+"""Builders of bot archives, good and hostile, for the submission tests; and the processes
+below a process, for the tests that stop commands."""
 
 from __future__ import annotations
 
 import io
 import tarfile
 import zipfile
+from pathlib import Path
 
 GOOD_MANIFEST = """name = "{name}"
 version = "1.0.0"
@@ -108,3 +110,38 @@ BAD_ARCHIVES: dict[str, tuple[bytes, str]] = {
     "too-big": (b"PK\x03\x04" + bytes(5 * 1024 * 1024), "the limit is 5,242,880 bytes"),
     "damaged-zip": (good_zip()[:60], "damaged"),
 }
+
+
+def process_table() -> dict[int, tuple[int, str, str]]:
+    """Every process: pid -> (parent pid, start time in clock ticks, command line)."""
+    table: dict[int, tuple[int, str, str]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
+        except (OSError, IndexError):
+            continue  # it ended while we looked
+        table[int(stat.parent.name)] = (int(fields[1]), fields[19], command.decode(
+            errors="replace").strip())
+    return table
+
+
+def descendants(root: int) -> dict[int, tuple[str, str]]:
+    """Every process below ``root``: pid -> (start time, command line)."""
+    table = process_table()
+    found: dict[int, tuple[str, str]] = {}
+    frontier = [root]
+    while frontier:
+        pid = frontier.pop()
+        for child, (parent, started, command) in table.items():
+            if parent == pid and child not in found:
+                found[child] = (started, command)
+                frontier.append(child)
+    return found
+
+
+def still_running(processes: dict[int, tuple[str, str]]) -> list[str]:
+    """Those of ``processes`` that still run (the same process: same pid and start time)."""
+    table = process_table()
+    return [command for pid, (started, command) in processes.items()
+            if pid in table and table[pid][1] == started and table[pid][2]]

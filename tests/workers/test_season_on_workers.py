@@ -1,22 +1,17 @@
 """Seasons played by real Celery worker processes on Redis and PostgreSQL, and their failures.
 
-The workers are subprocesses (:class:`workers.local.LocalWorkers`) that see the same database
-as the test (pytest-django's test database, in ``transaction=True`` tests so their writes are
-visible) and a queue of their own on the machine's Redis. Short games (target 1: about one
-deal) keep each season to seconds. Every test checks that each match is recorded exactly once,
-whatever happened to the workers or the broker.
+The workers are subprocesses (:class:`workers.local.LocalWorkers`, the ``live`` fixtures of
+``conftest.py``) that see the same database as the test (pytest-django's test database, in
+``transaction=True`` tests so their writes are visible) and a queue of their own: on the
+machine's Redis under this run's key prefix, or on a private ``redis-server`` for the test that
+restarts it. Short games (target 1: about one deal) keep each season to seconds. Every test
+checks that each match is recorded exactly once, whatever happened to the workers or the broker.
 """
 
 from __future__ import annotations
 
-import contextlib
-import shutil
 import signal
-import subprocess
 import time
-import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,70 +25,6 @@ pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 SHORT = {"target": 1}
-
-
-@dataclass
-class Live:
-    """The environment of one test's workers, and the workers it started."""
-
-    env: dict[str, str]
-    log_dir: Path
-    started: list[Any] = field(default_factory=list)
-
-    def workers(self, count: int = 1) -> Any:
-        """Starts ``count`` worker processes (stopped at the end of the test)."""
-        from workers.local import LocalWorkers
-
-        pool = LocalWorkers(count, env=self.env, log_dir=self.log_dir, loglevel="INFO")
-        self.started.append(pool)
-        return pool.start()
-
-    def logs(self) -> str:
-        """Everything the workers logged, for a failing assertion's message."""
-        return "\n".join(p.read_text(errors="replace")[-4000:] for p in self.log_dir.glob("*"))
-
-
-@pytest.fixture
-def live(transactional_db: Any, postgres_available: bool, redis_url: str, tmp_path: Path,
-         settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
-    """Workers' environment: this test's database, Redis, a private queue, short leases."""
-    from django.db import connection
-
-    from workers import celery_app
-
-    if connection.vendor != "postgresql":  # ARENA_DATABASE_URL chose another database
-        pytest.skip("the worker tests run on PostgreSQL; ARENA_DATABASE_URL points elsewhere")
-    queue = f"arena-test-{uuid.uuid4().hex[:10]}"
-    env = {
-        "ARENA_DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/"
-        f"{connection.settings_dict['NAME']}",
-        "ARENA_BROKER_URL": redis_url,
-        "ARENA_QUEUE": queue,
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-        "ARENA_MATCH_LEASE_S": "3",
-        "ARENA_TASK_TIME_LIMIT_S": "300",
-        "ARENA_SANDBOX": "auto",
-        "ARENA_LOG_LEVEL": "INFO",
-    }
-    settings.ARENA_BROKER_URL = redis_url
-    settings.ARENA_EMBEDDED_BROKER = False
-    settings.ARENA_QUEUE = queue
-    settings.ARENA_MATCH_LEASE_S = 3.0
-    settings.ARENA_TASK_TIME_LIMIT_S = 300
-    app = celery_app.make_app()
-    monkeypatch.setattr(celery_app, "app", app)
-    state = Live(env=env, log_dir=tmp_path / "logs")
-    try:
-        yield state
-    finally:
-        for pool in state.started:
-            pool.stop()
-        app.close()
-        import redis
-
-        client = redis.Redis.from_url(redis_url)
-        with contextlib.suppress(redis.RedisError):
-            client.delete(queue)
 
 
 def register(names: list[str]) -> list[Any]:
@@ -267,47 +198,18 @@ def test_a_worker_killed_mid_match_has_its_match_played_again_and_counted_once(
     assert_recorded_once(season)
 
 
-def redis_restart() -> None:
-    """Shuts Redis down without saving (its queues are lost) and starts it again."""
-    subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"],
-                   capture_output=True, timeout=10)
-    time.sleep(0.5)
-    subprocess.run(
-        ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "--port", "6379",
-         "--save", "", "--appendonly", "no"],
-        check=True, capture_output=True, timeout=10,
-    )
-    for _ in range(100):
-        ping = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"],
-                              capture_output=True, text=True, timeout=5)
-        if ping.stdout.strip() == "PONG":
-            return
-        time.sleep(0.1)
-    raise AssertionError("Redis did not come back")
-
-
-def test_a_season_finishes_across_a_redis_restart(live: Any) -> None:
+def test_a_season_finishes_across_a_redis_restart(live_private: Any) -> None:
     from webui.league import services
     from webui.league.models import Match
 
-    if shutil.which("redis-server") is None or shutil.which("redis-cli") is None:
-        pytest.skip("redis-server and redis-cli are needed to restart Redis")
+    live = live_private
     season = new_season("restart", ["random", "greedy", "ismcts", "js-random"])
     services.start_season(season)
     live.workers(2)
     wait_for(
         lambda: Match.objects.filter(season=season, status="done").exists(), 90, "a result"
     )
-    try:
-        redis_restart()
-    finally:  # never leave the machine without its Redis
-        ping = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"],
-                              capture_output=True, text=True, timeout=5)
-        if ping.stdout.strip() != "PONG":
-            with contextlib.suppress(Exception):
-                subprocess.run(["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1",
-                                "--port", "6379", "--save", "", "--appendonly", "no"],
-                               capture_output=True, timeout=10)
+    live.redis.restart()  # its queues are lost: the sweep must find what they held
     run(season, live)
     season.refresh_from_db()
     assert season.status == "finished"

@@ -46,7 +46,10 @@ def test_play_match_twice_plays_and_records_once(owner: Any) -> None:
     assert (match.status, match.attempts) == ("done", 1)
     games = Game.objects.filter(match=match)
     assert games.count() == 2
-    assert all(g.replay["players"] for g in games)
+    labels = [v.label for v in match.entrants()]
+    assert labels == ["random@1", "greedy@1"]  # the platform's numbers, not bot.toml's 1.0.0
+    for game in games:  # the replay names each seat by its version, as the site does
+        assert game.replay["players"] == [labels[e] for e in game.seats]
     assert {tuple(g.seats) for g in games} == {(0, 1), (1, 0)}  # seats swapped
 
 
@@ -100,7 +103,24 @@ def test_validate_version_twice_validates_once(owner: Any) -> None:
     version.refresh_from_db()
     assert version.status == BotVersion.Status.READY
     assert version.validation_replay is not None
+    assert sorted(version.validation_replay["players"]) == ["candidate@1", "random (sample bot)"]
     assert version.validated is not None
+
+
+def test_a_validation_game_names_a_registered_sample_bot_by_its_version(owner: Any) -> None:
+    from webui.league import services
+    from workers import tasks
+
+    services.register_folder_bot(owner, SAMPLES / "random")
+    services.register_folder_bot(owner, SAMPLES / "greedy")  # random@1, then greedy@1
+    bot = services.create_bot(owner, "candidate")
+    version, _ = services.register_version(
+        bot, sha256="d" * 64, manifest={"name": "greedy", "variants": ["*"]},
+        source_dir=str(SAMPLES / "greedy"),
+    )
+    tasks.validate_version.run(version.pk)
+    version.refresh_from_db()
+    assert sorted(version.validation_replay["players"]) == ["candidate@1", "random@1"]
 
 
 def test_a_version_that_cannot_start_fails_validation_with_a_reason(owner: Any,

@@ -62,7 +62,7 @@ class EntrantInline(admin.TabularInline):
 @admin.register(models.Season)
 class SeasonAdmin(admin.ModelAdmin):
     list_display = ("name", "variant", "format", "status", "created")
-    list_filter = ("status", "variant")
+    list_filter = ("status", "format", "variant")
     inlines = [EntrantInline]
     actions = ["start_seasons"]
 
@@ -93,5 +93,5 @@ class GameAdmin(admin.ModelAdmin):
 
 @admin.register(models.Rating)
 class RatingAdmin(admin.ModelAdmin):
-    list_display = ("key", "variant", "mu", "sigma", "conservative", "games")
-    list_filter = ("variant",)
+    list_display = ("key", "variant", "ladder", "mu", "sigma", "conservative", "games")
+    list_filter = ("variant", "ladder")

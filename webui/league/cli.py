@@ -91,12 +91,23 @@ def add_create_arguments(parser: argparse.ArgumentParser) -> None:
                         help="override a rule option, e.g. --option target=21 (repeatable)")
     parser.add_argument("--bot", action="append", default=[], required=True, metavar="BOT",
                         help="an entrant: a sample bot (random, greedy, ismcts), a bot folder, "
-                        "a registered bot, or name@N (repeat, in Berger order)")
+                        "a registered bot, or name@N (repeat, in entry order)")
+    parser.add_argument("--format", default="auto",
+                        choices=["auto", "round-robin", "swiss", "tables", "partnerships"],
+                        help="round-robin (two sides; with --knockout), swiss (two sides, "
+                        "--rounds), tables (every pair at three-seat tables: scopa-3), "
+                        "partnerships (rotating partners at four-player partnership tables; "
+                        "4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 entrants); default: "
+                        "round-robin for two sides, tables for more")
+    parser.add_argument("--rounds", type=int, default=None, metavar="N",
+                        help="Swiss only: the number of rounds (default ceil(log2 n) + 2; "
+                        "at most n - 1)")
     parser.add_argument("--knockout", type=int, default=0, metavar="N",
-                        help="after the league, a knockout for the top N (default none)")
+                        help="after a round-robin, a knockout for the top N (default none)")
     parser.add_argument("--double", action="store_true", help="double round-robin")
     parser.add_argument("--games", type=int, default=2, metavar="N",
-                        help="games per pairing (default 2: a duplicate set)")
+                        help="games per match (default 2: a duplicate set; rounded up to "
+                        "whole rotations: 3 at three-seat tables, 4 at partnership tables)")
     parser.add_argument("--move-time", type=int, default=1000, metavar="MS",
                         help="time per move in ms (default 1000)")
     parser.add_argument("--bank", type=int, default=30_000, metavar="MS",
@@ -104,13 +115,60 @@ def add_create_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="the season's seed")
     parser.add_argument("--start", action="store_true", help="start it right away")
     parser.add_argument("--json", action="store_true", help="print the season as JSON")
+    seats = parser.add_argument_group(
+        "seat limits of the season's matches (default: the runner's, docs/SECURITY.md)")
+    for flag, name, text in SEAT_LIMIT_FLAGS:
+        seats.add_argument(flag, type=int, default=None, metavar=name.split("_")[-1].upper(),
+                           help=text)
+
+
+SEAT_LIMIT_FLAGS = (
+    ("--memory", "memory_mb", "memory of a seat's processes and tmpfs folders, MiB"),
+    ("--processes", "processes", "processes and threads of a seat"),
+    ("--tmp-size", "tmp_mb", "size of a seat's /tmp and /dev/shm, MiB"),
+    ("--cpu-time", "cpu_seconds", "CPU seconds of each bot process"),
+    ("--file-size", "file_mb", "largest file a bot may write, MiB"),
+    ("--open-files", "open_files", "open files of each bot process"),
+)
+
+
+def seat_limits_of(args: argparse.Namespace) -> dict[str, int]:
+    """The seat limits the flags give, checked (a refusal names the flag)."""
+    from .limits import LimitError
+    from .seat_limits import check_seat_limits
+
+    chosen: dict[str, int] = {}
+    for flag, name, _ in SEAT_LIMIT_FLAGS:
+        value = getattr(args, field_of(flag))
+        if value is None:
+            continue
+        try:
+            check_seat_limits({name: value})
+        except LimitError as error:
+            raise LimitError(str(error).replace(f"limits.{name}", flag)) from None
+        chosen[name] = value
+    return chosen
+
+
+def field_of(flag: str) -> str:
+    """The attribute argparse gives an option: ``--move-time`` -> ``move_time``."""
+    return flag.lstrip("-").replace("-", "_")
 
 
 def create(args: argparse.Namespace) -> int:
     """``season create``: a draft season (or a started one with ``--start``)."""
-    from . import services
+    from . import limits, services
 
     try:
+        # The same ranges as the API and the form, named as this command's options.
+        for flag, field in (("--knockout", "knockout_size"), ("--games", "games_per_pairing"),
+                            ("--move-time", "move_time_ms"), ("--bank", "bank_ms"),
+                            ("--seed", "seed")):
+            value = getattr(args, field_of(flag))
+            if value is not None:
+                limits.check_number(field, value, label=flag)
+        limits.check_bank(args.move_time, args.bank, "--bank", "--move-time")
+        seat_limits = seat_limits_of(args)
         options = dict(parse_option(o) for o in args.option)
         variant = services.get_variant(args.variant, options)
         entrants = [resolve_entrant(text) for text in args.bot]
@@ -124,6 +182,9 @@ def create(args: argparse.Namespace) -> int:
             move_time_ms=args.move_time,
             bank_ms=args.bank,
             seed=args.seed,
+            format=args.format,
+            swiss_rounds=args.rounds,
+            limits=seat_limits,
         )
     except ValueError as error:
         return fail(str(error))
@@ -133,7 +194,8 @@ def create(args: argparse.Namespace) -> int:
         print(json.dumps(season_json(season)))
     else:
         print(f"season {season.name!r} created ({season.status}): {variant.label}, "
-              f"{len(entrants)} entrants, {season.planned_matches()} matches")
+              f"{season.get_format_display()}, {len(entrants)} entrants, "
+              f"{season.planned_matches()} matches")
     return 0
 
 
@@ -217,8 +279,8 @@ def standings(args: argparse.Namespace) -> int:
 
 
 def season_json(season: Any) -> dict[str, Any]:
-    """A season, its table and its champion, JSON-ready."""
-    from . import services
+    """A season, its format, its table and its champion, JSON-ready."""
+    from . import formats, services
 
     done, scheduled = season.progress()
     champion = services.season_champion(season)
@@ -226,6 +288,7 @@ def season_json(season: Any) -> dict[str, Any]:
         "name": season.name,
         "variant": season.variant.slug,
         "status": season.status,
+        "format": formats.format_summary(season),
         "matches": {"done": done, "scheduled": scheduled, "planned": season.planned_matches()},
         "champion": champion.label if champion else None,
         "standings": [
@@ -240,12 +303,46 @@ def season_json(season: Any) -> dict[str, Any]:
                 "score": row.standing.score,
                 "head_to_head": row.standing.head_to_head,
                 "sonneborn_berger": row.standing.sonneborn_berger,
+                "buchholz": row.standing.buchholz,
+                "byes": row.standing.byes,
+                "places": list(row.standing.places),
                 "points_for": row.standing.points_for,
                 "points_against": row.standing.points_against,
             }
             for row in services.league_standings(season)
         ],
     }
+
+
+def _place_column(place: int) -> tuple[str, Any]:
+    ordinal = {1: "1st", 2: "2nd", 3: "3rd"}.get(place + 1, f"{place + 1}th")
+    return ordinal, lambda row: str(row["places"][place])
+
+
+def _standing_columns(kind: str, seats: int = 3) -> list[tuple[str, Any]]:
+    """The table's columns per format: a heading and how to print it from a row."""
+    def score(row: dict[str, Any]) -> str:
+        return f"{row['score']:g}"
+
+    def points(row: dict[str, Any]) -> str:
+        return f"{row['points_for']}-{row['points_against']}"
+
+    common = [("#", lambda r: str(r["rank"])), ("bot", lambda r: r["bot"]),
+              ("played", lambda r: str(r["played"]))]
+    if kind == "tables":
+        places = [_place_column(place) for place in range(seats)]
+        return [*common, *places, ("points", score), ("game points", lambda r: str(
+            r["points_for"]))]
+    wdl = [("won", lambda r: str(r["wins"])), ("drawn", lambda r: str(r["draws"])),
+           ("lost", lambda r: str(r["losses"]))]
+    if kind == "swiss":
+        return [*common, *wdl, ("byes", lambda r: str(r["byes"])), ("score", score),
+                ("Buchholz", lambda r: f"{r['buchholz']:g}"),
+                ("SB", lambda r: f"{r['sonneborn_berger']:g}"), ("points", points)]
+    if kind == "partnerships":
+        return [*common, *wdl, ("score", score), ("points", points)]
+    return [*common, *wdl, ("score", score), ("SB", lambda r: f"{r['sonneborn_berger']:g}"),
+            ("points", points)]
 
 
 def show_standings(season: Any, *, as_json: bool) -> int:
@@ -257,17 +354,23 @@ def show_standings(season: Any, *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(data))
         return 0
-    table = Table(title=f"{data['name']} ({data['variant']}, {data['status']})")
-    for column in ("#", "bot", "played", "won", "drawn", "lost", "score", "SB", "points"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+    kind = data["format"]["name"]
+    table = Table(title=f"{data['name']} ({data['variant']}, {data['format']['label']}, "
+                        f"{data['status']})")
+    columns = _standing_columns(kind, int(data["format"].get("seats", 3)))
+    for heading, _ in columns:
+        table.add_column(heading, justify="left" if heading == "bot" else "right")
     for row in data["standings"]:
-        table.add_row(
-            str(row["rank"]), row["bot"], str(row["played"]), str(row["wins"]),
-            str(row["draws"]), str(row["losses"]), f"{row['score']:g}",
-            f"{row['sonneborn_berger']:g}", f"{row['points_for']}-{row['points_against']}",
-        )
+        table.add_row(*(cell(row) for _, cell in columns))
     console = Console()
     console.print(table)
+    if kind == "swiss":
+        console.print(f"{data['format']['rounds']} rounds; a bye scores "
+                      f"{data['format']['bye_score']:g}; ties broken by Buchholz, then "
+                      "Sonneborn-Berger")
+    elif kind == "tables":
+        console.print("placement points: 2 for first, 1 for second, 0 for third, shared "
+                      "when tied; a forfeit is last")
     if data["champion"]:
         console.print(f"champion: [bold]{data['champion']}[/bold]")
     return 0
@@ -289,16 +392,16 @@ def list_seasons(args: argparse.Namespace) -> int:
     for season in Season.objects.select_related("variant").order_by("created"):
         done, _scheduled = season.progress()
         rows.append({"name": season.name, "variant": season.variant.slug,
-                     "status": season.status, "done": done,
+                     "format": season.format, "status": season.status, "done": done,
                      "planned": season.planned_matches()})
     if args.json:
         print(json.dumps(rows))
         return 0
     table = Table(title="seasons")
-    for column in ("name", "variant", "status", "matches"):
+    for column in ("name", "variant", "format", "status", "matches"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["name"], row["variant"], row["status"],
+        table.add_row(row["name"], row["variant"], row["format"], row["status"],
                       f"{row['done']}/{row['planned']}")
     Console().print(table)
     return 0

@@ -147,7 +147,14 @@ class Variant(models.Model):
 
 
 class Season(models.Model):
-    """A league: entrants of one variant, a round-robin and an optional knockout for the top N."""
+    """A league: entrants of one variant, played in one format.
+
+    Formats (the pure schedules are in :mod:`arena.formats`, the league's side of them in
+    :mod:`webui.league.formats`): a round-robin of two sides with an optional knockout for the
+    top N; a Swiss of ``swiss_rounds`` rounds; three-seat (or larger) tables for variants of
+    more than two sides; rotating partnerships (whist tournaments) for four-player
+    partnership variants.
+    """
 
     class Status(models.TextChoices):
         DRAFT = "draft", "draft"
@@ -157,6 +164,9 @@ class Season(models.Model):
     class Format(models.TextChoices):
         ROUND_ROBIN = "round-robin", "round-robin"
         ROUND_ROBIN_KNOCKOUT = "round-robin+knockout", "round-robin, then knockout"
+        SWISS = "swiss", "Swiss"
+        TABLES = "tables", "every pair at the same tables"
+        PARTNERSHIPS = "partnerships", "rotating partnerships"
 
     name = models.CharField(max_length=100, unique=True)
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="seasons")
@@ -165,11 +175,14 @@ class Season(models.Model):
     )
     format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
     knockout_size = models.PositiveSmallIntegerField(default=0)  # top N into the bracket
+    swiss_rounds = models.PositiveSmallIntegerField(default=0)  # Swiss: rounds to play
     double_round_robin = models.BooleanField(default=False)
     games_per_pairing = models.PositiveSmallIntegerField(default=2)  # a duplicate set
     move_time_ms = models.PositiveIntegerField(default=1000)
     bank_ms = models.PositiveIntegerField(default=30_000)
     seed = models.BigIntegerField(default=0)
+    # Overrides of the runner's seat limits, in MiB and seconds (webui.league.seat_limits).
+    limits = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -198,9 +211,9 @@ class Season(models.Model):
 
     def planned_matches(self) -> int:
         """How many matches the whole season will have (league, then knockout)."""
-        n = self.season_entrants.count()
-        league = n * (n - 1) // 2 * (2 if self.double_round_robin else 1)
-        return league + (self.knockout_size - 1 if self.has_knockout else 0)
+        from .formats import planned_matches
+
+        return planned_matches(self)
 
     def progress(self) -> tuple[int, int]:
         """(matches done or void, matches scheduled so far)."""
@@ -211,7 +224,7 @@ class Season(models.Model):
 
 
 class SeasonEntrant(models.Model):
-    """A bot version entered in a season, with its number in the Berger tables (1..n)."""
+    """A bot version entered in a season, with its number in the schedule (1..n)."""
 
     season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="season_entrants")
     version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
@@ -226,12 +239,16 @@ class SeasonEntrant(models.Model):
 
 
 class Round(models.Model):
-    """One round of a season: league rounds from the Berger tables, then knockout rounds.
+    """One round of a season: league rounds of its format, then knockout rounds.
 
-    ``plan`` is the round as scheduled, JSON: for a league round ``{"pairings": [[a, b], ...],
-    "bye": v|null}``; for a knockout round ``{"slots": [[a, b|null], ...], "seeds": [...]}``,
-    slots in bracket order (``null`` is a bye; ``a`` advances) and the qualifiers in seed order
-    (league rank). Entries are bot version ids.
+    ``plan`` is the round as scheduled, JSON, its entries bot version ids: for a round-robin
+    round ``{"pairings": [[a, b], ...], "bye": v|null}``; for a knockout round ``{"slots":
+    [[a, b|null], ...], "seeds": [...]}``, slots in bracket order (``null`` is a bye; ``a``
+    advances) and the qualifiers in seed order (league rank); for a Swiss round the pairings
+    and bye as in a round-robin, plus ``"scores"`` (each entrant's score when the round was
+    paired, by version id) and ``"rematches"``; for tables and rotating partnerships
+    ``{"tables": [[a, b, c(, d)], ...], "sitting_out": [v, ...]}`` (a partnership table is
+    ``a`` and ``c`` against ``b`` and ``d``).
     """
 
     class Phase(models.TextChoices):
@@ -398,18 +415,21 @@ class Game(models.Model):
 
 
 class Rating(models.Model):
-    """The TrueSkill rating of one rated entity (a bot version, or a partnership) in a variant.
+    """The TrueSkill rating of one bot version in a variant, on one of its two ladders.
 
-    ``key`` is ``v:<version id>`` for a side played by one bot version and
-    ``t:<id>+<id>`` for a partnership of two different versions.
+    ``key`` is ``v:<version id>`` on the ``solo`` ladder (the version played every seat of its
+    side) and ``p:<version id>`` on the ``partners`` ladder (rated as one of two different
+    partners of a side, from team updates); see :mod:`arena.rating`.
     """
+
+    class Ladder(models.TextChoices):
+        SOLO = "solo", "each side one bot"
+        PARTNERS = "partners", "rotating partnerships"
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="ratings")
     key = models.CharField(max_length=64)
+    ladder = models.CharField(max_length=10, choices=Ladder.choices, default=Ladder.SOLO)
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
-    partner = models.ForeignKey(
-        BotVersion, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
-    )
     mu = models.FloatField()
     sigma = models.FloatField()
     conservative = models.FloatField(db_index=True)  # mu - 3 sigma
@@ -424,15 +444,14 @@ class Rating(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["variant", "key"], name="rating_unique_key"),
         ]
-        indexes = [models.Index(fields=["variant", "-conservative"], name="rating_leaderboard")]
+        indexes = [
+            models.Index(fields=["variant", "-conservative"], name="rating_leaderboard"),
+            models.Index(fields=["variant", "ladder", "-conservative"],
+                         name="rating_ladder_board"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.key} in {self.variant.slug}: {self.mu:.2f} ± {self.sigma:.2f}"
-
-    @property
-    def is_team(self) -> bool:
-        """Whether this rates a partnership of two different bot versions."""
-        return self.partner_id is not None
 
     @property
     def provisional(self) -> bool:
@@ -447,10 +466,8 @@ class Rating(models.Model):
         return (self.wins + 0.5 * self.draws) / self.games if self.games else None
 
     def label(self) -> str:
-        """``greedy@3`` or ``greedy@3 + random@1``."""
-        if self.partner is None:
-            return self.version.label
-        return f"{self.version.label} + {self.partner.label}"
+        """``greedy@3``."""
+        return self.version.label
 
 
 class RatingHistory(models.Model):

@@ -30,7 +30,11 @@ from django.utils.text import slugify
 
 from arena import rating as trueskill_rating
 from arena import scheduling
+from arena.seeds import draw_seed
 
+from . import formats, seat_limits
+from . import limits as ranges
+from .formats import StandingRow as StandingRow
 from .models import (
     Bot,
     BotArchive,
@@ -268,44 +272,62 @@ def create_season(
     bank_ms: int = 30_000,
     seed: int | None = None,
     created_by: Any = None,
+    format: str | None = None,
+    swiss_rounds: int | None = None,
+    limits: dict[str, int] | None = None,
 ) -> Season:
-    """A draft season; entrants are numbered 1..n in the order given (Berger numbers)."""
+    """A draft season; entrants are numbered 1..n in the order given.
+
+    ``format`` is one of :data:`webui.league.formats.FORMAT_NAMES` (default: a round-robin for
+    two sides, tables for more), ``swiss_rounds`` the rounds of a Swiss (default ``ceil(log2
+    n) + 2``), ``limits`` overrides of the bots' seat limits
+    (:data:`webui.league.seat_limits.SEAT_LIMITS`). Everything is checked before anything is
+    written: a refusal raises :class:`LeagueError` and creates nothing.
+    """
     name = name.strip()
     if not name:
         raise LeagueError("a season needs a name")
     if Season.objects.filter(name=name).exists():
         raise LeagueError(f"season name {name!r} is taken")
-    if variant.sides != 2:
-        raise LeagueError(
-            f"variant {variant.slug} has {variant.sides} sides; seasons pair two entrants"
-        )
     ids = [v.pk for v in entrants]
     if len(ids) < 2:
         raise LeagueError("a season needs at least 2 entrants")
     if len(set(ids)) != len(ids):
         raise LeagueError("an entrant is listed twice")
-    not_ready = [v.label for v in entrants if v.status != BotVersion.Status.READY]
-    if not_ready:
-        raise LeagueError(f"not validated yet: {', '.join(not_ready)}")
     if knockout_size and not 2 <= knockout_size <= len(ids):
         raise LeagueError(f"knockout size {knockout_size}: between 2 and {len(ids)}, or 0")
-    if games_per_pairing < 1 or games_per_pairing > 100:
-        raise LeagueError(f"games per pairing {games_per_pairing}: between 1 and 100")
-    if move_time_ms < 1 or bank_ms < 0:
-        raise LeagueError("move time must be positive and the bank not negative")
+    try:
+        ranges.check_text("name", name, ranges.SEASON_NAME_MAX)
+        ranges.check_season_numbers({
+            "knockout_size": knockout_size, "games_per_pairing": games_per_pairing,
+            "move_time_ms": move_time_ms, "bank_ms": bank_ms, "seed": seed,
+        })
+        seat_overrides = seat_limits.check_seat_limits(limits)
+    except ranges.LimitError as error:
+        raise LeagueError(str(error)) from None
+    try:
+        season_format = formats.season_format(variant, format, knockout_size)
+        formats.check_entrants(variant, entrants)
+        shape = formats.shape_season(season_format, variant, len(ids), swiss_rounds,
+                                     games_per_pairing)
+    except formats.FormatError as error:
+        raise LeagueError(str(error)) from None
+    if double_round_robin and season_format not in formats.CLASSIC:
+        raise LeagueError("a double round-robin is a round-robin: not with format "
+                          f"{season_format!r}")
     with transaction.atomic():
         season = Season.objects.create(
             name=name,
             variant=variant,
-            format=(
-                Season.Format.ROUND_ROBIN_KNOCKOUT if knockout_size else Season.Format.ROUND_ROBIN
-            ),
+            format=shape.format,
             knockout_size=knockout_size,
+            swiss_rounds=shape.swiss_rounds,
             double_round_robin=double_round_robin,
-            games_per_pairing=games_per_pairing,
+            games_per_pairing=shape.games_per_pairing,
             move_time_ms=move_time_ms,
             bank_ms=bank_ms,
             seed=random.SystemRandom().randrange(2**31) if seed is None else seed,
+            limits=seat_overrides,
             created_by=created_by,
         )
         SeasonEntrant.objects.bulk_create(
@@ -327,27 +349,28 @@ def start_season(season: Season) -> bool:
     return changed == 1
 
 
-def _match_seed(season: Season, round_number: int, board: int) -> int:
-    digest = hashlib.sha256(f"{season.seed}:{round_number}:{board}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+def create_match(season: Season, round_: Round, board: int, versions: Sequence[BotVersion],
+                 pairing: str) -> Match:
+    """A scheduled match of ``versions`` in runner order, enqueued after commit.
 
-
-def _create_match(season: Season, round_: Round, board: int, a: BotVersion, b: BotVersion,
-                  pairing: str) -> Match:
+    Each entrant's side in the first game is its index modulo the variant's sides (two
+    entrants: 0 and 1; three at a ``scopa-3`` table: 0, 1, 2; four at a partnership table:
+    the first and third against the second and fourth). For the schedulers only. Its seed is
+    drawn from secrets: never derived from the season's seed, which is shown.
+    """
     match = Match.objects.create(
         round=round_,
         season=season,
         pairing=pairing,
         board=board,
-        seed=_match_seed(season, round_.number, board),
+        seed=draw_seed(),  # from secrets: never derived from the season's seed, which is shown
         games_planned=season.games_per_pairing,
         enqueued_at=timezone.now(),
     )
+    sides = max(1, int(season.variant.sides))
     MatchSeat.objects.bulk_create(
-        [
-            MatchSeat(match=match, index=0, version=a, side=0),
-            MatchSeat(match=match, index=1, version=b, side=1),
-        ]
+        [MatchSeat(match=match, index=i, version=v, side=i % sides)
+         for i, v in enumerate(versions)]
     )
     enqueue("arena.play_match", match.pk)
     return match
@@ -379,8 +402,17 @@ def schedule_next_round(season_id: int) -> Round | None:
         if last is not None and not _close_round_if_done(last):
             return None
         entrants = season.entrant_versions()
-        plans = scheduling.round_robin(len(entrants), season.double_round_robin)
         number = 1 if last is None else last.number + 1
+        if season.format not in formats.CLASSIC:
+            new_round = formats.schedule_round(season, entrants, number)
+            if new_round is not None:
+                return new_round
+            Season.objects.filter(pk=season.pk, status=Season.Status.RUNNING).update(
+                status=Season.Status.FINISHED, finished=timezone.now()
+            )
+            log.info("season %s finished", season.name)
+            return None
+        plans = scheduling.round_robin(len(entrants), season.double_round_robin)
         if number <= len(plans):
             return _schedule_league_round(season, entrants, plans[number - 1], number)
         if season.has_knockout:
@@ -406,7 +438,7 @@ def _schedule_league_round(season: Season, entrants: list[BotVersion],
         },
     )
     for board, (a, b) in enumerate(plan.pairings):
-        _create_match(season, round_, board, entrants[a - 1], entrants[b - 1], f"{a}-{b}")
+        create_match(season, round_, board, [entrants[a - 1], entrants[b - 1]], f"{a}-{b}")
     if not plan.pairings:  # nothing to play (cannot happen with >= 2 entrants)
         _close_round_if_done(round_)
     return round_
@@ -441,7 +473,7 @@ def _schedule_knockout_round(season: Season, entrants: list[BotVersion], last: R
     for board, (a, b) in enumerate(slots):
         if a is None or b is None:
             continue  # a bye: the first seed advances without a match
-        _create_match(season, round_, board, by_id[a], by_id[b], f"{seed_of[a]}-{seed_of[b]}")
+        create_match(season, round_, board, [by_id[a], by_id[b]], f"{seed_of[a]}-{seed_of[b]}")
     return round_
 
 
@@ -574,13 +606,19 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
             totals = totals or [int(t) for t in data.get("totals") or []]
             # The replay names who sat where by bot version, as the site shows them.
             replay = {**replay, "players": [entrants[e].label for e in seats]}
+            # Each entrant's side in this game (an entrant playing both seats of a side
+            # counts once).
+            side_of: dict[int, int] = {}
+            for seat, entrant in enumerate(seats):
+                side_of.setdefault(entrant, seat % variant.sides)
             winner_entrant = None
             if winner_side is not None:
                 winner_entrant = seats[int(winner_side) % len(seats)]
-                wins[winner_entrant] += 1
-            for seat, entrant in enumerate(seats):
-                side = seat % variant.sides
-                if totals and seat < variant.sides and not void:
+                for entrant, side in side_of.items():
+                    if side == winner_side:
+                        wins[entrant] += 1
+            if totals and not void:
+                for entrant, side in side_of.items():
                     points[entrant] += totals[side]
             games.append(
                 Game(
@@ -643,19 +681,22 @@ def _rated_game(game: Game, sides: int) -> trueskill_rating.RatedGame:
     per_side: list[list[int]] = [[] for _ in range(sides)]
     for seat, version_id in enumerate(game.players):
         per_side[seat % sides].append(int(version_id))
+    # Two sides: the winner (a forfeit already names the other side). More: the full ranking,
+    # the forfeiting side last and the others by their points.
+    places = formats.game_places(game, sides) if sides > 2 else None
     return trueskill_rating.RatedGame(
-        sides=tuple(tuple(s) for s in per_side), winner=game.winner_side, ref=game.pk
+        sides=tuple(tuple(s) for s in per_side), winner=game.winner_side, ref=game.pk,
+        places=places,
     )
 
 
 def _store_entry(variant: Variant, entry: trueskill_rating.Entry) -> Rating:
-    ids = trueskill_rating.key_versions(entry.key)
     rating, _ = Rating.objects.update_or_create(
         variant=variant,
         key=entry.key,
         defaults={
-            "version_id": ids[0],
-            "partner_id": ids[1] if len(ids) > 1 else None,
+            "version_id": trueskill_rating.key_version(entry.key),
+            "ladder": trueskill_rating.key_ladder(entry.key),
             "mu": entry.mu,
             "sigma": entry.sigma,
             "conservative": entry.conservative,
@@ -761,26 +802,17 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
     return counts
 
 
-def leaderboard(variant: Variant) -> list[Rating]:
-    """The variant's ratings, best conservative rating first."""
+def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO) -> list[Rating]:
+    """The variant's ratings on one ladder, best conservative rating first."""
     return list(
-        Rating.objects.filter(variant=variant)
-        .select_related("version__bot", "partner__bot")
+        Rating.objects.filter(variant=variant, ladder=ladder)
+        .select_related("version__bot")
         .order_by("-conservative", "key")
     )
 
 
 # ---------------------------------------------------------------------------------------------
 # Standings
-
-
-@dataclass(frozen=True)
-class StandingRow:
-    """One line of a season's table, with the bot version it belongs to."""
-
-    version: BotVersion
-    number: int
-    standing: scheduling.Standing
 
 
 def _results_of(season: Season, phase: str | None) -> Iterable[scheduling.GameResult]:
@@ -798,7 +830,12 @@ def _results_of(season: Season, phase: str | None) -> Iterable[scheduling.GameRe
 
 
 def league_standings(season: Season) -> list[StandingRow]:
-    """The round-robin table of a season, ranked by :mod:`arena.scheduling`'s tie-breaks."""
+    """The table of a season, ranked by its format's tie-breaks.
+
+    Round-robin: :mod:`arena.scheduling`'s; the other formats: :mod:`webui.league.formats`.
+    """
+    if season.format not in formats.CLASSIC:
+        return formats.standings(season)
     entrants = list(season.season_entrants.select_related("version__bot").order_by("number"))
     by_number = {e.number: e.version for e in entrants}
     table = scheduling.standings(
@@ -808,7 +845,16 @@ def league_standings(season: Season) -> list[StandingRow]:
 
 
 def cross_table(season: Season) -> dict[tuple[int, int], float]:
-    """League score of entrant number ``a`` against ``b``: ``{(a, b): score}``."""
+    """League score of entrant number ``a`` against ``b``: ``{(a, b): score}``.
+
+    At tables of three or more, how often ``a`` finished above ``b`` (1/2 for the same
+    place); empty for rotating partnerships, whose rota replaces it.
+    """
+    if season.format == formats.PARTNERSHIPS:
+        return {}
+    pairwise = formats.pairwise_table(season)
+    if pairwise is not None:
+        return pairwise
     scores: dict[tuple[int, int], float] = {}
     for result in _results_of(season, Round.Phase.LEAGUE):
         if result.void:

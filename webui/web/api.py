@@ -3,14 +3,16 @@
 Every route is declared once in :data:`ROUTES` with its method, summary and schemas; the URL
 table and ``/api/openapi.json`` are both built from it, so nothing is served undescribed. Reads
 are public; writes need ``Authorization: Bearer <token>`` (tokens are made on the account page).
-Bad input is answered with a status 4xx and ``{"error": "one line"}``; nothing is changed.
+Bad input (a body field, a query parameter, a number out of its range) is answered with a
+status 4xx and ``{"error": "one line"}`` naming it (:mod:`webui.web.api_input`); nothing is
+changed. Under ``/api/`` a missing route or a server failure is JSON too (:mod:`webui.web.errors`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import wraps
 from typing import Any
 
@@ -23,25 +25,26 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from webui.league import services
+from webui.league import limits, services
 from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
+from webui.league.seat_limits import SEAT_LIMITS
 
 from . import reads
+from .api_input import (
+    MAX_JSON_BYTES,
+    ApiError,
+    check_query,
+    field,
+    json_body,
+    number,
+    query_choice,
+    query_int,
+    text,
+)
 from .models import ApiToken, hash_token
 from .replay_frames import FramesError, expand_replay
 from .submission import SubmissionError, add_version, create_bot_with_version
-
-MAX_JSON_BYTES = 2 * 1024 * 1024
-
-
-class ApiError(Exception):
-    """An answer other than success: a status and one line saying why."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def _user(request: HttpRequest) -> Any:
@@ -70,34 +73,6 @@ def _token_user(request: HttpRequest) -> Any:
     return _user(request)
 
 
-def _json_body(request: HttpRequest) -> dict[str, Any]:
-    if len(request.body) > MAX_JSON_BYTES:
-        raise ApiError(413, f"the body is larger than {MAX_JSON_BYTES:,} bytes")
-    try:
-        data = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(400, f"the body is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "the body must be a JSON object")
-    return data
-
-
-def _field(data: dict[str, Any], name: str, kind: type, default: Any = ..., *,
-           lo: int | None = None, hi: int | None = None) -> Any:
-    if name not in data:
-        if default is ...:
-            raise ApiError(400, f"missing field {name!r}")
-        return default
-    value = data[name]
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ApiError(400, f"field {name!r} must be an integer, not {value!r}")
-    if kind is not int and not isinstance(value, kind):
-        raise ApiError(400, f"field {name!r} must be a {kind.__name__}, not {value!r}")
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ApiError(400, f"field {name!r} must be between {lo} and {hi}, not {value!r}")
-    return value
-
-
 Handler = Callable[..., Any]
 
 
@@ -109,10 +84,11 @@ class Route:
     name: str
     methods: dict[str, Handler]
     summary: str
-    responses: dict[str, str] = field(default_factory=dict)  # method -> schema name
-    request: dict[str, str] = field(default_factory=dict)  # method -> schema name
+    responses: dict[str, str] = dataclass_field(default_factory=dict)  # method -> schema
+    request: dict[str, str] = dataclass_field(default_factory=dict)  # method -> schema
     auth: frozenset[str] = frozenset()  # methods that need a token
     tag: str = "read"
+    params: dict[str, str] = dataclass_field(default_factory=dict)  # query parameter -> text
 
 
 def _dispatch(route: Route) -> Callable[..., HttpResponse]:
@@ -127,6 +103,7 @@ def _dispatch(route: Route) -> Callable[..., HttpResponse]:
             response["Allow"] = ", ".join(route.methods)
             return response
         try:
+            check_query(request.GET, route.params)
             result = handler(request, **kwargs)
         except ApiError as exc:
             return JsonResponse({"error": exc.message}, status=exc.status)
@@ -153,9 +130,21 @@ def get_variants(request: HttpRequest) -> Any:
     return {"variants": reads.variants_overview()}
 
 
+def ladder_of(request: HttpRequest, variant: Variant) -> str:
+    """The ``ladder`` query parameter, checked against the variant's ladders."""
+    ladders = reads.variant_ladders(variant)
+    ladder = request.GET.get("ladder") or ladders[0]
+    if ladder not in ladders:
+        raise ApiError(400, f"ladder {ladder!r}: {variant.slug} has {' and '.join(ladders)}")
+    return ladder
+
+
 def get_leaderboard(request: HttpRequest, slug: str) -> Any:
     variant = get_object_or_404(Variant, slug=slug)
-    return {"variant": reads.variant_json(variant), "ratings": reads.leaderboard(variant),
+    ladder = ladder_of(request, variant)
+    return {"variant": reads.variant_json(variant), "ladder": ladder,
+            "ladders": {name: reads.LADDERS[name] for name in reads.variant_ladders(variant)},
+            "ratings": reads.leaderboard(variant, ladder),
             "recent_games": reads.recent_games(10, variant)}
 
 
@@ -220,9 +209,7 @@ def get_validation_frames(request: HttpRequest, name: str, number: int) -> Any:
 
 
 def get_seasons(request: HttpRequest) -> Any:
-    status = request.GET.get("status") or None
-    if status and status not in Season.Status.values:
-        raise ApiError(400, f"status {status!r}: one of {', '.join(Season.Status.values)}")
+    status = query_choice(request.GET, "status", Season.Status.values)
     return {"seasons": reads.seasons(status)}
 
 
@@ -238,13 +225,10 @@ def get_match(request: HttpRequest, match_id: int) -> Any:
 
 
 def get_games(request: HttpRequest) -> Any:
-    variant = None
-    if request.GET.get("variant"):
-        variant = get_object_or_404(Variant, slug=request.GET["variant"])
-    try:
-        limit = min(100, max(1, int(request.GET.get("limit", "20"))))
-    except ValueError:
-        raise ApiError(400, "limit must be a number from 1 to 100") from None
+    slugs = list(Variant.objects.order_by("slug").values_list("slug", flat=True))
+    slug = query_choice(request.GET, "variant", slugs)
+    limit = query_int(request.GET, "limit", 1, 100, 20)
+    variant = Variant.objects.get(slug=slug) if slug else None
     return {"games": reads.recent_games(limit, variant)}
 
 
@@ -316,11 +300,9 @@ def get_me(request: HttpRequest) -> Any:
 
 def post_bot(request: HttpRequest) -> Any:
     user = _token_user(request)
-    data = _json_body(request)
-    name = _field(data, "name", str)
-    description = _field(data, "description", str, "")
-    if len(description) > 2000:
-        raise ApiError(400, "description must be at most 2000 characters")
+    data = json_body(request, {"name", "description"})
+    name = field(data, "name", str)
+    description = text(data, "description", limits.DESCRIPTION_MAX, "")
     bot, _ = create_bot_with_version(user, name, description, None)
     return reads.bot_json(bot, private=True)
 
@@ -335,10 +317,8 @@ def _owned_bot(request: HttpRequest, name: str) -> tuple[Any, Bot]:
 
 def patch_bot(request: HttpRequest, name: str) -> Any:
     _, bot = _owned_bot(request, name)
-    data = _json_body(request)
-    description = _field(data, "description", str)
-    if len(description) > 2000:
-        raise ApiError(400, "description must be at most 2000 characters")
+    data = json_body(request, {"description"})
+    description = text(data, "description", limits.DESCRIPTION_MAX)
     Bot.objects.filter(pk=bot.pk).update(description=description)
     bot.refresh_from_db()
     return reads.bot_json(bot, private=True)
@@ -372,13 +352,15 @@ def _staff(request: HttpRequest) -> Any:
 
 
 def _version_by_label(label: Any) -> BotVersion:
+    # Ids and numbers beyond their columns' range name no version (and never reach a query).
     if isinstance(label, int) and not isinstance(label, bool):
-        version = BotVersion.objects.select_related("bot").filter(pk=label).first()
+        version = (BotVersion.objects.select_related("bot").filter(pk=label).first()
+                   if 1 <= label < 2**63 else None)
     elif isinstance(label, str) and "@" in label:
-        name, _, number = label.partition("@")
+        name, _, digits = label.partition("@")
         version = (
-            BotVersion.objects.select_related("bot").filter(bot__name=name, number=int(number))
-            .first() if number.isdigit() else None
+            BotVersion.objects.select_related("bot").filter(bot__name=name, number=int(digits))
+            .first() if digits.isascii() and digits.isdigit() and len(digits) <= 9 else None
         )
     else:
         version = None
@@ -387,26 +369,51 @@ def _version_by_label(label: Any) -> BotVersion:
     return version
 
 
+SEASON_FIELDS = frozenset({"name", "variant", "options", "entrants", "knockout_size",
+                           "double_round_robin", "games_per_pairing", "move_time_ms",
+                           "bank_ms", "seed", "start", "format", "rounds", "limits"})
+
+
 def post_season(request: HttpRequest) -> Any:
     user = _staff(request)
-    data = _json_body(request)
-    entrants = _field(data, "entrants", list)
-    options = _field(data, "options", dict, {})
+    data = json_body(request, SEASON_FIELDS)
+    name = text(data, "name", limits.SEASON_NAME_MAX)
+    variant_name = field(data, "variant", str)
+    entrants = field(data, "entrants", list)
+    if len(entrants) > limits.ENTRANTS_MAX:
+        raise ApiError(400, f"field 'entrants' must list at most {limits.ENTRANTS_MAX} "
+                            f"versions, not {len(entrants)}")
+    options = field(data, "options", dict, {})
+    knockout_size = number(data, "knockout_size", 0)
+    games_per_pairing = number(data, "games_per_pairing", 2)
+    move_time_ms = number(data, "move_time_ms", 1000)
+    bank_ms = number(data, "bank_ms", 30_000)
+    seed = number(data, "seed", None)
+    double_round_robin = field(data, "double_round_robin", bool, False)
+    start = field(data, "start", bool, False)
+    try:
+        limits.check_bank(move_time_ms, bank_ms, "field 'bank_ms'", "field 'move_time_ms'")
+    except limits.LimitError as exc:
+        raise ApiError(400, str(exc)) from None
+    versions = [_version_by_label(e) for e in entrants]
     with transaction.atomic():
-        variant = services.get_variant(_field(data, "variant", str), options)
+        variant = services.get_variant(variant_name, options)
         season = services.create_season(
-            name=_field(data, "name", str),
+            name=name,
             variant=variant,
-            entrants=[_version_by_label(e) for e in entrants],
-            knockout_size=_field(data, "knockout_size", int, 0, lo=0, hi=64),
-            double_round_robin=_field(data, "double_round_robin", bool, False),
-            games_per_pairing=_field(data, "games_per_pairing", int, 2, lo=1, hi=100),
-            move_time_ms=_field(data, "move_time_ms", int, 1000, lo=1, hi=600_000),
-            bank_ms=_field(data, "bank_ms", int, 30_000, lo=0, hi=36_000_000),
-            seed=_field(data, "seed", int, None),
+            entrants=versions,
+            knockout_size=knockout_size,
+            double_round_robin=double_round_robin,
+            games_per_pairing=games_per_pairing,
+            move_time_ms=move_time_ms,
+            bank_ms=bank_ms,
+            seed=seed,
             created_by=user,
+            format=text(data, "format", 20, None),
+            swiss_rounds=number(data, "rounds", None),
+            limits=field(data, "limits", dict, None),
         )
-        if _field(data, "start", bool, False):
+        if start:
             services.start_season(season)
     return reads.season_detail(Season.objects.select_related("variant").get(pk=season.pk))
 
@@ -436,8 +443,12 @@ ROUTES: list[Route] = [
     Route("variants", "variants", {"GET": get_variants}, "Every variant played here.",
           {"GET": "VariantList"}),
     Route("variants/<slug:slug>/leaderboard", "leaderboard", {"GET": get_leaderboard},
-          "The TrueSkill leaderboard of a variant, best conservative rating first.",
-          {"GET": "Leaderboard"}),
+          "The TrueSkill leaderboard of a variant, best conservative rating first "
+          "(?ladder=solo, or partners for the rotating partnerships of a four-player "
+          "partnership variant).",
+          {"GET": "Leaderboard"},
+          params={"ladder": "solo (the default) or partners (rotating partnerships of a "
+                  "four-player partnership variant)"}),
     Route("bots", "bots", {"GET": get_bots, "POST": post_bot},
           "GET: every bot. POST (token): create a bot you own.",
           {"GET": "BotList", "POST": "Bot"}, {"POST": "BotCreate"}, frozenset({"POST"}),
@@ -450,32 +461,37 @@ ROUTES: list[Route] = [
           "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
           "multipart field 'archive' or the raw body. It is validated by a worker.",
           {"POST": "Version"}, {"POST": "Archive"}, frozenset({"POST"}), tag="create"),
-    Route("bots/<slug:name>/versions/<int:number>", "version", {"GET": get_version},
+    Route("bots/<slug:name>/versions/<num:number>", "version", {"GET": get_version},
           "A bot version; its owner also sees the validation log.", {"GET": "Version"}),
-    Route("bots/<slug:name>/versions/<int:number>/validation/frames", "validation-frames",
+    Route("bots/<slug:name>/versions/<num:number>/validation/frames", "validation-frames",
           {"GET": get_validation_frames},
           "The version's validation game against the random bot, as viewer frames (the "
           "owner and staff only).", {"GET": "Frames"}),
     Route("seasons", "seasons", {"GET": get_seasons, "POST": post_season},
           "GET: seasons, newest first (?status=draft|running|finished). POST (staff token): "
-          "create a season, optionally starting it.",
+          "create a season (format round-robin, swiss, tables or partnerships), optionally "
+          "starting it.",
           {"GET": "SeasonList", "POST": "SeasonPage"}, {"POST": "SeasonCreate"},
-          frozenset({"POST"}), tag="create"),
-    Route("seasons/<int:season_id>", "season", {"GET": get_season},
-          "A season: standings, cross-table, rounds, matches and knockout bracket.",
+          frozenset({"POST"}), tag="create",
+          params={"status": "only seasons in this state: draft, running or finished"}),
+    Route("seasons/<id:season_id>", "season", {"GET": get_season},
+          "A season: standings, cross-table, rounds, matches, knockout bracket, and its "
+          "format's schedule (Swiss rounds, tables, the partnership rota).",
           {"GET": "SeasonPage"}),
-    Route("seasons/<int:season_id>/start", "season-start", {"POST": post_season_start},
+    Route("seasons/<id:season_id>/start", "season-start", {"POST": post_season_start},
           "Start a draft season (staff token): its first round is scheduled.",
           {"POST": "Season"}, {}, frozenset({"POST"})),
-    Route("matches/<int:match_id>", "match", {"GET": get_match}, "A match and its games.",
+    Route("matches/<id:match_id>", "match", {"GET": get_match}, "A match and its games.",
           {"GET": "MatchPage"}),
     Route("games", "games", {"GET": get_games}, "Recent games (?variant=slug&limit=20).",
-          {"GET": "GameList"}),
-    Route("games/<int:game_id>", "game", {"GET": get_game}, "A game without its replay.",
+          {"GET": "GameList"},
+          params={"variant": "only games of this variant (its slug, as in /api/variants)",
+                  "limit": "how many, from 1 to 100 (default 20)"}),
+    Route("games/<id:game_id>", "game", {"GET": get_game}, "A game without its replay.",
           {"GET": "Game"}),
-    Route("games/<int:game_id>/replay", "game-replay", {"GET": get_replay},
+    Route("games/<id:game_id>/replay", "game-replay", {"GET": get_replay},
           "The game's replay, in the REPLAY.md format (a download).", {"GET": "Replay"}),
-    Route("games/<int:game_id>/frames", "game-frames", {"GET": get_frames},
+    Route("games/<id:game_id>/frames", "game-frames", {"GET": get_frames},
           "The replay expanded by the engine into the viewer's frames.", {"GET": "Frames"}),
     Route("replays/frames", "replay-frames", {"POST": post_frames},
           "Expand any replay (the body, REPLAY.md JSON) into frames; nothing is stored.",
@@ -497,7 +513,8 @@ def _openapi_path(django_path: str) -> tuple[str, list[dict[str, Any]]]:
     def repl(m: re.Match[str]) -> str:
         kind, name = m.group(1), m.group(2)
         params.append({"name": name, "in": "path", "required": True,
-                       "schema": {"type": "integer"} if kind == "int" else {"type": "string"}})
+                       "schema": {"type": "integer"} if kind in {"int", "id", "num"}
+                       else {"type": "string"}})
         return "{" + name + "}"
 
     out = re.sub(r"<(\w+):(\w+)>", repl, out)
@@ -530,6 +547,14 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+SEAT_LIMITS_SCHEMA = {
+    "type": "object", "additionalProperties": False,
+    "description": "a season's seat limits, each optional: memory_mb, processes, tmp_mb, "
+                   "cpu_seconds, file_mb, open_files (docs/SECURITY.md)",
+    "properties": {name: {"type": "integer", "minimum": lo, "maximum": hi}
+                   for name, (lo, hi, _, _, _) in SEAT_LIMITS.items()},
+}
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "Error": _obj({"error": S}, ["error"]),
     "OpenAPI": _obj({"openapi": S, "paths": {"type": "object"}}),
@@ -539,9 +564,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                      "standard": B, "players": I, "sides": I, "rated": I}),
     "VariantList": _obj({"variants": _list(_ref("Variant"))}),
     "LeaderRow": _obj({"rank": I, "key": S, "label": S, "versions": _list(_ref("VersionRef")),
-                       "team": B, "mu": N, "sigma": N, "conservative": N, "games": I, "wins": I,
+                       "ladder": S, "mu": N, "sigma": N, "conservative": N, "games": I, "wins": I,
                        "draws": I, "losses": I, "win_rate": _nullable(N), "provisional": B}),
-    "Leaderboard": _obj({"variant": _ref("Variant"), "ratings": _list(_ref("LeaderRow")),
+    "Leaderboard": _obj({"variant": _ref("Variant"), "ladder": S,
+                         "ladders": {"type": "object"}, "ratings": _list(_ref("LeaderRow")),
                          "recent_games": _list(_ref("Game"))}),
     "BotList": _obj({"bots": _list(_obj({"name": S, "owner": S, "description": S,
                                           "versions": I}))}),
@@ -558,26 +584,31 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "RatingPoint": _obj({"seq": I, "mu": N, "sigma": N, "conservative": N}),
     "BotPage": _obj({
         "bot": _ref("Bot"),
-        "ratings": _list(_obj({"variant": S, "variant_label": S, "version": I, "label": S,
+        "ratings": _list(_obj({"variant": S, "variant_label": S, "ladder": S, "version": I,
+                               "label": S,
                                "rating_id": I, "mu": N, "sigma": N, "conservative": N,
                                "games": I, "wins": I, "draws": I, "losses": I,
                                "win_rate": _nullable(N), "provisional": B})),
-        "charts": _list(_obj({"variant": S, "label": S, "series": _list(
+        "charts": _list(_obj({"variant": S, "ladder": S, "label": S, "series": _list(
             _obj({"label": S, "points": _list(_ref("RatingPoint"))}))})),
         "recent_matches": _list(_ref("Match")),
         "head_to_head": _list(_obj({"opponent": S, "games": I, "wins": I, "draws": I,
                                     "losses": I, "score": _nullable(N)})),
     }),
     "Season": _obj({"id": I, "name": S, "variant": S, "variant_label": S, "status": S,
-                    "format": S, "knockout_size": I, "games_per_pairing": I,
-                    "move_time_ms": I, "bank_ms": I, "entrants": _nullable(I),
+                    "format": S, "knockout_size": I, "swiss_rounds": I, "games_per_pairing": I,
+                    "move_time_ms": I, "bank_ms": I, "seat_limits": SEAT_LIMITS_SCHEMA,
+                    "seat_limit_overrides": SEAT_LIMITS_SCHEMA, "entrants": _nullable(I),
                     "matches_done": I, "matches_total": I, "created": S,
                     "started": _nullable(S), "finished": _nullable(S)}),
     "SeasonList": _obj({"seasons": _list(_ref("Season"))}),
     "SeasonCreate": _obj({"name": S, "variant": S, "options": {"type": "object"},
                           "entrants": _list({"anyOf": [S, I]}), "knockout_size": I,
                           "double_round_robin": B, "games_per_pairing": I, "move_time_ms": I,
-                          "bank_ms": I, "seed": I, "start": B},
+                          "bank_ms": I, "seed": I, "start": B,
+                          "format": {"enum": ["round-robin", "swiss", "tables",
+                                              "partnerships"]},
+                          "rounds": I, "limits": SEAT_LIMITS_SCHEMA},
                          ["name", "variant", "entrants"]),
     "BracketSlot": _obj({"a": ANY, "b": ANY, "match": _nullable(I), "winner": _nullable(S),
                          "score": ANY, "bye": B}),
@@ -587,14 +618,29 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "standings": _list(_obj({"rank": I, "entrant": I, "version": _ref("VersionRef"),
                                  "played": I, "wins": I, "draws": I, "losses": I,
                                  "score": N, "head_to_head": N, "sonneborn_berger": N,
+                                 "buchholz": N, "byes": I, "places": _list(I),
                                  "points_for": I, "points_against": I})),
-        "crosstable": _obj({"order": _list(I), "rows": _list(_obj({
-            "entrant": I, "cells": _list(_nullable(N))}))}),
+        "crosstable": _nullable(_obj({"order": _list(I), "rows": _list(_obj({
+            "entrant": I, "cells": _list(_nullable(N))}))})),
         "rounds": _list(_obj({"number": I, "phase": S, "status": S, "matches": I, "done": I,
                               "running": I})),
         "matches": _list(_ref("Match")),
         "bracket": _nullable(_list(_obj({"title": S, "projected": B,
                                          "slots": _list(_ref("BracketSlot"))}))),
+        "format": _obj({"name": S, "label": S, "rounds": I, "bye_score": N, "seats": I,
+                        "design": S, "pair_meetings": I, "tables": I,
+                        "tables_per_round": I, "sits_out": B}),
+        "schedule": _nullable(_list(_obj({
+            "number": I, "status": S, "rematches": I, "bye": _nullable(_ref("VersionRef")),
+            "pairings": _list(_obj({"board": I, "a": _ref("VersionRef"),
+                                    "b": _ref("VersionRef"), "scores": _list(N),
+                                    "match": _nullable(I), "status": _nullable(S),
+                                    "result": ANY})),
+            "tables": _list(_obj({"board": I, "entrants": _list(_ref("VersionRef")),
+                                  "sides": _list(_list(_ref("VersionRef"))),
+                                  "match": _nullable(I), "status": _nullable(S),
+                                  "result": ANY})),
+            "sitting_out": _list(_ref("VersionRef"))}))),
     }),
     "Match": _obj({"id": I, "season": _obj({"id": I, "name": S}), "round": I, "phase": S,
                    "board": I, "status": S, "entrants": _list(_ref("VersionRef")),
@@ -652,8 +698,11 @@ def openapi() -> dict[str, Any]:
                             "content": {"application/json": {"schema": _ref("Error")}}},
                 },
             }
-            if params:
-                op["parameters"] = params
+            query = [{"name": name, "in": "query", "required": False, "description": about,
+                      "schema": I if name == "limit" else S}
+                     for name, about in route.params.items()] if method == "GET" else []
+            if params or query:
+                op["parameters"] = params + query
             if method in route.request:
                 schema_name = route.request[method]
                 if schema_name == "Archive":

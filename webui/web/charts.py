@@ -11,7 +11,8 @@ from typing import Any
 
 from django.utils.safestring import SafeString, mark_safe
 
-PALETTE = ("#0f6b4f", "#1f5fa8", "#c8102e", "#8a5a00", "#6a3d9a", "#00838f")
+SERIES_COLOURS = 6
+"""Series are coloured by the stylesheet (``.s0`` to ``.s5``), so each colour scheme has its own."""
 
 
 def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 240) -> SafeString:
@@ -55,24 +56,24 @@ def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 2
         pts = s["points"]
         if not pts:
             continue
-        colour = PALETTE[i % len(PALETTE)]
+        colour = f"s{i % SERIES_COLOURS}"
         upper = " ".join(f"{sx(p['seq']):.1f},{sy(p['mu'] + 3 * p['sigma']):.1f}" for p in pts)
         lower = " ".join(
             f"{sx(p['seq']):.1f},{sy(p['mu'] - 3 * p['sigma']):.1f}" for p in reversed(pts)
         )
-        out.append(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity=".12"/>')
+        out.append(f'<g class="{colour}">')
+        out.append(f'<polygon points="{upper} {lower}" fill="currentColor" fill-opacity=".14"/>')
         line = " ".join(f"{sx(p['seq']):.1f},{sy(p['mu']):.1f}" for p in pts)
-        out.append(f'<polyline points="{line}" fill="none" stroke="{colour}" '
+        out.append(f'<polyline points="{line}" fill="none" stroke="currentColor" '
                    f'stroke-width="2"><title>{escape(s["label"])}</title></polyline>')
         last = pts[-1]
         out.append(f'<circle cx="{sx(last["seq"]):.1f}" cy="{sy(last["mu"]):.1f}" r="3.5" '
-                   f'fill="{colour}"><title>{escape(s["label"])}: mu {last["mu"]:.2f}, '
-                   f'sigma {last["sigma"]:.2f}</title></circle>')
+                   f'fill="currentColor"><title>{escape(s["label"])}: mu {last["mu"]:.2f}, '
+                   f'sigma {last["sigma"]:.2f}</title></circle></g>')
     legend_x = left + 8
     for i, s in enumerate(series):
-        colour = PALETTE[i % len(PALETTE)]
-        out.append(f'<rect x="{legend_x}" y="{top + 4 + i * 16}" width="10" height="10" '
-                   f'fill="{colour}"/><text class="axis" x="{legend_x + 14}" '
-                   f'y="{top + 13 + i * 16}">{escape(s["label"])}</text>')
+        out.append(f'<rect class="s{i % SERIES_COLOURS}" x="{legend_x}" y="{top + 4 + i * 16}" '
+                   f'width="10" height="10" fill="currentColor"/><text class="axis" '
+                   f'x="{legend_x + 14}" y="{top + 13 + i * 16}">{escape(s["label"])}</text>')
     out.append("</svg>")
     return mark_safe("".join(out))

@@ -1,4 +1,5 @@
-"""Forms of the site: signup, a new bot, a new version, a bot's description, a new season."""
+"""Forms of the site: signup, a new bot, a new version, a bot's description, a new token, a new
+season. Numbers and lengths come from :mod:`webui.league.limits`, as the API's do."""
 
 from __future__ import annotations
 
@@ -8,8 +9,31 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from arena.engine import VARIANTS
+from webui.league import limits
 from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import BotVersion
+from webui.league.seat_limits import SEAT_LIMITS
+
+
+def _bounded(field: str, **kwargs: Any) -> forms.IntegerField:
+    """An integer field with the range :mod:`webui.league.limits` gives ``field``."""
+    lo, hi = limits.SEASON_NUMBERS[field]
+    return forms.IntegerField(min_value=lo, max_value=hi, **kwargs)
+
+
+def _seat_limit(name: str, label: str, help_text: str) -> forms.IntegerField:
+    """An optional seat limit with the range :mod:`webui.league.seat_limits` gives it; empty
+    keeps the runner's default (shown as the placeholder)."""
+    from arena.runner.sandbox import Limits
+
+    lo, hi, _, field, scale = SEAT_LIMITS[name]
+    default = getattr(Limits(), field) // scale
+    return forms.IntegerField(
+        min_value=lo, max_value=hi, required=False, label=label,
+        help_text=help_text,
+        widget=forms.NumberInput(attrs={"placeholder": "" if name == "cpu_seconds"
+                                        else f"default {default}"}),
+    )
 
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
@@ -65,34 +89,83 @@ class DescriptionForm(forms.Form):
                                   max_length=2000)
 
 
+class TokenForm(forms.Form):
+    """A new API token's name."""
+
+    name = forms.CharField(max_length=limits.TOKEN_NAME_MAX, required=False, strip=True)
+
+
 class SeasonForm(forms.Form):
     """A new season (staff)."""
 
-    name = forms.CharField(max_length=100)
-    variant = forms.ChoiceField(choices=[], initial="scopa",
-                                help_text="Seasons pair two sides: one bot, or a partnership.")
+    name = forms.CharField(max_length=limits.SEASON_NAME_MAX)
+    variant = forms.ChoiceField(choices=[], initial="scopa")
+    format = forms.ChoiceField(
+        choices=[
+            ("auto", "Automatic: a round-robin for two sides, tables for more"),
+            ("round-robin", "Round-robin (two sides; then a knockout if asked)"),
+            ("swiss", "Swiss (two sides; a fixed number of rounds)"),
+            ("tables", "Tables (three sides: every pair at the same tables equally often)"),
+            ("partnerships", "Rotating partnerships (four different bots at each table)"),
+        ],
+        initial="auto",
+        required=False,
+        help_text="Rotating partnerships take 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 "
+        "entrants of a four-player partnership variant.",
+    )
     entrants = forms.ModelMultipleChoiceField(
         queryset=BotVersion.objects.none(),
         widget=forms.SelectMultiple(attrs={"size": 8}),
         help_text="Validated bot versions (Ctrl or Cmd to pick several); they are numbered "
-        "for the Berger tables in the order of this list.",
+        "in the order of this list.",
     )
-    games_per_pairing = forms.IntegerField(min_value=1, max_value=100, initial=2)
+    rounds = _bounded(
+        "rounds", required=False, label="Swiss rounds",
+        help_text="Swiss only: empty for ceil(log2 n) + 2, at most one fewer than the entrants.",
+    )
+    games_per_pairing = _bounded(
+        "games_per_pairing", initial=2, label="Games per match",
+        help_text="Rounded up to whole rotations: 3 at three-seat tables, 4 at partnership "
+        "tables.",
+    )
     double_round_robin = forms.BooleanField(required=False)
-    knockout_size = forms.IntegerField(
-        min_value=0, max_value=64, initial=0,
+    knockout_size = _bounded(
+        "knockout_size", initial=0,
         help_text="The top N of the table play a knockout bracket; 0 for none.",
     )
-    move_time_ms = forms.IntegerField(min_value=1, max_value=600_000, initial=1000,
-                                      label="Time per move (ms)")
-    bank_ms = forms.IntegerField(min_value=0, max_value=36_000_000, initial=30_000,
-                                 label="Time bank per game (ms)")
+    move_time_ms = _bounded("move_time_ms", initial=1000, label="Time per move (ms)")
+    bank_ms = _bounded("bank_ms", initial=30_000, label="Time bank per game (ms)",
+                       help_text="At least the time per move.")
+    memory_mb = _seat_limit("memory_mb", "Memory per seat (MiB)",
+                            "Each seat's processes and tmpfs folders together.")
+    processes = _seat_limit("processes", "Processes per seat", "Threads count too.")
+    tmp_mb = _seat_limit("tmp_mb", "Size of /tmp and /dev/shm (MiB)", "")
+    cpu_seconds = _seat_limit("cpu_seconds", "CPU time per bot process (s)",
+                              "Default: every game's bank, one and a half times, plus a minute.")
     start = forms.BooleanField(required=False, initial=True, label="Start at once")
+
+    def seat_limits(self) -> dict[str, int]:
+        """The seat limits filled in (the others keep the runner's defaults)."""
+        data = self.cleaned_data
+        return {name: data[name] for name in ("memory_mb", "processes", "tmp_mb", "cpu_seconds")
+                if data.get(name) is not None}
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        move, bank = data.get("move_time_ms"), data.get("bank_ms")
+        if move is not None and bank is not None:
+            try:
+                limits.check_bank(move, bank, "the time bank", "the time per move")
+            except limits.LimitError as exc:
+                self.add_error("bank_ms", str(exc))
+        return data
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["variant"].choices = [  # type: ignore[attr-defined]
-            (name, name) for name, rules in sorted(VARIANTS.items()) if rules.num_sides == 2
+            (name, f"{name} ({rules.players} players"
+                   + (", partners)" if rules.partners else ")"))
+            for name, rules in sorted(VARIANTS.items())
         ]
         self.fields["entrants"].queryset = (  # type: ignore[attr-defined]
             BotVersion.objects.filter(status=BotVersion.Status.READY)

@@ -18,6 +18,8 @@ from django.db.models.functions import Coalesce
 
 from arena.rating import is_provisional
 from arena.scheduling import bracket, knockout_round_count
+from webui.league import formats
+from webui.league.formats import StandingRow
 from webui.league.models import (
     Bot,
     BotVersion,
@@ -30,7 +32,8 @@ from webui.league.models import (
     SeasonEntrant,
     Variant,
 )
-from webui.league.services import StandingRow, cross_table, league_standings
+from webui.league.seat_limits import describe as describe_seat_limits
+from webui.league.services import cross_table, league_standings
 
 CHART_POINTS = 160
 """The most points a rating chart draws per series (the history is thinned to this)."""
@@ -153,9 +156,13 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[st
         "status": s.status,
         "format": s.format,
         "knockout_size": s.knockout_size,
+        "swiss_rounds": s.swiss_rounds,
         "games_per_pairing": s.games_per_pairing,
         "move_time_ms": s.move_time_ms,
         "bank_ms": s.bank_ms,
+        # Every seat limit of the season's matches, its own overrides applied (MiB, seconds).
+        "seat_limits": describe_seat_limits(s.limits or {}, s.games_per_pairing, s.bank_ms),
+        "seat_limit_overrides": dict(s.limits or {}),
         "entrants": entrants,
         "matches_done": done,
         "matches_total": total,
@@ -218,27 +225,40 @@ def rating_figures(r: Rating) -> dict[str, Any]:
     }
 
 
-def leaderboard(variant: Variant, limit: int = 200) -> list[dict[str, Any]]:
-    """The ratings of a variant, best conservative rating first."""
+LADDERS = {
+    Rating.Ladder.SOLO.value: "each side one bot: a bot version plays every seat of its side",
+    Rating.Ladder.PARTNERS.value: "rotating partnerships: each bot's own rating from games "
+    "beside different partners (TrueSkill team updates)",
+}
+"""The two ladders of a variant, as the leaderboard describes them."""
+
+
+def variant_ladders(variant: Variant) -> list[str]:
+    """The ladders a variant's leaderboard offers: partners only for partnership variants."""
+    if variant.players == 4 and variant.sides == 2:
+        return [Rating.Ladder.SOLO.value, Rating.Ladder.PARTNERS.value]
+    return [Rating.Ladder.SOLO.value]
+
+
+def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
+                limit: int = 200) -> list[dict[str, Any]]:
+    """The ratings of a variant on one ladder, best conservative rating first."""
     rows = (
-        Rating.objects.filter(variant=variant)
-        .select_related("version__bot", "partner__bot")
+        Rating.objects.filter(variant=variant, ladder=ladder)
+        .select_related("version__bot")
         .order_by("-conservative", "id")[:limit]
     )
     out = []
     for rank, r in enumerate(rows, start=1):
         v = r.version
-        entity = [VersionRef(id=v.id, label=v.label, bot=v.bot.name, number=v.number)]
-        if r.partner is not None:
-            p = r.partner
-            entity.append(VersionRef(id=p.id, label=p.label, bot=p.bot.name, number=p.number))
+        ref = VersionRef(id=v.id, label=v.label, bot=v.bot.name, number=v.number)
         out.append(
             {
                 "rank": rank,
                 "key": r.key,
-                "label": " + ".join(e["label"] for e in entity),
-                "versions": entity,
-                "team": r.partner_id is not None,
+                "label": ref["label"],
+                "versions": [ref],
+                "ladder": r.ladder,
                 **rating_figures(r),
             }
         )
@@ -301,16 +321,18 @@ def bots(limit: int = 500) -> list[dict[str, Any]]:
 
 
 def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
-    """The solo ratings of every version of a bot, per variant."""
+    """The ratings of every version of a bot, per variant and ladder."""
     rows = (
-        Rating.objects.filter(version__bot=bot, partner__isnull=True)
+        Rating.objects.filter(version__bot=bot)
         .select_related("variant", "version")
-        .order_by("variant__slug", "-version__number")
+        .order_by("variant__slug", "ladder", "-version__number")
     )
     return [
         {
             "variant": r.variant.slug,
-            "variant_label": r.variant.label,
+            "variant_label": r.variant.label + (
+                " (rotating partnerships)" if r.ladder == Rating.Ladder.PARTNERS else ""),
+            "ladder": r.ladder,
             "version": r.version.number,
             "label": f"{bot.name}@{r.version.number}",
             "rating_id": r.id,
@@ -342,10 +364,12 @@ def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str,
 
 def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One chart per variant: a series per version of the bot."""
-    charts: dict[str, dict[str, Any]] = {}
+    charts: dict[tuple[str, str], dict[str, Any]] = {}
     for r in ratings:
         chart = charts.setdefault(
-            r["variant"], {"variant": r["variant"], "label": r["variant_label"], "series": []}
+            (r["variant"], r["ladder"]),
+            {"variant": r["variant"], "ladder": r["ladder"], "label": r["variant_label"],
+             "series": []},
         )
         chart["series"].append({"label": r["label"], "points": rating_history(r["rating_id"])})
     return list(charts.values())
@@ -413,18 +437,22 @@ def _match_score(summary: Any, n: int) -> dict[str, list[int]] | None:
 
 def head_to_head(bot: Bot) -> list[dict[str, Any]]:
     """The bot's record (games won, drawn, lost) against each opponent bot, in one query."""
+    # Opponents are the entrants of the other sides (a partner at a rotating partnership
+    # table shares its side, which the seats of a match keep in every game); a side won when
+    # the winning entrant is on it.
     sql = """
         SELECT ob.name,
                COUNT(*),
-               SUM(CASE WHEN g.winner_entrant = me."index" THEN 1 ELSE 0 END),
-               SUM(CASE WHEN g.winner_entrant = opp."index" THEN 1 ELSE 0 END),
+               SUM(CASE WHEN w.side = me.side THEN 1 ELSE 0 END),
+               SUM(CASE WHEN w.side = opp.side THEN 1 ELSE 0 END),
                SUM(CASE WHEN g.winner_entrant IS NULL THEN 1 ELSE 0 END)
         FROM league_matchseat me
         JOIN league_botversion mv ON mv.id = me.version_id
-        JOIN league_matchseat opp ON opp.match_id = me.match_id AND opp."index" <> me."index"
+        JOIN league_matchseat opp ON opp.match_id = me.match_id AND opp.side <> me.side
         JOIN league_botversion ov ON ov.id = opp.version_id
         JOIN league_bot ob ON ob.id = ov.bot_id
         JOIN league_game g ON g.match_id = me.match_id
+        LEFT JOIN league_matchseat w ON w.match_id = g.match_id AND w."index" = g.winner_entrant
         WHERE mv.bot_id = %s AND g.void = ''
         GROUP BY ob.name
     """
@@ -484,6 +512,9 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
             "sonneborn_berger": row.standing.sonneborn_berger,
             "points_for": row.standing.points_for,
             "points_against": row.standing.points_against,
+            "buchholz": row.standing.buchholz,
+            "byes": row.standing.byes,
+            "places": list(row.standing.places),
         }
         for row in table
     ]
@@ -529,11 +560,70 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
             {"number": n, "version": ref} for n, ref in sorted(by_number.items())
         ],
         "standings": standing_rows,
-        "crosstable": {"order": order, "rows": cross_rows},
+        "crosstable": {"order": order, "rows": cross_rows} if scores or (
+            season.format != formats.PARTNERSHIPS) else None,
         "rounds": rounds,
         "matches": match_rows,
         "bracket": knockout_bracket(season, match_rows, table, by_number),
+        "format": formats.format_summary(season),
+        "schedule": format_schedule(season, by_number),
     }
+
+
+def format_schedule(
+    season: Season, by_number: dict[int, VersionRef]
+) -> list[dict[str, Any]] | None:
+    """The rounds of a Swiss, tables or partnerships season as scheduled so far, with results.
+
+    Swiss rounds list their pairings with each bot's score when the round was paired and the
+    bye; table rounds list their tables (a partnership table as its two sides) and who sat
+    out. None for a round-robin, whose rounds are its cross-table and bracket.
+    """
+    if season.format in formats.CLASSIC:
+        return None
+    refs = {ref["id"]: ref for ref in by_number.values()}
+
+    def ref(vid: Any) -> VersionRef | None:
+        return None if vid is None else refs.get(int(vid)) or _unknown(int(vid))
+
+    matches = {
+        (number, board): (mid, status, summary)
+        for mid, number, board, status, summary in Match.objects.filter(season=season)
+        .values_list("id", "round__number", "board", "status", "summary")
+    }
+    out = []
+    for r in Round.objects.filter(season=season, phase=Round.Phase.LEAGUE).order_by("number"):
+        plan = r.plan or {}
+        item: dict[str, Any] = {"number": r.number, "status": r.status}
+        if season.format == formats.SWISS:
+            scores = plan.get("scores") or {}
+            pairings = []
+            for board, (a, b) in enumerate(plan.get("pairings", [])):
+                mid, status, summary = matches.get((r.number, board), (None, None, {}))
+                pairings.append({
+                    "board": board, "a": ref(a), "b": ref(b),
+                    "scores": [scores.get(str(a), 0.0), scores.get(str(b), 0.0)],
+                    "match": mid, "status": status,
+                    "result": _match_score(summary, 2),
+                })
+            item.update(pairings=pairings, bye=ref(plan.get("bye")),
+                        rematches=int(plan.get("rematches", 0)))
+        else:
+            tables = []
+            for board, table in enumerate(plan.get("tables", [])):
+                mid, status, summary = matches.get((r.number, board), (None, None, {}))
+                row: dict[str, Any] = {
+                    "board": board, "entrants": [ref(v) for v in table], "match": mid,
+                    "status": status, "result": _match_score(summary, len(table)),
+                }
+                if season.format == formats.PARTNERSHIPS:
+                    row["sides"] = [[ref(table[0]), ref(table[2])],
+                                    [ref(table[1]), ref(table[3])]]
+                tables.append(row)
+            item.update(tables=tables,
+                        sitting_out=[ref(v) for v in plan.get("sitting_out", [])])
+        out.append(item)
+    return out
 
 
 def knockout_bracket(

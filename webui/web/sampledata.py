@@ -67,23 +67,28 @@ def engine_replay(
     return recorder.finish(game)
 
 
-def match_report(match: Match, greedy_entrant: int | None = 0) -> dict[str, Any]:
-    """The report a worker would hand over for ``match``: a duplicate set of engine games."""
+def match_report(match: Match, greedy_entrant: int | None = 0,
+                 greedy_entrants: frozenset[int] | None = None) -> dict[str, Any]:
+    """The report a worker would hand over for ``match``: duplicate sets of engine games.
+
+    Each set seats the entrants as the runner does: seat ``s`` of rotation ``r`` gets entrant
+    ``(s + r) % entrants``. The entrants in ``greedy_entrants`` (default: ``greedy_entrant``)
+    play greedily, the others at random.
+    """
     entrants = match.entrants()
     variant = match.season.variant
     first = not Match.objects.filter(season_id=match.season_id, pk__lt=match.pk).exists()
+    greedy_ones = greedy_entrants if greedy_entrants is not None else frozenset(
+        {greedy_entrant} if greedy_entrant is not None else set())
+    per_set = len(entrants)
     games = []
     for index in range(match.games_planned):
-        swapped = index % 2 == 1
-        seats = [1, 0] if swapped else [0, 1]
-        if variant.players == 4:
-            seats = seats + seats
-        greedy = frozenset(
-            seat for seat, entrant in enumerate(seats) if entrant == greedy_entrant
-        )
+        rotation = index % per_set
+        seats = [(seat + rotation) % per_set for seat in range(variant.players)]
+        greedy = frozenset(seat for seat, entrant in enumerate(seats) if entrant in greedy_ones)
         replay = engine_replay(
             variant.name,
-            match.seed + index // 2,
+            match.seed + index // per_set,
             [entrants[e].label for e in seats],
             dict(variant.options),
             greedy,
@@ -103,10 +108,13 @@ def match_report(match: Match, greedy_entrant: int | None = 0) -> dict[str, Any]
     return {"games": games, "duration_ms": sum(g["duration_ms"] for g in games)}
 
 
-def play_season(season: Season, max_rounds: int = 100) -> int:
+def play_season(season: Season, max_rounds: int = 100,
+                greedy_versions: frozenset[int] | None = None) -> int:
     """Plays every scheduled match of ``season`` in this process until it is finished.
 
-    Returns the number of matches played. The season must have been started.
+    Returns the number of matches played. The season must have been started. By default a
+    different entrant of each match plays greedily (a different strength story per match);
+    with ``greedy_versions`` (bot version ids), exactly those versions do.
     """
     played = 0
     for _ in range(max_rounds):
@@ -117,8 +125,14 @@ def play_season(season: Season, max_rounds: int = 100) -> int:
             claim = services.claim_match(match.pk, "sampledata")
             if claim is None:
                 continue
-            greedy = match.pk % 3  # a different strength story per match
-            services.record_result(claim, match_report(match, greedy if greedy < 2 else None))
+            if greedy_versions is not None:
+                ids = [v.pk for v in match.entrants()]
+                report = match_report(match, greedy_entrants=frozenset(
+                    i for i, vid in enumerate(ids) if vid in greedy_versions))
+            else:
+                greedy = match.pk % 3
+                report = match_report(match, greedy if greedy < 2 else None)
+            services.record_result(claim, report)
             played += 1
         services.update_ratings(season.variant_id)
         services.schedule_next_round(season.pk)

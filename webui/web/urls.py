@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, register_converter
 
 from . import api, views
+from .converters import IdConverter, NumberConverter
+
+# Before the patterns below (the API's too) are built.
+register_converter(IdConverter, "id")
+register_converter(NumberConverter, "num")
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.home, name="home"),
@@ -16,13 +21,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("bots/<slug:name>/", views.bot, name="bot"),
     path("bots/<slug:name>/upload/", views.bot_upload, name="bot-upload"),
     path("bots/<slug:name>/edit/", views.bot_edit, name="bot-edit"),
-    path("bots/<slug:name>/v<int:number>/", views.version, name="version"),
+    path("bots/<slug:name>/v<num:number>/", views.version, name="version"),
     path("seasons/", views.seasons, name="seasons"),
     path("seasons/new/", views.season_new, name="season-new"),
-    path("seasons/<int:season_id>/", views.season, name="season"),
-    path("seasons/<int:season_id>/start/", views.season_start, name="season-start"),
-    path("matches/<int:match_id>/", views.match, name="match"),
-    path("games/<int:game_id>/", views.game, name="game"),
+    path("seasons/<id:season_id>/", views.season, name="season"),
+    path("seasons/<id:season_id>/start/", views.season_start, name="season-start"),
+    path("matches/<id:match_id>/", views.match, name="match"),
+    path("games/<id:game_id>/", views.game, name="game"),
     path("replay/", views.replay_open, name="replay-open"),
     path("cards/", views.cards, name="cards"),
     path("api/", views.api_docs, name="api-docs"),

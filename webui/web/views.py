@@ -13,7 +13,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -24,7 +24,7 @@ from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from . import reads
 from .api import bot_page_data, openapi
 from .charts import rating_chart
-from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, VersionForm
+from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, TokenForm, VersionForm
 from .models import ApiToken
 from .replay_frames import card_label
 from .submission import SubmissionError, add_version, create_bot_with_version
@@ -55,9 +55,16 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def variant(request: HttpRequest, slug: str) -> HttpResponse:
     v = get_object_or_404(Variant, slug=slug)
+    ladders = reads.variant_ladders(v)
+    ladder = request.GET.get("ladder") or ladders[0]
+    if ladder not in ladders:
+        raise Http404(f"{v.slug} has no {ladder!r} ladder")
     return render(request, "web/leaderboard.html", {
         "variant": reads.variant_json(v),
-        "ratings": reads.leaderboard(v),
+        "ladder": ladder,
+        "ladders": [{"name": name, "text": reads.LADDERS[name], "current": name == ladder}
+                    for name in ladders],
+        "ratings": reads.leaderboard(v, ladder),
         "games": reads.recent_games(10, v),
     })
 
@@ -170,6 +177,9 @@ def season_new(request: HttpRequest) -> HttpResponse:
                     move_time_ms=d["move_time_ms"],
                     bank_ms=d["bank_ms"],
                     created_by=request.user,
+                    format=d["format"],
+                    swiss_rounds=d["rounds"],
+                    limits=form.seat_limits(),
                 )
                 if d["start"]:
                     services.start_season(s)
@@ -199,14 +209,20 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
     s = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
     data = reads.season_detail(s, match_limit=SEASON_PAGE_MATCHES)
     labels = {e["number"]: e["version"]["label"] for e in data["entrants"]}
-    cross = [
-        {"entrant": row["entrant"], "label": labels.get(row["entrant"], "?"),
-         "cells": [
-             {"self": row["entrant"] == other, "score": cell, "cls": _cross_class(cell, s)}
-             for other, cell in zip(data["crosstable"]["order"], row["cells"], strict=True)
-         ]}
-        for row in data["crosstable"]["rows"]
-    ]
+    cross = []
+    if data["crosstable"]:
+        order = data["crosstable"]["order"]
+        by_pair = {(row["entrant"], other): cell for row in data["crosstable"]["rows"]
+                   for other, cell in zip(order, row["cells"], strict=True)}
+        cross = [
+            {"entrant": row["entrant"], "label": labels.get(row["entrant"], "?"),
+             "cells": [
+                 {"self": row["entrant"] == other, "score": cell,
+                  "cls": _cross_class(cell, by_pair.get((other, row["entrant"])))}
+                 for other, cell in zip(order, row["cells"], strict=True)
+             ]}
+            for row in data["crosstable"]["rows"]
+        ]
     done, total = data["season"]["matches_done"], data["season"]["matches_total"]
     return render(request, "web/season.html", {
         **data, "cross": cross, "obj": s,
@@ -220,11 +236,11 @@ SEASON_PAGE_MATCHES = 60
 """League matches listed on a season page (the latest); the API lists them all."""
 
 
-def _cross_class(cell: float | None, s: Season) -> str:
-    if cell is None:
+def _cross_class(cell: float | None, mirror: float | None) -> str:
+    """``win`` when the row did better against the column than the column against it."""
+    if cell is None or mirror is None:
         return ""
-    half = s.games_per_pairing * (2 if s.double_round_robin else 1) / 2
-    return "win" if cell > half else "loss" if cell < half else ""
+    return "win" if cell > mirror else "loss" if cell < mirror else ""
 
 
 def match(request: HttpRequest, match_id: int) -> HttpResponse:
@@ -294,16 +310,22 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def account(request: HttpRequest) -> HttpResponse:
     new_key = None
+    token_error = ""
     user_id = int(request.user.pk or 0)  # login_required: always a real user here
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "create":
-            name = (request.POST.get("name") or "token").strip()[:60]
-            _, new_key = ApiToken.issue(request.user, name)
+            form = TokenForm(request.POST)
+            if form.is_valid():
+                _, new_key = ApiToken.issue(request.user, form.cleaned_data["name"] or "token")
+            else:
+                token_error = "Token name: " + " ".join(str(e) for e in form.errors["name"])
         elif action == "revoke":
             token_id = request.POST.get("token", "")
+            # An id too long for its column names no token (and never reaches a query).
+            known = token_id.isascii() and token_id.isdigit() and len(token_id) <= 18
             deleted, _ = ApiToken.objects.filter(
-                user_id=user_id, pk=int(token_id) if token_id.isdigit() else -1
+                user_id=user_id, pk=int(token_id) if known else -1
             ).delete()
             if deleted:
                 messages.success(request, "Token revoked.")
@@ -313,6 +335,7 @@ def account(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {
         "tokens": ApiToken.objects.filter(user_id=user_id),
         "new_key": new_key,
+        "token_error": token_error,
         "my_bots": Bot.objects.filter(owner_id=user_id).order_by("name"),
     }
-    return render(request, "web/account.html", context)
+    return render(request, "web/account.html", context, status=400 if token_error else 200)

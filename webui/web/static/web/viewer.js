@@ -1,6 +1,12 @@
 // The replay viewer: draws the frames that the server expanded from a replay (replay_frames.py)
-// and steps through them with buttons and keys (left/right, space to play and pause,
-// Home/End, PageUp/PageDown for deals). It knows no rules: every state comes from the engine.
+// and steps through them with buttons, keys (left/right, space to play and pause, Home/End,
+// PageUp/PageDown for deals) and, on a touch screen, swipes across the table. It knows no
+// rules: every state comes from the engine.
+//
+// "As seat N saw" shows only what that seat knew at the step shown: its own hand, the backs of
+// the others, the moves played so far (never the rest of the deal), the faults so far, a deal's
+// score once the deal is over, and no outcome of the game before its end (the page's own
+// spoilers, marked data-spoiler, are hidden too).
 (function () {
   "use strict";
   const C = window.ScopaCards;
@@ -50,8 +56,25 @@
       this.timer = null;
       this.speed = 900;
       this.build();
+      const seat = /(?:^|[#&])seat=(\d+)/.exec(location.hash);
+      if (seat && Number(seat[1]) < data.players.length) {
+        this.view = seat[1];
+        this.viewSel.value = seat[1];
+      }
       const m = /(?:^|[#&])f=(\d+)/.exec(location.hash);
       this.go(m ? Number(m[1]) : 0);
+    }
+
+    // The seat whose view is shown, or null for every hand.
+    seatView() {
+      return this.view === "all" ? null : Number(this.view);
+    }
+
+    // The frame where a fault is shown: the move it happened at (later ones on the deal's last).
+    faultFrame(fault) {
+      const deal = this.data.deals[fault.deal];
+      if (!deal) return 0;
+      return Math.max(0, Math.min(deal.first_frame + fault.move + 1, deal.last_frame));
     }
 
     sideName(side) {
@@ -125,8 +148,9 @@
       this.score = h("div", { class: "v-score" });
       this.faults = h("div", { class: "v-faults" });
       this.log = h("ol", { class: "v-log" });
-      const side = h("aside", { class: "v-side" }, this.score, this.faults,
-        h("h3", { text: "Moves of this deal" }), this.log);
+      this.logTitle = h("h3", { text: "Moves of this deal" });
+      const side = h("aside", { class: "v-side" }, this.score, this.faults, this.logTitle,
+        this.log);
       const main = h("div", { class: "v-main" }, this.board, side);
       this.root.append(toolbar, main);
       if (d.error) {
@@ -165,6 +189,27 @@
         if (li) this.go(Number(li.dataset.frame));
       });
       document.addEventListener("keydown", (e) => this.key(e));
+      this.swipes(this.board);
+    }
+
+    // A horizontal swipe across the table steps one move (left: forward, right: back). The
+    // board lets the browser scroll the page vertically (touch-action: pan-y in the CSS), so
+    // only sideways strokes reach here.
+    swipes(area) {
+      let start = null;
+      area.addEventListener("pointerdown", (e) => {
+        if (e.pointerType === "mouse" || !e.isPrimary) return;
+        start = { x: e.clientX, y: e.clientY };
+      });
+      area.addEventListener("pointercancel", () => { start = null; });
+      area.addEventListener("pointerup", (e) => {
+        if (!start) return;
+        const dx = e.clientX - start.x;
+        const dy = e.clientY - start.y;
+        start = null;
+        if (Math.abs(dx) < 40 || Math.abs(dx) < 1.5 * Math.abs(dy)) return;
+        this.act(dx < 0 ? "next" : "prev");
+      });
     }
 
     key(e) {
@@ -225,18 +270,33 @@
       this.render();
     }
 
+    // The step (and the seat whose view is shown) go in the address, to share or reload.
+    remember() {
+      const seat = this.seatView();
+      const hash = "#f=" + this.index + (seat == null ? "" : "&seat=" + seat);
+      if (history.replaceState) history.replaceState(null, "", hash);
+    }
+
     render() {
       const d = this.data;
       const f = d.frames[this.index];
       const deal = d.deals[f.deal];
       const seats = d.players.length;
+      const own = this.seatView();
       this.scrub.value = String(this.index);
       this.root.dataset.frame = String(this.index);
-      this.pos.textContent = "Deal " + (f.deal + 1) + "/" + d.deals.length + " · move " +
-        f.step + "/" + deal.moves;
-      if (history.replaceState) history.replaceState(null, "", "#f=" + this.index);
+      this.root.classList.toggle("seat-view", own != null);
+      // A seat does not know how many deals the game will last, nor whether this deal ends
+      // early (a forfeit): its position names no totals, and the scrubber (whose end is the
+      // end of the game) is hidden.
+      this.pos.textContent = own == null
+        ? "Deal " + (f.deal + 1) + "/" + d.deals.length + " · move " + f.step + "/" + deal.moves
+        : "Deal " + (f.deal + 1) + " · move " + f.step;
+      this.scrub.hidden = own != null;
+      for (const node of document.querySelectorAll("[data-spoiler]")) node.hidden = own != null;
+      this.remember();
 
-      const bottom = this.view === "all" ? 0 : Number(this.view);
+      const bottom = own == null ? 0 : own;
       const places = PLACES[seats] || PLACES[4];
       this.seats.forEach((s, seat) => {
         s.box.dataset.place = places[(seat - bottom + seats) % seats];
@@ -251,7 +311,7 @@
           (f.scope[side] ? " · " + f.scope[side] + " scop" + (f.scope[side] > 1 ? "e" : "a")
             : "");
         s.hand.textContent = "";
-        const visible = this.view === "all" || Number(this.view) === seat;
+        const visible = own == null || own === seat;
         s.box.classList.toggle("hidden-hand", !visible);
         for (const c of f.hands[seat]) s.hand.append(visible ? C.card(c) : C.back());
         if (!f.hands[seat].length) s.hand.append(h("span", { class: "v-empty",
@@ -265,8 +325,8 @@
 
       this.renderEvent(f);
       this.renderScore(f, deal);
-      this.renderFaults(f);
-      this.renderLog(f, deal);
+      this.renderFaults();
+      this.renderLog(deal);
     }
 
     renderEvent(f) {
@@ -361,23 +421,27 @@
     renderFaults() {
       const d = this.data;
       this.faults.textContent = "";
-      if (!d.faults.length) return;
+      // A seat knows of a fault once it has happened.
+      const shown = d.faults.filter((fault) =>
+        this.seatView() == null || this.faultFrame(fault) <= this.index);
+      if (!shown.length) return;
       const list = h("ul", {});
-      for (const fault of d.faults) {
-        const deal = d.deals[fault.deal];
-        let frame = deal ? Math.min(deal.first_frame + fault.move + 1, deal.last_frame) : 0;
-        if (frame < 0) frame = 0;
-        list.append(h("li", { "data-frame": String(frame), class: "v-fault-item",
+      for (const fault of shown) {
+        list.append(h("li", { "data-frame": String(this.faultFrame(fault)), class: "v-fault-item",
           text: "Deal " + (fault.deal + 1) + ", move " + (fault.move + 1) + ": " + fault.kind +
             " by seat " + fault.seat + (fault.detail ? " (" + fault.detail + ")" : "") }));
       }
-      this.faults.append(h("h3", { text: "Faults (" + d.faults.length + ")" }), list);
+      this.faults.append(h("h3", { text: "Faults (" + shown.length + ")" }), list);
     }
 
-    renderLog(f, deal) {
+    renderLog(deal) {
       const d = this.data;
       this.log.textContent = "";
-      for (let i = deal.first_frame + 1; i <= deal.last_frame; i++) {
+      // Every move of the deal, or in a seat's view only those played up to this step.
+      const seatView = this.seatView() != null;
+      const last = seatView ? Math.min(this.index, deal.last_frame) : deal.last_frame;
+      this.logTitle.textContent = seatView ? "Moves so far" : "Moves of this deal";
+      for (let i = deal.first_frame + 1; i <= last; i++) {
         const m = d.frames[i].move;
         if (!m) continue;
         const li = h("li", { "data-frame": String(i),
