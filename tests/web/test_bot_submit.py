@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import socket
 import stat
 import uuid
@@ -33,13 +34,24 @@ sys.exit(3)
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A config folder of this test's own, and no credentials in the environment."""
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A config folder of this test's own, and no credentials in the environment.
+
+    The test server runs in this process and logs each refused request to the same stderr
+    as the command under test: its warnings are held back, so what the test reads of stderr
+    is the command's alone.
+    """
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.delenv("ARENA_TOKEN", raising=False)
     monkeypatch.delenv("ARENA_SERVER", raising=False)
     monkeypatch.chdir(tmp_path)
-    return tmp_path
+    server_log = logging.getLogger("django.request")
+    level = server_log.level
+    server_log.setLevel(logging.ERROR)
+    try:
+        yield tmp_path
+    finally:
+        server_log.setLevel(level)
 
 
 @pytest.fixture
