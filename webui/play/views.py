@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,6 +23,11 @@ from webui.play.models import PlayGame
 from webui.web.replay_frames import FramesError, expand_replay
 
 MAX_BODY = 4096
+
+
+def _user(request: HttpRequest) -> Any:
+    """The signed-in user (the views check that there is one)."""
+    return request.user
 
 
 def _refusal(error: games.PlayError) -> JsonResponse:
@@ -44,7 +50,7 @@ def index(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("play-game", game_id=game.pk)
     versions = games.playable_versions()
-    recent = (PlayGame.objects.filter(user=request.user)
+    recent = (PlayGame.objects.filter(user=_user(request))
               .select_related("version__bot", "variant")[:20])
     return render(request, "play/index.html", {
         "variants": games.variant_names(),
@@ -52,8 +58,8 @@ def index(request: HttpRequest) -> HttpResponse:
         "chosen": chosen,
         "error": error,
         "recent": recent,
-        "move_s": _seconds(games.settings.ARENA_PLAY_MOVE_TIME_MS),
-        "bank_min": round(games.settings.ARENA_PLAY_BANK_MS / 60000, 1),
+        "move_s": _seconds(settings.ARENA_PLAY_MOVE_TIME_MS),
+        "bank_min": round(settings.ARENA_PLAY_BANK_MS / 60000, 1),
     }, status=error.status if error else 200)
 
 
@@ -73,7 +79,10 @@ def _own_game(request: HttpRequest, game_id: int) -> PlayGame:
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
     """The table of one of the user's games."""
     game = _own_game(request, game_id)
-    return render(request, "play/table.html", {"game": game, "state": games.state(game)})
+    return render(request, "play/table.html", {
+        "game": game, "state": games.state(game), "move_s": _seconds(game.move_time_ms),
+        "bank_min": round(game.bank_ms / 60000, 1),
+    })
 
 
 @require_GET

@@ -3,6 +3,7 @@
 (function () {
   "use strict";
   const POLL_MS = 700;
+  const QUICK_MS = 150; // right after a move: the bot's reply usually comes at once
 
   function $(id) { return document.getElementById(id); }
 
@@ -16,6 +17,7 @@
     let timer = null;
     let sending = false;
     let countdown = null;
+    let quick = 0; // polls left at QUICK_MS
 
     function cardButton(name, onClick) {
       const button = document.createElement("button");
@@ -49,7 +51,7 @@
         credentials: "same-origin",
       }).then((r) => r.json().then((body) => ({ ok: r.ok, body: body })))
         .then(({ ok, body }) => {
-          if (ok) { showError(""); draw(body.state); } else { showError(body.error || "refused"); }
+          if (ok) { showError(""); quick = 8; draw(body.state); } else { showError(body.error || "refused"); }
         })
         .catch((e) => showError("could not send the move: " + e))
         .finally(() => { sending = false; poll(); });
@@ -162,13 +164,15 @@
     function poll() {
       clearTimeout(timer);
       if (state.status === "over" || state.status === "void") return;
+      let delay = state.your_turn ? POLL_MS * 2 : POLL_MS;
+      if (quick > 0 && !state.your_turn) { quick -= 1; delay = QUICK_MS; }
       timer = setTimeout(() => {
         fetch(stateUrl, { credentials: "same-origin" })
           .then((r) => r.json())
           .then((s) => { if (!sending && s && s.status) draw(s); })
           .catch(() => {})
           .finally(poll);
-      }, state.your_turn ? POLL_MS * 2 : POLL_MS);
+      }, delay);
     }
 
     $("play-cancel").addEventListener("click", () => { $("play-captures").hidden = true; });
