@@ -59,7 +59,7 @@ def index(request: HttpRequest) -> HttpResponse:
         "error": error,
         "recent": recent,
         "move_s": _seconds(settings.ARENA_PLAY_MOVE_TIME_MS),
-        "bank_min": round(settings.ARENA_PLAY_BANK_MS / 60000, 1),
+        "bank_min": f"{settings.ARENA_PLAY_BANK_MS / 60000:g}",
     }, status=error.status if error else 200)
 
 
@@ -81,7 +81,7 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _own_game(request, game_id)
     return render(request, "play/table.html", {
         "game": game, "state": games.state(game), "move_s": _seconds(game.move_time_ms),
-        "bank_min": round(game.bank_ms / 60000, 1),
+        "bank_min": f"{game.bank_ms / 60000:g}",
     })
 
 
