@@ -17,6 +17,7 @@ with a :class:`PlayError` and changes nothing.
 
 from __future__ import annotations
 
+import datetime
 import secrets
 from typing import Any
 
@@ -139,11 +140,27 @@ def submit_move(game_id: int, user: Any, turn: Any, move: Any) -> PlayGame:
     return game
 
 
+LOST_AFTER_S = 300
+"""A game still playing this long after both banks could have run out lost its worker."""
+
+
+def lost(game: PlayGame) -> bool:
+    """Whether a game said to be playing has outlived any game its clocks allow (its worker
+    died); such a game is made void, as it cannot be resumed."""
+    if game.status != PlayGame.Status.PLAYING or game.started is None:
+        return False
+    longest = datetime.timedelta(milliseconds=2 * game.bank_ms, seconds=LOST_AFTER_S)
+    return timezone.now() > game.started + longest
+
+
 def state(game: PlayGame) -> dict[str, Any]:
     """What the page shows: the person's view, their turn and clock, and how it ended.
 
     Never the bot's hand nor the deck: the view holds only what the person's seat was told.
     """
+    if lost(game):
+        void(game.pk, "the worker playing this game stopped before its end")
+        game.refresh_from_db()
     now = timezone.now()
     your_turn = game.status == PlayGame.Status.PLAYING and game.awaiting
     seconds_left = None
