@@ -32,6 +32,10 @@ def start(client: Any, seat: str = "first") -> int:
     return int(match.group(1))
 
 
+def seen_at(state: dict[str, Any]) -> tuple[list[str], list[str]]:
+    return sorted(state["view"]["hand"]), sorted(state["view"]["table"])
+
+
 def next_turn_or_end(turn: int) -> Callable[[dict[str, Any]], bool]:
     return lambda s: (s["your_turn"] and s["turn"] > turn) or s["status"] != "playing"
 
@@ -69,12 +73,13 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
                        play_workers.logs)
     assert set(state["view"]) == VIEW_KEYS  # the person's view, and nothing else
     assert "deck" not in json.dumps(state)
-    assert len(state["view"]["hand"]) == 3 and state["view"]["hand_sizes"] == [3, 3]
+    assert len(state["view"]["hand"]) == 3 == state["view"]["hand_sizes"][0]
     assert bot_processes(play_workers), "the bot plays in a process of the worker"
     assert bot_processes(play_workers, "bwrap"), "the bot's seat is sandboxed"
     turn = state["turn"]
     legal = state["legal"]
     hand = state["view"]["hand"]
+    seen = [seen_at(state)]
     other = next(f"{rank}{suit}" for rank in range(1, 11) for suit in "dcbs"
                  if f"{rank}{suit}" not in hand)
 
@@ -120,6 +125,7 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
         if state["status"] != "playing":
             break
         turn = state["turn"]
+        seen.append(seen_at(state))
         response = post_move(client, game_id, {"turn": turn, "move": state["legal"][0]})
         assert response.status_code == 200, response.content
     assert state["status"] == "over" and state["forfeit"] is None, state
@@ -139,6 +145,10 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
     assert page.status_code == 200 and b"ada (human) v random@1" in page.content
     frames = Client().get(f"/play/{game_id}/frames").json()
     assert len(frames["frames"]) > moves
+    # At each of their turns the person saw their own hand and the table, as they were.
+    truth = [(sorted(f["hands"][0]), sorted(f["table"])) for f in frames["frames"]
+             if f["to_move"] == 0 and f["score"] is None]
+    assert seen == truth
     assert not bot_processes(play_workers), "the bot's process is reaped"
 
 
