@@ -83,6 +83,13 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
             page.screenshot(path=str(artifacts / "play-phone-dark.png"))
             if docs:
                 page.screenshot(path=str(ROOT / "docs" / "screenshots" / "play-phone-dark.png"))
+                laptop = browser.new_context(viewport={"width": 1280, "height": 800})
+                log_in(laptop, live_server, person)
+                tab = laptop.new_page()
+                tab.goto(page.url)
+                tab.wait_for_selector("#play-hand .play-card:enabled")
+                tab.screenshot(path=str(ROOT / "docs" / "screenshots" / "play-laptop.png"))
+                laptop.close()
             shot = True
         page.locator("#play-hand .play-card:enabled").first.tap()
         if page.locator("#play-captures").is_visible():
@@ -110,12 +117,5 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
     page.wait_for_selector(".v-board")
     assert "ada (human) v random@1" in page.inner_text("h1")
     no_sideways_scroll(page)
-    if docs:
-        laptop = browser.new_context(viewport={"width": 1280, "height": 800})
-        log_in(laptop, live_server, person)
-        tab = laptop.new_page()
-        tab.goto(f"{live_server.url}/play/")
-        tab.screenshot(path=str(ROOT / "docs" / "screenshots" / "play-laptop.png"))
-        laptop.close()
     context.close()
     print(f"{taps} cards tapped, {choices} capture choices")

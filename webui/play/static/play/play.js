@@ -84,8 +84,9 @@
 
     function moveText(m, view) {
       const who = m.seat === view.seat ? "You" : "Bot";
-      let text = who + " played " + m.card;
-      if (m.capture.length) text += " and took " + m.capture.join(", ");
+      const label = window.ScopaCards.label;
+      let text = who + " played " + label(m.card);
+      if (m.capture.length) text += " and took " + m.capture.map(label).join(", ");
       if (m.auto) text += " (played by the arena: " + m.auto + ")";
       return text;
     }
