@@ -47,6 +47,9 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     How long a worker's claim on a match lasts without a heartbeat (default 20 seconds).
 ``ARENA_TASK_TIME_LIMIT_S``
     Hard time limit of one task (default 3600); the soft limit is 60 seconds less.
+``ARENA_PLAY_MOVE_TIME_MS``, ``ARENA_PLAY_BANK_MS``
+    The person's clock in a game on the Play page (default 60000 a move, a bank of 900000);
+    the bot gets the same.
 
 This module holds configuration only; the logic lives in the apps.
 """
@@ -158,6 +161,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "webui.league",
     "webui.web",
+    "webui.play",
 ]
 
 MIDDLEWARE = [
@@ -265,3 +269,5 @@ ARENA_QUEUE = os.environ.get("ARENA_QUEUE", "arena")
 ARENA_BROKER_PREFIX = os.environ.get("ARENA_BROKER_PREFIX", "")
 ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
+ARENA_PLAY_MOVE_TIME_MS = int(os.environ.get("ARENA_PLAY_MOVE_TIME_MS", "60000"))
+ARENA_PLAY_BANK_MS = int(os.environ.get("ARENA_PLAY_BANK_MS", "900000"))

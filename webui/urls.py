@@ -1,4 +1,5 @@
-"""URL configuration: the site (``webui.web``) at the root and Django's admin."""
+"""URL configuration: the site (``webui.web``) at the root, the Play page (``webui.play``)
+under ``/play/`` and Django's admin."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -11,5 +12,6 @@ handler500 = "webui.web.errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("play/", include("webui.play.urls")),
     path("", include("webui.web.urls")),
 ]

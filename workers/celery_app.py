@@ -15,7 +15,7 @@ host) is found by ``arena.sweep`` (celery beat, every 30 s, or the ``arena seaso
 Workers ride out a broker restart: they reconnect and go on (``RedisTransport`` below mends a
 kombu channel that a dead connection left half-closed, which killed busy workers).
 
-This module defines no task; they are in :mod:`workers.tasks`.
+This module defines no task; they are in :mod:`workers.tasks` and :mod:`workers.play`.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def make_app() -> Celery:
     """A configured Celery application (one per process)."""
     broker_url, transport_options = broker_options()
     hard_limit = settings.ARENA_TASK_TIME_LIMIT_S
-    celery = Celery("arena", broker=broker_url, include=["workers.tasks"])
+    celery = Celery("arena", broker=broker_url, include=["workers.tasks", "workers.play"])
     if urlsplit(broker_url).scheme in REDIS_SCHEMES:
         celery.conf.broker_transport = f"{__name__}:RedisTransport"
     celery.conf.update(

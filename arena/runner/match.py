@@ -70,6 +70,10 @@ class MatchSpec:
     variant: str
     options: dict[str, Any] = field(default_factory=dict)
     games: int = 2
+    # True: games come in duplicate sets (``games`` rounded up to whole sets). False: exactly
+    # ``games`` games, each dealt from its own seed, the seats rotating from game to game (a
+    # single game against a person, where a second deal of the same cards means nothing).
+    duplicate: bool = True
     seed: int | None = None  # None: drawn from secrets (a known seed lets a bot re-deal)
     move_time_ms: int = 1000
     bank_ms: int = 60_000
@@ -458,7 +462,7 @@ class Match:
         # The id reaches the bots (GameStart.game_id): nothing in it may hint at the seed.
         self.match_id = spec.match_id or f"m{secrets.token_hex(6)}"
         count = len(spec.entrants)
-        per_set = set_size(rules, count)
+        per_set = set_size(rules, count) if spec.duplicate else 1
         self.sets = math.ceil(spec.games / per_set)
         self.total = self.sets * per_set
         self.slots: dict[tuple[int, int], Slot] = {}
@@ -519,7 +523,8 @@ class Match:
                         # processes that have seen no other game of it.
                         for slot in self.slots.values():
                             slot.fresh = True
-                    seats = seating(self.rules, len(self.spec.entrants), rotation)
+                    turn = rotation if self.spec.duplicate else set_index
+                    seats = seating(self.rules, len(self.spec.entrants), turn)
                     outcome = await self.play_game(index, set_index, seed, seats)
                     self.report.games.append(outcome)
                     self._write_replay(outcome)

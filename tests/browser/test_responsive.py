@@ -282,7 +282,8 @@ def test_every_menu_link_on_a_phone_opens_its_page(
     phone.goto(live_server.url + "/seasons/")
     hrefs = nav_items(phone).evaluate_all("items => items.map(i => i.getAttribute('href'))")
     links = [h for h in hrefs if h]
-    assert "/bots/new/" in links and "/accounts/" in links and len(links) == 7
+    assert "/bots/new/" in links and "/accounts/" in links and "/play/" in links
+    assert len(links) == 8
     for href in links:
         phone.click(".nav-toggle")
         phone.click(f"#site-nav a[href='{href}']")
@@ -325,7 +326,7 @@ def test_without_javascript_a_phone_shows_every_menu_link(
         page.goto(live_server.url + site.public["season"])
         assert not page.is_visible(".nav-toggle")  # nothing to press without a script
         items = nav_items(page)
-        assert items.count() == 7
+        assert items.count() == 8
         for i in range(items.count()):
             assert on_screen(page, items.nth(i)), items.nth(i).text_content()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -1,0 +1,292 @@
+"""The person's seat: a bot of the SDK whose ``choose`` waits for the move the page sends.
+
+A game on the Play page is a match of the runner like any other: the worker serves
+:class:`HumanSeat` with :func:`arena.sdk.create_server` on a free local port and enters it as a
+``grpc://127.0.0.1:PORT`` entrant, beside the bot's own sandboxed process. The seat gets
+exactly what any bot gets (its own observation, the legal moves, its clock) and no more.
+
+The page and the seat meet in the :class:`~webui.play.models.PlayGame` row:
+
+- :class:`Publisher` keeps the person's :class:`TableView` (their hand, the table, what every
+  seat sees) and writes it to the row, from one thread and in the order things happened: the
+  deal's start and end and the game's end come from the SDK's hooks, every move from the
+  runner's ``MatchSpec.on_move``, each turn from ``choose``.
+- ``choose`` publishes its turn (number, legal moves, deadline), then polls for the
+  :class:`~webui.play.models.PlayMove` the page writes (:func:`webui.play.games.submit_move`).
+  When the clock runs out first the runner plays the first legal move for the seat and records
+  a timeout, as for any bot; the third forfeits the game, which is what a closed tab does.
+
+Nothing here knows the bot's hand or the deck: the view is built only from the seat's events.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import queue
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import close_old_connections, connection
+from django.utils import timezone
+
+from arena.engine import Move, Observation, card_name
+from arena.runner import LiveMove
+from arena.sdk import Bot, DealInfo, GameResult
+from webui.play.models import PlayGame, PlayMove
+
+log = logging.getLogger("webui.play")
+
+DEADLINE_MARGIN_MS = 300
+"""The deadline shown to the page is this much earlier than the runner's, so that a move the
+page accepts reaches the runner in time."""
+GRACE_S = 0.5
+"""How long ``choose`` waits past the runner's deadline before giving its turn up."""
+POLL_S = 0.1
+RECENT_MOVES = 12
+
+
+def names(cards: Sequence[int]) -> list[str]:
+    """REPLAY.md names of cards."""
+    return [card_name(c) for c in cards]
+
+
+class TableView:
+    """What the person's seat sees of the game, kept from its events; JSON for the page."""
+
+    def __init__(self, seat: int, players: list[str], sides: int) -> None:
+        self.seat = seat
+        self.players = players
+        self.sides = sides
+        self.deal = 0
+        self.dealer: int | None = None
+        self.hand: list[str] = []
+        self.table: list[str] = []
+        self.hand_sizes = [0] * len(players)
+        self.stock = 0
+        self.captured = [0] * sides  # cards each side has taken this deal
+        self.scope = [0] * sides
+        self.totals = [0] * sides
+        self.moves: list[dict[str, Any]] = []  # this deal's moves, as every seat saw them
+        self.last_deal: dict[str, Any] | None = None  # the previous deal's points
+        self.result: dict[str, Any] | None = None
+
+    def deal_started(self, deal: DealInfo) -> None:
+        """A deal starts: the seat's hand and the table."""
+        self.deal = deal.deal_index
+        self.dealer = deal.dealer
+        self.hand = names(deal.hand)
+        self.table = names(deal.table)
+        self.stock = deal.stock_size
+        self.hand_sizes = [len(deal.hand)] * len(self.players)
+        self.captured = [0] * self.sides
+        self.scope = [0] * self.sides
+        self.totals = list(deal.totals)
+        self.moves = []
+
+    def observed(self, observation: Observation) -> None:
+        """The seat's turn: its observation is the truth of the moment."""
+        self.deal = observation.deal_index
+        self.dealer = observation.dealer
+        self.hand = names(observation.hand)
+        self.table = names(observation.table)
+        self.hand_sizes = list(observation.hand_sizes)
+        self.stock = observation.stock_size
+        self.captured = [len(pile) for pile in observation.captured]
+        self.scope = list(observation.scope)
+        self.totals = list(observation.totals)
+
+    def moved(self, record: dict[str, Any]) -> None:
+        """A move was played (``record`` as in the replay: seat, card, capture, auto)."""
+        seat = int(record["seat"])
+        card = str(record["card"])
+        capture = [str(c) for c in record.get("capture") or []]
+        if seat == self.seat and card in self.hand:
+            self.hand.remove(card)
+        if 0 <= seat < len(self.hand_sizes):
+            self.hand_sizes[seat] = max(0, self.hand_sizes[seat] - 1)
+        if capture:
+            self.table = [c for c in self.table if c not in capture]
+            side = seat % self.sides
+            self.captured[side] += len(capture) + 1
+            if not self.table:
+                self.scope[side] += 1
+        else:
+            self.table.append(card)
+        entry: dict[str, Any] = {"seat": seat, "card": card, "capture": capture}
+        if record.get("auto"):
+            entry["auto"] = str(record["auto"])
+        self.moves.append(entry)
+
+    def deal_ended(self, deal_index: int, points: list[dict[str, int]],
+                   totals: tuple[int, ...]) -> None:
+        """A deal was scored: the table's leftovers went to the last capture."""
+        self.last_deal = {"deal": deal_index, "points": [dict(p) for p in points]}
+        self.totals = list(totals)
+        self.table = []
+        self.hand = []
+        self.hand_sizes = [0] * len(self.players)
+
+    def game_ended(self, result: GameResult) -> None:
+        """The game is over."""
+        self.totals = list(result.totals)
+        self.result = {
+            "winner": result.winner,
+            "forfeit_side": result.forfeit_side,
+            "reason": result.reason,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as the page gets it."""
+        return {
+            "seat": self.seat,
+            "players": list(self.players),
+            "deal": self.deal,
+            "dealer": self.dealer,
+            "hand": list(self.hand),
+            "table": list(self.table),
+            "hand_sizes": list(self.hand_sizes),
+            "stock": self.stock,
+            "captured": list(self.captured),
+            "scope": list(self.scope),
+            "totals": list(self.totals),
+            "moves": self.moves[-RECENT_MOVES:],
+            "last_deal": self.last_deal,
+            "result": self.result,
+        }
+
+
+class Publisher:
+    """Applies the seat's events to its :class:`TableView` and writes it to the game's row,
+    one event after the other in one thread (events come from the runner's loop and from the
+    SDK's threads; a write never holds either up)."""
+
+    def __init__(self, game_id: int, view: TableView) -> None:
+        self.game_id = game_id
+        self.view = view
+        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name=f"play-{game_id}", daemon=True)
+        self.thread.start()
+
+    def on_move(self, live: LiveMove) -> None:
+        """``MatchSpec.on_move``: called on the runner's loop, so it only queues the move."""
+        self.events.put(("move", live.record))
+
+    def put(self, kind: str, payload: Any) -> None:
+        """Queues one event for the writer."""
+        self.events.put((kind, payload))
+
+    def flush(self) -> None:
+        """Returns once every event queued so far is written."""
+        self.events.join()
+
+    def close(self) -> None:
+        """Writes what is queued, then stops the writer."""
+        self.events.put(("stop", None))
+        self.thread.join(timeout=30)
+
+    def _run(self) -> None:
+        try:
+            while True:
+                kind, payload = self.events.get()
+                try:
+                    if kind == "stop":
+                        return
+                    self._apply(kind, payload)
+                except Exception:  # the page's view is a courtesy: the game goes on
+                    log.exception("could not publish the %s of play game %s", kind, self.game_id)
+                    close_old_connections()
+                finally:
+                    self.events.task_done()
+        finally:
+            connection.close()
+
+    def _apply(self, kind: str, payload: Any) -> None:
+        view = self.view
+        fields: dict[str, Any] = {}
+        rows = PlayGame.objects.filter(pk=self.game_id)
+        if kind == "deal":
+            view.deal_started(payload)
+        elif kind == "turn":
+            turn, observation, legal, deadline = payload
+            view.observed(observation)
+            fields = {"turn": turn, "awaiting": True, "legal": legal, "deadline": deadline}
+        elif kind == "move":
+            view.moved(payload)
+            if payload.get("seat") == view.seat:  # played: by the person, or for them
+                fields = {"awaiting": False}
+        elif kind == "deal_end":
+            view.deal_ended(*payload)
+        elif kind == "game_end":
+            view.game_ended(payload)
+            fields = {"awaiting": False}
+        rows.update(view=view.to_json(), **fields)
+
+
+class HumanSeat(Bot):
+    """The person's seat, served by the SDK inside the worker that plays the game."""
+
+    name = "person"
+    version = ""
+    variants = ("*",)
+
+    def __init__(self, game_id: int, seat: int, players: list[str], sides: int) -> None:
+        self.game_id = game_id
+        self.publisher = Publisher(game_id, TableView(seat, players, sides))
+        self.turn = 0
+        self.stopped = threading.Event()
+
+    def close(self) -> None:
+        """The game is over: a waiting ``choose`` gives up, the writer finishes."""
+        self.stopped.set()
+        self.publisher.close()
+
+    def on_deal_start(self, deal: DealInfo) -> None:
+        self.publisher.put("deal", deal)
+
+    def on_deal_end(self, deal_index: int, points: list[dict[str, int]],
+                    totals: tuple[int, ...]) -> None:
+        self.publisher.put("deal_end", (deal_index, points, totals))
+
+    def on_game_end(self, result: GameResult) -> None:
+        self.publisher.put("game_end", result)
+
+    def choose(self, observation: Observation, legal_moves: Sequence[Move]) -> Move:
+        """Publishes the turn, then waits for the page's move until the clock runs out."""
+        self.turn += 1
+        turn = self.turn
+        limit_ms = self.clock.move_ms
+        legal = [m.name for m in legal_moves]
+        deadline = timezone.now() + datetime.timedelta(
+            milliseconds=max(0, limit_ms - DEADLINE_MARGIN_MS)
+        )
+        self.publisher.put("turn", (turn, observation, legal, deadline))
+        self.publisher.flush()  # the page may answer only a turn it can see
+        give_up = time.monotonic() + limit_ms / 1000.0 + GRACE_S
+        try:
+            while True:
+                chosen = self._chosen(turn)
+                if chosen is not None:
+                    return legal_moves[legal.index(chosen)]
+                if time.monotonic() >= give_up or self.stopped.is_set():
+                    break
+                self.stopped.wait(POLL_S)
+            # The runner has played for the seat already (a timeout): close the turn, unless
+            # the page claimed it a moment ago (its move is then in, and as late).
+            PlayGame.objects.filter(pk=self.game_id, turn=turn, awaiting=True).update(
+                awaiting=False
+            )
+            chosen = self._chosen(turn)
+            return legal_moves[legal.index(chosen)] if chosen is not None else legal_moves[0]
+        finally:
+            connection.close()
+
+    def _chosen(self, turn: int) -> str | None:
+        move: str | None = (
+            PlayMove.objects.filter(game_id=self.game_id, turn=turn)
+            .values_list("move", flat=True)
+            .first()
+        )
+        return move

@@ -1,0 +1,186 @@
+// The Play page's table: polls the game's JSON state, draws the person's view, and POSTs the
+// card they tap (asking which cards to take when a card has more than one capture).
+(function () {
+  "use strict";
+  const POLL_MS = 700;
+  const QUICK_MS = 150; // right after a move: the bot's reply usually comes at once
+
+  function $(id) { return document.getElementById(id); }
+
+  function start() {
+    const root = $("play");
+    if (!root) return;
+    const stateUrl = root.dataset.stateUrl;
+    const moveUrl = root.dataset.moveUrl;
+    const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
+    let state = JSON.parse($("play-initial").textContent);
+    let timer = null;
+    let sending = false;
+    let countdown = null;
+    let quick = 0; // polls left at QUICK_MS
+
+    function cardButton(name, onClick) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "play-card";
+      button.dataset.card = name;
+      button.setAttribute("aria-label", "Play " + window.ScopaCards.label(name));
+      button.appendChild(window.ScopaCards.card(name));
+      button.addEventListener("click", onClick);
+      return button;
+    }
+
+    function movesOf(card) {
+      return state.legal.filter((m) => m.split(":")[0] === card);
+    }
+
+    function showError(text) {
+      const box = $("play-error");
+      box.textContent = text;
+      box.hidden = !text;
+    }
+
+    function send(move) {
+      if (sending) return;
+      sending = true;
+      $("play-captures").hidden = true;
+      fetch(moveUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+        body: JSON.stringify({ turn: state.turn, move: move }),
+        credentials: "same-origin",
+      }).then((r) => r.json().then((body) => ({ ok: r.ok, body: body })))
+        .then(({ ok, body }) => {
+          if (ok) { showError(""); quick = 8; draw(body.state); } else { showError(body.error || "refused"); }
+        })
+        .catch((e) => showError("could not send the move: " + e))
+        .finally(() => { sending = false; poll(); });
+    }
+
+    function choose(card) {
+      if (!state.your_turn || sending) return;
+      const moves = movesOf(card);
+      if (moves.length === 0) { showError("you cannot play " + card + " now"); return; }
+      if (moves.length === 1) { send(moves[0]); return; }
+      const list = $("play-capture-list");
+      list.replaceChildren();
+      for (const move of moves) {
+        const taken = move.split(":")[1] || "";
+        const option = document.createElement("button");
+        option.type = "button";
+        option.className = "play-capture secondary";
+        option.dataset.move = move;
+        option.setAttribute("aria-label", taken ? "Take " + taken.split("+").join(", ") : "Take nothing");
+        if (taken) {
+          for (const c of taken.split("+")) option.appendChild(window.ScopaCards.card(c));
+        } else {
+          option.textContent = "lay it down";
+        }
+        option.addEventListener("click", () => send(move));
+        list.appendChild(option);
+      }
+      $("play-captures").hidden = false;
+    }
+
+    function moveText(m, view) {
+      const who = m.seat === view.seat ? "You" : "Bot";
+      const label = window.ScopaCards.label;
+      let text = who + " played " + label(m.card);
+      if (m.capture.length) text += " and took " + m.capture.map(label).join(", ");
+      if (m.auto) text += " (played by the arena: " + m.auto + ")";
+      return text;
+    }
+
+    function statusText(s) {
+      if (s.status === "queued") return "Waiting for a worker to start the game…";
+      if (s.status === "void") return "The arena could not play this game: " + (s.error || "void");
+      if (s.status === "over") {
+        let text = "The game is over: " + s.outcome;
+        if (s.totals && s.totals.length) {
+          const you = s.totals[s.you], bot = s.totals[1 - s.you];
+          text += " (" + you + "–" + bot + ")";
+        }
+        if (s.forfeit) text += "; " + (s.forfeit.side === s.you ? "you" : "the bot") + " forfeited: " + s.forfeit.reason;
+        return text + ".";
+      }
+      if (s.your_turn) return "Your turn: tap a card. " + Math.ceil(s.seconds_left || 0) + " s left.";
+      return "The bot is thinking…";
+    }
+
+    function draw(next) {
+      state = next;
+      const view = state.view || {};
+      const you = state.you;
+      const root = $("play");
+      root.dataset.status = state.status;
+      root.dataset.yourTurn = state.your_turn ? "1" : "0";
+      root.dataset.turn = String(state.turn);
+      $("play-status").textContent = statusText(state);
+      const totals = view.totals || [0, 0];
+      $("play-scores").textContent = view.players ?
+        "You " + (totals[you] || 0) + " · " + state.bot + " " + (totals[1 - you] || 0) +
+        " · deal " + ((view.deal || 0) + 1) +
+        " · taken: you " + ((view.captured || [])[you] || 0) + ", bot " + ((view.captured || [])[1 - you] || 0) +
+        " · scope: you " + ((view.scope || [])[you] || 0) + ", bot " + ((view.scope || [])[1 - you] || 0) : "";
+      const backs = $("play-backs");
+      backs.replaceChildren();
+      const botCards = (view.hand_sizes || [])[1 - you] || 0;
+      for (let i = 0; i < botCards; i++) backs.appendChild(window.ScopaCards.back());
+      const table = $("play-table");
+      table.replaceChildren();
+      for (const c of view.table || []) table.appendChild(window.ScopaCards.card(c));
+      $("play-stock").textContent = view.players ? (view.stock || 0) + " cards in the stock" : "";
+      const hand = $("play-hand");
+      hand.replaceChildren();
+      for (const c of view.hand || []) {
+        const button = cardButton(c, () => choose(c));
+        button.disabled = !state.your_turn || movesOf(c).length === 0;
+        hand.appendChild(button);
+      }
+      if (!state.your_turn) $("play-captures").hidden = true;
+      const log = $("play-moves");
+      log.replaceChildren();
+      for (const m of view.moves || []) {
+        const li = document.createElement("li");
+        li.textContent = moveText(m, view);
+        log.appendChild(li);
+      }
+      const last = view.last_deal;
+      $("play-last-deal").textContent = last ?
+        "Deal " + (last.deal + 1) + ": you " + last.points[you].total + ", bot " + last.points[1 - you].total + " points." : "";
+      const finished = state.status === "over" || state.status === "void";
+      $("play-end").hidden = !finished;
+      if (state.replay_url) $("play-replay").href = state.replay_url;
+      else $("play-replay").hidden = true;
+      clearInterval(countdown);
+      if (state.your_turn && state.seconds_left !== null) {
+        const until = Date.now() + state.seconds_left * 1000;
+        countdown = setInterval(() => {
+          const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+          $("play-status").textContent = "Your turn: tap a card. " + left + " s left.";
+        }, 500);
+      }
+    }
+
+    function poll() {
+      clearTimeout(timer);
+      if (state.status === "over" || state.status === "void") return;
+      let delay = state.your_turn ? POLL_MS * 2 : POLL_MS;
+      if (quick > 0 && !state.your_turn) { quick -= 1; delay = QUICK_MS; }
+      timer = setTimeout(() => {
+        fetch(stateUrl, { credentials: "same-origin" })
+          .then((r) => r.json())
+          .then((s) => { if (!sending && s && s.status) draw(s); })
+          .catch(() => {})
+          .finally(poll);
+      }, delay);
+    }
+
+    $("play-cancel").addEventListener("click", () => { $("play-captures").hidden = true; });
+    draw(state);
+    poll();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
