@@ -7,9 +7,11 @@ is a broken setup, not a reason to pass.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from private_redis import PrivateRedis
@@ -80,3 +82,30 @@ def artifacts() -> Path:
     """A folder for test artifacts (screenshots) that CI keeps."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: str) -> Iterator[Any]:
+    """One headless chromium (the machine's, never a download) for a module's browser tests.
+
+    Playwright's sync API runs an event loop in the tests' thread while it lives; the tests'
+    own ORM calls are still synchronous, so Django is told they are safe until it closes. One
+    module's browser is closed before the next module starts: two sync Playwrights cannot
+    live in one thread.
+    """
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            instance = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            yield instance
+            instance.close()
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)

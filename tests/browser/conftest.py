@@ -5,7 +5,6 @@ The browser is never downloaded: Playwright launches the machine's ``/usr/bin/ch
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,10 +12,6 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run",
-]
 
 
 @pytest.fixture(autouse=True)
@@ -29,23 +24,6 @@ def fast_passwords(settings: Any) -> None:
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
-@pytest.fixture(scope="package", autouse=True)
-def browser(chromium: str) -> Iterator[Any]:
-    """One headless chromium for the browser tests.
-
-    Playwright's sync API runs an event loop in the tests' thread while it lives; the tests'
-    own ORM calls are still synchronous, so Django is told they are safe until it closes.
-    """
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            instance = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            yield instance
-            instance.close()
-    finally:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ processes a worker runs."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,10 +13,6 @@ import pytest
 from play_helpers import Workers
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run",
-]
 
 
 @pytest.fixture
@@ -70,16 +65,3 @@ def person(transactional_db: Any) -> Any:
     return User.objects.create_user("ada", password="ada-pass-123")
 
 
-@pytest.fixture(scope="package")
-def browser(chromium: str) -> Iterator[Any]:
-    """One headless chromium (the machine's) for the Play page's browser tests."""
-    from playwright.sync_api import sync_playwright
-
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as playwright:
-            instance = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            yield instance
-            instance.close()
-    finally:
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
