@@ -47,6 +47,11 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     How long a worker's claim on a match lasts without a heartbeat (default 20 seconds).
 ``ARENA_TASK_TIME_LIMIT_S``
     Hard time limit of one task (default 3600); the soft limit is 60 seconds less.
+``ARENA_CACHE_URL``
+    Where workers publish the moves of the matches they play for the live pages (the
+    ``live`` cache): a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is
+    one, else files under ``$ARENA_DATA_DIR/live`` (the embedded setup: the site and the local
+    workers share that folder).
 
 This module holds configuration only; the logic lives in the apps.
 """
@@ -265,3 +270,30 @@ ARENA_QUEUE = os.environ.get("ARENA_QUEUE", "arena")
 ARENA_BROKER_PREFIX = os.environ.get("ARENA_BROKER_PREFIX", "")
 ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
+
+
+def live_cache(cache_url: str, broker_url: str, prefix: str, data_dir: Path) -> dict[str, object]:
+    """The ``live`` cache: Redis when one is configured, else files every local process shares."""
+    url = cache_url or (broker_url if broker_url.startswith(("redis://", "rediss://")) else "")
+    if url:
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": f"{prefix}arena-live",
+            "TIMEOUT": 3600,
+        }
+    return {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(data_dir / "live"),
+        "TIMEOUT": 3600,
+        "OPTIONS": {"MAX_ENTRIES": 2000},
+    }
+
+
+CACHES = {
+    # Each process's own: cached pages and replay frames (never shared state).
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # Shared between the workers that play matches and the site that shows them live.
+    "live": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
+                       ARENA_BROKER_PREFIX, DATA_DIR),
+}

@@ -31,6 +31,7 @@ from django.db import close_old_connections, connection  # noqa: E402
 
 from webui.league import services  # noqa: E402
 from webui.league.bot_files import BotFilesError, bot_ref_text  # noqa: E402
+from webui.league.live import LivePublisher  # noqa: E402
 from webui.league.models import BotVersion, Match  # noqa: E402
 from webui.league.seat_limits import runner_limits  # noqa: E402
 from workers.celery_app import app  # noqa: E402
@@ -186,7 +187,8 @@ def play_match(self: Task, match_id: int) -> str:
         services.release_match(claim, f"{type(error).__name__}: {error}")
         raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
     try:
-        with LeaseKeeper(claim) as keeper:
+        with LeaseKeeper(claim) as keeper, LivePublisher(match_id, match.games_planned) as live:
+            spec.on_move = live.on_move
             report = EmptyReport() if empty_matches() else run_match(spec)
         if keeper.lost:
             return f"match {match_id}: lease lost, result dropped"

@@ -30,7 +30,7 @@ from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
-from . import reads
+from . import live_progress, reads
 from .api_input import (
     MAX_JSON_BYTES,
     ApiError,
@@ -222,6 +222,15 @@ def get_match(request: HttpRequest, match_id: int) -> Any:
     match = get_object_or_404(Match.objects.select_related("season__variant", "round"),
                               pk=match_id)
     return reads.match_detail(match)
+
+
+def get_match_live(request: HttpRequest, match_id: int) -> Any:
+    return live_progress.match_live(get_object_or_404(Match, pk=match_id))
+
+
+def get_season_live(request: HttpRequest, season_id: int) -> Any:
+    return live_progress.season_live(
+        get_object_or_404(Season.objects.select_related("variant"), pk=season_id))
 
 
 def get_games(request: HttpRequest) -> Any:
@@ -481,8 +490,15 @@ ROUTES: list[Route] = [
     Route("seasons/<id:season_id>/start", "season-start", {"POST": post_season_start},
           "Start a draft season (staff token): its first round is scheduled.",
           {"POST": "Season"}, {}, frozenset({"POST"})),
+    Route("seasons/<id:season_id>/live", "season-live", {"GET": get_season_live},
+          "A season's live progress: matches done of planned, and the matches being played "
+          "with their current game's latest moves (the season page polls it).",
+          {"GET": "SeasonLive"}),
     Route("matches/<id:match_id>", "match", {"GET": get_match}, "A match and its games.",
           {"GET": "MatchPage"}),
+    Route("matches/<id:match_id>/live", "match-live", {"GET": get_match_live},
+          "A match's live progress: games done of planned, and the current game's latest "
+          "moves as its worker plays them (the match page polls it).", {"GET": "MatchLive"}),
     Route("games", "games", {"GET": get_games}, "Recent games (?variant=slug&limit=20).",
           {"GET": "GameList"},
           params={"variant": "only games of this variant (its slug, as in /api/variants)",
@@ -599,7 +615,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "format": S, "knockout_size": I, "swiss_rounds": I, "games_per_pairing": I,
                     "move_time_ms": I, "bank_ms": I, "seat_limits": SEAT_LIMITS_SCHEMA,
                     "seat_limit_overrides": SEAT_LIMITS_SCHEMA, "entrants": _nullable(I),
-                    "matches_done": I, "matches_total": I, "created": S,
+                    "matches_done": I, "matches_total": I, "matches_scheduled": I,
+                    "created": S,
                     "started": _nullable(S), "finished": _nullable(S)}),
     "SeasonList": _obj({"seasons": _list(_ref("Season"))}),
     "SeasonCreate": _obj({"name": S, "variant": S, "options": {"type": "object"},
@@ -647,6 +664,16 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                    "score": _nullable(_obj({"wins": _list(I), "points": _list(I)})),
                    "winner": _nullable(S), "games_planned": I, "finished": _nullable(S),
                    "error": _nullable(S)}),
+    "LiveGame": _obj({"game": I, "deal": I, "players": _list(S), "totals": _list(I),
+                      "moves": _list(_obj({"deal": I, "move": I, "seat": I, "text": S})),
+                      "updated": S}),
+    "MatchLive": _obj({"match": I, "status": S, "finished": B, "games_planned": I,
+                       "games_done": I, "current": _nullable(_ref("LiveGame"))}),
+    "SeasonLive": _obj({"season": I, "status": S, "matches_done": I, "matches_planned": I,
+                        "matches_scheduled": I, "playing": _list(_obj({
+                            "match": I, "round": I, "entrants": _list(S), "status": S,
+                            "finished": B, "games_planned": I, "games_done": I,
+                            "current": _nullable(_ref("LiveGame"))}))}),
     "MatchPage": {"allOf": [_ref("Match"), _obj({"variant": S, "duration_ms": _nullable(I),
                                                  "summary": {"type": "object"},
                                                  "games": _list(_ref("Game"))})]},

@@ -165,7 +165,9 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[st
         "seat_limit_overrides": dict(s.limits or {}),
         "entrants": entrants,
         "matches_done": done,
-        "matches_total": total,
+        # Every match the season will have (its later rounds are scheduled as it goes).
+        "matches_total": max(s.planned_matches(), total),
+        "matches_scheduled": total,
         "created": s.created.isoformat(),
         "started": s.started.isoformat() if s.started else None,
         "finished": s.finished.isoformat() if s.finished else None,

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from webui.league import services
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 
-from . import reads
+from . import live_progress, reads
 from .api import bot_page_data, openapi
 from .charts import rating_chart
 from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, TokenForm, VersionForm
@@ -227,6 +227,7 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
     return render(request, "web/season.html", {
         **data, "cross": cross, "obj": s,
         "percent": int(100 * done / total) if total else 0,
+        "poll_ms": live_progress.POLL_MS,
         "can_start": request.user.is_authenticated and request.user.is_staff
         and s.status == Season.Status.DRAFT,
     })
@@ -245,7 +246,10 @@ def _cross_class(cell: float | None, mirror: float | None) -> str:
 
 def match(request: HttpRequest, match_id: int) -> HttpResponse:
     m = get_object_or_404(Match.objects.select_related("season__variant", "round"), pk=match_id)
-    return render(request, "web/match.html", {"m": reads.match_detail(m)})
+    return render(request, "web/match.html", {
+        "m": reads.match_detail(m), "live": live_progress.match_live(m),
+        "poll_ms": live_progress.POLL_MS,
+    })
 
 
 def game(request: HttpRequest, game_id: int) -> HttpResponse:
