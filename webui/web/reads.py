@@ -284,9 +284,25 @@ def version_json(v: BotVersion, private: bool = False) -> dict[str, Any]:
         "created": v.created.isoformat(),
         "validated": v.validated.isoformat() if v.validated else None,
     }
+    out["validation_games"] = validation_games(v, private)
     if private:
         out["validation_log"] = v.validation_log
         out["address"] = v.address
+    return out
+
+
+def validation_games(v: BotVersion, private: bool = False) -> list[dict[str, Any]]:
+    """The version's validation games: who won, its moves and fallbacks, and the faults (their
+    details, which quote the bot's errors, for its owner and staff only)."""
+    games = v.validation_games if isinstance(v.validation_games, list) else []
+    out = []
+    for game in games:
+        faults = [
+            {k: f.get(k) for k in ("deal", "move", "seat", "player", "kind")}
+            | ({"detail": f.get("detail", "")} if private else {})
+            for f in game.get("faults") or []
+        ]
+        out.append({**game, "faults": faults})
     return out
 
 
