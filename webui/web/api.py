@@ -30,7 +30,7 @@ from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
-from . import live_progress, reads
+from . import game_lists, live_progress, reads
 from .api_input import (
     MAX_JSON_BYTES,
     ApiError,
@@ -192,6 +192,20 @@ def get_version(request: HttpRequest, name: str, number: int) -> Any:
         BotVersion.objects.select_related("bot"), bot__name=name, number=number
     )
     return reads.version_json(version, _can_see_private(_user(request), version.bot))
+
+
+def get_bot_games(request: HttpRequest, name: str) -> Any:
+    bot = get_object_or_404(Bot, name=name)
+    filters = game_lists.parse(request.GET, game_lists.choices(bot))
+    return game_lists.game_list(bot, None, filters)
+
+
+def get_version_games(request: HttpRequest, name: str, number: int) -> Any:
+    version = get_object_or_404(
+        BotVersion.objects.select_related("bot"), bot__name=name, number=number
+    )
+    filters = game_lists.parse(request.GET, game_lists.choices(version.bot, version))
+    return game_lists.game_list(version.bot, version, filters)
 
 
 def get_validation_frames(request: HttpRequest, name: str, number: int) -> Any:
@@ -466,12 +480,20 @@ ROUTES: list[Route] = [
           "GET: a bot, its ratings, rating history, recent matches and head-to-head. "
           "PATCH (owner's token): change its description.",
           {"GET": "BotPage", "PATCH": "Bot"}, {"PATCH": "BotUpdate"}, frozenset({"PATCH"})),
+    Route("bots/<slug:name>/games", "bot-games", {"GET": get_bot_games},
+          "The bot's games, newest first, a page at a time, filtered by variant, opponent "
+          "and result (from the bot's side).", {"GET": "GamePage"},
+          params=game_lists.PARAMS),
     Route("bots/<slug:name>/versions", "versions", {"POST": post_version},
           "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
           "multipart field 'archive' or the raw body. It is validated by a worker.",
           {"POST": "Version"}, {"POST": "Archive"}, frozenset({"POST"}), tag="create"),
     Route("bots/<slug:name>/versions/<num:number>", "version", {"GET": get_version},
           "A bot version; its owner also sees the validation log.", {"GET": "Version"}),
+    Route("bots/<slug:name>/versions/<num:number>/games", "version-games",
+          {"GET": get_version_games},
+          "The version's games, as the bot's (same filters and pages).", {"GET": "GamePage"},
+          params=game_lists.PARAMS),
     Route("bots/<slug:name>/versions/<num:number>/validation/frames", "validation-frames",
           {"GET": get_validation_frames},
           "The version's validation game against the random bot, as viewer frames (the "
@@ -680,12 +702,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "MatchPage": {"allOf": [_ref("Match"), _obj({"variant": S, "duration_ms": _nullable(I),
                                                  "summary": {"type": "object"},
                                                  "games": _list(_ref("Game"))})]},
-    "Game": _obj({"id": I, "match": I, "index": I, "season": _obj({"id": I, "name": S}),
+    "Game": _obj({"id": I, "match": I, "index": I,
+                  "season": _nullable(_obj({"id": I, "name": S})),
                   "variant": S, "players": _list(_ref("VersionRef")), "sides": _list(S),
                   "totals": _list(I), "winner_side": _nullable(I), "outcome": S,
                   "forfeit": ANY, "void": _nullable(S), "faults": I, "duration_ms": I,
                   "created": S, "seats": _list(I), "fault_list": _list(_ref("Fault"))}),
     "GameList": _obj({"games": _list(_ref("Game"))}),
+    "GamePage": _obj({"games": _list({"allOf": [_ref("Game"), _obj({
+                          "result": {"enum": ["win", "loss", "draw", "forfeit", "void"]}})]}),
+                      "count": I, "page": I, "pages": I, "limit": I,
+                      "filters": _obj({"variant": _nullable(S), "opponent": _nullable(S),
+                                       "result": _nullable(S)})}),
     "Fault": _obj({"deal": I, "move": I, "seat": I, "kind": S, "detail": S}),
     "Replay": {"type": "object", "description": "a game record in the REPLAY.md format",
                "properties": {"format": {"const": "scopa-replay"}, "version": I,
@@ -729,7 +757,7 @@ def openapi() -> dict[str, Any]:
                 },
             }
             query = [{"name": name, "in": "query", "required": False, "description": about,
-                      "schema": I if name == "limit" else S}
+                      "schema": I if name in {"limit", "page"} else S}
                      for name, about in route.params.items()] if method == "GET" else []
             if params or query:
                 op["parameters"] = params + query

@@ -116,7 +116,7 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
         "id": g.id,
         "match": g.match_id,
         "index": g.index,
-        "season": {"id": season.id, "name": season.name},
+        "season": {"id": season.id, "name": season.name} if season is not None else None,
         "variant": g.variant.slug,
         "players": players,
         "sides": side_names,
