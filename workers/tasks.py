@@ -188,7 +188,9 @@ def play_match(self: Task, match_id: int) -> str:
         services.release_match(claim, f"{type(error).__name__}: {error}")
         raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
     try:
-        with LeaseKeeper(claim) as keeper, LivePublisher(match_id, match.games_planned) as live:
+        labels = [v.label for v in match.entrants()]
+        with LeaseKeeper(claim) as keeper, \
+                LivePublisher(match_id, match.games_planned, labels) as live:
             spec.on_move = live.on_move
             report = EmptyReport() if empty_matches() else run_match(spec)
         if keeper.lost:

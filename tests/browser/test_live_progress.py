@@ -2,8 +2,8 @@
 
 The worker is a real ``arena worker`` process on the machine's Redis (a queue of the test's
 own, keys under this run's prefix); it publishes each move to the ``live`` cache, which the
-site of this test (pytest-django's live server) reads from the same Redis. One entrant thinks a
-little before each move, so each match lasts long enough to be watched.
+site of this test (pytest-django's live server) reads from the same Redis. Two of the three
+entrants think a little before each move, so each match lasts long enough to be watched.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ serve(Slow())
 
 def slow_bot(folder: Path) -> Path:
     folder.mkdir(parents=True)
-    (folder / "bot.toml").write_text('name = "ponderer"\nversion = "1.0.0"\nauthor = "Tester"\n'
-                                     'command = ["python", "bot.py"]\nvariants = ["*"]\n')
+    (folder / "bot.toml").write_text(f'name = "{folder.name}"\nversion = "1.0.0"\n'
+                                     'author = "Tester"\ncommand = ["python", "bot.py"]\n'
+                                     'variants = ["*"]\n')
     (folder / "bot.py").write_text(SLOW_BOT)
     return folder
 
@@ -95,10 +96,10 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
     from webui.league.models import Match
 
     staff = User.objects.create_user("staff", password="staff-pass-123", is_staff=True)
-    versions = [services.register_folder_bot(staff, slow_bot(tmp_path / "ponderer"))] + [
-        services.register_folder_bot(staff, ROOT / "sample_bots" / name)
-        for name in ("random", "greedy")
-    ]
+    # Two of the three think a little before each move: every match has one of them.
+    versions = [services.register_folder_bot(staff, slow_bot(tmp_path / name))
+                for name in ("ponderer", "thinker")]
+    versions.append(services.register_folder_bot(staff, ROOT / "sample_bots" / "random"))
     season = services.create_season(
         name="Live season", variant=services.get_variant("scopa", {"target": 1}),
         entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=20_000)
@@ -113,6 +114,13 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
     # Moves of the match being played appear on the season page by themselves.
     page.wait_for_selector('[data-live="playing"] .live-moves li', timeout=60_000)
     assert page.evaluate("window.stillTheSamePage") is True
+    playing = page.locator('[data-live="playing"]').inner_text()
+    assert " plays " in playing and "@1.0.0" not in playing  # the site's names: ponderer@1
+    assert "ponderer@1" in playing or "thinker@1" in playing
+    # On a phone the moves wrap: nothing scrolls the page sideways.
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.set_viewport_size({"width": 1280, "height": 900})
     first = Match.objects.filter(season=season).order_by("id").first()
     assert first is not None
 

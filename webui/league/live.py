@@ -40,6 +40,7 @@ class MoveLike(Protocol):
     record: dict[str, Any]
     players: list[str]
     totals: list[int]
+    seats: list[int]
 
 
 def match_key(match_id: int | str) -> str:
@@ -58,8 +59,11 @@ class LivePublisher:
     """Publishes a match's moves as they are played; a context manager around the match."""
 
     def __init__(self, match_id: int | str, games_planned: int,
-                 interval: float = PUBLISH_INTERVAL_S) -> None:
+                 labels: list[str] | None = None, interval: float = PUBLISH_INTERVAL_S) -> None:
+        """``labels`` names each entrant as the site does (``greedy@3``); without them, or for
+        a move that does not say who sits where, the runner's names are kept."""
         self.key = match_key(match_id)
+        self.labels = list(labels or [])
         self.interval = interval
         self.state: dict[str, Any] = {
             "match": str(match_id), "games_planned": games_planned, "game": 0, "deal": 0,
@@ -77,7 +81,10 @@ class LivePublisher:
             state = self.state
             if move.game != state["game"]:
                 state["moves"] = []
-            state.update(game=move.game, deal=move.deal, players=list(move.players),
+            players = list(move.players)
+            if move.seats and all(0 <= e < len(self.labels) for e in move.seats):
+                players = [self.labels[e] for e in move.seats]
+            state.update(game=move.game, deal=move.deal, players=players,
                          totals=list(move.totals), played=state["played"] + 1,
                          updated=time.time())
             moves = state["moves"]
