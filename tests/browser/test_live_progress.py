@@ -88,7 +88,7 @@ def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str,
 
 
 def test_the_season_and_match_pages_follow_the_games_without_reloading(
-    live_worker: None, live_server: Any, page: Any, tmp_path: Path,
+    live_worker: None, live_server: Any, page: Any, tmp_path: Path, artifacts: Path,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -120,6 +120,7 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
     # On a phone the moves wrap: nothing scrolls the page sideways.
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.locator("#live").screenshot(path=str(artifacts / "live-season-phone.png"))
     page.set_viewport_size({"width": 1280, "height": 900})
     first = Match.objects.filter(season=season).order_by("id").first()
     assert first is not None
@@ -129,6 +130,7 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
     if tab.locator("#live[data-live-url]").count():  # still being played: watch it move
         tab.evaluate("window.stillTheSamePage = true")
         tab.wait_for_selector('[data-live="current"] .live-moves li', timeout=60_000)
+        tab.screenshot(path=str(artifacts / "live-match-laptop.png"))
         seen = tab.locator('[data-live="current"]').inner_text()
         tab.wait_for_function(
             "seen => window.stillTheSamePage !== true"

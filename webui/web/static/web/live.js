@@ -1,6 +1,6 @@
 // Live progress of a match or a season page: polls the page's small JSON document
 // (data-live-url, every data-poll-ms) and redraws the progress and the moves being played.
-// A match page reloads itself once when its match is over (to show the recorded games); a
+// The newest move comes first. A match page reloads itself once when its match is over (to show the recorded games); a
 // season page does when its season is. No framework: text nodes only, never HTML.
 (function () {
   "use strict";
@@ -30,8 +30,13 @@
     box.appendChild(node("p", "Game " + (current.game + 1) + " of " + planned + ", deal " +
       (current.deal + 1) + " · " + current.players.join(" v ") + " · " +
       current.totals.join("–") + " before this deal", "muted"));
-    const list = node("ol", null, "live-moves");
-    for (const move of current.moves.slice(-moves)) list.appendChild(node("li", move.text));
+    const list = node("ul", null, "live-moves");
+    for (const move of current.moves.slice(-moves).reverse()) {
+      const item = node("li");
+      item.appendChild(node("span", "Deal " + (move.deal + 1) + ", move " + (move.move + 1) + " ", "muted"));
+      item.appendChild(document.createTextNode(move.text));
+      list.appendChild(item);
+    }
     box.appendChild(list);
     return box;
   }
@@ -40,6 +45,7 @@
     set(root, "games-done", data.games_done);
     set(root, "games-planned", data.games_planned);
     set(root, "status", data.status);
+    for (const el of root.querySelectorAll('[data-live="status"]')) el.className = "badge " + data.status;
     bar(root, data.games_done, data.games_planned);
     const slot = root.querySelector('[data-live="current"]');
     if (slot) slot.replaceChildren(data.status === "running" ? game(data.current, data.games_planned, 12)
