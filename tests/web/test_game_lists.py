@@ -87,8 +87,8 @@ def test_pages_of_games_cover_the_list_once_newest_first(
 ) -> None:
     full = ids(client, "/api/bots/random/games?limit=100")
     assert len(full) >= 4
-    newest_first = list(
-        Game.objects.filter(pk__in=full).order_by("-created", "-id").values_list("pk", flat=True))
+    newest_first = list(Game.objects.filter(pk__in=full).order_by("-match_id", "-index")
+                        .values_list("pk", flat=True))
     assert full == newest_first
     pages = []
     first = client.get("/api/bots/random/games?limit=3").json()

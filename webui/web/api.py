@@ -196,15 +196,14 @@ def get_version(request: HttpRequest, name: str, number: int) -> Any:
 
 def get_bot_games(request: HttpRequest, name: str) -> Any:
     bot = get_object_or_404(Bot, name=name)
-    filters = game_lists.parse(request.GET, game_lists.choices(bot))
-    return game_lists.game_list(bot, None, filters)
+    return game_lists.game_list(bot, None, game_lists.parse(request.GET, bot))
 
 
 def get_version_games(request: HttpRequest, name: str, number: int) -> Any:
     version = get_object_or_404(
         BotVersion.objects.select_related("bot"), bot__name=name, number=number
     )
-    filters = game_lists.parse(request.GET, game_lists.choices(version.bot, version))
+    filters = game_lists.parse(request.GET, version.bot, version)
     return game_lists.game_list(version.bot, version, filters)
 
 

@@ -80,7 +80,9 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     data = bot_page_data(b, is_owner or bool(request.user.is_staff))
     charts = [dict(chart, svg=rating_chart(chart["series"])) for chart in data["charts"]]
     data = dict(data, charts=charts)
-    games, status = _game_list(request, b, None)
+    # The bots it played are those of its head-to-head records (cached with its ratings).
+    played = sorted(h["opponent"] for h in data["head_to_head"])
+    games, status = _game_list(request, b, None, played)
     return render(request, "web/bot.html", {
         **data, **games, "is_owner": is_owner,
         "upload_form": VersionForm() if is_owner else None,
@@ -89,14 +91,18 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     }, status=status)
 
 
-def _game_list(request: HttpRequest, b: Bot, v: BotVersion | None) -> tuple[dict[str, Any], int]:
-    """The page's game list (:mod:`game_lists`) and the page's status: 400 for a bad filter."""
-    choices = game_lists.choices(b, v)
+def _game_list(request: HttpRequest, b: Bot, v: BotVersion | None,
+               played: list[str] | None = None) -> tuple[dict[str, Any], int]:
+    """The page's game list (:mod:`game_lists`) and the page's status: 400 for a bad filter.
+
+    ``played``: the bots it played, when the page knows them already.
+    """
+    choices = game_lists.choices(b, v, played)
     subject = v.label if v is not None else b.name
     context: dict[str, Any] = {"choices": choices, "subject": f"{subject}'s result",
                                "subject_name": subject}
     try:
-        filters = game_lists.parse(request.GET, choices)
+        filters = game_lists.parse(request.GET, b, v)
         page = game_lists.game_list(b, v, filters)
     except ApiError as exc:
         empty = {"games": [], "count": 0, "page": 1, "pages": 1, "filters": {}}
