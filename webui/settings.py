@@ -50,6 +50,11 @@ The same code runs on one laptop and on a fleet; the environment chooses:
 ``ARENA_PLAY_MOVE_TIME_MS``, ``ARENA_PLAY_BANK_MS``
     The person's clock in a game on the Play page (default 60000 a move, a bank of 900000);
     the bot gets the same.
+``ARENA_CACHE_URL``
+    Where workers publish the moves of the matches they play for the live pages (the
+    ``live`` cache): a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is
+    one, else files under ``$ARENA_DATA_DIR/live`` (the embedded setup: the site and the local
+    workers share that folder).
 
 This module holds configuration only; the logic lives in the apps.
 """
@@ -271,3 +276,30 @@ ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
 ARENA_PLAY_MOVE_TIME_MS = int(os.environ.get("ARENA_PLAY_MOVE_TIME_MS", "60000"))
 ARENA_PLAY_BANK_MS = int(os.environ.get("ARENA_PLAY_BANK_MS", "900000"))
+
+
+def live_cache(cache_url: str, broker_url: str, prefix: str, data_dir: Path) -> dict[str, object]:
+    """The ``live`` cache: Redis when one is configured, else files every local process shares."""
+    url = cache_url or (broker_url if broker_url.startswith(("redis://", "rediss://")) else "")
+    if url:
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": f"{prefix}arena-live",
+            "TIMEOUT": 3600,
+        }
+    return {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": str(data_dir / "live"),
+        "TIMEOUT": 3600,
+        "OPTIONS": {"MAX_ENTRIES": 2000},
+    }
+
+
+CACHES = {
+    # Each process's own: cached pages and replay frames (never shared state).
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # Shared between the workers that play matches and the site that shows them live.
+    "live": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
+                       ARENA_BROKER_PREFIX, DATA_DIR),
+}

@@ -31,8 +31,10 @@ from django.db import close_old_connections, connection  # noqa: E402
 
 from webui.league import services  # noqa: E402
 from webui.league.bot_files import BotFilesError, bot_ref_text  # noqa: E402
+from webui.league.live import LivePublisher  # noqa: E402
 from webui.league.models import BotVersion, Match  # noqa: E402
 from webui.league.seat_limits import runner_limits  # noqa: E402
+from webui.league.validation import judge  # noqa: E402
 from workers.celery_app import app  # noqa: E402
 from workers.sandbox_policy import refusal, sandbox_wanted  # noqa: E402
 
@@ -186,7 +188,10 @@ def play_match(self: Task, match_id: int) -> str:
         services.release_match(claim, f"{type(error).__name__}: {error}")
         raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
     try:
-        with LeaseKeeper(claim) as keeper:
+        labels = [v.label for v in match.entrants()]
+        with LeaseKeeper(claim) as keeper, \
+                LivePublisher(match_id, match.games_planned, labels) as live:
+            spec.on_move = live.on_move
             report = EmptyReport() if empty_matches() else run_match(spec)
         if keeper.lost:
             return f"match {match_id}: lease lost, result dropped"
@@ -252,7 +257,11 @@ def named(replay: dict[str, Any], seats: list[int], version: BotVersion) -> dict
 
 @arena_task("arena.validate_version", bind=True, max_retries=MAX_RETRIES)
 def validate_version(self: Task, version_id: int) -> str:
-    """Plays a new version one game against the random sample bot; ready or failed once."""
+    """Plays a new version a duplicate set against the random sample bot; ready or failed once.
+
+    The verdict is :func:`webui.league.validation.judge`: every fault but a fallback fails
+    the version, and so do fallbacks on more than half of its moves.
+    """
     from arena.runner import BotError, BotRef, MatchError, MatchSpec, run_match
 
     version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
@@ -286,23 +295,19 @@ def validate_version(self: Task, version_id: int) -> str:
             services.finish_validation(version_id, False, f"could not be validated: {error}")
             return f"version {version_id}: gave up"
         raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
-    game = report.games[0]
-    own_seats = {seat for seat, entrant in enumerate(game.seats) if entrant == 0}
-    own_faults = [f for f in game.faults if f.get("seat") in own_seats]
+    void = next((game.void for game in report.games if game.void), None)
+    if void:
+        raise self.retry(exc=RuntimeError(void), countdown=backoff(self.request.retries))
     logs = "\n".join(
         f"--- {key} ---\n{text}" for key, text in sorted(report.logs.items())
         if key.startswith("0/")
     )
-    forfeited = game.forfeit is not None and game.forfeit.get("side") in {
-        seat % report.rules.num_sides for seat in own_seats
-    }
-    if game.void:
-        raise self.retry(exc=RuntimeError(game.void), countdown=backoff(self.request.retries))
+    game = report.games[0]
     replay = named(game.replay, list(game.seats), version)
-    if own_faults or forfeited:
-        first = own_faults[0] if own_faults else {"kind": "forfeit", "detail": ""}
-        reason = f"{first.get('kind')}: {first.get('detail', '')}".strip().rstrip(":")
-        services.finish_validation(version_id, False, reason, logs, replay)
-        return f"version {version_id}: failed ({reason})"
-    services.finish_validation(version_id, True, "", logs, replay)
+    verdict = judge(report.games, [version.label, sample_label("random")],
+                    report.rules.num_sides)
+    services.finish_validation(version_id, verdict.ok, verdict.reason, logs, replay,
+                               verdict.games)
+    if not verdict.ok:
+        return f"version {version_id}: failed ({verdict.reason})"
     return f"version {version_id}: ready"

@@ -343,6 +343,12 @@ def measure(requests: int) -> list[dict[str, Any]]:
         ("bot page (most games first)", [f"/bots/{b}/" for b in bots], None),
         ("bot page, nothing cached", [f"/bots/{b}/" for b in bots], lambda url: cache.clear()),
         ("replay page", [f"/games/{g}/" for g in games], None),
+        ("bot games, wins, page 2 (API)",
+         [f"/api/bots/{b}/games?result=win&page=2" for b in bots], None),
+        ("bot games, against one bot (API)",
+         [f"/api/bots/{b}/games?opponent={bots[-1] if b != bots[-1] else bots[0]}&page=1"
+          for b in bots], None),
+        ("season live progress (API)", [f"/api/seasons/{season}/live"], None),
         ("home page (for information)", ["/"], None),
         ("season page, 780 matches (for information)", [f"/seasons/{season}/"], None),
         ("replay frames, computed (no cache)", [f"/api/games/{g}/frames" for g in games],

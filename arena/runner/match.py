@@ -97,6 +97,7 @@ class LiveMove:
     record: dict[str, Any]  # as in the replay: seat, card, capture, ms, clock (and auto)
     players: list[str]  # by seat
     totals: list[int]  # game points per side before this deal
+    seats: list[int] = field(default_factory=list)  # the entrant index of each seat
 
 
 @dataclass
@@ -974,6 +975,7 @@ class _GamePlay:
             record=dict(record),
             players=[slot.label for slot in self.slots],
             totals=list(self.game.totals),
+            seats=[slot.entrant for slot in self.slots],
         )
         try:
             self.match.spec.on_move(live)

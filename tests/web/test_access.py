@@ -333,7 +333,8 @@ def test_staff_create_a_swiss_season_over_the_api_and_read_its_first_round(
     data = response.json()
     assert data["format"] == {"name": "swiss", "label": "Swiss", "rounds": 3,
                               "bye_score": 1.0}
-    assert data["season"]["swiss_rounds"] == 3 and data["season"]["matches_total"] == 2
+    assert data["season"]["swiss_rounds"] == 3 and data["season"]["matches_scheduled"] == 2
+    assert data["season"]["matches_total"] == 6  # three rounds of two matches
     (first,) = data["schedule"]
     assert first["number"] == 1 and first["bye"] is None and len(first["pairings"]) == 2
     assert {p["a"]["label"] for p in first["pairings"]} | {

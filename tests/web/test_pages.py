@@ -50,7 +50,9 @@ def test_the_season_page_shows_standings_crosstable_rounds_and_bracket(
     assert positions == sorted(positions)
     assert "Cross-table" in page and "Final" in page
     done, total = played_season.progress()
-    assert f"{done} of {total} matches played" in page
+    assert total == played_season.planned_matches()  # finished: every planned match is there
+    assert (f'<span data-live="matches-done">{done}</span> of '
+            f'<span data-live="matches-planned">{total}</span> matches played') in page
     api = client.get(f"/api/seasons/{played_season.pk}").json()
     assert [s["version"]["label"] for s in api["standings"]] == [
         row.version.label for row in table]

@@ -88,6 +88,8 @@ class BotVersion(models.Model):
     status_reason = models.TextField(blank=True)  # why validation failed, one line
     validation_log = models.TextField(blank=True)  # the bot's own log of its validation game
     validation_replay = models.JSONField(null=True, blank=True)
+    # Each validation game: players, score, winner, the version's moves and fallbacks, faults.
+    validation_games = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     validated = models.DateTimeField(null=True, blank=True)
 

@@ -242,8 +242,12 @@ def register_folder_bot(owner: Any, folder: Path, *, validate: bool = False) -> 
 
 
 def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str = "",
-                      replay: dict[str, Any] | None = None) -> bool:
-    """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``."""
+                      replay: dict[str, Any] | None = None,
+                      games: list[dict[str, Any]] | None = None) -> bool:
+    """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``.
+
+    ``games`` summarizes each validation game (:func:`webui.league.validation.judge`).
+    """
     changed = BotVersion.objects.filter(
         pk=version_id, status=BotVersion.Status.VALIDATING
     ).update(
@@ -251,6 +255,7 @@ def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str
         status_reason="" if ok else reason[:500],
         validation_log=log_text[-100_000:],
         validation_replay=replay,
+        validation_games=games or [],
         validated=timezone.now(),
     )
     return changed == 1

@@ -30,7 +30,7 @@ from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
-from . import reads
+from . import game_lists, live_progress, reads
 from .api_input import (
     MAX_JSON_BYTES,
     ApiError,
@@ -194,6 +194,19 @@ def get_version(request: HttpRequest, name: str, number: int) -> Any:
     return reads.version_json(version, _can_see_private(_user(request), version.bot))
 
 
+def get_bot_games(request: HttpRequest, name: str) -> Any:
+    bot = get_object_or_404(Bot, name=name)
+    return game_lists.game_list(bot, None, game_lists.parse(request.GET, bot))
+
+
+def get_version_games(request: HttpRequest, name: str, number: int) -> Any:
+    version = get_object_or_404(
+        BotVersion.objects.select_related("bot"), bot__name=name, number=number
+    )
+    filters = game_lists.parse(request.GET, version.bot, version)
+    return game_lists.game_list(version.bot, version, filters)
+
+
 def get_validation_frames(request: HttpRequest, name: str, number: int) -> Any:
     version = get_object_or_404(
         BotVersion.objects.select_related("bot"), bot__name=name, number=number
@@ -222,6 +235,15 @@ def get_match(request: HttpRequest, match_id: int) -> Any:
     match = get_object_or_404(Match.objects.select_related("season__variant", "round"),
                               pk=match_id)
     return reads.match_detail(match)
+
+
+def get_match_live(request: HttpRequest, match_id: int) -> Any:
+    return live_progress.match_live(get_object_or_404(Match, pk=match_id))
+
+
+def get_season_live(request: HttpRequest, season_id: int) -> Any:
+    return live_progress.season_live(
+        get_object_or_404(Season.objects.select_related("variant"), pk=season_id))
 
 
 def get_games(request: HttpRequest) -> Any:
@@ -457,12 +479,20 @@ ROUTES: list[Route] = [
           "GET: a bot, its ratings, rating history, recent matches and head-to-head. "
           "PATCH (owner's token): change its description.",
           {"GET": "BotPage", "PATCH": "Bot"}, {"PATCH": "BotUpdate"}, frozenset({"PATCH"})),
+    Route("bots/<slug:name>/games", "bot-games", {"GET": get_bot_games},
+          "The bot's games, newest first, a page at a time, filtered by variant, opponent "
+          "and result (from the bot's side).", {"GET": "GamePage"},
+          params=game_lists.PARAMS),
     Route("bots/<slug:name>/versions", "versions", {"POST": post_version},
           "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
           "multipart field 'archive' or the raw body. It is validated by a worker.",
           {"POST": "Version"}, {"POST": "Archive"}, frozenset({"POST"}), tag="create"),
     Route("bots/<slug:name>/versions/<num:number>", "version", {"GET": get_version},
           "A bot version; its owner also sees the validation log.", {"GET": "Version"}),
+    Route("bots/<slug:name>/versions/<num:number>/games", "version-games",
+          {"GET": get_version_games},
+          "The version's games, as the bot's (same filters and pages).", {"GET": "GamePage"},
+          params=game_lists.PARAMS),
     Route("bots/<slug:name>/versions/<num:number>/validation/frames", "validation-frames",
           {"GET": get_validation_frames},
           "The version's validation game against the random bot, as viewer frames (the "
@@ -481,8 +511,15 @@ ROUTES: list[Route] = [
     Route("seasons/<id:season_id>/start", "season-start", {"POST": post_season_start},
           "Start a draft season (staff token): its first round is scheduled.",
           {"POST": "Season"}, {}, frozenset({"POST"})),
+    Route("seasons/<id:season_id>/live", "season-live", {"GET": get_season_live},
+          "A season's live progress: matches done of planned, and the matches being played "
+          "with their current game's latest moves (the season page polls it).",
+          {"GET": "SeasonLive"}),
     Route("matches/<id:match_id>", "match", {"GET": get_match}, "A match and its games.",
           {"GET": "MatchPage"}),
+    Route("matches/<id:match_id>/live", "match-live", {"GET": get_match_live},
+          "A match's live progress: games done of planned, and the current game's latest "
+          "moves as its worker plays them (the match page polls it).", {"GET": "MatchLive"}),
     Route("games", "games", {"GET": get_games}, "Recent games (?variant=slug&limit=20).",
           {"GET": "GameList"},
           params={"variant": "only games of this variant (its slug, as in /api/variants)",
@@ -574,7 +611,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "Version": _obj({"id": I, "label": S, "number": I, "sha256": S, "status": S,
                      "status_reason": S, "manifest": {"type": "object"}, "created": S,
                      "validated": _nullable(S), "validation_log": S, "address": S,
-                     "created_now": B}),
+                     "created_now": B, "validation_games": _list(_ref("ValidationGame"))}),
+    "ValidationGame": _obj({"index": I, "players": _list(S), "totals": _list(I),
+                            "winner": _nullable(S), "forfeit": ANY, "void": _nullable(S),
+                            "answered": I, "fallbacks": I, "faults": _list(_ref("Fault"))}),
     "Bot": _obj({"name": S, "owner": S, "description": S, "created": S,
                  "versions": _list(_ref("Version"))}),
     "BotCreate": _obj({"name": S, "description": S}, ["name"]),
@@ -599,7 +639,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                     "format": S, "knockout_size": I, "swiss_rounds": I, "games_per_pairing": I,
                     "move_time_ms": I, "bank_ms": I, "seat_limits": SEAT_LIMITS_SCHEMA,
                     "seat_limit_overrides": SEAT_LIMITS_SCHEMA, "entrants": _nullable(I),
-                    "matches_done": I, "matches_total": I, "created": S,
+                    "matches_done": I, "matches_total": I, "matches_scheduled": I,
+                    "created": S,
                     "started": _nullable(S), "finished": _nullable(S)}),
     "SeasonList": _obj({"seasons": _list(_ref("Season"))}),
     "SeasonCreate": _obj({"name": S, "variant": S, "options": {"type": "object"},
@@ -647,15 +688,31 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                    "score": _nullable(_obj({"wins": _list(I), "points": _list(I)})),
                    "winner": _nullable(S), "games_planned": I, "finished": _nullable(S),
                    "error": _nullable(S)}),
+    "LiveGame": _obj({"game": I, "deal": I, "players": _list(S), "totals": _list(I),
+                      "moves": _list(_obj({"deal": I, "move": I, "seat": I, "text": S})),
+                      "updated": S}),
+    "MatchLive": _obj({"match": I, "status": S, "finished": B, "games_planned": I,
+                       "games_done": I, "current": _nullable(_ref("LiveGame"))}),
+    "SeasonLive": _obj({"season": I, "status": S, "matches_done": I, "matches_planned": I,
+                        "matches_scheduled": I, "playing": _list(_obj({
+                            "match": I, "round": I, "entrants": _list(S), "status": S,
+                            "finished": B, "games_planned": I, "games_done": I,
+                            "current": _nullable(_ref("LiveGame"))}))}),
     "MatchPage": {"allOf": [_ref("Match"), _obj({"variant": S, "duration_ms": _nullable(I),
                                                  "summary": {"type": "object"},
                                                  "games": _list(_ref("Game"))})]},
-    "Game": _obj({"id": I, "match": I, "index": I, "season": _obj({"id": I, "name": S}),
+    "Game": _obj({"id": I, "match": I, "index": I,
+                  "season": _nullable(_obj({"id": I, "name": S})),
                   "variant": S, "players": _list(_ref("VersionRef")), "sides": _list(S),
                   "totals": _list(I), "winner_side": _nullable(I), "outcome": S,
                   "forfeit": ANY, "void": _nullable(S), "faults": I, "duration_ms": I,
                   "created": S, "seats": _list(I), "fault_list": _list(_ref("Fault"))}),
     "GameList": _obj({"games": _list(_ref("Game"))}),
+    "GamePage": _obj({"games": _list({"allOf": [_ref("Game"), _obj({
+                          "result": {"enum": ["win", "loss", "draw", "forfeit", "void"]}})]}),
+                      "count": I, "page": I, "pages": I, "limit": I,
+                      "filters": _obj({"variant": _nullable(S), "opponent": _nullable(S),
+                                       "result": _nullable(S)})}),
     "Fault": _obj({"deal": I, "move": I, "seat": I, "kind": S, "detail": S}),
     "Replay": {"type": "object", "description": "a game record in the REPLAY.md format",
                "properties": {"format": {"const": "scopa-replay"}, "version": I,
@@ -699,7 +756,7 @@ def openapi() -> dict[str, Any]:
                 },
             }
             query = [{"name": name, "in": "query", "required": False, "description": about,
-                      "schema": I if name == "limit" else S}
+                      "schema": I if name in {"limit", "page"} else S}
                      for name, about in route.params.items()] if method == "GET" else []
             if params or query:
                 op["parameters"] = params + query

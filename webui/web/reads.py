@@ -116,7 +116,7 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
         "id": g.id,
         "match": g.match_id,
         "index": g.index,
-        "season": {"id": season.id, "name": season.name},
+        "season": {"id": season.id, "name": season.name} if season is not None else None,
         "variant": g.variant.slug,
         "players": players,
         "sides": side_names,
@@ -165,7 +165,9 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[st
         "seat_limit_overrides": dict(s.limits or {}),
         "entrants": entrants,
         "matches_done": done,
-        "matches_total": total,
+        # Every match the season will have (its later rounds are scheduled as it goes).
+        "matches_total": max(s.planned_matches(), total),
+        "matches_scheduled": total,
         "created": s.created.isoformat(),
         "started": s.started.isoformat() if s.started else None,
         "finished": s.finished.isoformat() if s.finished else None,
@@ -282,9 +284,25 @@ def version_json(v: BotVersion, private: bool = False) -> dict[str, Any]:
         "created": v.created.isoformat(),
         "validated": v.validated.isoformat() if v.validated else None,
     }
+    out["validation_games"] = validation_games(v, private)
     if private:
         out["validation_log"] = v.validation_log
         out["address"] = v.address
+    return out
+
+
+def validation_games(v: BotVersion, private: bool = False) -> list[dict[str, Any]]:
+    """The version's validation games: who won, its moves and fallbacks, and the faults (their
+    details, which quote the bot's errors, for its owner and staff only)."""
+    games = v.validation_games if isinstance(v.validation_games, list) else []
+    out = []
+    for game in games:
+        faults = [
+            {k: f.get(k) for k in ("deal", "move", "seat", "player", "kind")}
+            | ({"detail": f.get("detail", "")} if private else {})
+            for f in game.get("faults") or []
+        ]
+        out.append({**game, "faults": faults})
     return out
 
 

@@ -21,8 +21,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from webui.league import services
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 
-from . import reads
+from . import game_lists, live_progress, reads
 from .api import bot_page_data, openapi
+from .api_input import ApiError
 from .charts import rating_chart
 from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, TokenForm, VersionForm
 from .models import ApiToken
@@ -79,12 +80,38 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     data = bot_page_data(b, is_owner or bool(request.user.is_staff))
     charts = [dict(chart, svg=rating_chart(chart["series"])) for chart in data["charts"]]
     data = dict(data, charts=charts)
+    # The bots it played are those of its head-to-head records (cached with its ratings).
+    played = sorted(h["opponent"] for h in data["head_to_head"])
+    games, status = _game_list(request, b, None, played)
     return render(request, "web/bot.html", {
-        **data, "is_owner": is_owner,
+        **data, **games, "is_owner": is_owner,
         "upload_form": VersionForm() if is_owner else None,
         "description_form": DescriptionForm(initial={"description": b.description})
         if is_owner else None,
-    })
+    }, status=status)
+
+
+def _game_list(request: HttpRequest, b: Bot, v: BotVersion | None,
+               played: list[str] | None = None) -> tuple[dict[str, Any], int]:
+    """The page's game list (:mod:`game_lists`) and the page's status: 400 for a bad filter.
+
+    ``played``: the bots it played, when the page knows them already.
+    """
+    choices = game_lists.choices(b, v, played)
+    subject = v.label if v is not None else b.name
+    context: dict[str, Any] = {"choices": choices, "subject": f"{subject}'s result",
+                               "subject_name": subject}
+    try:
+        filters = game_lists.parse(request.GET, b, v)
+        page = game_lists.game_list(b, v, filters)
+    except ApiError as exc:
+        empty = {"games": [], "count": 0, "page": 1, "pages": 1, "filters": {}}
+        return {**context, "list": empty, "list_error": exc.message}, 400
+    return {
+        **context, "list": page, "filters_active": filters.active,
+        "prev_query": filters.query(filters.page - 1),
+        "next_query": filters.query(filters.page + 1),
+    }, 200
 
 
 def version(request: HttpRequest, name: str, number: int) -> HttpResponse:
@@ -92,12 +119,14 @@ def version(request: HttpRequest, name: str, number: int) -> HttpResponse:
                           bot__name=name, number=number)
     private = request.user.is_authenticated and (
         request.user.pk == v.bot.owner_id or request.user.is_staff)
+    games, status = _game_list(request, v.bot, v)
     return render(request, "web/version.html", {
         "version": reads.version_json(v, bool(private)),
         "bot": v.bot,
         "private": private,
         "validation_game": v.validation_replay is not None,
-    })
+        **games,
+    }, status=status)
 
 
 @login_required
@@ -227,6 +256,7 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
     return render(request, "web/season.html", {
         **data, "cross": cross, "obj": s,
         "percent": int(100 * done / total) if total else 0,
+        "poll_ms": live_progress.POLL_MS,
         "can_start": request.user.is_authenticated and request.user.is_staff
         and s.status == Season.Status.DRAFT,
     })
@@ -245,7 +275,10 @@ def _cross_class(cell: float | None, mirror: float | None) -> str:
 
 def match(request: HttpRequest, match_id: int) -> HttpResponse:
     m = get_object_or_404(Match.objects.select_related("season__variant", "round"), pk=match_id)
-    return render(request, "web/match.html", {"m": reads.match_detail(m)})
+    return render(request, "web/match.html", {
+        "m": reads.match_detail(m), "live": live_progress.match_live(m),
+        "poll_ms": live_progress.POLL_MS,
+    })
 
 
 def game(request: HttpRequest, game_id: int) -> HttpResponse:

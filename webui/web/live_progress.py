@@ -1,0 +1,118 @@
+"""The live progress of a match or a season, as the pages poll it (``/api/.../live``).
+
+Games done and planned come from the database (finished matches, recorded games); the game
+being played comes from the ``live`` cache its worker writes (:mod:`webui.league.live`). The
+pages poll these small JSON documents every few seconds rather than hold a server-sent event
+stream open: a poll costs one short request, so the site's synchronous workers (gunicorn behind
+nginx) are never tied up by the pages left open, and a page that misses a poll simply reads the
+next one.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.db.models import Count, Q
+
+from webui.league.live import read_state, read_states
+from webui.league.models import Match, MatchSeat, Season
+
+from .replay_frames import card_label
+
+POLL_MS = 2000
+"""How often the pages ask for the live progress (milliseconds)."""
+SEASON_LIVE_MATCHES = 8
+"""The most matches in play a season's live progress lists."""
+
+
+def _card(name: Any) -> str:
+    try:
+        return card_label(str(name))
+    except Exception:  # a card the rules do not know is shown as written
+        return str(name)
+
+
+def move_text(record: dict[str, Any], players: list[str]) -> str:
+    """One move in words: ``greedy@1 plays Sette di denari, takes Tre di bastoni, Quattro ...``."""
+    seat = int(record.get("seat", 0))
+    who = players[seat] if 0 <= seat < len(players) else f"seat {seat}"
+    text = f"{who} plays {_card(record.get('card', '?'))}"
+    capture = record.get("capture") or []
+    if capture:
+        text += ", takes " + ", ".join(_card(c) for c in capture)
+    if record.get("auto"):
+        text += f" (played by the arena: {record['auto']})"
+    return text
+
+
+def _current(state: dict[str, Any] | None) -> dict[str, Any] | None:
+    if state is None or not state.get("played"):
+        return None
+    players = [str(p) for p in state.get("players") or []]
+    return {
+        "game": int(state.get("game", 0)),
+        "deal": int(state.get("deal", 0)),
+        "players": players,
+        "totals": list(state.get("totals") or []),
+        "moves": [
+            {"deal": int(m.get("deal", 0)), "move": int(m.get("move", 0)),
+             "seat": int(m.get("seat", 0)), "text": move_text(m, players)}
+            for m in state.get("moves") or []
+        ],
+        "updated": datetime.datetime.fromtimestamp(
+            float(state.get("updated", 0)), tz=datetime.UTC).isoformat(),
+    }
+
+
+def _progress(status: str, games_planned: int, recorded: int,
+              state: dict[str, Any] | None) -> dict[str, Any]:
+    finished = status in {Match.Status.DONE, Match.Status.VOID}
+    playing = status == Match.Status.RUNNING and state is not None
+    done = recorded
+    if not finished:
+        done = min(games_planned, int(state.get("game", 0))) if state is not None else 0
+    return {
+        "status": status,
+        "finished": finished,
+        "games_planned": games_planned,
+        "games_done": done,
+        "current": _current(state) if playing else None,
+    }
+
+
+def match_live(match: Match) -> dict[str, Any]:
+    """A match's progress: games done of planned, and the game being played (if any)."""
+    recorded = match.games.count() if match.is_finished else 0
+    state = read_state(match.pk) if match.status == Match.Status.RUNNING else None
+    return {"match": match.pk, **_progress(match.status, match.games_planned, recorded, state)}
+
+
+def season_live(season: Season) -> dict[str, Any]:
+    """A season's progress: matches done of planned, and the matches being played now."""
+    counts = Match.objects.filter(season=season).aggregate(
+        scheduled=Count("id"),
+        done=Count("id", filter=Q(status__in=[Match.Status.DONE, Match.Status.VOID])),
+    )
+    planned = max(season.planned_matches(), counts["scheduled"])
+    running = list(
+        Match.objects.filter(season=season, status=Match.Status.RUNNING)
+        .select_related("round").order_by("round__number", "board")[:SEASON_LIVE_MATCHES]
+    )
+    states = read_states([m.pk for m in running])
+    labels: dict[int, list[str]] = {}
+    for seat in (MatchSeat.objects.filter(match__in=running).select_related("version__bot")
+                 .order_by("match_id", "index")):
+        labels.setdefault(seat.match_id, []).append(seat.version.label)
+    return {
+        "season": season.pk,
+        "status": season.status,
+        "matches_done": counts["done"],
+        "matches_planned": planned,
+        "matches_scheduled": counts["scheduled"],
+        "playing": [
+            {"match": m.pk, "round": m.round.number, "entrants": labels.get(m.pk, []),
+             **_progress(m.status, m.games_planned, 0, states.get(m.pk))}
+            for m in running
+        ],
+    }
