@@ -47,6 +47,19 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     How long a worker's claim on a match lasts without a heartbeat (default 20 seconds).
 ``ARENA_TASK_TIME_LIMIT_S``
     Hard time limit of one task (default 3600); the soft limit is 60 seconds less.
+``ARENA_LADDER_VARIANTS``
+    Space-separated variants (two sides) that have a continuous ladder: a RULES.md preset,
+    or a preset with option overrides (``scopa:target=21,napola=true``). Default ``scopa``;
+    empty for none.
+``ARENA_LADDER_CAP_PER_HOUR``
+    Ladder matches a bot version may start per hour (default 20).
+``ARENA_LADDER_BACKLOG``
+    Ladder matches open (queued or playing) at once per variant (default 2): the scheduler
+    tops the queue up to this, so a challenge never waits behind more.
+``ARENA_LADDER_INTERVAL_S``
+    How often celery beat runs the ladder scheduler (default 10 seconds).
+``ARENA_CHALLENGES_PER_HOUR``
+    Challenges one user may ask for per hour (default 10).
 
 This module holds configuration only; the logic lives in the apps.
 """
@@ -265,3 +278,12 @@ ARENA_QUEUE = os.environ.get("ARENA_QUEUE", "arena")
 ARENA_BROKER_PREFIX = os.environ.get("ARENA_BROKER_PREFIX", "")
 ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
+
+# The continuous ladder and challenges (webui.league.ladder, webui.league.challenges).
+ARENA_LADDER_VARIANTS = [
+    v for v in os.environ.get("ARENA_LADDER_VARIANTS", "scopa").split() if v
+]
+ARENA_LADDER_CAP_PER_HOUR = int(os.environ.get("ARENA_LADDER_CAP_PER_HOUR", "20"))
+ARENA_LADDER_BACKLOG = int(os.environ.get("ARENA_LADDER_BACKLOG", "2"))
+ARENA_LADDER_INTERVAL_S = float(os.environ.get("ARENA_LADDER_INTERVAL_S", "10"))
+ARENA_CHALLENGES_PER_HOUR = int(os.environ.get("ARENA_CHALLENGES_PER_HOUR", "10"))
