@@ -122,6 +122,7 @@ def site(transactional_db: Any) -> Site:
         "bot": "/bots/greedy/",
         "version": "/bots/greedy/v1/",
         "seasons": "/seasons/",
+        "ladder": "/ladder/",
         "season": f"/seasons/{season.pk}/",
         "match": f"/matches/{match.pk}/",
         "game": f"/games/{game.pk}/#f=9",
@@ -282,7 +283,7 @@ def test_every_menu_link_on_a_phone_opens_its_page(
     phone.goto(live_server.url + "/seasons/")
     hrefs = nav_items(phone).evaluate_all("items => items.map(i => i.getAttribute('href'))")
     links = [h for h in hrefs if h]
-    assert "/bots/new/" in links and "/accounts/" in links and len(links) == 7
+    assert "/bots/new/" in links and "/accounts/" in links and len(links) == 8
     for href in links:
         phone.click(".nav-toggle")
         phone.click(f"#site-nav a[href='{href}']")

@@ -20,6 +20,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
@@ -121,7 +122,8 @@ def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scop
                                               "only challenges between ladder-active bots "
                                               "are rated")
     with transaction.atomic():
-        type(user).objects.select_for_update().filter(pk=user.pk).first()
+        # The user's row serializes their requests: two at once cannot both pass the limit.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         since = timezone.now() - timedelta(hours=1)
         asked = Match.objects.filter(kind=Match.Kind.CHALLENGE, requested_by=user,
                                      created__gte=since).count()

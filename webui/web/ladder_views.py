@@ -40,8 +40,6 @@ def _challenge_context(request: HttpRequest) -> dict[str, Any]:
 
 def ladders(request: HttpRequest) -> HttpResponse:
     variants = ladder.ladder_variants()
-    if len(variants) == 1:
-        return redirect("ladder-variant", slug=variants[0].slug)
     return render(request, "web/ladder.html", {
         "ladders": [ladder_json(v) for v in variants], "single": False,
         **_challenge_context(request),
