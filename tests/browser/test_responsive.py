@@ -326,7 +326,7 @@ def test_without_javascript_a_phone_shows_every_menu_link(
         page.goto(live_server.url + site.public["season"])
         assert not page.is_visible(".nav-toggle")  # nothing to press without a script
         items = nav_items(page)
-        assert items.count() == 7
+        assert items.count() == 8
         for i in range(items.count()):
             assert on_screen(page, items.nth(i)), items.nth(i).text_content()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390

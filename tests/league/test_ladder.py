@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from league_helpers import SAMPLES
 
-from webui.league.ladder import Candidate, pair, urgency
+from arena.ladder import Candidate, pair, urgency
 
 CAP = 3
 STARVE = 600.0

@@ -6,11 +6,12 @@ overrides such as ``scopa:target=21``) has a ladder. A bot is on it through its
 another ready version, pause or retire it (:func:`choose`). The scheduler (:func:`schedule`,
 run by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena demo``) keeps at
 most ``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free slots with pairs
-from :func:`pair`, a pure function: bots that waited too long first, then the most uncertain
-(highest sigma), each against the free bot of the closest conservative rating, and never a bot
-over ``ARENA_LADDER_CAP_PER_HOUR`` matches in the last hour. A ladder match is an ordinary
-:class:`Match` (kind ``ladder``, no season): one duplicate deal, seats swapped, played by
-``arena.play_match`` with the same claim, lease and once-only recording as a season match.
+from :func:`arena.ladder.pair`, a pure function: bots that waited too long first, then the
+most uncertain (highest sigma), each against the free bot of the closest conservative
+rating, and never a bot over ``ARENA_LADDER_CAP_PER_HOUR`` matches in the last hour. A
+ladder match is an ordinary :class:`Match` (kind ``ladder``, no season): one duplicate deal,
+seats swapped, played by ``arena.play_match`` with the same claim, lease and once-only
+recording as a season match.
 
 Ladder ratings are TrueSkill (:mod:`arena.rating`) with keys ``l:<version id>``, rated by the
 same writer as the seasons' (:func:`webui.league.services.update_ratings`) but from ladder
@@ -24,7 +25,6 @@ import logging
 import math
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -34,6 +34,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from arena import rating as trueskill_rating
+from arena.ladder import STARVE_S, Candidate, pair, urgency
 from arena.seeds import draw_seed
 
 from .models import Bot, BotVersion, LadderEntry, Match, MatchSeat, Rating, Variant
@@ -44,9 +45,9 @@ LADDER_DEALS = 1
 """Duplicate deals per ladder match: two games, the second with the seats swapped."""
 MOVE_TIME_MS = 1000
 BANK_MS = 30_000
-STARVE_S = 600.0
-"""A free bot that has not started a ladder match for this long goes before all others."""
 OPEN = [Match.Status.SCHEDULED, Match.Status.RUNNING]
+
+__all__ = ["STARVE_S", "Candidate", "LadderError", "pair", "schedule", "urgency"]
 
 
 class LadderError(ValueError):
@@ -182,65 +183,6 @@ def is_ladder_active(version: BotVersion) -> bool:
     return LadderEntry.objects.filter(
         bot_id=version.bot_id, version=version, status=LadderEntry.Status.ACTIVE
     ).exists()
-
-
-# ---------------------------------------------------------------------------------------------
-# Pairing: pure
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A bot version the scheduler may pair, with what it needs to know about it."""
-
-    version_id: int
-    bot_id: int
-    sigma: float
-    conservative: float
-    recent: int  # ladder matches started in the last hour
-    busy: bool  # in an open ladder match or challenge
-    waited_s: float  # since its last ladder match started (math.inf: never)
-
-
-def urgency(candidate: Candidate, starve_s: float) -> tuple[int, float, float, int]:
-    """Sort key, most urgent first: starving bots by wait, then by sigma, then by wait."""
-    starving = candidate.waited_s >= starve_s
-    return (
-        0 if starving else 1,
-        -candidate.waited_s if starving else -candidate.sigma,
-        -candidate.waited_s,
-        candidate.version_id,
-    )
-
-
-def pair(candidates: Sequence[Candidate], slots: int, cap: int,
-         starve_s: float = STARVE_S) -> list[tuple[int, int]]:
-    """Up to ``slots`` new pairs of version ids, most urgent bot first.
-
-    A bot is free when not busy and under ``cap`` matches in the last hour; each free bot is in
-    at most one new pair (so none goes over the cap), never against its own bot. Going down the
-    free bots by :func:`urgency`, each unpaired one takes the unpaired free bot of the closest
-    conservative rating.
-    """
-    free = sorted(
-        (c for c in candidates if not c.busy and c.recent < cap),
-        key=lambda c: urgency(c, starve_s),
-    )
-    used: set[int] = set()
-    pairs: list[tuple[int, int]] = []
-    for first in free:
-        if len(pairs) >= slots:
-            break
-        if first.version_id in used:
-            continue
-        others = [c for c in free if c.version_id not in used
-                  and c.version_id != first.version_id and c.bot_id != first.bot_id]
-        if not others:
-            continue
-        second = min(others, key=lambda c: (abs(c.conservative - first.conservative),
-                                            urgency(c, starve_s)))
-        used.update({first.version_id, second.version_id})
-        pairs.append((first.version_id, second.version_id))
-    return pairs
 
 
 # ---------------------------------------------------------------------------------------------
