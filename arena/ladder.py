@@ -5,19 +5,23 @@ Each scheduler beat has some free slots (matches it may start). :func:`pair` fil
 is free when it is not playing and has started fewer than ``cap`` ladder matches in the last
 hour; the free bots are taken most urgent first (:func:`urgency`: those that waited longer
 than ``starve_s`` by their wait, then the rest by sigma, the most uncertain first), and each
-takes the free bot of another author with the closest conservative rating (mu - 3 sigma).
+takes the free bot of another author with the closest rating (:func:`distance`: the
+conservative rating, mu - 3 sigma, between settled bots; mu when either is still provisional,
+whose conservative rating says how little is known rather than how strong it is).
 
 >>> a = Candidate(1, 1, sigma=8.3, conservative=0.0, recent=0, busy=False, waited_s=float('inf'))
 >>> b = Candidate(2, 2, sigma=2.0, conservative=20.0, recent=0, busy=False, waited_s=60.0)
 >>> c = Candidate(3, 3, sigma=2.0, conservative=2.0, recent=0, busy=False, waited_s=60.0)
->>> pair([a, b, c], slots=1, cap=10)
-[(1, 3)]
+>>> pair([a, b, c], slots=1, cap=10)  # the newcomer first, against the closest mu (26)
+[(1, 2)]
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from arena.rating import PROVISIONAL_SIGMA
 
 STARVE_S = 600.0
 """A free bot that has not started a ladder match for this long goes before all others."""
@@ -47,6 +51,24 @@ def urgency(candidate: Candidate, starve_s: float) -> tuple[int, float, float, i
     )
 
 
+def distance(a: Candidate, b: Candidate) -> float:
+    """How far apart two bots' ratings are, for pairing.
+
+    Between settled bots, their conservative ratings (their sigmas are alike, so this is the
+    gap in skill too); when either is provisional, their mu: a newcomer's conservative rating
+    is low because little is known of it, and pairing it by that would keep it among the
+    weakest bots until its sigma shrank.
+
+    >>> new = Candidate(1, 1, sigma=8.0, conservative=1.0, recent=0, busy=False, waited_s=0.0)
+    >>> top = Candidate(2, 2, sigma=1.0, conservative=22.0, recent=0, busy=False, waited_s=0.0)
+    >>> distance(new, top)
+    0.0
+    """
+    if a.sigma > PROVISIONAL_SIGMA or b.sigma > PROVISIONAL_SIGMA:
+        return abs((a.conservative + 3 * a.sigma) - (b.conservative + 3 * b.sigma))
+    return abs(a.conservative - b.conservative)
+
+
 def pair(candidates: Sequence[Candidate], slots: int, cap: int,
          starve_s: float = STARVE_S) -> list[tuple[int, int]]:
     """Up to ``slots`` new pairs of version ids, most urgent bot first.
@@ -71,7 +93,7 @@ def pair(candidates: Sequence[Candidate], slots: int, cap: int,
                   and c.version_id != first.version_id and c.bot_id != first.bot_id]
         if not others:
             continue
-        second = min(others, key=lambda c: (abs(c.conservative - first.conservative),
+        second = min(others, key=lambda c: (distance(first, c),
                                             urgency(c, starve_s)))
         used.update({first.version_id, second.version_id})
         pairs.append((first.version_id, second.version_id))

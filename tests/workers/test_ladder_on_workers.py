@@ -123,3 +123,24 @@ def test_a_worker_killed_during_a_ladder_match_has_it_played_again_and_rated_onc
     ratings = list(Rating.objects.filter(variant=variant))
     assert len(ratings) == 2 and all(r.games == 2 for r in ratings)
     assert RatingHistory.objects.filter(rating__in=ratings).count() == 4
+
+
+def test_the_demo_loop_keeps_the_ladder_playing(live: Any, settings: Any) -> None:
+    """:class:`LadderLoop` (what ``arena demo`` runs beside the site) schedules ladder matches
+    that a worker plays, and stops when asked."""
+    from webui.league import ladder
+    from webui.league.models import Game, Match
+
+    on_ladder(live, settings, ["random", "greedy"])
+    live.workers(1)
+    loop = ladder.LadderLoop(interval_s=1.0).start()
+    try:
+        wait_for(lambda: Match.objects.filter(kind="ladder", status="done").count() >= 2, 120,
+                 "two ladder matches played", live)
+    finally:
+        loop.stop()
+    assert not loop.thread.is_alive()
+    done = Match.objects.filter(kind="ladder", status="done")
+    assert all(Game.objects.filter(match=m).count() == 2 for m in done)
+    # Never two open ladder matches for the same pair at once: one bot, one match.
+    assert Match.objects.filter(kind="ladder").exclude(status__in=["done", "void"]).count() <= 1

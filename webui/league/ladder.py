@@ -8,10 +8,10 @@ run by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena demo`
 most ``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free slots with pairs
 from :func:`arena.ladder.pair`, a pure function: bots that waited too long first, then the
 most uncertain (highest sigma), each against the free bot of the closest conservative
-rating, and never a bot over ``ARENA_LADDER_CAP_PER_HOUR`` matches in the last hour. A
-ladder match is an ordinary :class:`Match` (kind ``ladder``, no season): one duplicate deal,
-seats swapped, played by ``arena.play_match`` with the same claim, lease and once-only
-recording as a season match.
+rating (mu while either is provisional), and never a bot over ``ARENA_LADDER_CAP_PER_HOUR``
+matches in the last hour. A ladder match is an ordinary :class:`Match` (kind ``ladder``, no
+season): one duplicate deal, seats swapped, played by ``arena.play_match`` with the same
+claim, lease and once-only recording as a season match.
 
 Ladder ratings are TrueSkill (:mod:`arena.rating`) with keys ``l:<version id>``, rated by the
 same writer as the seasons' (:func:`webui.league.services.update_ratings`) but from ladder
