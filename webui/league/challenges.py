@@ -85,7 +85,7 @@ def _variant(name: str) -> Variant:
     from .services import LeagueError, get_variant
 
     try:
-        variant = get_variant(name)
+        variant = get_variant(*ladder.parse_variant(name))  # "scopa" or "scopa:target=21"
     except LeagueError as error:
         raise ChallengeError("variant", f"variant {name!r}: {error}") from None
     if variant.sides != 2:
