@@ -7,7 +7,8 @@ hour; the free bots are taken most urgent first (:func:`urgency`: those that wai
 than ``starve_s`` by their wait, then the rest by sigma, the most uncertain first), and each
 takes the free bot of another author with the closest rating (:func:`distance`: the
 conservative rating, mu - 3 sigma, between settled bots; mu when either is still provisional,
-whose conservative rating says how little is known rather than how strong it is).
+whose conservative rating says how little is known rather than how strong it is), a little
+further for the opponent of its last match (:func:`repeat`).
 
 >>> a = Candidate(1, 1, sigma=8.3, conservative=0.0, recent=0, busy=False, waited_s=float('inf'))
 >>> b = Candidate(2, 2, sigma=2.0, conservative=20.0, recent=0, busy=False, waited_s=60.0)
@@ -25,6 +26,10 @@ from arena.rating import PROVISIONAL_SIGMA
 
 STARVE_S = 600.0
 """A free bot that has not started a ladder match for this long goes before all others."""
+REPEAT_PENALTY = 2.0
+"""Rating points added to the distance of a bot's last opponent: neighbours on the
+leaderboard meet in turn instead of the same pairs again and again, which would leave the
+order between two such pairs unmeasured."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,7 @@ class Candidate:
     recent: int  # ladder matches started in the last hour
     busy: bool  # in an open ladder match or challenge
     waited_s: float  # since its last ladder match started (math.inf: never)
+    last_opponent: int | None = None  # the version it played in its last ladder match
 
 
 def urgency(candidate: Candidate, starve_s: float) -> tuple[int, float, float, int]:
@@ -69,8 +75,14 @@ def distance(a: Candidate, b: Candidate) -> float:
     return abs(a.conservative - b.conservative)
 
 
+def repeat(a: Candidate, b: Candidate, penalty: float = REPEAT_PENALTY) -> float:
+    """``penalty`` if ``a`` and ``b`` met in the last ladder match of either, else 0."""
+    met = a.last_opponent == b.version_id or b.last_opponent == a.version_id
+    return penalty if met else 0.0
+
+
 def pair(candidates: Sequence[Candidate], slots: int, cap: int,
-         starve_s: float = STARVE_S) -> list[tuple[int, int]]:
+         starve_s: float = STARVE_S, penalty: float = REPEAT_PENALTY) -> list[tuple[int, int]]:
     """Up to ``slots`` new pairs of version ids, most urgent bot first.
 
     A bot is free when not busy and under ``cap`` matches in the last hour; each free bot is in
@@ -93,7 +105,7 @@ def pair(candidates: Sequence[Candidate], slots: int, cap: int,
                   and c.version_id != first.version_id and c.bot_id != first.bot_id]
         if not others:
             continue
-        second = min(others, key=lambda c: (distance(first, c),
+        second = min(others, key=lambda c: (distance(first, c) + repeat(first, c, penalty),
                                             urgency(c, starve_s)))
         used.update({first.version_id, second.version_id})
         pairs.append((first.version_id, second.version_id))

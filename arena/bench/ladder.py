@@ -64,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="matches per bot per hour (default 20)")
     parser.add_argument("--workers", type=int, default=2, metavar="N",
                         help="processes playing the convergence run's matches (default 2)")
+    parser.add_argument("--repeat-penalty", type=float, default=None, metavar="POINTS",
+                        help="rating points added to the distance of a bot's last opponent "
+                        "(default: the ladder's, arena.ladder.REPEAT_PENALTY)")
     parser.add_argument("--seed", type=int, default=1, help="the run's seed (default 1)")
     parser.add_argument("--skip-demo", action="store_true",
                         help="measure the convergence only (no first_game_s)")
@@ -91,6 +94,7 @@ def convergence(args: argparse.Namespace, progress: Any = None) -> dict[str, Any
     late_id = len(specs) + 1
     ladder = Ladder()
     starts: dict[int, list[float]] = {i: [] for i in specs}
+    last: dict[int, int] = {}  # each bot's last opponent
     history: list[bool] = []  # after each match: is the order right?
     played = 0
     beat = 0
@@ -107,8 +111,10 @@ def convergence(args: argparse.Namespace, progress: Any = None) -> dict[str, Any
                 waited = now - starts[version][-1] if starts[version] else math.inf
                 # Each bot its own author (bot id = version id).
                 candidates.append(Candidate(version, version, entry.sigma,
-                                            entry.conservative, recent, False, waited))
-            pairs = pair(candidates, min(args.slots, args.matches - played), args.cap)
+                                            entry.conservative, recent, False, waited,
+                                            last.get(version)))
+            pairs = pair(candidates, min(args.slots, args.matches - played), args.cap,
+                         penalty=args.repeat_penalty)
             beat += 1
             if not pairs:
                 continue
@@ -122,6 +128,7 @@ def convergence(args: argparse.Namespace, progress: Any = None) -> dict[str, Any
                     ladder.rate(RatedGame(sides=((seats[0],), (seats[1],)), winner=side))
                 for version in (a, b):
                     starts[version].append(now)
+                last[a], last[b] = b, a
                 played += 1
                 order = sorted(specs, key=lambda v: -ladder.entry(f"v:{v}").conservative)
                 known = sorted(specs, key=lambda v: strength(specs[v]), reverse=True)
@@ -204,6 +211,10 @@ def run(args: argparse.Namespace) -> int:
         print("arena bench ladder: --matches, --slots, --cap and --ismcts must be at least 1",
               file=sys.stderr)
         return 2
+    if args.repeat_penalty is None:
+        from arena.ladder import REPEAT_PENALTY
+
+        args.repeat_penalty = REPEAT_PENALTY
     started = time.perf_counter()
     result = convergence(args)
     result["convergence_s"] = round(time.perf_counter() - started, 1)

@@ -102,6 +102,17 @@ def test_nobody_is_starved_over_a_simulated_day(n: int, slots: int, per_owner: i
             assert sum(1 for u in starts[v] if t - 3600.0 < u <= t) <= cap
 
 
+def test_a_bot_meets_another_neighbour_rather_than_its_last_opponent_again() -> None:
+    def bot(version: int, conservative: float, last: int | None) -> Candidate:
+        return Candidate(version, version, 1.0, conservative, 0, False, 60.0, last)
+
+    again = [bot(1, 20.0, 2), bot(2, 20.5, 1), bot(3, 21.0, None)]
+    assert pair(again, 1, CAP, STARVE, penalty=0.0) == [(1, 2)]  # the closest
+    assert pair(again, 1, CAP, STARVE) == [(1, 3)]  # the next closest: not the same pair
+    far = [bot(1, 20.0, 2), bot(2, 20.5, 1), bot(3, 30.0, None)]
+    assert pair(far, 1, CAP, STARVE) == [(1, 2)]  # unless the others are much further
+
+
 # ---------------------------------------------------------------------------------------------
 # The database side
 
@@ -194,6 +205,11 @@ def test_the_scheduler_fills_the_backlog_with_duplicate_deals_and_waits_for_chal
     assert match.kind == "ladder" and match.season_id is None and match.round_id is None
     assert match.rated and match.games_planned == 2 and match.variant.slug == "scopa"
     assert [s.side for s in match.seats.order_by("index")] == [0, 1]
+    a, b = [s.version_id for s in match.seats.order_by("index")]
+    from django.utils import timezone
+
+    seen = {c.version_id: c for c in ladder.candidates(match.variant, timezone.now())}
+    assert seen[a].last_opponent == b and seen[b].last_opponent == a and seen[a].busy
     assert ladder.schedule() == []  # every free bot is busy or alone
     Match.objects.filter(pk=match.pk).update(status=Match.Status.DONE)
     # A challenge waiting in the queue goes first: no ladder match is added meanwhile.

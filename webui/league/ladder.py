@@ -208,6 +208,19 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
         seats.filter(match__kind=Match.Kind.LADDER).values_list("version_id")
         .annotate(t=Max("match__created"))
     )
+    latest: dict[int, int] = dict(  # version -> its latest ladder match (ids only grow)
+        seats.filter(match__kind=Match.Kind.LADDER).values_list("version_id")
+        .annotate(m=Max("match_id"))
+    )
+    in_match: dict[int, list[int]] = {}
+    for match_id, version_id in MatchSeat.objects.filter(
+        match_id__in=set(latest.values())
+    ).values_list("match_id", "version_id"):
+        in_match.setdefault(match_id, []).append(version_id)
+    opponent = {
+        mine: other for mine, match_id in latest.items()
+        for other in in_match.get(match_id, []) if other != mine
+    }
     out = []
     for v in versions:
         r = ratings.get(v.pk)
@@ -217,7 +230,7 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
         started = last.get(v.pk)
         waited = (now - started).total_seconds() if started else math.inf
         out.append(Candidate(v.pk, v.bot_id, sigma, conservative, int(recent.get(v.pk, 0)),
-                             v.pk in busy, waited))
+                             v.pk in busy, waited, opponent.get(v.pk)))
     return out
 
 
