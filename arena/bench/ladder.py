@@ -9,7 +9,8 @@ Two figures, each from its own run:
   processes: what is measured is the pairing and the rating). The field, weakest first:
   random, greedy 1/3 (the greedy policy a third of the time, else a random legal move), greedy
   2/3, greedy and ISMCTS (``--ismcts`` iterations, default 150, which wins about 70% of its
-  games against greedy at target 1); greedy 1/2 joins late (after ``--late-after`` matches).
+  games against greedy at target 1), games to ``--target`` points (default 3, for speed);
+  greedy 1/2 joins late (after ``--late-after`` matches).
   The figure is the number of matches after which the leaderboard (by conservative rating,
   mu - 3 sigma) is in the known order and stays so until ``--matches`` (None if it never
   settles).
@@ -51,8 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="matches before the late bot joins (default 40)")
     parser.add_argument("--ismcts", type=int, default=150, metavar="ITERATIONS",
                         help="the ISMCTS bot's iterations per move (default 150)")
-    parser.add_argument("--target", type=int, default=1, metavar="POINTS",
-                        help="game target (default 1: a deal a game, for speed)")
+    parser.add_argument("--target", type=int, default=3, metavar="POINTS",
+                        help="game target (default 3: a deal or two a game, for speed)")
     parser.add_argument("--mixes", default="0,0.33,0.67,1", metavar="SHARES",
                         help="the greedy share of each mixed bot of the starting field "
                         "(default 0,0.33,0.67,1: random, greedy 1/3, greedy 2/3, greedy)")
