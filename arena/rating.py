@@ -13,6 +13,13 @@ A variant's ratings come in two kinds, told apart by their keys:
   a game is rated on the partner ladder exactly when one of its sides has two different
   versions, and the league shows the two ladders apart.
 
+The continuous ladder (``webui.league.ladder``) keeps a third kind, apart from the seasons':
+
+- ``l:<version id>``: a bot version's rating from ladder matches and rated challenges. The
+  arithmetic is the same (a solo side, :class:`Ladder`); the games are different, so the keys
+  are too, and a season result never moves a ladder rating nor the other way round
+  (:func:`ladder_key`, :func:`solo_key`).
+
 A game of more than two sides is rated from its full ranking (its places, 0 first, ties
 shared: TrueSkill rates free-for-all games directly); a two-side game from its winner. Games
 are rated one at a time, in the order their results were rated; the same games in the same
@@ -57,6 +64,8 @@ SOLO = "solo"
 """The ladder of ``v:`` keys: each side one bot version."""
 PARTNERS = "partners"
 """The ladder of ``p:`` keys: individual ratings from games of two different partners."""
+LADDER = "ladder"
+"""The continuous ladder's ``l:`` keys: ratings from ladder matches and rated challenges."""
 
 
 def is_partnership_game(sides: Sequence[Iterable[int]]) -> bool:
@@ -99,15 +108,31 @@ def key_version(key: EntityKey) -> int:
     9
     """
     kind, _, rest = key.partition(":")
-    if kind not in {"v", "p"} or not rest.isdigit():
+    if kind not in {"v", "p", "l"} or not rest.isdigit():
         raise ValueError(f"not a rating key: {key!r}")
     return int(rest)
 
 
 def key_ladder(key: EntityKey) -> str:
-    """:data:`SOLO` or :data:`PARTNERS`, from an entity key."""
+    """:data:`SOLO`, :data:`PARTNERS` or :data:`LADDER`, from an entity key."""
     key_version(key)
+    if key.startswith("l:"):
+        return LADDER
     return PARTNERS if key.startswith("p:") else SOLO
+
+
+def ladder_key(key: EntityKey) -> EntityKey:
+    """The continuous ladder's key of a solo key: the same version, kept apart.
+
+    >>> ladder_key("v:4"), solo_key("l:4")
+    ('l:4', 'v:4')
+    """
+    return f"l:{key_version(key)}"
+
+
+def solo_key(key: EntityKey) -> EntityKey:
+    """The solo key of a continuous ladder key (what :class:`Ladder` computes with)."""
+    return f"v:{key_version(key)}"
 
 
 def conservative(mu: float, sigma: float) -> float:

@@ -55,6 +55,19 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     ``live`` cache): a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is
     one, else files under ``$ARENA_DATA_DIR/live`` (the embedded setup: the site and the local
     workers share that folder).
+``ARENA_LADDER_VARIANTS``
+    Space-separated variants (two sides) that have a continuous ladder: a RULES.md preset,
+    or a preset with option overrides (``scopa:target=21,napola=true``). Default ``scopa``;
+    empty for none.
+``ARENA_LADDER_CAP_PER_HOUR``
+    Ladder matches a bot version may start per hour (default 20).
+``ARENA_LADDER_BACKLOG``
+    Ladder matches open (queued or playing) at once per variant (default 2): the scheduler
+    tops the queue up to this, so a challenge never waits behind more.
+``ARENA_LADDER_INTERVAL_S``
+    How often celery beat runs the ladder scheduler (default 10 seconds).
+``ARENA_CHALLENGES_PER_HOUR``
+    Challenges one user may ask for per hour (default 10).
 
 This module holds configuration only; the logic lives in the apps.
 """
@@ -303,3 +316,12 @@ CACHES = {
     "live": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
                        ARENA_BROKER_PREFIX, DATA_DIR),
 }
+
+# The continuous ladder and challenges (webui.league.ladder, webui.league.challenges).
+ARENA_LADDER_VARIANTS = [
+    v for v in os.environ.get("ARENA_LADDER_VARIANTS", "scopa").split() if v
+]
+ARENA_LADDER_CAP_PER_HOUR = int(os.environ.get("ARENA_LADDER_CAP_PER_HOUR", "20"))
+ARENA_LADDER_BACKLOG = int(os.environ.get("ARENA_LADDER_BACKLOG", "2"))
+ARENA_LADDER_INTERVAL_S = float(os.environ.get("ARENA_LADDER_INTERVAL_S", "10"))
+ARENA_CHALLENGES_PER_HOUR = int(os.environ.get("ARENA_CHALLENGES_PER_HOUR", "10"))

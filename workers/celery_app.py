@@ -11,11 +11,14 @@ message reserved per process at a time (prefetch 1), soft and hard time limits, 
 visibility timeout above the hard limit so a message is redelivered only when its worker is
 really gone. What a lost message leaves behind (a Redis restart without persistence, a killed
 host) is found by ``arena.sweep`` (celery beat, every 30 s, or the ``arena season run`` loop).
+Beat also runs ``arena.schedule_ladder`` (:mod:`workers.ladder`) every
+``ARENA_LADDER_INTERVAL_S``: the continuous ladder's matches.
 
 Workers ride out a broker restart: they reconnect and go on (``RedisTransport`` below mends a
 kombu channel that a dead connection left half-closed, which killed busy workers).
 
-This module defines no task; they are in :mod:`workers.tasks` and :mod:`workers.play`.
+This module defines no task; they are in :mod:`workers.tasks`, :mod:`workers.ladder` and
+:mod:`workers.play`.
 """
 
 from __future__ import annotations
@@ -114,7 +117,8 @@ def make_app() -> Celery:
     """A configured Celery application (one per process)."""
     broker_url, transport_options = broker_options()
     hard_limit = settings.ARENA_TASK_TIME_LIMIT_S
-    celery = Celery("arena", broker=broker_url, include=["workers.tasks", "workers.play"])
+    celery = Celery("arena", broker=broker_url,
+                    include=["workers.tasks", "workers.ladder", "workers.play"])
     if urlsplit(broker_url).scheme in REDIS_SCHEMES:
         celery.conf.broker_transport = f"{__name__}:RedisTransport"
     celery.conf.update(
@@ -137,6 +141,8 @@ def make_app() -> Celery:
         timezone="UTC",
         beat_schedule={
             "sweep": {"task": "arena.sweep", "schedule": SWEEP_INTERVAL_S},
+            "ladder": {"task": "arena.schedule_ladder",
+                       "schedule": settings.ARENA_LADDER_INTERVAL_S},
         },
     )
     return celery

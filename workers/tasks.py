@@ -133,7 +133,8 @@ class Unsandboxed(ValueError):
 
 
 def match_spec(match: Match) -> Any:
-    """The runner's ``MatchSpec`` for a scheduled match, its bots' folders on this host.
+    """The runner's ``MatchSpec`` for a scheduled match (of a season, the ladder or a
+    challenge), its bots' folders on this host.
 
     Raises ``ValueError`` for a match that cannot be played here: a bot folder missing with no
     archive to unpack it from, a damaged archive, a bad manifest, or :class:`Unsandboxed`
@@ -141,7 +142,9 @@ def match_spec(match: Match) -> Any:
     """
     from arena.runner import BotRef, MatchSpec
 
-    season = match.season
+    variant = match.play_variant()
+    move_time_ms, bank_ms = match.clocks()
+    season_limits = match.season.limits if match.season is not None else {}
     versions = match.entrants()
     bots = [BotRef.parse(bot_ref_text(v)) for v in versions]
     refused = refusal({v.label: bot for v, bot in zip(versions, bots, strict=True)},
@@ -150,15 +153,15 @@ def match_spec(match: Match) -> Any:
         raise Unsandboxed(refused)
     return MatchSpec(
         entrants=bots,
-        variant=season.variant.name,
-        options=dict(season.variant.options),
+        variant=variant.name,
+        options=dict(variant.options),
         games=match.games_planned,
         seed=match.seed,
-        move_time_ms=season.move_time_ms,
-        bank_ms=season.bank_ms,
+        move_time_ms=move_time_ms,
+        bank_ms=bank_ms,
         sandbox=sandbox_wanted(),
         match_id=str(match.pk),
-        limits=runner_limits(season.limits or {}, match.games_planned, season.bank_ms),
+        limits=runner_limits(season_limits or {}, match.games_planned, bank_ms),
     )
 
 
@@ -176,7 +179,7 @@ def play_match(self: Task, match_id: int) -> str:
     if claim.attempt > MAX_MATCH_ATTEMPTS:
         services.void_match(claim, f"gave up after {claim.attempt - 1} failed attempts")
         return f"match {match_id}: void"
-    match = Match.objects.select_related("season__variant").get(pk=match_id)
+    match = Match.objects.select_related("season__variant", "variant").get(pk=match_id)
     try:
         spec = match_spec(match)
     except (MatchError, ValueError) as error:  # no bot folder nor archive, a bad manifest

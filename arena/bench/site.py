@@ -220,15 +220,18 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
                 for i, v in enumerate(versions)
             )
             rnd = Round.objects.create(season=season, number=1, status=Round.Status.DONE)
+            created = time.strftime("%Y-%m-%d %H:%M:%S+00")
             todo = pairs[: min(len(pairs), matches_needed - s * len(pairs))]
             _insert(
                 "league_match",
-                ["round_id", "season_id", "pairing", "board", "status", "seed",
-                 "games_planned", "claim_token", "claimed_by", "attempts", "summary", "error"],
-                ["bigint", "bigint", "text", "int", "text", "bigint", "int", "text", "text",
-                 "int", "jsonb", "text"],
-                [(rnd.pk, season.pk, f"{a + 1}-{b + 1}", k, "done", k, 2, "", "", 1, summary,
-                  "") for k, (a, b) in enumerate(todo)],
+                ["round_id", "season_id", "variant_id", "kind", "rated", "priority",
+                 "created", "pairing", "board", "status", "seed", "games_planned",
+                 "claim_token", "claimed_by", "attempts", "summary", "error"],
+                ["bigint", "bigint", "bigint", "text", "boolean", "int", "timestamptz", "text",
+                 "int", "text", "bigint", "int", "text", "text", "int", "jsonb", "text"],
+                [(rnd.pk, season.pk, variant.pk, "season", True, 0, created,
+                  f"{a + 1}-{b + 1}", k, "done", k, 2, "", "", 1, summary, "")
+                 for k, (a, b) in enumerate(todo)],
             )
             match_ids = list(Match.objects.filter(season=season).order_by("board")
                              .values_list("id", flat=True))

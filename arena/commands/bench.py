@@ -1,4 +1,5 @@
-"""``arena bench NAME``: run one benchmark (engine, protocol, match, season, site).
+"""``arena bench NAME``: run one benchmark (engine, protocol, match, season, swiss, site,
+ladder).
 
 Each benchmark lives in ``arena.bench.<name>`` and is imported only when chosen, so
 ``arena bench engine`` never loads gRPC or Django.  Options after NAME belong to that
@@ -19,6 +20,7 @@ BENCHES: dict[str, str] = {
     "season": "scheduling and recording a season",
     "swiss": "a Swiss season against a full round-robin: matches and ranking quality",
     "site": "page and API response times",
+    "ladder": "ladder convergence to the known order, and a new bot's wait for its first game",
 }
 
 
@@ -27,7 +29,7 @@ def register(subparsers: Any) -> None:
     lines = "\n".join(f"  {name:10} {text}" for name, text in BENCHES.items())
     parser = subparsers.add_parser(
         "bench",
-        help="benchmarks: engine, protocol, match, season, swiss, site",
+        help="benchmarks: engine, protocol, match, season, swiss, site, ladder",
         description=f"Run one benchmark. Benchmarks:\n{lines}\n\n"
         "Options after BENCH belong to it: arena bench engine --help.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -3,7 +3,8 @@
 On a fresh checkout with nothing but Python: SQLite in ``var/`` (or ``--data-dir``), the
 embedded broker and local worker processes (no Redis, no PostgreSQL), the sample bots
 registered, a short season played with a progress bar, its standings printed, then the site
-served at http://127.0.0.1:8000 to browse it. ``--no-serve`` stops after the standings.
+served at http://127.0.0.1:8000 to browse it, with the ladder's scheduler running beside it
+(:class:`webui.league.ladder.LadderLoop`). ``--no-serve`` stops after the standings.
 Environment variables (``ARENA_DATABASE_URL``, ``ARENA_BROKER_URL``...) still win.
 """
 
@@ -23,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
 DEFAULT_BOTS = ("random", "greedy", "ismcts")
 DEMO_USER = "demo"
+LADDER_INTERVAL_S = 5.0
+"""How often the demo's ladder loop schedules matches and sweeps."""
 
 
 def register(subparsers: Any) -> None:
@@ -159,4 +162,15 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{password}[/bold] (staff "
                       "and administrator, also of /admin/) to submit bots and run seasons; this "
                       "password is shown only once.")
-    return serve(args.host, args.port, args.workers)
+    from webui.league import ladder
+
+    for version in entrants:  # the sample bots are trusted: ready without a validation game
+        ladder.enter_version(version)
+    console.print("The ladder plays on while the site is up: a bot you submit plays its first "
+                  f"ladder match about a minute after it passes validation ([bold]http://"
+                  f"{args.host}:{args.port}/ladder/[/bold]).")
+    loop = ladder.LadderLoop(interval_s=LADDER_INTERVAL_S).start()
+    try:
+        return serve(args.host, args.port, args.workers)
+    finally:
+        loop.stop()

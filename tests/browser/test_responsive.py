@@ -122,6 +122,7 @@ def site(transactional_db: Any) -> Site:
         "bot": "/bots/greedy/",
         "version": "/bots/greedy/v1/",
         "seasons": "/seasons/",
+        "ladder": "/ladder/",
         "season": f"/seasons/{season.pk}/",
         "match": f"/matches/{match.pk}/",
         "game": f"/games/{game.pk}/#f=9",
@@ -283,7 +284,7 @@ def test_every_menu_link_on_a_phone_opens_its_page(
     hrefs = nav_items(phone).evaluate_all("items => items.map(i => i.getAttribute('href'))")
     links = [h for h in hrefs if h]
     assert "/bots/new/" in links and "/accounts/" in links and "/play/" in links
-    assert len(links) == 8
+    assert "/ladder/" in links and len(links) == 9
     for href in links:
         phone.click(".nav-toggle")
         phone.click(f"#site-nav a[href='{href}']")
@@ -326,7 +327,7 @@ def test_without_javascript_a_phone_shows_every_menu_link(
         page.goto(live_server.url + site.public["season"])
         assert not page.is_visible(".nav-toggle")  # nothing to press without a script
         items = nav_items(page)
-        assert items.count() == 8
+        assert items.count() == 9
         for i in range(items.count()):
             assert on_screen(page, items.nth(i)), items.nth(i).text_content()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390

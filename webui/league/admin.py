@@ -79,8 +79,9 @@ class SeasonAdmin(admin.ModelAdmin):
 
 @admin.register(models.Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "pairing", "status", "attempts", "claimed_by", "finished")
-    list_filter = ("status", "season")
+    list_display = ("__str__", "kind", "pairing", "status", "attempts", "claimed_by",
+                    "finished")
+    list_filter = ("kind", "status", "season")
     readonly_fields = ("claim_token", "claimed_by", "claimed_at", "lease_until")
 
 
@@ -95,3 +96,11 @@ class GameAdmin(admin.ModelAdmin):
 class RatingAdmin(admin.ModelAdmin):
     list_display = ("key", "variant", "ladder", "mu", "sigma", "conservative", "games")
     list_filter = ("variant", "ladder")
+
+
+@admin.register(models.LadderEntry)
+class LadderEntryAdmin(admin.ModelAdmin):
+    list_display = ("bot", "version", "status", "updated")
+    list_filter = ("status",)
+    search_fields = ("bot__name",)
+    raw_id_fields = ("bot", "version")

@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class Bot(models.Model):
@@ -280,7 +281,14 @@ class Round(models.Model):
 
 
 class Match(models.Model):
-    """A pairing of a round, played as one duplicate set of games by one worker.
+    """A pairing played as one duplicate set of games by one worker.
+
+    ``kind`` says where it comes from: a season's round (``season`` and ``round`` set), the
+    continuous ladder, or a challenge (neither set; ``variant``, ``move_time_ms`` and
+    ``bank_ms`` say how it is played, ``requested_by`` who asked for a challenge). Only
+    ``rated`` matches move ratings: season matches on the season ladders, ladder matches and
+    rated challenges on the continuous ladder (:mod:`webui.league.ladder`). ``priority``
+    orders the open non-season matches: challenges (1) before ladder matches (0).
 
     A worker claims it with a conditional update (``scheduled``, or ``running`` with an expired
     lease, to ``running`` with a fresh ``claim_token``) and keeps the lease alive while it
@@ -293,8 +301,28 @@ class Match(models.Model):
         DONE = "done", "done"
         VOID = "void", "void"
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
-    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="matches")
+    class Kind(models.TextChoices):
+        SEASON = "season", "season"
+        LADDER = "ladder", "ladder"
+        CHALLENGE = "challenge", "challenge"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SEASON)
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="matches")
+    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="matches")
+    variant = models.ForeignKey(  # set for every match outside a season
+        Variant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    rated = models.BooleanField(default=True)
+    priority = models.PositiveSmallIntegerField(default=0)
+    move_time_ms = models.PositiveIntegerField(null=True, blank=True)  # outside a season
+    bank_ms = models.PositiveIntegerField(null=True, blank=True)  # outside a season
+    requested_by = models.ForeignKey(  # who asked for a challenge
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="challenges",
+    )
+    created = models.DateTimeField(default=timezone.now)
     pairing = models.CharField(max_length=64)  # "3-1": entrant numbers, first seat first
     board = models.PositiveSmallIntegerField(default=0)  # order within the round / bracket slot
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED)
@@ -320,10 +348,30 @@ class Match(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["round", "pairing"], name="match_unique_pairing"),
         ]
-        indexes = [models.Index(fields=["status", "lease_until"], name="match_status_lease")]
+        indexes = [
+            models.Index(fields=["status", "lease_until"], name="match_status_lease"),
+            models.Index(fields=["kind", "status"], name="match_kind_status"),
+        ]
 
     def __str__(self) -> str:
+        if self.round_id is None:
+            return f"{self.kind} match {self.pk}"
         return f"{self.round} board {self.board + 1}"
+
+    def play_variant(self) -> Variant:
+        """The variant the match is played in: its season's, or its own."""
+        if self.season_id is not None:
+            return self.season.variant  # type: ignore[union-attr]
+        assert self.variant is not None, f"match {self.pk} has neither season nor variant"
+        return self.variant
+
+    def clocks(self) -> tuple[int, int]:
+        """(move time, bank) in milliseconds: its season's, or its own."""
+        if self.season_id is not None:
+            season = self.season
+            assert season is not None
+            return season.move_time_ms, season.bank_ms
+        return int(self.move_time_ms or 1000), int(self.bank_ms or 30_000)
 
     @property
     def is_finished(self) -> bool:
@@ -421,12 +469,14 @@ class Rating(models.Model):
 
     ``key`` is ``v:<version id>`` on the ``solo`` ladder (the version played every seat of its
     side) and ``p:<version id>`` on the ``partners`` ladder (rated as one of two different
-    partners of a side, from team updates); see :mod:`arena.rating`.
+    partners of a side, from team updates), both from season games; ``l:<version id>`` on the
+    continuous ``ladder`` (ladder matches and rated challenges); see :mod:`arena.rating`.
     """
 
     class Ladder(models.TextChoices):
         SOLO = "solo", "each side one bot"
         PARTNERS = "partners", "rotating partnerships"
+        LADDER = "ladder", "the continuous ladder"
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="ratings")
     key = models.CharField(max_length=64)
@@ -500,3 +550,34 @@ class RatingHistory(models.Model):
             "conservative": self.conservative,
             "at": self.created.isoformat(),
         }
+
+
+class LadderEntry(models.Model):
+    """A bot on the continuous ladder: which of its versions plays, and whether it plays.
+
+    A version enters when it passes validation (it replaces the bot's active version); the
+    owner may choose another ready version, pause the bot (no new matches) or retire it (for
+    good: no matches, no challenges). Its games and ratings stay whatever the status.
+    """
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "active"
+        PAUSED = "paused", "paused"
+        RETIRED = "retired", "retired"
+
+    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="ladder_entry")
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["bot__name"]
+
+    def __str__(self) -> str:
+        return f"{self.version.label} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        """Whether the ladder schedules matches for it."""
+        return self.status == self.Status.ACTIVE

@@ -244,7 +244,8 @@ def register_folder_bot(owner: Any, folder: Path, *, validate: bool = False) -> 
 def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str = "",
                       replay: dict[str, Any] | None = None,
                       games: list[dict[str, Any]] | None = None) -> bool:
-    """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``.
+    """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``; a ready
+    version enters the continuous ladder (:mod:`webui.league.ladder`).
 
     ``games`` summarizes each validation game (:func:`webui.league.validation.judge`).
     """
@@ -258,6 +259,10 @@ def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str
         validation_games=games or [],
         validated=timezone.now(),
     )
+    if changed and ok:
+        from .ladder import enter_validated
+
+        enter_validated(version_id)  # a version that passes enters the continuous ladder
     return changed == 1
 
 
@@ -366,6 +371,7 @@ def create_match(season: Season, round_: Round, board: int, versions: Sequence[B
     match = Match.objects.create(
         round=round_,
         season=season,
+        variant=season.variant,
         pairing=pairing,
         board=board,
         seed=draw_seed(),  # from secrets: never derived from the season's seed, which is shown
@@ -565,8 +571,8 @@ def void_match(claim: Claim, reason: str) -> bool:
         changed = Match.objects.filter(
             pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
         ).update(status=Match.Status.VOID, error=reason[:2000], finished=timezone.now())
-        if changed:
-            season_id = Match.objects.values_list("season_id", flat=True).get(pk=claim.match_id)
+        season_id = Match.objects.values_list("season_id", flat=True).get(pk=claim.match_id)
+        if changed and season_id is not None:
             enqueue("arena.schedule_round", season_id)
     return changed == 1
 
@@ -588,15 +594,14 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
     repeated call changes nothing and returns False.
     """
     with transaction.atomic():
-        match = Match.objects.select_for_update().select_related("season", "round").get(
-            pk=claim.match_id
-        )
+        match = Match.objects.select_for_update(of=("self",)).select_related(
+            "season__variant", "round", "variant").get(pk=claim.match_id)
         if match.status != Match.Status.RUNNING or match.claim_token != claim.token:
             return False
         if match.games.exists():  # cannot happen while the token holds; never count twice
             return False
         entrants = [s.version for s in match.seats.order_by("index")]
-        variant = match.season.variant
+        variant = match.play_variant()
         games = []
         wins = [0] * len(entrants)
         points = [0] * len(entrants)
@@ -653,7 +658,10 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
             winner=winner,
             lease_until=None,
         )
-        enqueue("arena.update_ratings", variant.pk)
+        if match.rated:
+            enqueue("arena.update_ratings", variant.pk)
+        if match.round_id is None:  # a ladder match or a challenge: no round to close
+            return True
         # The round's row serializes the matches finishing in it, so the last one sees the
         # others done and asks for the next round.
         Round.objects.select_for_update().filter(pk=match.round_id).first()
@@ -672,7 +680,8 @@ def _match_winner(entrants: list[BotVersion], wins: list[int], points: list[int]
     best, second = order[0], order[1]
     if (wins[best], points[best]) != (wins[second], points[second]):
         return entrants[best]
-    if match.round.phase == Round.Phase.KNOCKOUT:  # a knockout needs a winner: the higher seed
+    if match.round is not None and match.round.phase == Round.Phase.KNOCKOUT:
+        # A knockout needs a winner: the higher seed.
         seeds = {version_id: i for i, version_id in enumerate(match.round.plan["seeds"])}
         return min(entrants, key=lambda v: seeds.get(v.pk, 10**6))
     return None
@@ -695,13 +704,15 @@ def _rated_game(game: Game, sides: int) -> trueskill_rating.RatedGame:
     )
 
 
-def _store_entry(variant: Variant, entry: trueskill_rating.Entry) -> Rating:
+def _store_entry(variant: Variant, entry: trueskill_rating.Entry, ladder: bool = False) -> Rating:
+    """Stores a computed entry; ``ladder``: on the continuous ladder (its ``l:`` key)."""
+    key = trueskill_rating.ladder_key(entry.key) if ladder else entry.key
     rating, _ = Rating.objects.update_or_create(
         variant=variant,
-        key=entry.key,
+        key=key,
         defaults={
-            "version_id": trueskill_rating.key_version(entry.key),
-            "ladder": trueskill_rating.key_ladder(entry.key),
+            "version_id": trueskill_rating.key_version(key),
+            "ladder": trueskill_rating.key_ladder(key),
             "mu": entry.mu,
             "sigma": entry.sigma,
             "conservative": entry.conservative,
@@ -714,13 +725,25 @@ def _store_entry(variant: Variant, entry: trueskill_rating.Entry) -> Rating:
     return rating
 
 
-def _ladder_of(variant: Variant) -> trueskill_rating.Ladder:
+def _ladder_of(variant: Variant, ladder_scope: bool = False) -> trueskill_rating.Ladder:
+    """The stored ratings of the seasons (``v:``, ``p:``) or of the continuous ladder (``l:``,
+    computed as ``v:`` keys)."""
     ladder = trueskill_rating.Ladder()
-    for r in Rating.objects.filter(variant=variant):
-        ladder.entries[r.key] = trueskill_rating.Entry(
-            r.key, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses
+    ratings = Rating.objects.filter(variant=variant)
+    if ladder_scope:
+        ratings = ratings.filter(ladder=Rating.Ladder.LADDER)
+    else:
+        ratings = ratings.exclude(ladder=Rating.Ladder.LADDER)
+    for r in ratings:
+        key = trueskill_rating.solo_key(r.key) if ladder_scope else r.key
+        ladder.entries[key] = trueskill_rating.Entry(
+            key, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses
         )
     return ladder
+
+
+RATED = Q(void="", match__rated=True)
+"""The games that move ratings: not void, of a rated match (unrated challenges are not)."""
 
 
 def update_ratings(variant_id: int, batch: int = 500) -> int:
@@ -735,19 +758,21 @@ def update_ratings(variant_id: int, batch: int = 500) -> int:
         with transaction.atomic():
             variant = Variant.objects.select_for_update().get(pk=variant_id)
             pending = list(
-                Game.objects.filter(variant=variant, rating_seq__isnull=True, void="")
+                Game.objects.filter(RATED, variant=variant, rating_seq__isnull=True)
+                .select_related("match")
                 .order_by("match__finished", "match_id", "index")[:batch]
             )
             if not pending:
                 return rated
             seq = Game.objects.filter(variant=variant).aggregate(s=Max("rating_seq"))["s"] or 0
-            ladder = _ladder_of(variant)
+            ladders = {False: _ladder_of(variant), True: _ladder_of(variant, True)}
             for game in pending:
                 seq += 1
-                entries = ladder.rate(_rated_game(game, variant.sides))
+                on_ladder = game.match.kind != Match.Kind.SEASON
+                entries = ladders[on_ladder].rate(_rated_game(game, variant.sides))
                 Game.objects.filter(pk=game.pk, rating_seq__isnull=True).update(rating_seq=seq)
                 for entry in entries:
-                    rating = _store_entry(variant, entry)
+                    rating = _store_entry(variant, entry, on_ladder)
                     RatingHistory.objects.create(
                         rating=rating,
                         game=game,
@@ -776,32 +801,36 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
             RatingHistory.objects.filter(rating__variant=variant).delete()
             Rating.objects.filter(variant=variant).delete()
             Game.objects.filter(variant=variant).exclude(void="").update(rating_seq=None)
-            ladder = trueskill_rating.Ladder()
+            ladders = {False: trueskill_rating.Ladder(), True: trueskill_rating.Ladder()}
             games = list(
-                Game.objects.filter(variant=variant, void="").order_by(
+                Game.objects.filter(RATED, variant=variant).select_related("match").order_by(
                     F("rating_seq").asc(nulls_last=True), "match__finished", "match_id", "index"
                 )
             )
-            history: list[tuple[Game, int, trueskill_rating.Entry]] = []
+            history: list[tuple[Game, int, trueskill_rating.Entry, bool]] = []
             for seq, game in enumerate(games, start=1):
-                for entry in ladder.rate(_rated_game(game, variant.sides)):
-                    history.append((game, seq, trueskill_rating.Entry(**vars(entry))))
+                on_ladder = game.match.kind != Match.Kind.SEASON
+                for entry in ladders[on_ladder].rate(_rated_game(game, variant.sides)):
+                    history.append((game, seq, trueskill_rating.Entry(**vars(entry)), on_ladder))
                 if game.rating_seq != seq:
                     Game.objects.filter(pk=game.pk).update(rating_seq=None)
             for seq, game in enumerate(games, start=1):
                 if game.rating_seq != seq:
                     Game.objects.filter(pk=game.pk).update(rating_seq=seq)
-            stored = {key: _store_entry(variant, entry) for key, entry in ladder.entries.items()}
+            stored = {
+                (key, scope): _store_entry(variant, entry, scope)
+                for scope, ladder in ladders.items() for key, entry in ladder.entries.items()
+            }
             RatingHistory.objects.bulk_create(
                 RatingHistory(
-                    rating=stored[entry.key],
+                    rating=stored[(entry.key, scope)],
                     game=game,
                     seq=seq,
                     mu=entry.mu,
                     sigma=entry.sigma,
                     conservative=entry.conservative,
                 )
-                for game, seq, entry in history
+                for game, seq, entry, scope in history
             )
             counts[variant.slug] = len(games)
     return counts
@@ -931,7 +960,7 @@ def requeue_stale(now: datetime | None = None, grace_s: float = 30.0,
             enqueue("arena.validate_version", version_id)
             count += 1
         for variant_id in (
-            Game.objects.filter(rating_seq__isnull=True, void="", match__finished__lt=cutoff)
+            Game.objects.filter(RATED, rating_seq__isnull=True, match__finished__lt=cutoff)
             .values_list("variant_id", flat=True)
             .distinct()
         ):

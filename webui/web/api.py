@@ -683,7 +683,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                                   "result": ANY})),
             "sitting_out": _list(_ref("VersionRef"))}))),
     }),
-    "Match": _obj({"id": I, "season": _obj({"id": I, "name": S}), "round": I, "phase": S,
+    "Match": _obj({"id": I, "kind": S, "season": _nullable(_obj({"id": I, "name": S})),
+                   "round": _nullable(I), "phase": _nullable(S), "rated": B,
                    "board": I, "status": S, "entrants": _list(_ref("VersionRef")),
                    "score": _nullable(_obj({"wins": _list(I), "points": _list(I)})),
                    "winner": _nullable(S), "games_planned": I, "finished": _nullable(S),
@@ -701,7 +702,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "MatchPage": {"allOf": [_ref("Match"), _obj({"variant": S, "duration_ms": _nullable(I),
                                                  "summary": {"type": "object"},
                                                  "games": _list(_ref("Game"))})]},
-    "Game": _obj({"id": I, "match": I, "index": I,
+    "Game": _obj({"id": I, "match": I, "index": I, "kind": S,
                   "season": _nullable(_obj({"id": I, "name": S})),
                   "variant": S, "players": _list(_ref("VersionRef")), "sides": _list(S),
                   "totals": _list(I), "winner_side": _nullable(I), "outcome": S,
@@ -794,3 +795,6 @@ def openapi() -> dict[str, Any]:
             "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
         },
     }
+
+
+from . import ladder_api  # noqa: E402,F401  (adds the ladder's and challenges' routes)

@@ -111,7 +111,8 @@ def season_live(season: Season) -> dict[str, Any]:
         "matches_planned": planned,
         "matches_scheduled": counts["scheduled"],
         "playing": [
-            {"match": m.pk, "round": m.round.number, "entrants": labels.get(m.pk, []),
+            {"match": m.pk, "round": m.round.number if m.round is not None else None,
+             "entrants": labels.get(m.pk, []),
              **_progress(m.status, m.games_planned, 0, states.get(m.pk))}
             for m in running
         ],

@@ -116,6 +116,7 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
         "id": g.id,
         "match": g.match_id,
         "index": g.index,
+        "kind": match.kind,
         "season": {"id": season.id, "name": season.name} if season is not None else None,
         "variant": g.variant.slug,
         "players": players,
@@ -349,7 +350,8 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
         {
             "variant": r.variant.slug,
             "variant_label": r.variant.label + (
-                " (rotating partnerships)" if r.ladder == Rating.Ladder.PARTNERS else ""),
+                " (rotating partnerships)" if r.ladder == Rating.Ladder.PARTNERS
+                else " (ladder)" if r.ladder == Rating.Ladder.LADDER else ""),
             "ladder": r.ladder,
             "version": r.version.number,
             "label": f"{bot.name}@{r.version.number}",
@@ -428,9 +430,11 @@ def match_row(m: Match, seats: list[MatchSeat], refs: dict[int, VersionRef]) -> 
     summary = m.summary or {}
     return {
         "id": m.id,
-        "season": {"id": m.season_id, "name": m.season.name},
-        "round": m.round.number,
-        "phase": m.round.phase,
+        "kind": m.kind,
+        "season": {"id": m.season_id, "name": m.season.name} if m.season else None,
+        "round": m.round.number if m.round else None,
+        "phase": m.round.phase if m.round else None,
+        "rated": m.rated,
         "board": m.board,
         "status": m.status,
         "entrants": entrants,
@@ -566,7 +570,7 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
     knockout = list(base.filter(round__phase=Round.Phase.KNOCKOUT))
     league = base.filter(round__phase=Round.Phase.LEAGUE).order_by("-round__number", "board")
     shown = list(league[:match_limit] if match_limit is not None else league)
-    matches = sorted(knockout + shown, key=lambda m: (m.round.number, m.board))
+    matches = sorted(knockout + shown, key=lambda m: (m.round.number if m.round else 0, m.board))
     seats = defaultdict(list)
     for s in MatchSeat.objects.filter(match_id__in=[m.pk for m in matches]).order_by("index"):
         seats[s.match_id].append(s)
@@ -719,7 +723,7 @@ def match_detail(match: Match) -> dict[str, Any]:
     )
     row = match_row(match, seats, refs)
     row["games"] = [game_row(g, refs, match.season) for g in games]
-    row["variant"] = match.season.variant.slug
+    row["variant"] = match.play_variant().slug
     row["duration_ms"] = match.duration_ms
     row["summary"] = match.summary
     return row

@@ -76,8 +76,10 @@ def match_report(match: Match, greedy_entrant: int | None = 0,
     play greedily, the others at random.
     """
     entrants = match.entrants()
-    variant = match.season.variant
-    first = not Match.objects.filter(season_id=match.season_id, pk__lt=match.pk).exists()
+    variant = match.play_variant()
+    season_id = match.season_id
+    first = season_id is not None and not Match.objects.filter(
+        season_id=season_id, pk__lt=match.pk).exists()
     greedy_ones = greedy_entrants if greedy_entrants is not None else frozenset(
         {greedy_entrant} if greedy_entrant is not None else set())
     per_set = len(entrants)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path, register_converter
 
-from . import api, views
+from . import api, ladder_views, views
 from .converters import IdConverter, NumberConverter
 
 # Before the patterns below (the API's too) are built.
@@ -22,6 +22,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("bots/<slug:name>/upload/", views.bot_upload, name="bot-upload"),
     path("bots/<slug:name>/edit/", views.bot_edit, name="bot-edit"),
     path("bots/<slug:name>/v<num:number>/", views.version, name="version"),
+    path("bots/<slug:name>/ladder/", ladder_views.bot_ladder, name="bot-ladder"),
+    path("ladder/", ladder_views.ladders, name="ladder"),
+    path("ladder/<slug:slug>/", ladder_views.ladder_variant, name="ladder-variant"),
+    path("challenges/new/", ladder_views.challenge_new, name="challenge-new"),
+    path("challenges/<id:match_id>/", ladder_views.challenge, name="challenge"),
     path("seasons/", views.seasons, name="seasons"),
     path("seasons/new/", views.season_new, name="season-new"),
     path("seasons/<id:season_id>/", views.season, name="season"),

@@ -1,0 +1,164 @@
+"""The JSON API of the continuous ladder and of challenges, added to :data:`api.ROUTES`.
+
+``GET /api/ladder/<variant>``: the ladder's leaderboard; ``GET|PATCH /api/bots/<name>/ladder``:
+a bot's ladder entry, which its owner changes (active version, pause, retire);
+``POST /api/challenges``: a challenge (owner's token); ``GET /api/challenges/<id>``: its state
+and result. Refusals are JSON 4xx naming the field, and change nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from django.shortcuts import get_object_or_404
+
+from webui.league import challenges, ladder
+from webui.league.models import Bot, LadderEntry, Match, Variant
+
+from . import reads
+from .api import ROUTES, SCHEMAS, Route, _list, _nullable, _obj, _ref, _token_user
+from .api_input import ApiError, field, json_body, text
+
+S = {"type": "string"}
+I = {"type": "integer"}  # noqa: E741
+N = {"type": "number"}
+B = {"type": "boolean"}
+
+
+def entry_json(bot: Bot) -> dict[str, Any]:
+    """A bot's ladder entry (``entry`` is None before its first version passed validation)."""
+    entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
+    versions = [
+        {"number": v.number, "label": v.label, "status": v.status,
+         "status_reason": v.status_reason}
+        for v in bot.versions.order_by("-number")
+    ]
+    return {
+        "bot": bot.name,
+        "entry": None if entry is None else {
+            "version": entry.version.number, "label": entry.version.label,
+            "status": entry.status, "updated": entry.updated.isoformat(),
+        },
+        "versions": versions,
+    }
+
+
+def ladder_json(variant: Variant) -> dict[str, Any]:
+    """A ladder: its variant, its ratings, and what is queued or playing."""
+    open_matches = Match.objects.filter(variant=variant, status__in=ladder.OPEN).exclude(
+        kind=Match.Kind.SEASON)
+    return {
+        "variant": reads.variant_json(variant),
+        "ratings": reads.leaderboard(variant, "ladder"),
+        "active": [v.label for v in ladder.active_versions(variant)],
+        "open_ladder_matches": open_matches.filter(kind=Match.Kind.LADDER).count(),
+        "open_challenges": open_matches.filter(kind=Match.Kind.CHALLENGE).count(),
+    }
+
+
+def ladder_variant(slug: str) -> Variant:
+    """A variant that has a ladder, else 404."""
+    for variant in ladder.ladder_variants():
+        if variant.slug == slug:
+            return variant
+    raise ApiError(404, f"variant {slug!r} has no ladder (ladders: "
+                        f"{', '.join(v.slug for v in ladder.ladder_variants()) or 'none'})")
+
+
+def get_ladder(request: HttpRequest, slug: str) -> Any:
+    return ladder_json(ladder_variant(slug))
+
+
+def get_bot_ladder(request: HttpRequest, name: str) -> Any:
+    return entry_json(get_object_or_404(Bot, name=name))
+
+
+def patch_bot_ladder(request: HttpRequest, name: str) -> Any:
+    user = _token_user(request)
+    bot = get_object_or_404(Bot, name=name)
+    if bot.owner_id != user.pk:
+        raise ApiError(403, f"only the owner of bot {bot.name!r} may change its ladder entry")
+    data = json_body(request, {"version", "status"})
+    number = field(data, "version", int, None)
+    status = text(data, "status", 10, None)
+    if number is None and status is None:
+        raise ApiError(400, "give field 'version' (a version number) or 'status' "
+                            "(active, paused or retired)")
+    if status is not None and status not in LadderEntry.Status.values:
+        raise ApiError(400, f"field 'status': {status!r} is not one of "
+                            f"{', '.join(LadderEntry.Status.values)}")
+    try:
+        ladder.choose(user, bot, number, status)
+    except ladder.LadderError as error:
+        which = "version" if number is not None and "version" in str(error) else "status"
+        raise ApiError(400 if "retired" not in str(error) else 409,
+                       f"field {which!r}: {error}") from None
+    return entry_json(bot)
+
+
+def post_challenge(request: HttpRequest) -> Any:
+    user = _token_user(request)
+    data = json_body(request, {"bot", "opponent", "variant", "deals", "rated"})
+    try:
+        match = challenges.create_challenge(
+            user,
+            bot=text(data, "bot", 40, blank=False),
+            opponent=text(data, "opponent", 40, blank=False),
+            variant=text(data, "variant", 120, "scopa", blank=False),
+            deals=field(data, "deals", int, challenges.DEFAULT_DEALS),
+            rated=field(data, "rated", bool, False),
+        )
+    except challenges.ChallengeError as error:
+        raise ApiError(error.status, f"field {error.field!r}: {error.message}") from None
+    return JsonResponse(challenges.detail(match), status=201)
+
+
+def get_challenge(request: HttpRequest, match_id: int) -> Any:
+    match = get_object_or_404(Match.objects.select_related("variant", "requested_by"),
+                              pk=match_id, kind=Match.Kind.CHALLENGE)
+    return challenges.detail(match)
+
+
+SCHEMAS.update({
+    "Ladder": _obj({"variant": _ref("Variant"), "ratings": _list(_ref("LeaderRow")),
+                    "active": _list(S), "open_ladder_matches": I, "open_challenges": I}),
+    "LadderEntry": _obj({"bot": S, "entry": _nullable(_obj({
+        "version": I, "label": S, "status": S, "updated": S})),
+        "versions": _list(_obj({"number": I, "label": S, "status": S, "status_reason": S}))}),
+    "LadderChoice": _obj({"version": I, "status": {"enum": list(LadderEntry.Status.values)}}),
+    "ChallengeCreate": _obj({"bot": S, "opponent": S, "variant": S, "deals": I, "rated": B},
+                            ["bot", "opponent"]),
+    "Challenge": _obj({
+        "id": I, "status": S, "variant": S, "rated": B, "deals": I, "games_planned": I,
+        "challenger": _obj({"label": S, "bot": S}), "opponent": _obj({"label": S, "bot": S}),
+        "requested_by": _nullable(S), "created": S, "finished": _nullable(S),
+        "error": _nullable(S),
+        "result": _nullable(_obj({"wins": I, "draws": I, "losses": I, "void": I, "score": N,
+                                  "elo": _nullable(N), "error": _nullable(N), "los": N,
+                                  "describe": S})),
+    }),
+})
+
+ROUTES.extend([
+    Route("ladder/<slug:slug>", "ladder", {"GET": get_ladder},
+          "The continuous ladder of a variant: its TrueSkill ratings (separate from the "
+          "seasons'), the active bots, and the open matches.", {"GET": "Ladder"}),
+    Route("bots/<slug:name>/ladder", "bot-ladder",
+          {"GET": get_bot_ladder, "PATCH": patch_bot_ladder},
+          "GET: a bot's ladder entry and its versions (with why one was refused). PATCH "
+          "(owner's token): the active version ('version': a number that passed validation) "
+          "and/or 'status' (active, paused or retired; retired is final).",
+          {"GET": "LadderEntry", "PATCH": "LadderEntry"}, {"PATCH": "LadderChoice"},
+          frozenset({"PATCH"})),
+    Route("challenges", "challenges", {"POST": post_challenge},
+          "Challenge a bot (owner's token): your 'bot' against 'opponent' in 'variant' "
+          f"(default scopa), 'deals' duplicate deals (1 to {challenges.MAX_DEALS}, default "
+          f"{challenges.DEFAULT_DEALS}), unrated unless 'rated' (both bots ladder-active). "
+          "Queued before ladder matches; a few per user per hour.",
+          {"POST": "Challenge"}, {"POST": "ChallengeCreate"}, frozenset({"POST"}),
+          tag="create"),
+    Route("challenges/<id:match_id>", "challenge", {"GET": get_challenge},
+          "A challenge: its state, and once played the score with the Elo difference, its "
+          "95% error and the LOS.", {"GET": "Challenge"}),
+])
