@@ -112,7 +112,7 @@ def test_a_three_player_season_seats_everyone_everywhere_and_ranks_the_greedy_bo
     randoms = copies(tmp_path, "random", 3)
     entrants = [greedy[0], randoms[0], greedy[1], randoms[1], greedy[2], randoms[2]]
     season = services.create_season(
-        name="three on workers", variant=services.get_variant("scopa-3", {"target": 1}),
+        name="three on workers", variant=services.get_variant("scopa-3", {"target": 6}),
         entrants=entrants, games_per_pairing=3, move_time_ms=1000, bank_ms=10_000, seed=8,
     )
     assert season.planned_matches() == 20
