@@ -57,7 +57,7 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     workers share that folder).
 ``ARENA_LADDER_VARIANTS``
     Space-separated variants (two sides) that have a continuous ladder: a RULES.md preset,
-    or a preset with option overrides (``scopa:target=21,napola=true``). Default ``scopa``;
+    or a preset with option overrides (``scopa:target=21,napola=true``). Default ``scopa scopone``;
     empty for none.
 ``ARENA_LADDER_CAP_PER_HOUR``
     Ladder matches a bot version may start per hour (default 20).
@@ -319,7 +319,7 @@ CACHES = {
 
 # The continuous ladder and challenges (webui.league.ladder, webui.league.challenges).
 ARENA_LADDER_VARIANTS = [
-    v for v in os.environ.get("ARENA_LADDER_VARIANTS", "scopa").split() if v
+    v for v in os.environ.get("ARENA_LADDER_VARIANTS", "scopa scopone").split() if v
 ]
 ARENA_LADDER_CAP_PER_HOUR = int(os.environ.get("ARENA_LADDER_CAP_PER_HOUR", "20"))
 ARENA_LADDER_BACKLOG = int(os.environ.get("ARENA_LADDER_BACKLOG", "2"))
