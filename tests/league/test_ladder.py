@@ -192,6 +192,19 @@ def test_only_the_owner_chooses_and_retired_is_final(world: dict[str, Any]) -> N
     assert LadderEntry.objects.get(bot=world["bot"]).status == "retired"
 
 
+def test_each_ladder_is_scheduled_even_when_its_bots_are_busy_on_another(
+    world: dict[str, Any], settings: Any,
+) -> None:
+    from webui.league import ladder
+    from webui.league.models import Match
+
+    settings.ARENA_LADDER_VARIANTS = ["scopa", "scopone"]
+    first = ladder.schedule()
+    kinds = sorted(Match.objects.get(pk=m).variant.slug for m in first)
+    assert kinds == ["scopa", "scopone"]  # random v greedy on each ladder, at once
+    assert ladder.schedule() == []  # on each, both are busy now
+
+
 def test_the_scheduler_fills_the_backlog_with_duplicate_deals_and_waits_for_challenges(
     world: dict[str, Any],
 ) -> None:

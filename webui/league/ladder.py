@@ -203,7 +203,10 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
         seats.filter(match__kind=Match.Kind.LADDER, match__created__gte=hour_ago)
         .values_list("version_id").annotate(n=Count("match_id", distinct=True))
     )
-    busy = set(seats.filter(match__status__in=OPEN).values_list("version_id", flat=True))
+    # Busy in this variant only: a bot on two ladders plays each of them, or the ladder
+    # scheduled first would keep a small field busy and starve the others.
+    busy = set(seats.filter(match__status__in=OPEN, match__variant=variant)
+               .values_list("version_id", flat=True))
     last = dict(
         seats.filter(match__kind=Match.Kind.LADDER).values_list("version_id")
         .annotate(t=Max("match__created"))
