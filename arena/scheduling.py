@@ -203,16 +203,10 @@ def _game_scores(game: GameResult) -> list[float]:
     return [1.0 if side == game.winner else 0.0 for side in range(len(game.sides))]
 
 
-def standings(entrants: Iterable[int], games: Iterable[GameResult]) -> list[Standing]:
-    """The table, ranked by the tie-break order of this module's docstring.
-
-    >>> table = standings([1, 2], [GameResult((1, 2), 1, (5, 11))])
-    >>> [(s.entrant, s.rank, s.score) for s in table]
-    [(2, 1, 1.0), (1, 2, 0.0)]
-    """
-    lines = {e: Standing(e) for e in entrants}
-    counted = [g for g in games if not g.void]
-    for game in counted:
+def add_games(lines: dict[int, Standing], games: Iterable[GameResult]) -> None:
+    """Adds each game to its entrants' lines (made when missing): played, score (a win 1, a
+    draw 1/2), wins, draws, losses, points and each result against each opponent."""
+    for game in games:
         scores = _game_scores(game)
         for side, entrant in enumerate(game.sides):
             line = lines.setdefault(entrant, Standing(entrant))
@@ -231,6 +225,18 @@ def standings(entrants: Iterable[int], games: Iterable[GameResult]) -> list[Stan
             for other_side, opponent in enumerate(game.sides):
                 if other_side != side:
                     line.results.append((opponent, scores[side]))
+
+
+def standings(entrants: Iterable[int], games: Iterable[GameResult]) -> list[Standing]:
+    """The table, ranked by the tie-break order of this module's docstring.
+
+    >>> table = standings([1, 2], [GameResult((1, 2), 1, (5, 11))])
+    >>> [(s.entrant, s.rank, s.score) for s in table]
+    [(2, 1, 1.0), (1, 2, 0.0)]
+    """
+    lines = {e: Standing(e) for e in entrants}
+    counted = [g for g in games if not g.void]
+    add_games(lines, counted)
     for line in lines.values():
         line.sonneborn_berger = sum(lines[opp].score * res for opp, res in line.results)
     by_score: dict[float, list[int]] = defaultdict(list)

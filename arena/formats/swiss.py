@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from arena.scheduling import GameResult, Pairing, SchedulingError, Standing
+from arena.scheduling import GameResult, Pairing, SchedulingError, Standing, add_games
 
 SCORE_WEIGHT = 10**6
 """What one squared half-point of score difference costs."""
@@ -254,22 +254,7 @@ def swiss_standings(
     for game in counted:
         if len(game.sides) != 2:
             raise SchedulingError(f"a Swiss game has two sides, not {len(game.sides)}")
-        results = [0.5, 0.5] if game.winner is None else [
-            1.0 if side == game.winner else 0.0 for side in range(2)]
-        for side, entrant in enumerate(game.sides):
-            line = lines.setdefault(entrant, Standing(entrant))
-            line.played += 1
-            line.score += results[side]
-            if game.winner is None:
-                line.draws += 1
-            elif game.winner == side:
-                line.wins += 1
-            else:
-                line.losses += 1
-            if game.totals:
-                line.points_for += game.totals[side]
-                line.points_against += game.totals[1 - side]
-            line.results.append((game.sides[1 - side], results[side]))
+    add_games(lines, counted)
     for line in lines.values():
         line.buchholz = sum(lines[opponent].score for opponent, _ in line.results)
         line.sonneborn_berger = sum(lines[opponent].score * r for opponent, r in line.results)
