@@ -4,13 +4,12 @@ processes a worker runs."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from play_helpers import Workers
+from live_workers import Live, live_workers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,39 +17,14 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def play_workers(transactional_db: Any, postgres_available: bool, redis_url: str,
                  tmp_path: Path, settings: Any,
-                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Workers]:
+                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
     """Workers on the machine's Redis (this run's key prefix, a queue of the test's own) and
     this test's database; the bots in the sandbox when the host has it."""
-    from django.conf import settings as django_settings
     from django.db import connection
 
-    from workers import celery_app
-
     assert connection.vendor == "postgresql", "the Play tests run on PostgreSQL"
-    queue = f"{django_settings.ARENA_QUEUE}-{uuid.uuid4().hex[:10]}"
-    env = {
-        "ARENA_DATABASE_URL": f"postgresql://postgres@127.0.0.1:5432/"
-        f"{connection.settings_dict['NAME']}",
-        "ARENA_BROKER_URL": redis_url,
-        "ARENA_BROKER_PREFIX": django_settings.ARENA_BROKER_PREFIX,
-        "ARENA_QUEUE": queue,
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-        "ARENA_TASK_TIME_LIMIT_S": "300",
-        "ARENA_SANDBOX": "auto",
-        "ARENA_LOG_LEVEL": "INFO",
-    }
-    settings.ARENA_BROKER_URL = redis_url
-    settings.ARENA_EMBEDDED_BROKER = False
-    settings.ARENA_QUEUE = queue
-    app = celery_app.make_app()
-    monkeypatch.setattr(celery_app, "app", app)
-    state = Workers(env=env, log_dir=tmp_path / "logs")
-    try:
+    with live_workers(redis_url, tmp_path, settings, monkeypatch) as state:
         yield state
-    finally:
-        for pool in state.started:
-            pool.stop()
-        app.close()
 
 
 @pytest.fixture

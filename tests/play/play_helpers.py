@@ -1,13 +1,15 @@
-"""Helpers of the Play page's tests: the test's workers and their bot processes, and waiting on
-a game's JSON state."""
+"""Helpers of the Play page's tests: the bot processes under the test's workers, and waiting
+on a game's JSON state."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # embedded_game.py, run as a script, imports this module alone
+    from live_workers import Live
 
 WAIT_S = 90.0
 
@@ -25,28 +27,6 @@ def wait_state(client: Any, game_id: int, until: Callable[[dict[str, Any]], bool
             return state
         time.sleep(0.1)
     raise AssertionError(f"never {why}; last state {state}\n{logs()}")
-
-
-@dataclass
-class Workers:
-    """The environment of one test's workers, and the worker pools it started."""
-
-    env: dict[str, str]
-    log_dir: Path
-    started: list[Any] = field(default_factory=list)
-
-    def start(self) -> Any:
-        """One worker process (stopped at the end of the test)."""
-        from workers.local import LocalWorkers
-
-        pool = LocalWorkers(1, concurrency=1, env=self.env, log_dir=self.log_dir,
-                            loglevel="INFO")
-        self.started.append(pool)
-        return pool.start()
-
-    def logs(self) -> str:
-        """Everything the workers logged, for a failing assertion's message."""
-        return "\n".join(p.read_text(errors="replace")[-4000:] for p in self.log_dir.glob("*"))
 
 
 def descendants(pid: int) -> list[int]:
@@ -70,7 +50,7 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def bot_processes(workers: Workers, marker: str = "bot.py") -> list[str]:
+def bot_processes(workers: Live, marker: str = "bot.py") -> list[str]:
     """The command lines of the processes under the test's workers that contain ``marker``
     (``bot.py``: the bots; ``bwrap``: their sandboxes)."""
     found = []

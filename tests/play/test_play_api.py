@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from play_helpers import Workers, bot_processes, wait_state
+from live_workers import Live
+from play_helpers import bot_processes, wait_state
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -49,7 +50,7 @@ def unchanged(game_id: int, turn: int) -> None:
 
 
 def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
-    play_workers: Workers, person: Any, client: Any, settings: Any, bwrap: str,
+    play_workers: Live, person: Any, client: Any, settings: Any, bwrap: str,
 ) -> None:
     from django.contrib.auth.models import User
     from django.test import Client
@@ -68,7 +69,7 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
     assert not PlayGame.objects.exists()
 
     game_id = start(client)
-    play_workers.start()
+    play_workers.workers()
     state = wait_state(client, game_id, lambda s: s["your_turn"], "the person's turn",
                        play_workers.logs)
     assert set(state["view"]) == VIEW_KEYS  # the person's view, and nothing else
@@ -153,7 +154,7 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
 
 
 def test_an_abandoned_game_forfeits_on_the_clock_and_leaves_no_bot_process(
-    play_workers: Workers, person: Any, client: Any, settings: Any,
+    play_workers: Live, person: Any, client: Any, settings: Any,
 ) -> None:
     from webui.league.models import Game
     from webui.play.models import PlayGame
@@ -162,7 +163,7 @@ def test_an_abandoned_game_forfeits_on_the_clock_and_leaves_no_bot_process(
     settings.ARENA_PLAY_BANK_MS = 5_000
     client.force_login(person)
     game_id = start(client, seat="second")
-    play_workers.start()
+    play_workers.workers()
     wait_state(client, game_id, lambda s: s["your_turn"], "the person's turn", play_workers.logs)
     assert bot_processes(play_workers)
     # The tab is closed: nobody answers. Three clock faults forfeit the game.

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from play_helpers import WAIT_S, Workers
+from live_workers import Live
+from play_helpers import WAIT_S
 
 pytestmark = [pytest.mark.services, pytest.mark.browser, pytest.mark.slow]
 
@@ -36,7 +37,7 @@ def no_sideways_scroll(page: Any) -> None:
 
 
 def test_a_person_plays_a_whole_game_by_tapping_cards(
-    browser: Any, live_server: Any, play_workers: Workers, person: Any, settings: Any,
+    browser: Any, live_server: Any, play_workers: Live, person: Any, settings: Any,
     artifacts: Path, request: pytest.FixtureRequest,
 ) -> None:
     from webui.play.models import PlayGame, PlayMove
@@ -49,7 +50,7 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
     page = context.new_page()
     page.on("pageerror", lambda error: errors.append(str(error)))
     log_in(context, live_server, person)
-    play_workers.start()
+    play_workers.workers()
 
     page.goto(f"{live_server.url}/")
     page.click(".nav-toggle")

@@ -1,36 +1,11 @@
-"""Helpers of the worker tests: real worker processes (:class:`Live`) and uploaded bots (a
-playable archive, stored as the site stores it)."""
+"""Helpers of the worker tests: uploaded bots (a playable archive, stored as the site stores
+it). Worker processes are :mod:`live_workers`'s."""
 
 from __future__ import annotations
 
 import io
 import zipfile
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-
-@dataclass
-class Live:
-    """The environment of one test's workers, and the workers it started."""
-
-    env: dict[str, str]
-    log_dir: Path
-    started: list[Any] = field(default_factory=list)
-    redis: Any = None  # the private redis-server, when the test has one
-
-    def workers(self, count: int = 1, concurrency: int = 1) -> Any:
-        """Starts ``count`` worker processes (stopped at the end of the test)."""
-        from workers.local import LocalWorkers
-
-        pool = LocalWorkers(count, concurrency=concurrency, env=self.env,
-                            log_dir=self.log_dir, loglevel="INFO")
-        self.started.append(pool)
-        return pool.start()
-
-    def logs(self) -> str:
-        """Everything the workers logged, for a failing assertion's message."""
-        return "\n".join(p.read_text(errors="replace")[-4000:] for p in self.log_dir.glob("*"))
 
 BOT_PY = """from arena.sdk import Bot, serve
 
