@@ -103,6 +103,7 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
         print(f"Serving the site at http://{shown}:{actual_port}/ (Ctrl+C to stop)", flush=True)
 
     status = 0
+    interrupted = False
     try:
         if production:
             status = _serve_production(host, port, nginx, bound)
@@ -110,10 +111,12 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
             run(host, port, get_internal_wsgi_application(), threading=True,
                 server_cls=WSGIServer, ipv6=":" in host, on_bind=bound)
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (arena.cli.Terminated)
-        print("stopped", file=sys.stderr)
+        interrupted = True
     finally:
         if pool is not None:
             pool.stop()
+    if interrupted:  # last: after the workers, and after the requests still being answered
+        print("stopped", file=sys.stderr)
     return status
 
 
