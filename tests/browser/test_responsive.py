@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_session import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -150,18 +151,6 @@ def docs_screenshots(request: pytest.FixtureRequest) -> Path | None:
 def open_context(browser: Any, size: str, scheme: str, **extra: Any) -> Any:
     return browser.new_context(viewport=SIZES[size], color_scheme=scheme,
                                has_touch=CHROMIUM_TOUCH[size], **extra)
-
-
-def log_in(context: Any, live_server: Any, user: Any) -> None:
-    """Gives the browser the session cookie of ``user`` (the login form has its own test)."""
-    from django.conf import settings
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
-                          "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                          "url": live_server.url}])
 
 
 def nav_items(page: Any) -> Any:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_session import log_in
 from live_workers import Live
 from play_helpers import WAIT_S
 
@@ -17,18 +18,6 @@ pytestmark = [pytest.mark.services, pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"width": 390, "height": 844}
-
-
-def log_in(context: Any, live_server: Any, user: Any) -> None:
-    """Gives the browser the session cookie of ``user`` (the login form has its own test)."""
-    from django.conf import settings
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
-                          "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                          "url": live_server.url}])
 
 
 def no_sideways_scroll(page: Any) -> None:

@@ -13,7 +13,6 @@ import contextlib
 import io
 import json
 import logging
-import socket
 import stat
 import uuid
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 
 from arena.cli import main
+from webui.serving import free_port
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -119,12 +119,6 @@ def one_line(err: str) -> str:
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
     return lines[0]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def test_a_new_bot_is_logged_in_submitted_validated_and_never_stored_twice(

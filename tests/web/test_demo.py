@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import urllib.parse
@@ -14,17 +13,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import descendants, still_running
+from web_helpers import descendants, still_running, until_serving
+
+from webui.serving import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def fresh_env(data_dir: Path) -> dict[str, str]:
@@ -49,13 +44,7 @@ def test_the_demo_plays_a_season_and_serves_its_pages(tmp_path: Path) -> None:
     )
     output: list[str] = []
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            if "Serving the site at" in line:
-                break
-        else:
-            pytest.fail("the demo ended without serving:\n" + "".join(output))
+        output = until_serving(process, "the demo")
         text = "".join(output)
         assert "champion: " in text and "greedy@1" in text and "random@1" in text
         assert (tmp_path / "data" / "arena.sqlite3").is_file()  # SQLite, no server
@@ -116,13 +105,7 @@ def test_the_demo_admin_uses_the_admin_and_sigterm_stops_everything_it_started(
     )
     output: list[str] = []
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            if "Serving the site at" in line:
-                break
-        else:
-            pytest.fail("the demo ended without serving:\n" + "".join(output))
+        output = until_serving(process, "the demo")
         base = f"http://127.0.0.1:{port}"
         admin = demo_login(base, "".join(output))
         for page in ("/admin/", "/admin/league/season/", "/admin/league/bot/",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from service_checks import require
-from web_helpers import descendants, still_running
+from web_helpers import descendants, still_running, until_serving
 
 from webui.serving import ProductionServer, find_nginx, free_port, render_site_block
 
@@ -172,13 +172,7 @@ def test_arena_web_production_serves_and_stops_on_sigterm_with_nothing_left(
     )
     output: list[str] = []
     try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            if "Serving the site at" in line:
-                break
-        else:
-            pytest.fail("arena web --production ended without serving:\n" + "".join(output))
+        output = until_serving(process, "arena web --production")
         assert "gunicorn behind nginx" in "".join(output)
         assert healthz(f"http://127.0.0.1:{port}") == (200, b"ok\n")
         children = descendants(process.pid)

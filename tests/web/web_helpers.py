@@ -1,12 +1,15 @@
-"""Builders of bot archives, good and hostile, for the submission tests; and the processes
-below a process, for the tests that stop commands."""
+"""Builders of bot archives, good and hostile, for the submission tests; the processes below a
+process, for the tests that stop commands; and reading a serving command's output."""
 
 from __future__ import annotations
 
 import io
+import subprocess
 import tarfile
 import zipfile
 from pathlib import Path
+
+import pytest
 
 GOOD_MANIFEST = """name = "{name}"
 version = "1.0.0"
@@ -145,3 +148,17 @@ def still_running(processes: dict[int, tuple[str, str]]) -> list[str]:
     table = process_table()
     return [command for pid, (started, command) in processes.items()
             if pid in table and table[pid][1] == started and table[pid][2]]
+
+
+def until_serving(process: subprocess.Popen[str], what: str) -> list[str]:
+    """The lines ``process`` printed up to the one saying it serves the site (included).
+
+    Fails the test with everything it printed if it ended first; ``what`` names it.
+    """
+    assert process.stdout is not None
+    output: list[str] = []
+    for line in process.stdout:
+        output.append(line)
+        if "Serving the site at" in line:
+            return output
+    pytest.fail(f"{what} ended without serving:\n" + "".join(output))
