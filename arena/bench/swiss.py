@@ -68,15 +68,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One bot of the field: how often it plays the greedy policy, or an ISMCTS budget."""
+    """One bot of the field: a mix of the greedy policy and random moves, or an ISMCTS budget.
+
+    ``greedy_share`` between 0 and 1 is how often the bot plays the greedy sample policy's best
+    move (a uniformly random legal move otherwise: 0 is random, 1 greedy). Below 0 the bot plays
+    the greedy policy's *worst* move that share of the time (-1: always), which is weaker than
+    random: levels under random without a new policy to write.
+    """
 
     greedy_share: float = 1.0
     ismcts: int = 0
 
     @property
     def label(self) -> str:
-        """``greedy 75%`` or ``ismcts 400``."""
-        return f"ismcts {self.ismcts}" if self.ismcts else f"greedy {self.greedy_share:.0%}"
+        """``greedy 75%``, ``random``, ``anti-greedy 50%`` or ``ismcts 400``."""
+        if self.ismcts:
+            return f"ismcts {self.ismcts}"
+        if self.greedy_share == 0:
+            return "random"
+        if self.greedy_share < 0:
+            return f"anti-greedy {-self.greedy_share:.0%}"
+        return f"greedy {self.greedy_share:.0%}"
 
 
 def field(bots: int, ismcts: Sequence[int], tiers: int) -> list[BotSpec]:
@@ -135,8 +147,19 @@ def _policy(spec: BotSpec) -> Policy:
 
         return searching
 
+    share = abs(spec.greedy_share)
+    if spec.greedy_share < 0:
+        from sample_bots.greedy.policy import move_value
+
+        def contrary(obs: Any, legal: list[Any], rng: random.Random) -> Any:
+            if rng.random() < share:
+                return min(legal, key=lambda move: move_value(obs, move))
+            return rng.choice(legal)
+
+        return contrary
+
     def mixed(obs: Any, legal: list[Any], rng: random.Random) -> Any:
-        return greedy(obs, legal) if rng.random() < spec.greedy_share else rng.choice(legal)
+        return greedy(obs, legal) if rng.random() < share else rng.choice(legal)
 
     return mixed
 
