@@ -61,7 +61,10 @@ def test_a_bots_games_filter_by_result_opponent_and_variant_as_its_seats_say(
                 next(pk for pk, r in results.items() if r == "win"))
     game = Game.objects.get(pk=lost)
     greedy_side = game.winner_side if results[lost] == "win" else 1 - game.winner_side
+    # The other side wins: its side and the match entrant in its first seat.
+    winner_entrant = game.seats[1 - greedy_side]
     Game.objects.filter(pk=lost).update(winner_side=1 - greedy_side,
+                                        winner_entrant=winner_entrant,
                                         forfeit={"side": greedy_side, "reason": "crash"})
     results = expected("greedy")
     assert results[lost] == "forfeit" and set(results.values()) >= {"win", "forfeit"}
