@@ -284,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
               "and --target must be at least 1 (--calibrate at least 0)", file=sys.stderr)
         return 2
     try:
-        field(args.mixes, args.ismcts, args.late)
+        start, _late = field(args.mixes, args.ismcts, args.late)
     except ValueError as error:
         print(f"arena bench ladder: --mixes/--late: {error}", file=sys.stderr)
         return 2
@@ -292,7 +292,6 @@ def run(args: argparse.Namespace) -> int:
         from arena.ladder import REPEAT_PENALTY
 
         args.repeat_penalty = REPEAT_PENALTY
-    pairs = len(args.mixes.split(",")) + 1
     result: dict[str, Any] = {"target": args.target}
     started = time.perf_counter()
     with Progress("[progress.description]{task.description}", BarColumn(),
@@ -307,7 +306,9 @@ def run(args: argparse.Namespace) -> int:
                                     functools.partial(bar.advance, task)))
         result["convergence_s"] = round(time.perf_counter() - started, 1)
         if args.calibrate:
-            task = bar.add_task("calibration (adjacent pairs)", total=pairs * args.calibrate)
+            # Neighbouring pairs of the starting field and the late bot: len(start) of them.
+            task = bar.add_task("calibration (adjacent pairs)",
+                                total=len(start) * args.calibrate)
             result["adjacent"] = calibrate(args, pool, functools.partial(bar.advance, task))
     result["matches_to_order"] = median_matches([r["matches_to_order"] for r in runs],
                                                 args.matches)

@@ -42,7 +42,6 @@ def test_the_demo_plays_a_season_and_serves_its_pages(tmp_path: Path) -> None:
         cwd=ROOT, env=fresh_env(tmp_path / "data"), stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
-    output: list[str] = []
     try:
         output = until_serving(process, "the demo")
         text = "".join(output)
@@ -103,7 +102,6 @@ def test_the_demo_admin_uses_the_admin_and_sigterm_stops_everything_it_started(
         cwd=ROOT, env=fresh_env(tmp_path / "unused"), stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
-    output: list[str] = []
     try:
         output = until_serving(process, "the demo")
         base = f"http://127.0.0.1:{port}"

@@ -170,7 +170,6 @@ def test_arena_web_production_serves_and_stops_on_sigterm_with_nothing_left(
         cwd=ROOT, env={**os.environ, **site_env}, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
-    output: list[str] = []
     try:
         output = until_serving(process, "arena web --production")
         assert "gunicorn behind nginx" in "".join(output)
