@@ -49,7 +49,31 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     Hard time limit of one task (default 3600); the soft limit is 60 seconds less.
 ``ARENA_PLAY_MOVE_TIME_MS``, ``ARENA_PLAY_BANK_MS``
     The person's clock in a game on the Play page (default 60000 a move, a bank of 900000);
-    the bot gets the same.
+    the bot gets the same. A move not made in its time forfeits the game (it is abandoned).
+``ARENA_PLAY_QUEUE``
+    The queue of Play games (default ``$ARENA_QUEUE-play``), served by ``arena worker --play``
+    and never by the workers that play bot matches.
+``ARENA_PLAY_SLOTS``
+    Games one Play worker plays at once (default 16): threads, since a game mostly waits.
+``ARENA_PLAY_GAMES_PER_USER``
+    Play games one person may have waiting or under way at once (default 3).
+``ARENA_PLAY_ABANDON_S``
+    A game whose page has not been seen for this long is abandoned: forfeited by the person
+    (default 30 seconds; the page checks in about once a second).
+``ARENA_PLAY_START_TIMEOUT_S``
+    A game no worker has started this long after it was asked for is ended, saying so
+    (default 300).
+``ARENA_LOGIN_FAILURES``, ``ARENA_LOGIN_COOLOFF_MIN``
+    Failed logins (on ``/accounts/login/`` and ``/admin/login/``) an account, or a client
+    address, may make before it is locked out, and for how long (default 5, 15 minutes):
+    django-axes.
+``ARENA_SIGNUPS_PER_HOUR``
+    Accounts one client address may create per hour (default 5): django-ratelimit.
+``ARENA_TRUSTED_PROXIES``
+    Comma-separated addresses or networks of the proxies in front of the site (default
+    ``127.0.0.1,::1``: nginx on this host, as ``arena web --production`` runs it). Only a
+    request from one of them has its ``X-Forwarded-For`` believed, to find the client's
+    address for the throttles above.
 ``ARENA_CACHE_URL``
     Where workers publish the moves of the matches they play for the live pages (the
     ``live`` cache): a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is
@@ -190,6 +214,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Query strings and form fields with a NUL, a lone surrogate (or, in a query, a control
+    # character) are a 400 before any view (webui.league.inputs).
+    "webui.web.middleware.InputCheckMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -289,6 +316,11 @@ ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
 ARENA_PLAY_MOVE_TIME_MS = int(os.environ.get("ARENA_PLAY_MOVE_TIME_MS", "60000"))
 ARENA_PLAY_BANK_MS = int(os.environ.get("ARENA_PLAY_BANK_MS", "900000"))
+ARENA_PLAY_QUEUE = os.environ.get("ARENA_PLAY_QUEUE", "")  # empty: ARENA_QUEUE + "-play"
+ARENA_PLAY_SLOTS = int(os.environ.get("ARENA_PLAY_SLOTS", "16"))
+ARENA_PLAY_GAMES_PER_USER = int(os.environ.get("ARENA_PLAY_GAMES_PER_USER", "3"))
+ARENA_PLAY_ABANDON_S = float(os.environ.get("ARENA_PLAY_ABANDON_S", "30"))
+ARENA_PLAY_START_TIMEOUT_S = float(os.environ.get("ARENA_PLAY_START_TIMEOUT_S", "300"))
 
 
 def live_cache(cache_url: str, broker_url: str, prefix: str, data_dir: Path) -> dict[str, object]:

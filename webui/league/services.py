@@ -32,7 +32,7 @@ from arena import rating as trueskill_rating
 from arena import scheduling
 from arena.seeds import draw_seed
 
-from . import formats, seat_limits
+from . import formats, inputs, seat_limits
 from . import limits as ranges
 from .formats import StandingRow as StandingRow
 from .models import (
@@ -96,10 +96,13 @@ def variant_slug(name: str, options: dict[str, Any]) -> str:
     return slug
 
 
-def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
-    """The :class:`Variant` for a RULES.md preset and options, created on first use.
+def variant_of(name: str, options: dict[str, Any] | None = None) -> Variant:
+    """The :class:`Variant` of a RULES.md preset and options, checked; nothing is written.
 
-    Unknown presets or options raise :class:`LeagueError` with the engine's reason.
+    The stored row when there is one, else an unsaved one: a request that is then refused
+    leaves no variant behind (:func:`get_variant` stores it, in the transaction of what uses
+    it). Unknown presets or options, and a label longer than its column, raise
+    :class:`LeagueError`.
     """
     from arena.engine import rules_for
 
@@ -112,18 +115,33 @@ def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
     label = rules.variant if not overrides else (
         rules.variant + " (" + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())) + ")"
     )
-    variant, _ = Variant.objects.get_or_create(
-        slug=slug,
-        defaults={
-            "name": rules.variant,
-            "options": overrides,
-            "label": label,
-            "standard": rules.is_standard,
-            "players": rules.players,
-            "sides": rules.num_sides,
-        },
+    most = inputs.column_max(Variant, "label")
+    if len(label) > most:  # not with the engine's options today: a guard against new ones
+        raise LeagueError(f"variant {label[:60]!r}...: its options make a name of "
+                          f"{len(label)} characters, more than {most}")
+    existing = Variant.objects.filter(slug=slug).first()
+    if existing is not None:
+        return existing
+    return Variant(slug=slug, name=rules.variant, options=overrides, label=label,
+                   standard=rules.is_standard, players=rules.players, sides=rules.num_sides)
+
+
+def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
+    """The :class:`Variant` for a RULES.md preset and options, created on first use.
+
+    Call it where the variant is used, in the transaction that uses it (a season, a match):
+    :func:`variant_of` checks one without writing. Unknown presets or options raise
+    :class:`LeagueError` with the engine's reason.
+    """
+    variant = variant_of(name, options)
+    if variant.pk is not None:
+        return variant
+    stored, _ = Variant.objects.get_or_create(
+        slug=variant.slug,
+        defaults={field: getattr(variant, field) for field in
+                  ("name", "options", "label", "standard", "players", "sides")},
     )
-    return variant
+    return stored
 
 
 def create_bot(owner: Any, name: str, description: str = "") -> Bot:
@@ -307,7 +325,8 @@ def create_season(
     if knockout_size and not 2 <= knockout_size <= len(ids):
         raise LeagueError(f"knockout size {knockout_size}: between 2 and {len(ids)}, or 0")
     try:
-        ranges.check_text("name", name, ranges.SEASON_NAME_MAX)
+        inputs.check_text("name", name, inputs.column_max(Season, "name"), name=True,
+                          label="the season's name")
         ranges.check_season_numbers({
             "knockout_size": knockout_size, "games_per_pairing": games_per_pairing,
             "move_time_ms": move_time_ms, "bank_ms": bank_ms, "seed": seed,

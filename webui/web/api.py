@@ -25,7 +25,7 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from webui.league import limits, services
+from webui.league import inputs, limits, services
 from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
@@ -247,7 +247,7 @@ def get_season_live(request: HttpRequest, season_id: int) -> Any:
 
 
 def get_games(request: HttpRequest) -> Any:
-    slugs = list(Variant.objects.order_by("slug").values_list("slug", flat=True))
+    slugs = list(reads.shown_variants().order_by("slug").values_list("slug", flat=True))
     slug = query_choice(request.GET, "variant", slugs)
     limit = query_int(request.GET, "limit", 1, 100, 20)
     variant = Variant.objects.get(slug=slug) if slug else None
@@ -293,12 +293,21 @@ def get_frames(request: HttpRequest, game_id: int) -> Any:
 
 
 def post_frames(request: HttpRequest) -> Any:
+    import json
+
     if len(request.body) > MAX_JSON_BYTES:
         raise ApiError(413, f"the replay is larger than {MAX_JSON_BYTES:,} bytes")
     try:
         text = request.body.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiError(400, "the replay is not UTF-8 text") from None
+    try:
+        # Its text is echoed in the frames: what cannot be encoded is refused here.
+        inputs.check_json("replay", json.loads(text))
+    except inputs.InputError as exc:
+        raise ApiError(400, exc.message) from None
+    except (ValueError, RecursionError):
+        pass  # not JSON: expand_replay says so, in its own words
     try:
         return dict(expand_replay(text))
     except FramesError as exc:
@@ -323,7 +332,7 @@ def get_me(request: HttpRequest) -> Any:
 def post_bot(request: HttpRequest) -> Any:
     user = _token_user(request)
     data = json_body(request, {"name", "description"})
-    name = field(data, "name", str)
+    name = text(data, "name", inputs.column_max(Bot, "name"), is_name=True)
     description = text(data, "description", limits.DESCRIPTION_MAX, "")
     bot, _ = create_bot_with_version(user, name, description, None)
     return reads.bot_json(bot, private=True)
@@ -399,8 +408,8 @@ SEASON_FIELDS = frozenset({"name", "variant", "options", "entrants", "knockout_s
 def post_season(request: HttpRequest) -> Any:
     user = _staff(request)
     data = json_body(request, SEASON_FIELDS)
-    name = text(data, "name", limits.SEASON_NAME_MAX)
-    variant_name = field(data, "variant", str)
+    name = text(data, "name", inputs.column_max(Season, "name"), is_name=True)
+    variant_name = text(data, "variant", inputs.column_max(Variant, "name"), is_name=True)
     entrants = field(data, "entrants", list)
     if len(entrants) > limits.ENTRANTS_MAX:
         raise ApiError(400, f"field 'entrants' must list at most {limits.ENTRANTS_MAX} "

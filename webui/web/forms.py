@@ -1,5 +1,6 @@
 """Forms of the site: signup, a new bot, a new version, a bot's description, a new token, a new
-season. Numbers and lengths come from :mod:`webui.league.limits`, as the API's do."""
+season. Numbers come from :mod:`webui.league.limits`, as the API's do; the lengths of names
+from their columns (:func:`webui.league.inputs.column_max`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,19 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from arena.engine import VARIANTS
-from webui.league import limits
+from webui.league import inputs, limits
 from webui.league.archives import MAX_ARCHIVE_BYTES
-from webui.league.models import BotVersion
+from webui.league.models import BotVersion, Season
 from webui.league.seat_limits import SEAT_LIMITS
+
+from .models import ApiToken
+
+
+def no_control_characters(value: str) -> None:
+    """A name holds no control character (Django's fields already refuse NUL)."""
+    problem = inputs.bad_character(value, name=True)
+    if problem:
+        raise forms.ValidationError(f"holds {problem}")
 
 
 def _bounded(field: str, **kwargs: Any) -> forms.IntegerField:
@@ -66,7 +76,7 @@ class BotForm(forms.Form):
         help_text="1 to 40 lowercase letters, digits or dashes; the name in bot.toml.",
     )
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=2000)
+                                  max_length=limits.DESCRIPTION_MAX)
     archive = ArchiveField(required=False, help_text=ARCHIVE_HELP)
 
     def clean_name(self) -> str:
@@ -86,19 +96,21 @@ class DescriptionForm(forms.Form):
     """A bot's description."""
 
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=2000)
+                                  max_length=limits.DESCRIPTION_MAX)
 
 
 class TokenForm(forms.Form):
     """A new API token's name."""
 
-    name = forms.CharField(max_length=limits.TOKEN_NAME_MAX, required=False, strip=True)
+    name = forms.CharField(max_length=inputs.column_max(ApiToken, "name"), required=False,
+                           strip=True, validators=[no_control_characters])
 
 
 class SeasonForm(forms.Form):
     """A new season (staff)."""
 
-    name = forms.CharField(max_length=limits.SEASON_NAME_MAX)
+    name = forms.CharField(max_length=inputs.column_max(Season, "name"),
+                           validators=[no_control_characters])
     variant = forms.ChoiceField(choices=[], initial="scopa")
     format = forms.ChoiceField(
         choices=[

@@ -176,8 +176,9 @@ def bot_edit(request: HttpRequest, name: str) -> HttpResponse:
     b = _owned_bot(request, name)
     form = DescriptionForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The description is too long (2000 characters at most).")
-        return redirect("bot", name=b.name)
+        problem = " ".join(str(e) for e in form.errors.get("description", ["is not valid"]))
+        return render(request, "web/bad_request.html",
+                      {"message": f"The description: {problem}"}, status=400)
     Bot.objects.filter(pk=b.pk).update(description=form.cleaned_data["description"])
     messages.success(request, "Description saved.")
     return redirect("bot", name=b.name)
