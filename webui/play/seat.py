@@ -13,8 +13,12 @@ The page and the seat meet in the :class:`~webui.play.models.PlayGame` row:
   runner's ``MatchSpec.on_move``, each turn from ``choose``.
 - ``choose`` publishes its turn (number, legal moves, deadline), then polls for the
   :class:`~webui.play.models.PlayMove` the page writes (:func:`webui.play.games.submit_move`).
-  When the clock runs out first the runner plays the first legal move for the seat and records
-  a timeout, as for any bot; the third forfeits the game, which is what a closed tab does.
+- The seat leaves the game (:meth:`HumanSeat.leave`) when the person resigns, when a move's
+  clock runs out (the page's deadline passed with no move), or when the page stops checking
+  in for ``ARENA_PLAY_ABANDON_S`` (a :class:`Watcher` thread reads the row every second and
+  writes the worker's own heartbeat). Leaving stops the seat's gRPC server: the runner sees the
+  seat's stream break, forfeits the game for the person's side at once and stops the bot's
+  process, and the task records the forfeit with the reason (:func:`webui.play.games.finish`).
 
 Nothing here knows the bot's hand or the deck: the view is built only from the seat's events.
 """
@@ -26,7 +30,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import close_old_connections, connection
@@ -42,9 +46,11 @@ log = logging.getLogger("webui.play")
 DEADLINE_MARGIN_MS = 300
 """The deadline shown to the page is this much earlier than the runner's, so that a move the
 page accepts reaches the runner in time."""
-GRACE_S = 0.5
-"""How long ``choose`` waits past the runner's deadline before giving its turn up."""
 POLL_S = 0.1
+WATCH_S = 1.0
+"""How often the :class:`Watcher` reads the game's row (resigned? the page still there?)."""
+WORKER_BEAT_S = 5.0
+"""How often the worker writes its own heartbeat (``PlayGame.worker_seen``)."""
 RECENT_MOVES = 12
 
 
@@ -225,22 +231,94 @@ class Publisher:
         rows.update(view=view.to_json(), **fields)
 
 
+class Watcher:
+    """Reads the game's row every second while the game is played: leaves the game when the
+    person resigned or the page stopped checking in; writes the worker's heartbeat."""
+
+    def __init__(self, seat: HumanSeat, abandon_s: float) -> None:
+        self.seat = seat
+        self.abandon_s = abandon_s
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"play-watch-{seat.game_id}",
+                                       daemon=True)
+
+    def start(self) -> Watcher:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.thread is not threading.current_thread():
+            self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        from webui.play import games
+
+        rows = PlayGame.objects.filter(pk=self.seat.game_id)
+        last_beat = 0.0
+        try:
+            while not self.stopped.wait(WATCH_S):
+                try:
+                    if time.monotonic() - last_beat >= WORKER_BEAT_S:
+                        rows.update(worker_seen=timezone.now())
+                        last_beat = time.monotonic()
+                    row = rows.values_list("resign_requested", "seen").first()
+                except Exception as error:  # the database blinked: look again next time
+                    log.warning("play game %s: %s", self.seat.game_id, error)
+                    close_old_connections()
+                    continue
+                if row is None:
+                    self.seat.leave("the game was deleted")
+                    return
+                resigned, seen = row
+                if resigned:
+                    self.seat.leave(games.RESIGNED)
+                    return
+                if seen is None or (timezone.now() - seen).total_seconds() > self.abandon_s:
+                    self.seat.leave(games.ABANDONED_PAGE)
+                    return
+        finally:
+            connection.close()
+
+
 class HumanSeat(Bot):
-    """The person's seat, served by the SDK inside the worker that plays the game."""
+    """The person's seat, served by the SDK inside the worker that plays the game.
+
+    ``on_leave`` is called once when the seat leaves the game (it stops the seat's server);
+    :attr:`left` then says why.
+    """
 
     name = "person"
     version = ""
     variants = ("*",)
 
-    def __init__(self, game_id: int, seat: int, players: list[str], sides: int) -> None:
+    def __init__(self, game_id: int, seat: int, players: list[str], sides: int, *,
+                 abandon_s: float = 30.0, on_leave: Callable[[], None] | None = None) -> None:
         self.game_id = game_id
         self.publisher = Publisher(game_id, TableView(seat, players, sides))
         self.turn = 0
         self.stopped = threading.Event()
+        self.left: str | None = None
+        self._leaving = threading.Lock()
+        self._on_leave = on_leave
+        self.watcher = Watcher(self, abandon_s).start()
+
+    def leave(self, reason: str) -> None:
+        """Leaves the game (once): a waiting ``choose`` gives up and the server stops, so the
+        runner forfeits the person's side."""
+        with self._leaving:
+            if self.left is not None:
+                return
+            self.left = reason
+        log.info("play game %s: the person's seat leaves (%s)", self.game_id, reason)
+        self.stopped.set()
+        if self._on_leave is not None:
+            self._on_leave()
 
     def close(self) -> None:
-        """The game is over: a waiting ``choose`` gives up, the writer finishes."""
+        """The game is over: a waiting ``choose`` gives up, the watcher and the writer stop."""
         self.stopped.set()
+        self.watcher.stop()
         self.publisher.close()
 
     def on_deal_start(self, deal: DealInfo) -> None:
@@ -254,32 +332,36 @@ class HumanSeat(Bot):
         self.publisher.put("game_end", result)
 
     def choose(self, observation: Observation, legal_moves: Sequence[Move]) -> Move:
-        """Publishes the turn, then waits for the page's move until the clock runs out."""
+        """Publishes the turn, then waits for the page's move until the turn's deadline; with
+        no move by then the person has abandoned the game, and the seat leaves it."""
+        from webui.play import games
+
         self.turn += 1
         turn = self.turn
         limit_ms = self.clock.move_ms
         legal = [m.name for m in legal_moves]
-        deadline = timezone.now() + datetime.timedelta(
-            milliseconds=max(0, limit_ms - DEADLINE_MARGIN_MS)
-        )
+        shown_ms = max(0, limit_ms - DEADLINE_MARGIN_MS)
+        deadline = timezone.now() + datetime.timedelta(milliseconds=shown_ms)
         self.publisher.put("turn", (turn, observation, legal, deadline))
         self.publisher.flush()  # the page may answer only a turn it can see
-        give_up = time.monotonic() + limit_ms / 1000.0 + GRACE_S
+        give_up = time.monotonic() + shown_ms / 1000.0 + POLL_S
         try:
-            while True:
+            while not self.stopped.is_set():
                 chosen = self._chosen(turn)
                 if chosen is not None:
                     return legal_moves[legal.index(chosen)]
-                if time.monotonic() >= give_up or self.stopped.is_set():
+                if time.monotonic() >= give_up:
                     break
                 self.stopped.wait(POLL_S)
-            # The runner has played for the seat already (a timeout): close the turn, unless
-            # the page claimed it a moment ago (its move is then in, and as late).
+            # Close the turn, unless the page claimed it a moment ago (its move is then in).
             PlayGame.objects.filter(pk=self.game_id, turn=turn, awaiting=True).update(
                 awaiting=False
             )
             chosen = self._chosen(turn)
-            return legal_moves[legal.index(chosen)] if chosen is not None else legal_moves[0]
+            if chosen is not None:
+                return legal_moves[legal.index(chosen)]
+            self.leave(games.ABANDONED_CLOCK)
+            return legal_moves[0]  # never played: the seat's stream is gone
         finally:
             connection.close()
 
