@@ -25,6 +25,7 @@ from . import game_lists, live_progress, reads
 from .api import bot_page_data, openapi
 from .api_input import ApiError
 from .charts import rating_chart
+from .client_ip import client_ip
 from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, TokenForm, VersionForm
 from .models import ApiToken
 from .replay_frames import card_label
@@ -326,16 +327,37 @@ def api_docs(request: HttpRequest) -> HttpResponse:
 # Accounts
 
 
+def _signups(request: HttpRequest, count: bool = False) -> int:
+    """Accounts made from the request's client address in this hour (django-ratelimit's
+    counter in the shared ``limits`` cache); ``count``: one more was just made."""
+    from django.conf import settings
+    from django_ratelimit.core import get_usage
+
+    usage = get_usage(request, group="signup", key=lambda _group, req: client_ip(req) or "-",
+                      rate=f"{settings.ARENA_SIGNUPS_PER_HOUR}/h", method="POST",
+                      increment=count)
+    return int(usage["count"]) if usage else 0
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    from django.conf import settings
+
     if request.user.is_authenticated:
         return redirect("account")
     form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.get_username()}! Submit your first bot.")
-        return redirect("bot-new")
+    if request.method == "POST":
+        most = settings.ARENA_SIGNUPS_PER_HOUR
+        if _signups(request) >= most:
+            form.add_error(None, f"{most} accounts were made from your address this hour, the "
+                                 "most allowed: try again later")
+            return render(request, "registration/signup.html", {"form": form}, status=429)
+        if form.is_valid():
+            user = form.save()
+            _signups(request, count=True)
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.get_username()}! Submit your first bot.")
+            return redirect("bot-new")
     return render(request, "registration/signup.html", {"form": form},
                   status=400 if form.errors else 200)
 
