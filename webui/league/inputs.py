@@ -102,8 +102,8 @@ MAX_DEPTH = 32
 
 
 def check_json(field: str, value: Any, *, depth: int = 0) -> Any:
-    """``value`` if every string in it (keys too) is storable and every number finite, else
-    :class:`InputError` naming the field and where in it.
+    """``value`` if every string in it is storable, every key a name (no control character)
+    and every number finite, else :class:`InputError` naming the field and where in it.
 
     >>> check_json("options", {"target": 21, "names": ["a", "b"]})
     {'target': 21, 'names': ['a', 'b']}
@@ -122,7 +122,7 @@ def check_json(field: str, value: Any, *, depth: int = 0) -> Any:
     elif isinstance(value, Mapping):
         for key, item in value.items():
             text = str(key)
-            problem = bad_character(text)
+            problem = bad_character(text, name=True)  # keys are names
             if problem:
                 raise InputError(field, f"has a key that holds {problem}")
             check_json(f"{field}.{text}", item, depth=depth + 1)

@@ -396,7 +396,8 @@ def _version_by_label(label: Any) -> BotVersion:
     else:
         version = None
     if version is None:
-        raise ApiError(400, f"entrant {label!r}: no such bot version (use 'name@number')")
+        raise ApiError(400, f"field 'entrants': entrant {label!r}: no such bot version (use "
+                            "'name@number')")
     return version
 
 
@@ -440,7 +441,7 @@ def post_season(request: HttpRequest) -> Any:
             bank_ms=bank_ms,
             seed=seed,
             created_by=user,
-            format=text(data, "format", 20, None),
+            format=text(data, "format", 20, None, is_name=True),
             swiss_rounds=number(data, "rounds", None),
             limits=field(data, "limits", dict, None),
         )

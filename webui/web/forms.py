@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from arena.engine import VARIANTS
 from webui.league import inputs, limits
@@ -48,6 +49,37 @@ def _seat_limit(name: str, label: str, help_text: str) -> forms.IntegerField:
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
     """A new account: a user name and a password twice."""
+
+
+def checked_username(form: AuthenticationForm) -> str:
+    """A login's user name, refused (a field error) when no account could have it: longer than
+    the column or holding a control character. Django's login form checks neither, and the
+    failed-login records of django-axes would then get text their column cannot hold."""
+    from django.contrib.auth import get_user_model
+
+    name = str(form.cleaned_data.get("username") or "")
+    most = inputs.column_max(get_user_model(), "username")
+    if len(name) > most:
+        raise forms.ValidationError(f"at most {most} characters, not {len(name)}",
+                                    code="bad_text")
+    problem = inputs.bad_character(name, name=True)
+    if problem:
+        raise forms.ValidationError(f"holds {problem}", code="bad_text")
+    return name
+
+
+class LoginForm(AuthenticationForm):
+    """The site's login form: Django's, with the user name checked (:func:`checked_username`)."""
+
+    def clean_username(self) -> str:
+        return checked_username(self)
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    """The admin's login form, with the same check of the user name."""
+
+    def clean_username(self) -> str:
+        return checked_username(self)
 
 
 class ArchiveField(forms.FileField):

@@ -35,7 +35,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", views.api_docs, name="api-docs"),
     path("api/", include(api.urlpatterns())),
     path("accounts/signup/", views.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", views.account, name="account"),
 ]

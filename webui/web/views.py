@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -26,7 +27,15 @@ from .api import bot_page_data, openapi
 from .api_input import ApiError
 from .charts import rating_chart
 from .client_ip import client_ip
-from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, TokenForm, VersionForm
+from .forms import (
+    BotForm,
+    DescriptionForm,
+    LoginForm,
+    SeasonForm,
+    SignupForm,
+    TokenForm,
+    VersionForm,
+)
 from .models import ApiToken
 from .replay_frames import card_label
 from .submission import SubmissionError, add_version, create_bot_with_version
@@ -325,6 +334,34 @@ def api_docs(request: HttpRequest) -> HttpResponse:
 
 # ---------------------------------------------------------------------------------------------
 # Accounts
+
+
+def _bad_username(response: HttpResponse) -> HttpResponse:
+    """A login page that refused a malformed user name says so with a 400 (a wrong password
+    stays a 200, as Django answers it)."""
+    form = (getattr(response, "context_data", None) or {}).get("form")
+    errors = form.errors.as_data().get("username", []) if form is not None else []
+    if any(error.code == "bad_text" for error in errors):
+        response.status_code = 400
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    """``/accounts/login/``: Django's login with :class:`LoginForm` (django-axes counts its
+    failures)."""
+
+    authentication_form = LoginForm
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        return _bad_username(super().form_invalid(form))
+
+
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """``/admin/login/``: the admin's own login (with :class:`AdminLoginForm`), a 400 for a
+    malformed user name."""
+    from django.contrib import admin
+
+    return _bad_username(admin.site.login(request))
 
 
 def _signups(request: HttpRequest, count: bool = False) -> int:
