@@ -551,17 +551,25 @@ def urlpatterns() -> list[URLPattern]:
     return [path(r.path, _dispatch(r), name="api-" + r.name) for r in ROUTES]
 
 
-def _openapi_path(django_path: str) -> tuple[str, list[dict[str, Any]]]:
+PATH_SCHEMAS: dict[str, dict[str, Any]] = {
+    "id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
+    "num": {"type": "integer", "minimum": 0, "maximum": 10**9 - 1},
+    "int": {"type": "integer", "minimum": 0},
+    "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+}
+"""What each path converter matches (anything else is no route: a 404)."""
+
+
+def _openapi_path(django_path: str, prefix: str = "/api/") -> tuple[str, list[dict[str, Any]]]:
     import re
 
     params = []
-    out = "/api/" + django_path
+    out = prefix + django_path
 
     def repl(m: re.Match[str]) -> str:
         kind, name = m.group(1), m.group(2)
         params.append({"name": name, "in": "path", "required": True,
-                       "schema": {"type": "integer"} if kind in {"int", "id", "num"}
-                       else {"type": "string"}})
+                       "schema": dict(PATH_SCHEMAS.get(kind, {"type": "string"}))})
         return "{" + name + "}"
 
     out = re.sub(r"<(\w+):(\w+)>", repl, out)
@@ -744,7 +752,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 def openapi() -> dict[str, Any]:
-    """The OpenAPI 3.1 description of every route in :data:`ROUTES`."""
+    """The OpenAPI 3.1 description of every route the site answers: the API's
+    (:data:`ROUTES`) and the pages and forms (:data:`webui.web.pages.PAGES`, tag ``page``)."""
+    from .pages import PAGES, operations
+
     paths: dict[str, Any] = {}
     for route in ROUTES:
         url, params = _openapi_path(route.path)
@@ -789,6 +800,9 @@ def openapi() -> dict[str, Any]:
                 op["responses"]["403"] = {"description": "not allowed for this user"}
             item[method.lower()] = op
         paths[url] = item
+    for page in PAGES:
+        url, params = _openapi_path(page.path, "/")
+        paths[url] = operations(page, params)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -796,13 +810,18 @@ def openapi() -> dict[str, Any]:
             "version": "1",
             "description": "Bots, seasons, ratings and replays of Scopa Arena. Reads are "
                            "public; writes need 'Authorization: Bearer <token>' from the "
-                           "account page.",
+                           "account page. The site's pages and forms (tag 'page') are "
+                           "described too: forms need the session cookie and Django's CSRF "
+                           "token.",
         },
         "servers": [{"url": "/"}],
         "paths": paths,
         "components": {
             "schemas": SCHEMAS,
-            "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "token": {"type": "http", "scheme": "bearer"},
+                "session": {"type": "apiKey", "in": "cookie", "name": "sessionid"},
+            },
         },
     }
 

@@ -326,6 +326,8 @@ def api_docs(request: HttpRequest) -> HttpResponse:
     spec = openapi()
     ops = []
     for url, item in spec["paths"].items():
+        if not url.startswith("/api/"):
+            continue  # the pages: described in the document, not listed here
         for method, op in item.items():
             ops.append({"method": method.upper(), "path": url, "summary": op["summary"],
                         "auth": "security" in op})
