@@ -13,6 +13,9 @@ uploaded ``bot.toml`` passes here before the database sees it, and is refused wi
 - in JSON bound for a ``jsonb`` column: a number that is not finite (TOML's ``nan`` and
   ``inf``, which PostgreSQL's JSON does not have).
 
+What bots write (logs, faults, fallback messages in replays) is not refused but made storable
+(:func:`storable`, :func:`storable_json`) where the league records it.
+
 Pure Python: :mod:`webui.league.archives` (used by ``arena bot submit`` without Django) checks
 manifests with it. Not the ranges of numbers (:mod:`webui.league.limits`).
 """
@@ -167,3 +170,24 @@ def storable(text: str) -> str:
     if bad_character(text) is None:
         return text
     return "".join("\ufffd" if ord(c) == 0 or 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+
+
+def storable_json(value: Any) -> Any:
+    """``value`` with :func:`storable` applied to every string (keys too) and every number
+    that is not finite made null: for what bots write into replays and logs (a fault's
+    detail, a fallback's message), which the arena records rather than refuses. A bot cannot
+    make its match unrecordable (and so void) by answering with a NUL.
+
+    >>> storable_json({"faults": [{"detail": "boom\x00"}], "ms": float("nan")})
+    {'faults': [{'detail': 'boom\ufffd'}], 'ms': None}
+    """
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {storable(str(k)) if isinstance(k, str) else k: storable_json(v)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable_json(item) for item in value]
+    return value

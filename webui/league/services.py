@@ -267,14 +267,15 @@ def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str
 
     ``games`` summarizes each validation game (:func:`webui.league.validation.judge`).
     """
+    # A bot's own output and messages are in all of these: kept, made storable.
     changed = BotVersion.objects.filter(
         pk=version_id, status=BotVersion.Status.VALIDATING
     ).update(
         status=BotVersion.Status.READY if ok else BotVersion.Status.FAILED,
-        status_reason="" if ok else reason[:500],
-        validation_log=log_text[-100_000:],
-        validation_replay=replay,
-        validation_games=games or [],
+        status_reason="" if ok else inputs.storable(reason[:500]),
+        validation_log=inputs.storable(log_text[-100_000:]),
+        validation_replay=inputs.storable_json(replay),
+        validation_games=inputs.storable_json(games or []),
         validated=timezone.now(),
     )
     if changed and ok:
@@ -570,7 +571,8 @@ def release_match(claim: Claim, error: str) -> bool:
     return Match.objects.filter(
         pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
     ).update(
-        status=Match.Status.SCHEDULED, claim_token="", lease_until=None, error=error[:2000]
+        status=Match.Status.SCHEDULED, claim_token="", lease_until=None,
+        error=inputs.storable(error[:2000])
     ) == 1
 
 
@@ -589,7 +591,8 @@ def void_match(claim: Claim, reason: str) -> bool:
     with transaction.atomic():
         changed = Match.objects.filter(
             pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
-        ).update(status=Match.Status.VOID, error=reason[:2000], finished=timezone.now())
+        ).update(status=Match.Status.VOID, error=inputs.storable(reason[:2000]),
+                 finished=timezone.now())
         season_id = Match.objects.values_list("season_id", flat=True).get(pk=claim.match_id)
         if changed and season_id is not None:
             enqueue("arena.schedule_round", season_id)
@@ -610,8 +613,10 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
     ``report`` is :func:`workers.tasks.report_to_json` of the runner's ``MatchReport``:
     ``{"games": [{"replay", "seats", "winner_side", "void", "forfeit", "faults",
     "duration_ms"}], "duration_ms"}``. Only the current claim's holder records; a stale or
-    repeated call changes nothing and returns False.
+    repeated call changes nothing and returns False. What the bots wrote into it (fault
+    details, fallback messages) is made storable (:func:`inputs.storable_json`).
     """
+    report = inputs.storable_json(report)
     with transaction.atomic():
         match = Match.objects.select_for_update(of=("self",)).select_related(
             "season__variant", "round", "variant").get(pk=claim.match_id)

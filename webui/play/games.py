@@ -292,9 +292,11 @@ def finish(game_id: int, replay: dict[str, Any], totals: list[int], winner_side:
         result["forfeit"] = forfeit
         replay["result"] = result
     status = PlayGame.Status.VOID if void else PlayGame.Status.OVER
+    # The bot's messages (a fault's detail, a fallback's) are in the replay: made storable.
     done = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.PLAYING).update(
-        status=status, replay=replay, totals=totals, winner_side=winner_side, forfeit=forfeit,
-        error=void or "", awaiting=False, finished=timezone.now(),
+        status=status, replay=inputs.storable_json(replay), totals=totals,
+        winner_side=winner_side, forfeit=inputs.storable_json(forfeit),
+        error=inputs.storable(void or ""), awaiting=False, finished=timezone.now(),
     )
     return bool(done)
 
@@ -304,7 +306,7 @@ def void(game_id: int, reason: str, status: str | None = None) -> bool:
     if it still has this status. False if it was over already."""
     statuses = [status] if status else list(PlayGame.OPEN)
     return bool(PlayGame.objects.filter(pk=game_id, status__in=statuses).update(
-        status=PlayGame.Status.VOID, error=reason[:300], awaiting=False,
+        status=PlayGame.Status.VOID, error=inputs.storable(reason[:300]), awaiting=False,
         finished=timezone.now()))
 
 
