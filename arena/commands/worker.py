@@ -35,7 +35,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--beat", action="store_true",
                         help="also run the periodic sweep (one per deployment)")
     parser.add_argument("--loglevel", "-l", default="INFO", help="log level (default INFO)")
-    parser.add_argument("--name", "-n", default=None, help="worker name (default arena@HOST)")
+    parser.add_argument("--name", "-n", default=None,
+                        help="worker name (default arena@HOST; play@HOST with --play)")
     parser.set_defaults(func=run)
 
 
