@@ -21,7 +21,7 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from webui.league.bot_files import BotFilesError, bot_ref_text
@@ -90,6 +90,9 @@ def play_human(game_id: int) -> str:
         on_move=seat.publisher.on_move,
     )
     report: Any = None
+    # This thread's database connection is not needed while the game is played (the seat's
+    # threads have their own): a Play worker of many games keeps few connections open.
+    connection.close()
     try:
         report = run_match(spec)
     except (MatchError, Exception) as error:

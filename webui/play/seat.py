@@ -15,10 +15,11 @@ The page and the seat meet in the :class:`~webui.play.models.PlayGame` row:
   :class:`~webui.play.models.PlayMove` the page writes (:func:`webui.play.games.submit_move`).
 - The seat leaves the game (:meth:`HumanSeat.leave`) when the person resigns, when a move's
   clock runs out (the page's deadline passed with no move), or when the page stops checking
-  in for ``ARENA_PLAY_ABANDON_S`` (a :class:`Watcher` thread reads the row every second and
-  writes the worker's own heartbeat). Leaving stops the seat's gRPC server: the runner sees the
-  seat's stream break, forfeits the game for the person's side at once and stops the bot's
-  process, and the task records the forfeit with the reason (:func:`webui.play.games.finish`).
+  in for ``ARENA_PLAY_ABANDON_S`` (a :class:`Watcher`, run every second by the
+  :class:`Publisher`'s thread, reads the row and writes the worker's own heartbeat). Leaving
+  stops the seat's gRPC server: the runner sees the seat's stream break, forfeits the game for
+  the person's side at once and stops the bot's process, and the task records the forfeit
+  with the reason (:func:`webui.play.games.finish`).
 
 Nothing here knows the bot's hand or the deck: the view is built only from the seat's events.
 """
@@ -167,11 +168,15 @@ class TableView:
 class Publisher:
     """Applies the seat's events to its :class:`TableView` and writes it to the game's row,
     one event after the other in one thread (events come from the runner's loop and from the
-    SDK's threads; a write never holds either up)."""
+    SDK's threads; a write never holds either up). Every ``WATCH_S`` the same thread calls
+    ``every_second`` (the :class:`Watcher`'s look at the row): one thread and one database
+    connection per game for both."""
 
-    def __init__(self, game_id: int, view: TableView) -> None:
+    def __init__(self, game_id: int, view: TableView,
+                 every_second: Callable[[], None] | None = None) -> None:
         self.game_id = game_id
         self.view = view
+        self.every_second = every_second
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.thread = threading.Thread(target=self._run, name=f"play-{game_id}", daemon=True)
         self.thread.start()
@@ -194,9 +199,16 @@ class Publisher:
         self.thread.join(timeout=30)
 
     def _run(self) -> None:
+        looked = time.monotonic()
         try:
             while True:
-                kind, payload = self.events.get()
+                if self.every_second is not None and time.monotonic() - looked >= WATCH_S:
+                    looked = time.monotonic()
+                    self.every_second()
+                try:
+                    kind, payload = self.events.get(timeout=WATCH_S)
+                except queue.Empty:
+                    continue
                 try:
                     if kind == "stop":
                         return
@@ -232,53 +244,38 @@ class Publisher:
 
 
 class Watcher:
-    """Reads the game's row every second while the game is played: leaves the game when the
-    person resigned or the page stopped checking in; writes the worker's heartbeat."""
+    """Looks at the game's row, every second from the :class:`Publisher`'s thread, while the
+    game is played: leaves the game when the person resigned or the page stopped checking in;
+    writes the worker's heartbeat every few seconds."""
 
     def __init__(self, seat: HumanSeat, abandon_s: float) -> None:
         self.seat = seat
         self.abandon_s = abandon_s
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"play-watch-{seat.game_id}",
-                                       daemon=True)
+        self.last_beat = 0.0
 
-    def start(self) -> Watcher:
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.stopped.set()
-        if self.thread is not threading.current_thread():
-            self.thread.join(timeout=10)
-
-    def _run(self) -> None:
+    def __call__(self) -> None:
         from webui.play import games
 
+        if self.seat.left is not None:
+            return
         rows = PlayGame.objects.filter(pk=self.seat.game_id)
-        last_beat = 0.0
         try:
-            while not self.stopped.wait(WATCH_S):
-                try:
-                    if time.monotonic() - last_beat >= WORKER_BEAT_S:
-                        rows.update(worker_seen=timezone.now())
-                        last_beat = time.monotonic()
-                    row = rows.values_list("resign_requested", "seen").first()
-                except Exception as error:  # the database blinked: look again next time
-                    log.warning("play game %s: %s", self.seat.game_id, error)
-                    close_old_connections()
-                    continue
-                if row is None:
-                    self.seat.leave("the game was deleted")
-                    return
-                resigned, seen = row
-                if resigned:
-                    self.seat.leave(games.RESIGNED)
-                    return
-                if seen is None or (timezone.now() - seen).total_seconds() > self.abandon_s:
-                    self.seat.leave(games.ABANDONED_PAGE)
-                    return
-        finally:
-            connection.close()
+            if time.monotonic() - self.last_beat >= WORKER_BEAT_S:
+                rows.update(worker_seen=timezone.now())
+                self.last_beat = time.monotonic()
+            row = rows.values_list("resign_requested", "seen").first()
+        except Exception as error:  # the database blinked: look again next time
+            log.warning("play game %s: %s", self.seat.game_id, error)
+            close_old_connections()
+            return
+        if row is None:
+            self.seat.leave("the game was deleted")
+            return
+        resigned, seen = row
+        if resigned:
+            self.seat.leave(games.RESIGNED)
+        elif seen is None or (timezone.now() - seen).total_seconds() > self.abandon_s:
+            self.seat.leave(games.ABANDONED_PAGE)
 
 
 class HumanSeat(Bot):
@@ -295,13 +292,13 @@ class HumanSeat(Bot):
     def __init__(self, game_id: int, seat: int, players: list[str], sides: int, *,
                  abandon_s: float = 30.0, on_leave: Callable[[], None] | None = None) -> None:
         self.game_id = game_id
-        self.publisher = Publisher(game_id, TableView(seat, players, sides))
         self.turn = 0
         self.stopped = threading.Event()
         self.left: str | None = None
         self._leaving = threading.Lock()
         self._on_leave = on_leave
-        self.watcher = Watcher(self, abandon_s).start()
+        self.publisher = Publisher(game_id, TableView(seat, players, sides),
+                                   every_second=Watcher(self, abandon_s))
 
     def leave(self, reason: str) -> None:
         """Leaves the game (once): a waiting ``choose`` gives up and the server stops, so the
@@ -316,9 +313,8 @@ class HumanSeat(Bot):
             self._on_leave()
 
     def close(self) -> None:
-        """The game is over: a waiting ``choose`` gives up, the watcher and the writer stop."""
+        """The game is over: a waiting ``choose`` gives up, the writer (and watcher) stops."""
         self.stopped.set()
-        self.watcher.stop()
         self.publisher.close()
 
     def on_deal_start(self, deal: DealInfo) -> None:
