@@ -178,7 +178,7 @@ def storable_json(value: Any) -> Any:
     detail, a fallback's message), which the arena records rather than refuses. A bot cannot
     make its match unrecordable (and so void) by answering with a NUL.
 
-    >>> storable_json({"faults": [{"detail": "boom\x00"}], "ms": float("nan")})
+    >>> storable_json({"faults": [{"detail": "boom\\x00"}], "ms": float("nan")})
     {'faults': [{'detail': 'boom\ufffd'}], 'ms': None}
     """
     if isinstance(value, str):
