@@ -23,12 +23,16 @@ class Live:
     started: list[Any] = field(default_factory=list)
     redis: Any = None  # the private redis-server, when the test has one
 
-    def workers(self, count: int = 1, concurrency: int = 1) -> Any:
-        """Starts ``count`` worker processes (stopped at the end of the test)."""
+    def workers(self, count: int = 1, concurrency: int | None = None, play: bool = False) -> Any:
+        """Starts ``count`` worker processes (stopped at the end of the test) of
+        ``concurrency`` (default 1); ``play``: Play workers (``arena worker --play``, whose
+        default is ``ARENA_PLAY_SLOTS``)."""
         from workers.local import LocalWorkers
 
+        if concurrency is None and not play:
+            concurrency = 1
         pool = LocalWorkers(count, concurrency=concurrency, env=self.env,
-                            log_dir=self.log_dir, loglevel="INFO")
+                            log_dir=self.log_dir, loglevel="INFO", play=play)
         self.started.append(pool)
         return pool.start()
 

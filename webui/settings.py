@@ -49,7 +49,31 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     Hard time limit of one task (default 3600); the soft limit is 60 seconds less.
 ``ARENA_PLAY_MOVE_TIME_MS``, ``ARENA_PLAY_BANK_MS``
     The person's clock in a game on the Play page (default 60000 a move, a bank of 900000);
-    the bot gets the same.
+    the bot gets the same. A move not made in its time forfeits the game (it is abandoned).
+``ARENA_PLAY_QUEUE``
+    The queue of Play games (default ``$ARENA_QUEUE-play``), served by ``arena worker --play``
+    and never by the workers that play bot matches.
+``ARENA_PLAY_SLOTS``
+    Games one Play worker plays at once (default 16): threads, since a game mostly waits.
+``ARENA_PLAY_GAMES_PER_USER``
+    Play games one person may have waiting or under way at once (default 3).
+``ARENA_PLAY_ABANDON_S``
+    A game whose page has not been seen for this long is abandoned: forfeited by the person
+    (default 30 seconds; the page checks in about once a second).
+``ARENA_PLAY_START_TIMEOUT_S``
+    A game no worker has started this long after it was asked for is ended, saying so
+    (default 300).
+``ARENA_LOGIN_FAILURES``, ``ARENA_LOGIN_COOLOFF_MIN``
+    Failed logins (on ``/accounts/login/`` and ``/admin/login/``) an account, or a client
+    address, may make before it is locked out, and for how long (default 5, 15 minutes):
+    django-axes.
+``ARENA_SIGNUPS_PER_HOUR``
+    Accounts one client address may create per hour (default 5): django-ratelimit.
+``ARENA_TRUSTED_PROXIES``
+    Comma-separated addresses or networks of the proxies in front of the site (default
+    ``127.0.0.1,::1``: nginx on this host, as ``arena web --production`` runs it). Only a
+    request from one of them has its ``X-Forwarded-For`` believed, to find the client's
+    address for the throttles above.
 ``ARENA_CACHE_URL``
     Where workers publish the moves of the matches they play for the live pages (the
     ``live`` cache): a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is
@@ -75,6 +99,8 @@ This module holds configuration only; the logic lives in the apps.
 from __future__ import annotations
 
 import contextlib
+import datetime
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -177,6 +203,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",  # django-axes: failed logins per account and per client address
     "webui.league",
     "webui.web",
     "webui.play",
@@ -190,7 +217,19 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Query strings and form fields with a NUL, a lone surrogate (or, in a query, a control
+    # character) are a 400 before any view (webui.league.inputs).
+    "webui.web.middleware.InputCheckMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its answer (429).
+    "axes.middleware.AxesMiddleware",
+]
+
+# Logins go through django-axes first: it refuses an account, or a client address, that failed
+# ARENA_LOGIN_FAILURES times within the cool-off, even with the right password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "webui.urls"
@@ -289,21 +328,28 @@ ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
 ARENA_PLAY_MOVE_TIME_MS = int(os.environ.get("ARENA_PLAY_MOVE_TIME_MS", "60000"))
 ARENA_PLAY_BANK_MS = int(os.environ.get("ARENA_PLAY_BANK_MS", "900000"))
+ARENA_PLAY_QUEUE = os.environ.get("ARENA_PLAY_QUEUE", "")  # empty: ARENA_QUEUE + "-play"
+ARENA_PLAY_SLOTS = int(os.environ.get("ARENA_PLAY_SLOTS", "16"))
+ARENA_PLAY_GAMES_PER_USER = int(os.environ.get("ARENA_PLAY_GAMES_PER_USER", "3"))
+ARENA_PLAY_ABANDON_S = float(os.environ.get("ARENA_PLAY_ABANDON_S", "30"))
+ARENA_PLAY_START_TIMEOUT_S = float(os.environ.get("ARENA_PLAY_START_TIMEOUT_S", "300"))
 
 
-def live_cache(cache_url: str, broker_url: str, prefix: str, data_dir: Path) -> dict[str, object]:
-    """The ``live`` cache: Redis when one is configured, else files every local process shares."""
+def live_cache(cache_url: str, broker_url: str, prefix: str, data_dir: Path,
+               name: str = "live") -> dict[str, object]:
+    """A cache every process shares (the ``live`` one by default): Redis when one is
+    configured, else files under ``data_dir/name``, which every local process shares."""
     url = cache_url or (broker_url if broker_url.startswith(("redis://", "rediss://")) else "")
     if url:
         return {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
-            "KEY_PREFIX": f"{prefix}arena-live",
+            "KEY_PREFIX": f"{prefix}arena-{name}",
             "TIMEOUT": 3600,
         }
     return {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-        "LOCATION": str(data_dir / "live"),
+        "LOCATION": str(data_dir / name),
         "TIMEOUT": 3600,
         "OPTIONS": {"MAX_ENTRIES": 2000},
     }
@@ -315,7 +361,34 @@ CACHES = {
     # Shared between the workers that play matches and the site that shows them live.
     "live": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
                        ARENA_BROKER_PREFIX, DATA_DIR),
+    # Shared by every process of the site: the signup counters (django-ratelimit). Redis
+    # counts atomically; the embedded setup's files are shared too, but two signups in the same
+    # instant may both be counted as the last one allowed.
+    "limits": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
+                         ARENA_BROKER_PREFIX, DATA_DIR, "limits"),
 }
+
+# Throttles (docs/SECURITY.md, "The site"): failed logins by django-axes, signups by
+# django-ratelimit, both keyed on the client's address behind the trusted proxies.
+ARENA_LOGIN_FAILURES = int(os.environ.get("ARENA_LOGIN_FAILURES", "5"))
+ARENA_LOGIN_COOLOFF_MIN = float(os.environ.get("ARENA_LOGIN_COOLOFF_MIN", "15"))
+ARENA_SIGNUPS_PER_HOUR = int(os.environ.get("ARENA_SIGNUPS_PER_HOUR", "5"))
+ARENA_TRUSTED_PROXIES = env_list("ARENA_TRUSTED_PROXIES", "127.0.0.1,::1")
+for _proxy in ARENA_TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ValueError(f"ARENA_TRUSTED_PROXIES: {_proxy!r} is not an address or a network "
+                         "(such as 10.0.0.0/8)") from None
+AXES_FAILURE_LIMIT = ARENA_LOGIN_FAILURES
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=ARENA_LOGIN_COOLOFF_MIN)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "webui.web.client_ip.client_ip"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_DISABLE_ACCESS_LOG = True  # failures are what the lockout counts; successes need no row
+AXES_VERBOSE = False
+RATELIMIT_USE_CACHE = "limits"
 
 # The continuous ladder and challenges (webui.league.ladder, webui.league.challenges).
 ARENA_LADDER_VARIANTS = [

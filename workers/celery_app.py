@@ -14,6 +14,11 @@ host) is found by ``arena.sweep`` (celery beat, every 30 s, or the ``arena seaso
 Beat also runs ``arena.schedule_ladder`` (:mod:`workers.ladder`) every
 ``ARENA_LADDER_INTERVAL_S``: the continuous ladder's matches.
 
+Two queues: ``ARENA_QUEUE`` for everything the workers that play bot matches do, and the Play
+queue (:func:`play_queue`) for the Play page's games (``arena.play_human``), which only
+``arena worker --play`` serves, with a pool of threads: a game mostly waits for a person, and
+must never hold a process that plays bot matches.
+
 Workers ride out a broker restart: they reconnect and go on (``RedisTransport`` below mends a
 kombu channel that a dead connection left half-closed, which killed busy workers).
 
@@ -113,6 +118,11 @@ def broker_options() -> tuple[str, dict[str, object]]:
     }
 
 
+def play_queue() -> str:
+    """The Play page's queue: ``ARENA_PLAY_QUEUE``, else the match queue's name + ``-play``."""
+    return str(settings.ARENA_PLAY_QUEUE or f"{settings.ARENA_QUEUE}-play")
+
+
 def make_app() -> Celery:
     """A configured Celery application (one per process)."""
     broker_url, transport_options = broker_options()
@@ -126,6 +136,7 @@ def make_app() -> Celery:
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a worker waits for its broker to come back
         task_default_queue=settings.ARENA_QUEUE,
+        task_routes={"arena.play_human": {"queue": play_queue()}},
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_acks_on_failure_or_timeout=True,
@@ -151,12 +162,13 @@ def make_app() -> Celery:
 app = make_app()
 
 
-def queue_depth() -> int | None:
-    """Messages waiting in the arena's queue (not yet taken by a worker), or None if unknown."""
+def queue_depth(queue: str | None = None) -> int | None:
+    """Messages waiting in ``queue`` (the arena's by default; not yet taken by a worker), or
+    None if unknown."""
     try:
         with app.connection_for_read() as connection:
             channel = connection.default_channel
-            declared = channel.queue_declare(queue=settings.ARENA_QUEUE, passive=True)
+            declared = channel.queue_declare(queue=queue or settings.ARENA_QUEUE, passive=True)
             return int(declared.message_count)
     except Exception:  # no such queue yet, or the broker is away
         return None

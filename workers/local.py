@@ -25,30 +25,36 @@ from arena.process_groups import finish_group, signal_group
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def worker_command(name: str, concurrency: int = 1, loglevel: str = "WARNING",
-                   beat: bool = False) -> list[str]:
-    """The command line of one local worker: ``arena worker`` with this interpreter."""
-    command = [
-        sys.executable, "-m", "arena.cli", "worker", "--name", f"{name}@%h",
-        "--concurrency", str(concurrency), "--loglevel", loglevel,
-    ]
+def worker_command(name: str, concurrency: int | None = 1, loglevel: str = "WARNING",
+                   beat: bool = False, play: bool = False) -> list[str]:
+    """The command line of one local worker: ``arena worker`` with this interpreter (``play``:
+    a Play worker, ``arena worker --play``; ``concurrency`` None: its default)."""
+    command = [sys.executable, "-m", "arena.cli", "worker", "--name", f"{name}@%h",
+               "--loglevel", loglevel]
+    if concurrency is not None:
+        command += ["--concurrency", str(concurrency)]
     if beat:
         command.append("--beat")
+    if play:
+        command.append("--play")
     return command
 
 
 class LocalWorkers:
-    """``count`` worker processes of ``concurrency`` each, in their own process groups."""
+    """``count`` worker processes of ``concurrency`` each, in their own process groups;
+    ``play``: Play workers (``arena worker --play``: the Play queue, a pool of threads,
+    ``ARENA_PLAY_SLOTS`` games each unless ``concurrency`` is given)."""
 
     def __init__(
         self,
         count: int = 1,
         *,
-        concurrency: int = 1,
+        concurrency: int | None = 1,
         env: Mapping[str, str] | None = None,
         log_dir: Path | None = None,
         loglevel: str = "WARNING",
         prefix: str = "local",
+        play: bool = False,
     ) -> None:
         if count < 1:
             raise ValueError(f"at least one worker, not {count}")
@@ -61,7 +67,8 @@ class LocalWorkers:
         )
         self.log_dir = log_dir
         self.loglevel = loglevel
-        self.prefix = prefix
+        self.prefix = prefix if not play or prefix != "local" else "play"
+        self.play = play
         self.processes: list[subprocess.Popen[bytes]] = []
         self._logs: list[IO[bytes]] = []
         self._started = 0
@@ -76,7 +83,7 @@ class LocalWorkers:
             output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed in stop)
             self._logs.append(output)
         process = subprocess.Popen(
-            worker_command(name, self.concurrency, self.loglevel),
+            worker_command(name, self.concurrency, self.loglevel, play=self.play),
             cwd=ROOT,
             env=self.env,
             stdin=subprocess.DEVNULL,

@@ -5,10 +5,14 @@ The game is a match of the runner (:func:`arena.runner.run_match`) of exactly on
 match, and the person's seat is :class:`webui.play.seat.HumanSeat`, served by the SDK inside
 this worker process at ``grpc://127.0.0.1:PORT`` and fed by the page through the game's row.
 When the match ends, however it ends, the runner has reaped the bot's process and the task
-stops the seat's server, then records the replay (unrated: it is no league game).
+stops the seat's server, then records the replay (unrated: it is no league game). When the
+person resigns, lets a move's clock run out or closes the page, the seat leaves the game
+(:meth:`~webui.play.seat.HumanSeat.leave` stops its server) and the runner forfeits it at once.
 
-A person's game is not retried: if the worker dies mid-game, the game cannot be resumed. The
-task holds one worker process for the length of the game.
+The task goes to the Play queue (:func:`workers.celery_app.play_queue`), which only
+``arena worker --play`` serves: a pool of threads (``ARENA_PLAY_SLOTS``), since a game mostly
+waits for a person, so it never holds a process that plays bot matches. A person's game is not
+retried: if the worker dies mid-game, the game cannot be resumed (the sweep makes it void).
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import close_old_connections
+from django.conf import settings
+from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from webui.league.bot_files import BotFilesError, bot_ref_text
@@ -35,12 +40,16 @@ def play_human(game_id: int) -> str:
     from arena.runner import BotError, BotRef, MatchError, MatchSpec, run_match
     from arena.sdk import create_server
 
+    now = timezone.now()
     claimed = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.QUEUED).update(
-        status=PlayGame.Status.PLAYING, started=timezone.now()
+        status=PlayGame.Status.PLAYING, started=now, worker_seen=now,
     )
     if not claimed:
         return f"play game {game_id}: not queued, nothing to do"
     game = PlayGame.objects.select_related("user", "version__bot", "variant").get(pk=game_id)
+    if game.seen is None or (now - game.seen).total_seconds() > settings.ARENA_PLAY_ABANDON_S:
+        games.void(game_id, "the page was closed before a worker started the game")
+        return f"play game {game_id}: abandoned before it started"
     try:
         bot = BotRef.parse(bot_ref_text(game.version))
     except (BotError, BotFilesError) as error:
@@ -51,8 +60,21 @@ def play_human(game_id: int) -> str:
         games.void(game_id, refused)
         return f"play game {game_id}: void ({refused})"
     rules = games.rules_of(game)
-    seat = HumanSeat(game_id, game.human_seat, games.players(game), rules.num_sides)
-    server, address = create_server(seat, "127.0.0.1:0")
+    server: Any = None
+
+    def stop_server() -> None:
+        if server is not None:
+            server.stop(grace=0)  # the runner sees the seat's stream break: a forfeit
+
+    seat = HumanSeat(game_id, game.human_seat, games.players(game), rules.num_sides,
+                     abandon_s=settings.ARENA_PLAY_ABANDON_S, on_leave=stop_server)
+    try:
+        server, address = create_server(seat, "127.0.0.1:0")
+    except BaseException:
+        seat.close()
+        raise
+    if seat.left is not None:  # it left while the server was starting
+        stop_server()
     human = BotRef.parse(f"grpc://{address}")
     entrants = [human, bot] if game.human_seat == 0 else [bot, human]
     spec = MatchSpec(
@@ -68,6 +90,9 @@ def play_human(game_id: int) -> str:
         on_move=seat.publisher.on_move,
     )
     report: Any = None
+    # This thread's database connection is not needed while the game is played (the seat's
+    # threads have their own): a Play worker of many games keeps few connections open.
+    connection.close()
     try:
         report = run_match(spec)
     except (MatchError, Exception) as error:
@@ -80,5 +105,5 @@ def play_human(game_id: int) -> str:
         server.stop(grace=1.0).wait(timeout=5)
     outcome = report.games[0]
     games.finish(game_id, outcome.replay, list(outcome.totals), outcome.winner_side,
-                 outcome.forfeit, outcome.void)
-    return f"play game {game_id}: {outcome.void or 'over'}"
+                 outcome.forfeit, outcome.void, left=seat.left)
+    return f"play game {game_id}: {outcome.void or seat.left or 'over'}"

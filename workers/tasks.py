@@ -231,10 +231,14 @@ def update_ratings(variant_id: int) -> int:
 
 @arena_task("arena.sweep")
 def sweep() -> int:
-    """Enqueues again what lost messages or dead workers left behind."""
-    from workers.celery_app import queue_depth
+    """Enqueues again what lost messages or dead workers left behind: matches, rounds,
+    validations, ratings (:func:`services.requeue_stale`) and Play games
+    (:func:`webui.play.games.sweep`, which also ends those that can no longer be played)."""
+    from webui.play import games
+    from workers.celery_app import play_queue, queue_depth
 
-    return services.requeue_stale(waiting=queue_depth())
+    return (services.requeue_stale(waiting=queue_depth())
+            + games.sweep(waiting=queue_depth(play_queue())))
 
 
 def sample_label(name: str) -> str:

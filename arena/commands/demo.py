@@ -169,7 +169,13 @@ def run(args: argparse.Namespace) -> int:
     console.print("The ladder plays on while the site is up: a bot you submit plays its first "
                   f"ladder match about a minute after it passes validation ([bold]http://"
                   f"{args.host}:{args.port}/ladder/[/bold]).")
-    loop = ladder.LadderLoop(interval_s=LADDER_INTERVAL_S).start()
+    from webui.play import games
+    from workers.celery_app import play_queue, queue_depth
+
+    loop = ladder.LadderLoop(
+        interval_s=LADDER_INTERVAL_S,
+        also=[lambda: games.sweep(waiting=queue_depth(play_queue()))],  # the Play page's games
+    ).start()
     try:
         return serve(args.host, args.port, args.workers)
     finally:

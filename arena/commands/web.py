@@ -2,10 +2,12 @@
 
 Migrates the database, gathers the static files, and serves the Django site on one machine;
 with the embedded broker it also starts a local worker process so that uploaded bot versions
-get validated. ``--production`` serves it as a deployment does instead of with Django's
-development server: gunicorn with ``webui/gunicorn_conf.py`` behind nginx with
-``deploy/nginx/arena.conf.template`` (:mod:`webui.serving`). A real deployment runs those and
-``arena worker`` under a supervisor (docker-compose.yml). Django is loaded only when the
+get validated, and a local Play worker (a pool of threads of its own, ``arena worker --play``)
+for the Play page's games, so a person's game never takes the process that plays matches.
+``--production`` serves it as a deployment does instead of with Django's development server:
+gunicorn with ``webui/gunicorn_conf.py`` behind nginx with ``deploy/nginx/arena.conf.template``
+(:mod:`webui.serving`). A real deployment runs those, ``arena worker`` and
+``arena worker --play`` under a supervisor (docker-compose.yml). Django is loaded only when the
 command runs. SIGTERM stops it as Ctrl-C does, local workers included.
 """
 
@@ -25,7 +27,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="local worker processes to start while serving (default: 1 with "
-                        "the embedded broker, 0 when ARENA_BROKER_URL names a real one)")
+                        "the embedded broker, 0 when ARENA_BROKER_URL names a real one); a "
+                        "local Play worker starts with them")
 
 
 def register(subparsers: Any) -> None:
@@ -91,12 +94,13 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     from workers.local import LocalWorkers
 
     count = workers if workers is not None else (1 if settings.ARENA_EMBEDDED_BROKER else 0)
-    pool = None
+    pools = []
     if count > 0:
-        pool = LocalWorkers(
-            count, env={"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)},
-            log_dir=settings.ARENA_LOGS_DIR,
-        ).start()
+        env = {"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)}
+        pools.append(LocalWorkers(count, env=env, log_dir=settings.ARENA_LOGS_DIR).start())
+        # People's games have a pool of their own: an open tab never holds a match's process.
+        pools.append(LocalWorkers(1, concurrency=None, play=True, env=env,
+                                  log_dir=settings.ARENA_LOGS_DIR).start())
     shown = f"[{host}]" if ":" in host else host
 
     def bound(actual_port: object) -> None:
@@ -113,7 +117,7 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (arena.cli.Terminated)
         interrupted = True
     finally:
-        if pool is not None:
+        for pool in pools:
             pool.stop()
     if interrupted:  # last: after the workers, and after the requests still being answered
         print("stopped", file=sys.stderr)

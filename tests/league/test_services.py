@@ -277,3 +277,33 @@ def test_a_match_that_keeps_failing_is_void_and_counts_for_nobody(staff: Any) ->
     season.refresh_from_db()
     assert season.status == "finished"
     assert all(row.standing.played == 0 for row in services.league_standings(season))
+
+
+def test_what_a_bot_writes_is_recorded_even_with_text_the_database_cannot_hold(
+    staff: Any,
+) -> None:
+    # A bot's fallback message, its log and its fault details are its own text: a NUL or a
+    # lone surrogate in them must not make its match unrecordable (and so void).
+    versions = make_versions(staff, 2)
+    season = services.create_season(name="nul", variant=services.get_variant("scopa"),
+                                    entrants=versions)
+    services.start_season(season)
+    match = Match.objects.get()
+    claim = services.claim_match(match.pk, "w1")
+    assert claim is not None
+    report = fake_report([[0, 1], [1, 0]], [0, 1])
+    fault = {"deal": 0, "move": 3, "seat": 1, "kind": "fallback",
+             "detail": "not chosen by the bot: ValueError: \x00\ud800"}
+    report["games"][0]["faults"] = [fault]
+    report["games"][0]["replay"]["faults"] = [fault]
+    assert services.record_result(claim, report)
+    game = Game.objects.get(match=match, index=0)
+    assert game.faults[0]["detail"] == "not chosen by the bot: ValueError: \ufffd\ufffd"
+    assert game.replay["faults"] == game.faults
+
+    version = versions[0]
+    BotVersion.objects.filter(pk=version.pk).update(status="validating")
+    assert services.finish_validation(version.pk, False, "crash\x00", "log\x00line\ud800",
+                                      {"faults": [fault]}, [{"faults": [fault]}])
+    version.refresh_from_db()
+    assert (version.status_reason, version.validation_log) == ("crash\ufffd", "log\ufffdline\ufffd")

@@ -1,5 +1,5 @@
 """Plays one game of the Play page as ``arena demo`` runs it: SQLite, the embedded broker and
-a local worker process (run by ``test_embedded.py`` in a fresh environment). The person's side
+a local Play worker process (run by ``test_embedded.py`` in a fresh environment). The person's side
 always plays its last legal move through :func:`webui.play.games.submit_move`; prints the
 game's end as JSON."""
 
@@ -38,7 +38,7 @@ def main() -> None:
     person = User.objects.create_user("ada")
     game = games.start_game(person, "random", "scopa", "second")
     moves = 0
-    with LocalWorkers(1, log_dir=settings.ARENA_LOGS_DIR) as pool:
+    with LocalWorkers(1, concurrency=None, play=True, log_dir=settings.ARENA_LOGS_DIR) as pool:
         worker_pid = pool.processes[0].pid
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:

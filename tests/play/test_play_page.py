@@ -39,7 +39,7 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
     page = context.new_page()
     page.on("pageerror", lambda error: errors.append(str(error)))
     log_in(context, live_server, person)
-    play_workers.workers()
+    play_workers.workers(play=True)
 
     page.goto(f"{live_server.url}/")
     page.click(".nav-toggle")

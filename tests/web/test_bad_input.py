@@ -160,7 +160,8 @@ def test_any_json_for_a_season_is_answered_in_json_and_a_refusal_creates_nothing
      "field 'description' must be at most 2000 characters, not 2001"),
     ({"name": "new-bot", "owner": "staff"}, "unknown field 'owner' (this takes: description, "
                                             "name)"),
-    ({"name": "x" * 41}, "use 1 to 40"),
+    ({"name": "x" * 41}, "field 'name' must be at most 40 characters, not 41"),
+    ({"name": "No Caps"}, "use 1 to 40 of a-z"),
     ({"name": None}, "field 'name' must be a str, not None"),
 ])
 def test_it_rejects_a_bad_new_bot_naming_the_field(

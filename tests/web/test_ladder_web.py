@@ -182,3 +182,30 @@ def test_the_owner_chooses_on_the_bot_ladder_page(client: Any, ladder_world: Any
     ok = client.post("/bots/my-bot/ladder/", {"version": "1", "status": "paused"})
     assert ok.status_code == 302
     assert LadderEntry.objects.get(bot=ladder_world).status == "paused"
+
+
+def test_refused_challenges_store_no_variant_and_lists_show_only_variants_in_use(
+    client: Any, ladder_world: Any, tokens: dict[str, str], settings: Any,
+) -> None:
+    from webui.league.models import Variant
+
+    settings.ARENA_CHALLENGES_PER_HOUR = 1
+    body = {"bot": "my-bot", "opponent": "greedy", "variant": "scopa"}
+    assert api(client, "post", "/api/challenges", body, tokens["owner"]).status_code == 201
+    before = (set(Variant.objects.values_list("slug", flat=True)), Match.objects.count())
+    # Over the hour's limit: each spelling of options refused, and none of them stored.
+    for target in range(12, 52):
+        refused = api(client, "post", "/api/challenges",
+                      {**body, "variant": f"scopa:target={target},napoli=true"},
+                      tokens["owner"])
+        assert refused.status_code == 429, refused.content
+    # Refused for another reason: a variant the opponent does not play, made of options.
+    error_of(api(client, "post", "/api/challenges", {**body, "variant": "scopa-3:target=21"},
+                 tokens["owner"]), 400)
+    assert (set(Variant.objects.values_list("slug", flat=True)), Match.objects.count()) == before
+    # Lists show the variants with games, a season or a ladder: not every one ever stored.
+    Variant.objects.create(slug="scopa--unused", name="scopa", label="scopa (unused)")
+    shown = {v["slug"] for v in client.get("/api/variants").json()["variants"]}
+    assert "scopa" in shown and "scopa--unused" not in shown
+    assert b"scopa (unused)" not in client.get("/").content
+    assert "scopa--unused" not in client.get("/api/games?variant=nosuch").json()["error"]

@@ -108,7 +108,7 @@ def test_a_version_whose_choose_always_raises_fails_and_its_page_shows_why(
     api = client.get(f"/api/bots/broken/versions/{version.number}").json()
     assert [g["fallbacks"] for g in api["validation_games"]] == [g["fallbacks"] for g in games]
     assert all("detail" not in f for g in api["validation_games"] for f in g["faults"])
-    client.login(username="owner", password="owner-pass-123")
+    client.force_login(owner)  # (the login form and its throttle have tests of their own)
     api = client.get(f"/api/bots/broken/versions/{version.number}").json()
     assert all("my strategy table is empty" in f["detail"]
                for g in api["validation_games"] for f in g["faults"])

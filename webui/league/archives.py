@@ -29,11 +29,15 @@ from typing import Any
 from arena import manifest as manifests
 from arena.manifest import MANIFEST_FILE as MANIFEST
 
+from . import inputs
+
 MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
 """The largest archive accepted, as uploaded."""
 MAX_UNPACKED_BYTES = 50 * 1024 * 1024
 """The most bytes an archive may unpack to, all files together."""
 MAX_FILES = 2000
+MAX_MANIFEST_BYTES = 64 * 1024
+"""``bot.toml`` is kept in the database with the version (a few hundred bytes, normally)."""
 """The most files (and folders) an archive may hold."""
 
 
@@ -157,9 +161,15 @@ def unpack(files: Iterable[BotFile], target: Path) -> bool:
 def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[str, Any]:
     """Checks ``bot.toml`` with :func:`arena.manifest.parse_manifest`, or raises ArchiveError.
 
-    Returns the document as a dict (kept as the version's manifest): the checked fields, plus
-    any other keys the author wrote. ``variants`` default to the engine's.
+    Returns the document as JSON (kept as the version's manifest in a ``jsonb`` column): the
+    checked fields, plus any other keys the author wrote, dates as ISO 8601 text. Refused: a
+    file over :data:`MAX_MANIFEST_BYTES`, and any text (keys too) with a NUL or a lone
+    surrogate, or a number that is not finite (TOML's ``nan``, ``inf``), which the column
+    cannot hold (:mod:`webui.league.inputs`). ``variants`` default to the engine's.
     """
+    if len(text) > MAX_MANIFEST_BYTES:
+        raise ArchiveError(f"{MANIFEST} is {len(text):,} bytes; the limit is "
+                           f"{MAX_MANIFEST_BYTES:,}")
     try:
         checked = manifests.parse_manifest(text, MANIFEST, variants)
     except manifests.ManifestError as exc:
@@ -172,7 +182,13 @@ def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[
         command=list(checked.command),
         variants=list(checked.variants),
     )
-    return out
+    try:
+        ready: dict[str, Any] = inputs.json_ready(out, MANIFEST)
+    except inputs.InputError as exc:
+        where = exc.field.removeprefix(MANIFEST + ".")
+        shown = MANIFEST if where == MANIFEST else f"{MANIFEST}: {where!r}"
+        raise ArchiveError(f"{shown} {exc.reason}") from None
+    return ready
 
 
 def _check_path(name: str) -> str:

@@ -26,13 +26,16 @@ from django.utils import timezone
 
 from arena.runner.stats import EloEstimate, finite_or_none, format_elo
 
-from . import ladder
+from . import inputs, ladder
 from .models import Bot, BotVersion, Game, LadderEntry, Match, Variant
 
 MAX_DEALS = 10
 """Duplicate deals a challenge may ask for (two games each, seats swapped)."""
 DEFAULT_DEALS = 2
 PRIORITY = 1
+NAME_MAX = inputs.column_max(Bot, "name")
+VARIANT_MAX = inputs.column_max(Variant, "label")
+"""The longest variant a challenge may name (``scopa:target=21,napoli=true``)."""
 
 
 class ChallengeError(ValueError):
@@ -82,10 +85,12 @@ def _challenger(user: Any, name: str) -> BotVersion:
 
 
 def _variant(name: str) -> Variant:
-    from .services import LeagueError, get_variant
+    """The variant asked for, checked; not stored yet (:func:`create_challenge` stores it
+    with the match, so a refused challenge leaves no variant behind)."""
+    from .services import LeagueError, variant_of
 
     try:
-        variant = get_variant(*ladder.parse_variant(name))  # "scopa" or "scopa:target=21"
+        variant = variant_of(*ladder.parse_variant(name))  # "scopa" or "scopa:target=21"
     except LeagueError as error:
         raise ChallengeError("variant", f"variant {name!r}: {error}") from None
     if variant.sides != 2:
@@ -100,6 +105,12 @@ def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scop
     before anything is written (:class:`ChallengeError`)."""
     if not getattr(user, "is_authenticated", False):
         raise ChallengeError("bot", "log in to challenge", 401)
+    for field, value, most in (("bot", bot, NAME_MAX), ("opponent", opponent, NAME_MAX),
+                               ("variant", variant, VARIANT_MAX)):
+        try:
+            inputs.check_text(field, value, most, blank=False, name=True)
+        except inputs.InputError as error:
+            raise ChallengeError(field, f"{field} {error.reason}") from None
     if isinstance(deals, bool) or not isinstance(deals, int) or not 1 <= deals <= MAX_DEALS:
         raise ChallengeError("deals", f"deals must be a whole number from 1 to {MAX_DEALS}, "
                                       f"not {deals!r}")
@@ -121,6 +132,8 @@ def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scop
                 raise ChallengeError("rated", f"{version.label} is not active on the ladder: "
                                               "only challenges between ladder-active bots "
                                               "are rated")
+    from .services import get_variant
+
     with transaction.atomic():
         # The user's row serializes their requests: two at once cannot both pass the limit.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
@@ -130,6 +143,7 @@ def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scop
         if asked >= settings.ARENA_CHALLENGES_PER_HOUR:
             raise ChallengeError("bot", f"{asked} challenges in the last hour: at most "
                                         f"{settings.ARENA_CHALLENGES_PER_HOUR}; try later", 429)
+        played = get_variant(played.name, dict(played.options))
         return ladder.create_open_match(
             Match.Kind.CHALLENGE, played, [mine, theirs], games=2 * deals, rated=rated,
             priority=PRIORITY, requested_by=user,

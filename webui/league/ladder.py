@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -51,7 +51,12 @@ __all__ = ["STARVE_S", "Candidate", "LadderError", "pair", "schedule", "urgency"
 
 
 class LadderError(ValueError):
-    """A ladder request refused; one line a person can act on."""
+    """A ladder request refused; one line a person can act on. ``status`` is the HTTP answer:
+    400 for a bad request, 409 for a change the entry's state forbids (a retired bot)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +146,7 @@ def choose(owner: Any, bot: Bot, number: int | None = None,
     and any change to a retired bot.
     """
     if getattr(owner, "pk", None) != bot.owner_id:
-        raise LadderError(f"only the owner of bot {bot.name!r} may change its ladder entry")
+        raise LadderError(f"only the owner of bot {bot.name!r} may change its ladder entry", 403)
     if status is not None and status not in LadderEntry.Status.values:
         raise LadderError(f"status {status!r}: one of {', '.join(LadderEntry.Status.values)}")
     version = None
@@ -156,7 +161,7 @@ def choose(owner: Any, bot: Bot, number: int | None = None,
         Bot.objects.select_for_update().filter(pk=bot.pk).first()
         entry = LadderEntry.objects.filter(bot=bot).first()
         if entry is not None and entry.status == LadderEntry.Status.RETIRED:
-            raise LadderError(f"bot {bot.name!r} is retired from the ladder")
+            raise LadderError(f"bot {bot.name!r} is retired from the ladder", 409)
         if entry is None:
             version = version or bot.latest_ready_version()
             if version is None:
@@ -298,10 +303,13 @@ def schedule(now: datetime | None = None) -> list[int]:
 
 class LadderLoop:
     """The scheduler in a background thread (``arena demo``): :func:`schedule` and the sweep
-    every ``interval_s`` until stopped."""
+    every ``interval_s`` until stopped; ``also``: more sweeps to run each time (the Play
+    page's, which the league does not know)."""
 
-    def __init__(self, interval_s: float = 5.0) -> None:
+    def __init__(self, interval_s: float = 5.0,
+                 also: Sequence[Callable[[], object]] = ()) -> None:
         self.interval_s = interval_s
+        self.also = list(also)
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, name="ladder", daemon=True)
 
@@ -325,6 +333,8 @@ class LadderLoop:
                     from workers.celery_app import queue_depth
 
                     requeue_stale(waiting=queue_depth())
+                    for extra in self.also:
+                        extra()
                 except Exception as error:  # the database blinked: next beat
                     log.warning("ladder scheduler: %s", error)
                     close_old_connections()

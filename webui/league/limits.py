@@ -1,10 +1,11 @@
-"""The ranges of the numbers and texts a season, a bot and a token may hold, in one place.
+"""The ranges of the numbers a season, a bot and a token may hold, in one place.
 
 The API, the forms, the command line and :func:`webui.league.services.create_season` all check
 against these, so a value refused in one place is refused everywhere with the same range, and
 nothing out of range reaches the database (where a seed of 2**63 would overflow its column) or
-a worker (where a bank shorter than a move would void every match). Not a validator of bot
-archives (:mod:`webui.league.archives`) nor of rules options (the engine checks those).
+a worker (where a bank shorter than a move would void every match). Texts are checked by
+:mod:`webui.league.inputs`; bot archives by :mod:`webui.league.archives`; rules options by the
+engine.
 """
 
 from __future__ import annotations
@@ -22,11 +23,9 @@ SEASON_NUMBERS: Mapping[str, tuple[int, int]] = {
     "rounds": (1, 255),  # of a Swiss; the format checks it against the entrants
 }
 
-SEASON_NAME_MAX = 100
-BOT_NAME_MAX = 40
-DESCRIPTION_MAX = 2000
-TOKEN_NAME_MAX = 60
+DESCRIPTION_MAX = 2000  # a bot's description (its column has no bound of its own)
 ENTRANTS_MAX = 256
+# The bounds of names are their columns' (webui.league.inputs.column_max), read from the models.
 
 
 class LimitError(ValueError):
@@ -61,15 +60,3 @@ def check_season_numbers(values: Mapping[str, Any]) -> None:
             check_number(field, value)
     if "move_time_ms" in values and "bank_ms" in values:
         check_bank(values["move_time_ms"], values["bank_ms"])
-
-
-def check_text(field: str, value: Any, most: int, *, blank: bool = True) -> str:
-    """``value`` if it is a string of at most ``most`` characters (non-blank unless
-    ``blank``), else :class:`LimitError`."""
-    if not isinstance(value, str):
-        raise LimitError(f"{field} must be a string, not {value!r}")
-    if len(value) > most:
-        raise LimitError(f"{field} must be at most {most} characters, not {len(value)}")
-    if not blank and not value.strip():
-        raise LimitError(f"{field} must not be empty")
-    return value

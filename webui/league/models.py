@@ -136,7 +136,7 @@ class Variant(models.Model):
     slug = models.SlugField(max_length=120, unique=True)  # "scopa", "scopa--target-21"
     name = models.CharField(max_length=40)  # the RULES.md preset
     options = models.JSONField(default=dict)  # overrides, as rules.options()
-    label = models.CharField(max_length=120)
+    label = models.CharField(max_length=500)  # "scopa (napoli=True, target=21)"
     standard = models.BooleanField(default=True)  # no overrides
     players = models.PositiveSmallIntegerField(default=2)
     sides = models.PositiveSmallIntegerField(default=2)

@@ -32,7 +32,7 @@ from arena import rating as trueskill_rating
 from arena import scheduling
 from arena.seeds import draw_seed
 
-from . import formats, seat_limits
+from . import formats, inputs, seat_limits
 from . import limits as ranges
 from .formats import StandingRow as StandingRow
 from .models import (
@@ -96,10 +96,13 @@ def variant_slug(name: str, options: dict[str, Any]) -> str:
     return slug
 
 
-def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
-    """The :class:`Variant` for a RULES.md preset and options, created on first use.
+def variant_of(name: str, options: dict[str, Any] | None = None) -> Variant:
+    """The :class:`Variant` of a RULES.md preset and options, checked; nothing is written.
 
-    Unknown presets or options raise :class:`LeagueError` with the engine's reason.
+    The stored row when there is one, else an unsaved one: a request that is then refused
+    leaves no variant behind (:func:`get_variant` stores it, in the transaction of what uses
+    it). Unknown presets or options, and a label longer than its column, raise
+    :class:`LeagueError`.
     """
     from arena.engine import rules_for
 
@@ -112,18 +115,33 @@ def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
     label = rules.variant if not overrides else (
         rules.variant + " (" + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())) + ")"
     )
-    variant, _ = Variant.objects.get_or_create(
-        slug=slug,
-        defaults={
-            "name": rules.variant,
-            "options": overrides,
-            "label": label,
-            "standard": rules.is_standard,
-            "players": rules.players,
-            "sides": rules.num_sides,
-        },
+    most = inputs.column_max(Variant, "label")
+    if len(label) > most:  # not with the engine's options today: a guard against new ones
+        raise LeagueError(f"variant {label[:60]!r}...: its options make a name of "
+                          f"{len(label)} characters, more than {most}")
+    existing = Variant.objects.filter(slug=slug).first()
+    if existing is not None:
+        return existing
+    return Variant(slug=slug, name=rules.variant, options=overrides, label=label,
+                   standard=rules.is_standard, players=rules.players, sides=rules.num_sides)
+
+
+def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
+    """The :class:`Variant` for a RULES.md preset and options, created on first use.
+
+    Call it where the variant is used, in the transaction that uses it (a season, a match):
+    :func:`variant_of` checks one without writing. Unknown presets or options raise
+    :class:`LeagueError` with the engine's reason.
+    """
+    variant = variant_of(name, options)
+    if variant.pk is not None:
+        return variant
+    stored, _ = Variant.objects.get_or_create(
+        slug=variant.slug,
+        defaults={field: getattr(variant, field) for field in
+                  ("name", "options", "label", "standard", "players", "sides")},
     )
-    return variant
+    return stored
 
 
 def create_bot(owner: Any, name: str, description: str = "") -> Bot:
@@ -249,14 +267,15 @@ def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str
 
     ``games`` summarizes each validation game (:func:`webui.league.validation.judge`).
     """
+    # A bot's own output and messages are in all of these: kept, made storable.
     changed = BotVersion.objects.filter(
         pk=version_id, status=BotVersion.Status.VALIDATING
     ).update(
         status=BotVersion.Status.READY if ok else BotVersion.Status.FAILED,
-        status_reason="" if ok else reason[:500],
-        validation_log=log_text[-100_000:],
-        validation_replay=replay,
-        validation_games=games or [],
+        status_reason="" if ok else inputs.storable(reason[:500]),
+        validation_log=inputs.storable(log_text[-100_000:]),
+        validation_replay=inputs.storable_json(replay),
+        validation_games=inputs.storable_json(games or []),
         validated=timezone.now(),
     )
     if changed and ok:
@@ -307,7 +326,8 @@ def create_season(
     if knockout_size and not 2 <= knockout_size <= len(ids):
         raise LeagueError(f"knockout size {knockout_size}: between 2 and {len(ids)}, or 0")
     try:
-        ranges.check_text("name", name, ranges.SEASON_NAME_MAX)
+        inputs.check_text("name", name, inputs.column_max(Season, "name"), name=True,
+                          label="the season's name")
         ranges.check_season_numbers({
             "knockout_size": knockout_size, "games_per_pairing": games_per_pairing,
             "move_time_ms": move_time_ms, "bank_ms": bank_ms, "seed": seed,
@@ -551,7 +571,8 @@ def release_match(claim: Claim, error: str) -> bool:
     return Match.objects.filter(
         pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
     ).update(
-        status=Match.Status.SCHEDULED, claim_token="", lease_until=None, error=error[:2000]
+        status=Match.Status.SCHEDULED, claim_token="", lease_until=None,
+        error=inputs.storable(error[:2000])
     ) == 1
 
 
@@ -570,7 +591,8 @@ def void_match(claim: Claim, reason: str) -> bool:
     with transaction.atomic():
         changed = Match.objects.filter(
             pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
-        ).update(status=Match.Status.VOID, error=reason[:2000], finished=timezone.now())
+        ).update(status=Match.Status.VOID, error=inputs.storable(reason[:2000]),
+                 finished=timezone.now())
         season_id = Match.objects.values_list("season_id", flat=True).get(pk=claim.match_id)
         if changed and season_id is not None:
             enqueue("arena.schedule_round", season_id)
@@ -591,8 +613,10 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
     ``report`` is :func:`workers.tasks.report_to_json` of the runner's ``MatchReport``:
     ``{"games": [{"replay", "seats", "winner_side", "void", "forfeit", "faults",
     "duration_ms"}], "duration_ms"}``. Only the current claim's holder records; a stale or
-    repeated call changes nothing and returns False.
+    repeated call changes nothing and returns False. What the bots wrote into it (fault
+    details, fallback messages) is made storable (:func:`inputs.storable_json`).
     """
+    report = inputs.storable_json(report)
     with transaction.atomic():
         match = Match.objects.select_for_update(of=("self",)).select_related(
             "season__variant", "round", "variant").get(pk=claim.match_id)

@@ -13,6 +13,17 @@ A move is accepted once: the page claims the turn with one conditional update (t
 play, still awaited, not past its deadline) and writes the move in the same transaction. A
 move that is not legal, a turn that is not the one in play, or a game that is over is refused
 with a :class:`PlayError` and changes nothing.
+
+A person has at most ``ARENA_PLAY_GAMES_PER_USER`` games waiting or under way. A game ends
+early when its person resigns (:func:`resign`), lets a move's clock run out, or closes the
+page: every poll of the state is the page's heartbeat (``seen``), and a game whose page has
+not checked in for ``ARENA_PLAY_ABANDON_S`` is abandoned. The worker's seat
+(:mod:`webui.play.seat`) watches for all three and leaves the game, which the runner then
+scores as the person's forfeit. Games go to a queue of their own
+(:func:`workers.celery_app.play_queue`), served
+by ``arena worker --play``, never by the workers that play bot matches. :func:`sweep` (celery
+beat's ``arena.sweep``, the demo's loop) sends again a game whose message was lost, and ends a
+game nobody started in time, or whose worker stopped.
 """
 
 from __future__ import annotations
@@ -22,16 +33,26 @@ import secrets
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from arena.engine import VARIANTS, EngineError, parse_move, rules_for
-from webui.league import services
+from webui.league import inputs, services
 from webui.league.models import Bot, BotVersion, Variant
 from webui.play.models import PlayGame, PlayMove
 
 PLAY_TASK = "arena.play_human"
 SEAT_CHOICES = ("random", "first", "second")
+SEEN_EVERY_S = 5.0
+"""The page's heartbeat is written at most this often (a poll comes about every second), and
+at least three times in ``ARENA_PLAY_ABANDON_S``."""
+WORKER_LOST_S = 60.0
+"""A game under way whose worker has not checked in for this long lost its worker."""
+RESIGNED = "resigned"
+ABANDONED_PAGE = "abandoned: the page was closed"
+ABANDONED_CLOCK = "abandoned: no move in the move's time"
 
 
 class PlayError(Exception):
@@ -71,7 +92,16 @@ def playable_versions(variant: str | None = None) -> list[BotVersion]:
 
 def start_game(user: Any, bot_name: str, variant_name: str, seat: str = "random") -> PlayGame:
     """A new game of ``user`` against ``bot_name``'s newest validated version, queued for a
-    worker once the transaction commits. Raises PlayError (400) naming the bad field."""
+    worker once the transaction commits. Raises PlayError naming the bad field (400), or 429
+    when the person has ``ARENA_PLAY_GAMES_PER_USER`` games open already; nothing is written
+    then."""
+    for field, value, most in (("bot", bot_name, inputs.column_max(Bot, "name")),
+                               ("variant", variant_name, inputs.column_max(Variant, "name")),
+                               ("seat", seat, max(map(len, SEAT_CHOICES)))):
+        try:
+            inputs.check_text(field, value, most, name=True)
+        except inputs.InputError as error:
+            raise PlayError(400, error.message, field) from None
     if variant_name not in variant_names():
         raise PlayError(400, f"variant {variant_name!r} is not one of "
                              f"{', '.join(variant_names())}", "variant")
@@ -84,13 +114,54 @@ def start_game(user: Any, bot_name: str, variant_name: str, seat: str = "random"
     if version not in playable_versions(variant_name):
         raise PlayError(400, f"bot {version.label} does not play {variant_name}", "bot")
     human_seat = {"first": 0, "second": 1}.get(seat, secrets.randbelow(2))
-    variant: Variant = services.get_variant(variant_name)
+    most = settings.ARENA_PLAY_GAMES_PER_USER
     with transaction.atomic():
+        # The person's row serializes their requests: two at once cannot both pass the limit.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        open_games = PlayGame.objects.filter(user=user, status__in=PlayGame.OPEN).count()
+        if open_games >= most:
+            raise PlayError(429, f"you have {open_games} games waiting or under way, the most "
+                                 f"a person may have at once ({most}): finish or resign one "
+                                 "first")
+        variant: Variant = services.get_variant(variant_name)
+        now = timezone.now()
         game = PlayGame.objects.create(
             user=user, version=version, variant=variant, human_seat=human_seat,
             move_time_ms=settings.ARENA_PLAY_MOVE_TIME_MS, bank_ms=settings.ARENA_PLAY_BANK_MS,
+            enqueued_at=now, seen=now,
         )
         services.enqueue(PLAY_TASK, game.pk)
+    return game
+
+
+def touch(game_id: int) -> None:
+    """The page's heartbeat: the game's page is open (written at most every few seconds)."""
+    now = timezone.now()
+    every = min(SEEN_EVERY_S, settings.ARENA_PLAY_ABANDON_S / 3)
+    PlayGame.objects.filter(
+        pk=game_id, status__in=PlayGame.OPEN,
+    ).filter(Q(seen__isnull=True) | Q(seen__lt=now - datetime.timedelta(seconds=every))
+             ).update(seen=now)
+
+
+def resign(game_id: int, user: Any) -> PlayGame:
+    """The person gives the game up: a game not started yet ends at once (void); a game under
+    way is forfeited by the worker's seat within a second or so. PlayError if it is not the
+    user's (404) or is over (409)."""
+    game = PlayGame.objects.filter(pk=game_id, user=user).first()
+    if game is None:
+        raise PlayError(404, f"no game {game_id} of yours")
+    ended = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.QUEUED).update(
+        status=PlayGame.Status.VOID, error="you resigned before a worker started the game",
+        awaiting=False, finished=timezone.now(),
+    )
+    if not ended:
+        asked = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.PLAYING).update(
+            resign_requested=True)
+        if not asked:
+            game.refresh_from_db()
+            raise PlayError(409, f"the game is over ({game.outcome()}): nothing to resign")
+    game.refresh_from_db()
     return game
 
 
@@ -104,6 +175,7 @@ def submit_move(game_id: int, user: Any, turn: Any, move: Any) -> PlayGame:
     game = PlayGame.objects.filter(pk=game_id, user=user).first()
     if game is None:
         raise PlayError(404, f"no game {game_id} of yours")
+    touch(game_id)  # a move is a sign of life, whatever becomes of it
     if isinstance(turn, bool) or not isinstance(turn, int):
         raise PlayError(400, f"field 'turn' must be an integer, not {turn!r}", "turn")
     if not isinstance(move, str):
@@ -140,17 +212,23 @@ def submit_move(game_id: int, user: Any, turn: Any, move: Any) -> PlayGame:
     return game
 
 
-LOST_AFTER_S = 300
-"""A game still playing this long after both banks could have run out lost its worker."""
-
-
-def lost(game: PlayGame) -> bool:
-    """Whether a game said to be playing has outlived any game its clocks allow (its worker
-    died); such a game is made void, as it cannot be resumed."""
-    if game.status != PlayGame.Status.PLAYING or game.started is None:
-        return False
-    longest = datetime.timedelta(milliseconds=2 * game.bank_ms, seconds=LOST_AFTER_S)
-    return timezone.now() > game.started + longest
+def expire(game: PlayGame, now: datetime.datetime | None = None) -> str | None:
+    """Why an open game can no longer be played (one line), or None: nobody started it in
+    time, its page was closed before it started, or the worker playing it stopped."""
+    now = now or timezone.now()
+    if game.status == PlayGame.Status.QUEUED:
+        waited = (now - game.created).total_seconds()
+        if waited > settings.ARENA_PLAY_START_TIMEOUT_S:
+            return (f"no worker started the game within {waited / 60:.0f} minutes (is a Play "
+                    "worker running?); start a new one")
+        if game.seen is not None and (
+            now - game.seen).total_seconds() > settings.ARENA_PLAY_ABANDON_S:
+            return "the page was closed before a worker started the game"
+    elif game.status == PlayGame.Status.PLAYING:
+        beat = game.worker_seen or game.started
+        if beat is not None and (now - beat).total_seconds() > WORKER_LOST_S:
+            return "the worker playing this game stopped before its end"
+    return None
 
 
 def state(game: PlayGame) -> dict[str, Any]:
@@ -158,8 +236,9 @@ def state(game: PlayGame) -> dict[str, Any]:
 
     Never the bot's hand nor the deck: the view holds only what the person's seat was told.
     """
-    if lost(game):
-        void(game.pk, "the worker playing this game stopped before its end")
+    reason = expire(game)
+    if reason:
+        void(game.pk, reason, status=game.status)
         game.refresh_from_db()
     now = timezone.now()
     your_turn = game.status == PlayGame.Status.PLAYING and game.awaiting
@@ -197,25 +276,66 @@ def players(game: PlayGame) -> list[str]:
 
 
 def finish(game_id: int, replay: dict[str, Any], totals: list[int], winner_side: int | None,
-           forfeit: dict[str, Any] | None, void: str | None) -> bool:
+           forfeit: dict[str, Any] | None, void: str | None, left: str | None = None) -> bool:
     """Records the game's end once (the replay with its players named); False if it was
-    recorded already."""
+    recorded already.
+
+    ``left``: why the person's seat left the game (resigned, abandoned). The runner saw only
+    its stream close; the forfeit it recorded for the person's side then says why instead.
+    """
     game = PlayGame.objects.select_related("user", "version__bot").get(pk=game_id)
     replay = {**replay, "players": players(game)}
+    sides = max(1, len(totals))
+    if left and forfeit is not None and forfeit.get("side") == game.human_seat % sides:
+        forfeit = {**forfeit, "reason": left}
+        result = dict(replay.get("result") or {})
+        result["forfeit"] = forfeit
+        replay["result"] = result
     status = PlayGame.Status.VOID if void else PlayGame.Status.OVER
+    # The bot's messages (a fault's detail, a fallback's) are in the replay: made storable.
     done = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.PLAYING).update(
-        status=status, replay=replay, totals=totals, winner_side=winner_side, forfeit=forfeit,
-        error=void or "", awaiting=False, finished=timezone.now(),
+        status=status, replay=inputs.storable_json(replay), totals=totals,
+        winner_side=winner_side, forfeit=inputs.storable_json(forfeit),
+        error=inputs.storable(void or ""), awaiting=False, finished=timezone.now(),
     )
     return bool(done)
 
 
-def void(game_id: int, reason: str) -> None:
-    """The arena could not play the game: it is void, with the reason in one line."""
-    PlayGame.objects.filter(pk=game_id, status__in=[
-        PlayGame.Status.QUEUED, PlayGame.Status.PLAYING,
-    ]).update(status=PlayGame.Status.VOID, error=reason[:300], awaiting=False,
-              finished=timezone.now())
+def void(game_id: int, reason: str, status: str | None = None) -> bool:
+    """The game cannot be played: it is void, with the reason in one line. ``status``: only
+    if it still has this status. False if it was over already."""
+    statuses = [status] if status else list(PlayGame.OPEN)
+    return bool(PlayGame.objects.filter(pk=game_id, status__in=statuses).update(
+        status=PlayGame.Status.VOID, error=inputs.storable(reason[:300]), awaiting=False,
+        finished=timezone.now()))
+
+
+def sweep(now: datetime.datetime | None = None, grace_s: float = 30.0,
+          waiting: int | None = None) -> int:
+    """Keeps Play games moving; returns how many it acted on.
+
+    A queued game that can no longer be played (:func:`expire`: too old, its page closed) is
+    void with the reason; a game under way whose worker stopped, too. A queued game last sent
+    ``grace_s`` ago or more is sent again while the Play queue holds no message (``waiting``,
+    when known: 0), since its message was lost (a broker restarted without persistence); a
+    second message is harmless, as a game is claimed once.
+    """
+    now = now or timezone.now()
+    count = 0
+    for game in PlayGame.objects.filter(status__in=PlayGame.OPEN):
+        reason = expire(game, now)
+        if reason:
+            count += void(game.pk, reason, status=game.status)
+            continue
+        sent = game.enqueued_at or game.created
+        if (game.status == PlayGame.Status.QUEUED and not waiting
+                and (now - sent).total_seconds() >= grace_s):
+            with transaction.atomic():
+                if PlayGame.objects.filter(pk=game.pk, status=PlayGame.Status.QUEUED,
+                                           enqueued_at=game.enqueued_at).update(enqueued_at=now):
+                    services.enqueue(PLAY_TASK, game.pk)
+                    count += 1
+    return count
 
 
 def rules_of(game: PlayGame) -> Any:

@@ -48,13 +48,27 @@ class PlayGame(models.Model):
     winner_side = models.PositiveSmallIntegerField(null=True, blank=True)
     forfeit = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)  # why the game is void
+    # Liveness, for the sweep and the worker: when the game was last sent to the queue, when
+    # the page last checked in (its heartbeat), when the worker playing it last did, and
+    # whether the person asked to resign.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    seen = models.DateTimeField(null=True, blank=True)
+    worker_seen = models.DateTimeField(null=True, blank=True)
+    resign_requested = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created"]
-        indexes = [models.Index(fields=["user", "-created"], name="playgame_user_recent")]
+        indexes = [
+            models.Index(fields=["user", "-created"], name="playgame_user_recent"),
+            models.Index(fields=["status"], name="playgame_open",
+                         condition=models.Q(status__in=["queued", "playing"])),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} v {self.version.label} ({self.variant.label})"
+
+    OPEN = (Status.QUEUED, Status.PLAYING)
+    """The statuses of a game that is not over: it counts against its person's limit."""
 
     @property
     def is_finished(self) -> bool:

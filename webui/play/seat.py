@@ -13,8 +13,13 @@ The page and the seat meet in the :class:`~webui.play.models.PlayGame` row:
   runner's ``MatchSpec.on_move``, each turn from ``choose``.
 - ``choose`` publishes its turn (number, legal moves, deadline), then polls for the
   :class:`~webui.play.models.PlayMove` the page writes (:func:`webui.play.games.submit_move`).
-  When the clock runs out first the runner plays the first legal move for the seat and records
-  a timeout, as for any bot; the third forfeits the game, which is what a closed tab does.
+- The seat leaves the game (:meth:`HumanSeat.leave`) when the person resigns, when a move's
+  clock runs out (the page's deadline passed with no move), or when the page stops checking
+  in for ``ARENA_PLAY_ABANDON_S`` (a :class:`Watcher`, run every second by the
+  :class:`Publisher`'s thread, reads the row and writes the worker's own heartbeat). Leaving
+  stops the seat's gRPC server: the runner sees the seat's stream break, forfeits the game for
+  the person's side at once and stops the bot's process, and the task records the forfeit
+  with the reason (:func:`webui.play.games.finish`).
 
 Nothing here knows the bot's hand or the deck: the view is built only from the seat's events.
 """
@@ -26,7 +31,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import close_old_connections, connection
@@ -42,9 +47,11 @@ log = logging.getLogger("webui.play")
 DEADLINE_MARGIN_MS = 300
 """The deadline shown to the page is this much earlier than the runner's, so that a move the
 page accepts reaches the runner in time."""
-GRACE_S = 0.5
-"""How long ``choose`` waits past the runner's deadline before giving its turn up."""
 POLL_S = 0.1
+WATCH_S = 1.0
+"""How often the :class:`Watcher` reads the game's row (resigned? the page still there?)."""
+WORKER_BEAT_S = 5.0
+"""How often the worker writes its own heartbeat (``PlayGame.worker_seen``)."""
 RECENT_MOVES = 12
 
 
@@ -161,11 +168,15 @@ class TableView:
 class Publisher:
     """Applies the seat's events to its :class:`TableView` and writes it to the game's row,
     one event after the other in one thread (events come from the runner's loop and from the
-    SDK's threads; a write never holds either up)."""
+    SDK's threads; a write never holds either up). Every ``WATCH_S`` the same thread calls
+    ``every_second`` (the :class:`Watcher`'s look at the row): one thread and one database
+    connection per game for both."""
 
-    def __init__(self, game_id: int, view: TableView) -> None:
+    def __init__(self, game_id: int, view: TableView,
+                 every_second: Callable[[], None] | None = None) -> None:
         self.game_id = game_id
         self.view = view
+        self.every_second = every_second
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.thread = threading.Thread(target=self._run, name=f"play-{game_id}", daemon=True)
         self.thread.start()
@@ -188,9 +199,16 @@ class Publisher:
         self.thread.join(timeout=30)
 
     def _run(self) -> None:
+        looked = time.monotonic()
         try:
             while True:
-                kind, payload = self.events.get()
+                if self.every_second is not None and time.monotonic() - looked >= WATCH_S:
+                    looked = time.monotonic()
+                    self.every_second()
+                try:
+                    kind, payload = self.events.get(timeout=WATCH_S)
+                except queue.Empty:
+                    continue
                 try:
                     if kind == "stop":
                         return
@@ -225,21 +243,77 @@ class Publisher:
         rows.update(view=view.to_json(), **fields)
 
 
+class Watcher:
+    """Looks at the game's row, every second from the :class:`Publisher`'s thread, while the
+    game is played: leaves the game when the person resigned or the page stopped checking in;
+    writes the worker's heartbeat every few seconds."""
+
+    def __init__(self, seat: HumanSeat, abandon_s: float) -> None:
+        self.seat = seat
+        self.abandon_s = abandon_s
+        self.last_beat = 0.0
+
+    def __call__(self) -> None:
+        from webui.play import games
+
+        if self.seat.left is not None:
+            return
+        rows = PlayGame.objects.filter(pk=self.seat.game_id)
+        try:
+            if time.monotonic() - self.last_beat >= WORKER_BEAT_S:
+                rows.update(worker_seen=timezone.now())
+                self.last_beat = time.monotonic()
+            row = rows.values_list("resign_requested", "seen").first()
+        except Exception as error:  # the database blinked: look again next time
+            log.warning("play game %s: %s", self.seat.game_id, error)
+            close_old_connections()
+            return
+        if row is None:
+            self.seat.leave("the game was deleted")
+            return
+        resigned, seen = row
+        if resigned:
+            self.seat.leave(games.RESIGNED)
+        elif seen is None or (timezone.now() - seen).total_seconds() > self.abandon_s:
+            self.seat.leave(games.ABANDONED_PAGE)
+
+
 class HumanSeat(Bot):
-    """The person's seat, served by the SDK inside the worker that plays the game."""
+    """The person's seat, served by the SDK inside the worker that plays the game.
+
+    ``on_leave`` is called once when the seat leaves the game (it stops the seat's server);
+    :attr:`left` then says why.
+    """
 
     name = "person"
     version = ""
     variants = ("*",)
 
-    def __init__(self, game_id: int, seat: int, players: list[str], sides: int) -> None:
+    def __init__(self, game_id: int, seat: int, players: list[str], sides: int, *,
+                 abandon_s: float = 30.0, on_leave: Callable[[], None] | None = None) -> None:
         self.game_id = game_id
-        self.publisher = Publisher(game_id, TableView(seat, players, sides))
         self.turn = 0
         self.stopped = threading.Event()
+        self.left: str | None = None
+        self._leaving = threading.Lock()
+        self._on_leave = on_leave
+        self.publisher = Publisher(game_id, TableView(seat, players, sides),
+                                   every_second=Watcher(self, abandon_s))
+
+    def leave(self, reason: str) -> None:
+        """Leaves the game (once): a waiting ``choose`` gives up and the server stops, so the
+        runner forfeits the person's side."""
+        with self._leaving:
+            if self.left is not None:
+                return
+            self.left = reason
+        log.info("play game %s: the person's seat leaves (%s)", self.game_id, reason)
+        self.stopped.set()
+        if self._on_leave is not None:
+            self._on_leave()
 
     def close(self) -> None:
-        """The game is over: a waiting ``choose`` gives up, the writer finishes."""
+        """The game is over: a waiting ``choose`` gives up, the writer (and watcher) stops."""
         self.stopped.set()
         self.publisher.close()
 
@@ -254,32 +328,36 @@ class HumanSeat(Bot):
         self.publisher.put("game_end", result)
 
     def choose(self, observation: Observation, legal_moves: Sequence[Move]) -> Move:
-        """Publishes the turn, then waits for the page's move until the clock runs out."""
+        """Publishes the turn, then waits for the page's move until the turn's deadline; with
+        no move by then the person has abandoned the game, and the seat leaves it."""
+        from webui.play import games
+
         self.turn += 1
         turn = self.turn
         limit_ms = self.clock.move_ms
         legal = [m.name for m in legal_moves]
-        deadline = timezone.now() + datetime.timedelta(
-            milliseconds=max(0, limit_ms - DEADLINE_MARGIN_MS)
-        )
+        shown_ms = max(0, limit_ms - DEADLINE_MARGIN_MS)
+        deadline = timezone.now() + datetime.timedelta(milliseconds=shown_ms)
         self.publisher.put("turn", (turn, observation, legal, deadline))
         self.publisher.flush()  # the page may answer only a turn it can see
-        give_up = time.monotonic() + limit_ms / 1000.0 + GRACE_S
+        give_up = time.monotonic() + shown_ms / 1000.0 + POLL_S
         try:
-            while True:
+            while not self.stopped.is_set():
                 chosen = self._chosen(turn)
                 if chosen is not None:
                     return legal_moves[legal.index(chosen)]
-                if time.monotonic() >= give_up or self.stopped.is_set():
+                if time.monotonic() >= give_up:
                     break
                 self.stopped.wait(POLL_S)
-            # The runner has played for the seat already (a timeout): close the turn, unless
-            # the page claimed it a moment ago (its move is then in, and as late).
+            # Close the turn, unless the page claimed it a moment ago (its move is then in).
             PlayGame.objects.filter(pk=self.game_id, turn=turn, awaiting=True).update(
                 awaiting=False
             )
             chosen = self._chosen(turn)
-            return legal_moves[legal.index(chosen)] if chosen is not None else legal_moves[0]
+            if chosen is not None:
+                return legal_moves[legal.index(chosen)]
+            self.leave(games.ABANDONED_CLOCK)
+            return legal_moves[0]  # never played: the seat's stream is gone
         finally:
             connection.close()
 

@@ -1,7 +1,8 @@
 """The Play page: pick a variant and a bot, then the table (polled JSON, POSTed moves).
 
 ``/play/`` (a form and your games), ``/play/<id>/`` (the table), ``/play/<id>/state`` (the
-JSON the table polls), ``/play/<id>/move`` (POST a move), and once the game is over
+JSON the table polls: also the page's heartbeat), ``/play/<id>/move`` (POST a move),
+``/play/<id>/resign`` (POST: give the game up), and once the game is over
 ``/play/<id>/replay/`` with the replay viewer's ``/play/<id>/frames``. Pages never play: the
 game is played by a worker (:mod:`workers.play`); see :mod:`webui.play.games` for why the
 table polls instead of holding a push channel.
@@ -20,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from webui.play import games
 from webui.play.models import PlayGame
+from webui.web.api_input import ApiError, json_body
 from webui.web.replay_frames import FramesError, expand_replay
 
 MAX_BODY = 4096
@@ -60,6 +62,8 @@ def index(request: HttpRequest) -> HttpResponse:
         "recent": recent,
         "move_s": _seconds(settings.ARENA_PLAY_MOVE_TIME_MS),
         "bank_min": f"{settings.ARENA_PLAY_BANK_MS / 60000:g}",
+        "per_user": settings.ARENA_PLAY_GAMES_PER_USER,
+        "abandon_s": f"{settings.ARENA_PLAY_ABANDON_S:g}",
     }, status=error.status if error else 200)
 
 
@@ -79,9 +83,11 @@ def _own_game(request: HttpRequest, game_id: int) -> PlayGame:
 def table(request: HttpRequest, game_id: int) -> HttpResponse:
     """The table of one of the user's games."""
     game = _own_game(request, game_id)
+    games.touch(game.pk)
     return render(request, "play/table.html", {
         "game": game, "state": games.state(game), "move_s": _seconds(game.move_time_ms),
         "bank_min": f"{game.bank_ms / 60000:g}",
+        "abandon_s": f"{settings.ARENA_PLAY_ABANDON_S:g}",
     })
 
 
@@ -94,6 +100,7 @@ def state(request: HttpRequest, game_id: int) -> JsonResponse:
         pk=game_id, user=request.user).first()
     if game is None:
         return JsonResponse({"error": f"no game {game_id} of yours"}, status=404)
+    games.touch(game.pk)  # the page is open: its heartbeat
     return JsonResponse(games.state(game))
 
 
@@ -105,15 +112,13 @@ def move(request: HttpRequest, game_id: int) -> JsonResponse:
     if len(request.body) > MAX_BODY:
         return JsonResponse({"error": f"the body is larger than {MAX_BODY} bytes"}, status=413)
     try:
-        data: Any = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return JsonResponse({"error": f"the body is not JSON: {exc}"}, status=400)
-    if not isinstance(data, dict):
-        return JsonResponse({"error": "the body must be a JSON object"}, status=400)
-    unknown = sorted(set(data) - {"turn", "move"})
-    if unknown:
-        return JsonResponse({"error": f"unknown field {unknown[0]!r} (this takes: move, turn)",
-                             "field": unknown[0]}, status=400)
+        data = json_body(request, {"turn", "move"})  # the API's checks: no NUL, surrogate...
+    except ApiError as exc:
+        unknown = sorted(set(_keys(request)) - {"turn", "move"})
+        body: dict[str, Any] = {"error": exc.message}
+        if unknown:
+            body["field"] = unknown[0]
+        return JsonResponse(body, status=exc.status)
     for name in ("turn", "move"):
         if name not in data:
             return JsonResponse({"error": f"missing field {name!r}", "field": name}, status=400)
@@ -122,6 +127,30 @@ def move(request: HttpRequest, game_id: int) -> JsonResponse:
     except games.PlayError as error:
         return _refusal(error)
     return JsonResponse({"accepted": data["move"], "state": games.state(game)})
+
+
+def _keys(request: HttpRequest) -> list[str]:
+    """The fields of a JSON object body, or none."""
+    try:
+        data = json.loads(request.body)
+    except (ValueError, RecursionError):
+        return []
+    return [str(key) for key in data] if isinstance(data, dict) else []
+
+
+@require_POST
+def resign(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The person gives the game up: JSON for the table's button (``Accept:
+    application/json``), else back to the table."""
+    if not request.user.is_authenticated:
+        return JsonResponse({"error": "log in to play"}, status=403)
+    try:
+        game = games.resign(game_id, request.user)
+    except games.PlayError as error:
+        return _refusal(error)
+    if "application/json" in request.headers.get("Accept", ""):
+        return JsonResponse({"resigned": True, "state": games.state(game)})
+    return redirect("play-game", game_id=game.pk)
 
 
 @require_GET

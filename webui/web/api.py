@@ -25,7 +25,7 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from webui.league import limits, services
+from webui.league import inputs, limits, services
 from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
@@ -247,7 +247,7 @@ def get_season_live(request: HttpRequest, season_id: int) -> Any:
 
 
 def get_games(request: HttpRequest) -> Any:
-    slugs = list(Variant.objects.order_by("slug").values_list("slug", flat=True))
+    slugs = list(reads.shown_variants().order_by("slug").values_list("slug", flat=True))
     slug = query_choice(request.GET, "variant", slugs)
     limit = query_int(request.GET, "limit", 1, 100, 20)
     variant = Variant.objects.get(slug=slug) if slug else None
@@ -293,12 +293,21 @@ def get_frames(request: HttpRequest, game_id: int) -> Any:
 
 
 def post_frames(request: HttpRequest) -> Any:
+    import json
+
     if len(request.body) > MAX_JSON_BYTES:
         raise ApiError(413, f"the replay is larger than {MAX_JSON_BYTES:,} bytes")
     try:
         text = request.body.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiError(400, "the replay is not UTF-8 text") from None
+    try:
+        # Its text is echoed in the frames: what cannot be encoded is refused here.
+        inputs.check_json("replay", json.loads(text))
+    except inputs.InputError as exc:
+        raise ApiError(400, exc.message) from None
+    except (ValueError, RecursionError):
+        pass  # not JSON: expand_replay says so, in its own words
     try:
         return dict(expand_replay(text))
     except FramesError as exc:
@@ -323,7 +332,7 @@ def get_me(request: HttpRequest) -> Any:
 def post_bot(request: HttpRequest) -> Any:
     user = _token_user(request)
     data = json_body(request, {"name", "description"})
-    name = field(data, "name", str)
+    name = text(data, "name", inputs.column_max(Bot, "name"), is_name=True)
     description = text(data, "description", limits.DESCRIPTION_MAX, "")
     bot, _ = create_bot_with_version(user, name, description, None)
     return reads.bot_json(bot, private=True)
@@ -387,7 +396,8 @@ def _version_by_label(label: Any) -> BotVersion:
     else:
         version = None
     if version is None:
-        raise ApiError(400, f"entrant {label!r}: no such bot version (use 'name@number')")
+        raise ApiError(400, f"field 'entrants': entrant {label!r}: no such bot version (use "
+                            "'name@number')")
     return version
 
 
@@ -399,8 +409,8 @@ SEASON_FIELDS = frozenset({"name", "variant", "options", "entrants", "knockout_s
 def post_season(request: HttpRequest) -> Any:
     user = _staff(request)
     data = json_body(request, SEASON_FIELDS)
-    name = text(data, "name", limits.SEASON_NAME_MAX)
-    variant_name = field(data, "variant", str)
+    name = text(data, "name", inputs.column_max(Season, "name"), is_name=True)
+    variant_name = text(data, "variant", inputs.column_max(Variant, "name"), is_name=True)
     entrants = field(data, "entrants", list)
     if len(entrants) > limits.ENTRANTS_MAX:
         raise ApiError(400, f"field 'entrants' must list at most {limits.ENTRANTS_MAX} "
@@ -431,7 +441,7 @@ def post_season(request: HttpRequest) -> Any:
             bank_ms=bank_ms,
             seed=seed,
             created_by=user,
-            format=text(data, "format", 20, None),
+            format=text(data, "format", 20, None, is_name=True),
             swiss_rounds=number(data, "rounds", None),
             limits=field(data, "limits", dict, None),
         )
@@ -541,17 +551,25 @@ def urlpatterns() -> list[URLPattern]:
     return [path(r.path, _dispatch(r), name="api-" + r.name) for r in ROUTES]
 
 
-def _openapi_path(django_path: str) -> tuple[str, list[dict[str, Any]]]:
+PATH_SCHEMAS: dict[str, dict[str, Any]] = {
+    "id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
+    "num": {"type": "integer", "minimum": 0, "maximum": 10**9 - 1},
+    "int": {"type": "integer", "minimum": 0},
+    "slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+}
+"""What each path converter matches (anything else is no route: a 404)."""
+
+
+def _openapi_path(django_path: str, prefix: str = "/api/") -> tuple[str, list[dict[str, Any]]]:
     import re
 
     params = []
-    out = "/api/" + django_path
+    out = prefix + django_path
 
     def repl(m: re.Match[str]) -> str:
         kind, name = m.group(1), m.group(2)
         params.append({"name": name, "in": "path", "required": True,
-                       "schema": {"type": "integer"} if kind in {"int", "id", "num"}
-                       else {"type": "string"}})
+                       "schema": dict(PATH_SCHEMAS.get(kind, {"type": "string"}))})
         return "{" + name + "}"
 
     out = re.sub(r"<(\w+):(\w+)>", repl, out)
@@ -734,7 +752,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 
 
 def openapi() -> dict[str, Any]:
-    """The OpenAPI 3.1 description of every route in :data:`ROUTES`."""
+    """The OpenAPI 3.1 description of every route the site answers: the API's
+    (:data:`ROUTES`) and the pages and forms (:data:`webui.web.pages.PAGES`, tag ``page``)."""
+    from .pages import PAGES, operations
+
     paths: dict[str, Any] = {}
     for route in ROUTES:
         url, params = _openapi_path(route.path)
@@ -779,6 +800,9 @@ def openapi() -> dict[str, Any]:
                 op["responses"]["403"] = {"description": "not allowed for this user"}
             item[method.lower()] = op
         paths[url] = item
+    for page in PAGES:
+        url, params = _openapi_path(page.path, "/")
+        paths[url] = operations(page, params)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -786,13 +810,18 @@ def openapi() -> dict[str, Any]:
             "version": "1",
             "description": "Bots, seasons, ratings and replays of Scopa Arena. Reads are "
                            "public; writes need 'Authorization: Bearer <token>' from the "
-                           "account page.",
+                           "account page. The site's pages and forms (tag 'page') are "
+                           "described too: forms need the session cookie and Django's CSRF "
+                           "token.",
         },
         "servers": [{"url": "/"}],
         "paths": paths,
         "components": {
             "schemas": SCHEMAS,
-            "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "token": {"type": "http", "scheme": "bearer"},
+                "session": {"type": "apiKey", "in": "cookie", "name": "sessionid"},
+            },
         },
     }
 

@@ -1,9 +1,12 @@
 """What the API accepts: its error, the JSON body's fields and the query parameters, checked.
 
 Every refusal is an :class:`ApiError`: a 4xx status and one line naming the field or parameter,
-what is allowed, and what was sent. Numbers and texts are checked against
-:mod:`webui.league.limits`, the ranges the forms and the services use too. Nothing here reads
-or writes the database.
+what is allowed, and what was sent. Numbers are checked against :mod:`webui.league.limits`, the
+ranges the forms and the services use too; texts by :mod:`webui.league.inputs` (every string of
+a body, keys included, as it is parsed: no NUL, no lone surrogate, no number that is not
+finite). Query strings and form fields are checked by
+:class:`webui.web.middleware.InputCheckMiddleware`, for every route. Nothing here reads or
+writes the database.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 from django.http import HttpRequest, QueryDict
 
-from webui.league import limits
+from webui.league import inputs, limits
 
 MAX_JSON_BYTES = 2 * 1024 * 1024
 MISSING: Any = object()
@@ -43,6 +46,11 @@ def json_body(request: HttpRequest, allowed: Collection[str]) -> dict[str, Any]:
     if unknown:
         raise ApiError(400, f"unknown field {unknown[0]!r} (this takes: "
                             f"{', '.join(sorted(allowed))})")
+    for name, value in data.items():
+        try:
+            inputs.check_json(name, value)
+        except inputs.InputError as exc:
+            raise ApiError(400, f"field {exc.field!r} {exc.reason}") from None
     return data
 
 
@@ -72,15 +80,17 @@ def number(data: Mapping[str, Any], name: str, default: Any = MISSING) -> Any:
 
 
 def text(data: Mapping[str, Any], name: str, most: int, default: Any = MISSING, *,
-         blank: bool = True) -> Any:
-    """A string field of at most ``most`` characters (not blank unless ``blank``)."""
+         blank: bool = True, is_name: bool = False) -> Any:
+    """A string field of at most ``most`` characters (not blank unless ``blank``; a name,
+    ``is_name``, holds no control character)."""
     value = field(data, name, str, default)
     if value is default and default is not MISSING:
         return value
     try:
-        return limits.check_text(f"field {name!r}", value, most, blank=blank)
-    except limits.LimitError as exc:
-        raise ApiError(400, str(exc)) from None
+        return inputs.check_text(name, value, most, blank=blank, name=is_name,
+                                 label=f"field {name!r}")
+    except inputs.InputError as exc:
+        raise ApiError(400, exc.message) from None
 
 
 def check_query(query: QueryDict, allowed: Collection[str]) -> None:

@@ -25,3 +25,14 @@ class NumberConverter(IdConverter):
     """A version number: 1 to 9 digits."""
 
     regex = "[0-9]{1,9}"
+
+
+def register() -> None:
+    """Registers ``id`` and ``num`` once, whichever URL module asks first."""
+    from django.urls import register_converter
+    from django.urls.converters import get_converters
+
+    known = get_converters()
+    for name, converter in (("id", IdConverter), ("num", NumberConverter)):
+        if name not in known:
+            register_converter(converter, name)

@@ -1,18 +1,29 @@
 """Forms of the site: signup, a new bot, a new version, a bot's description, a new token, a new
-season. Numbers and lengths come from :mod:`webui.league.limits`, as the API's do."""
+season. Numbers come from :mod:`webui.league.limits`, as the API's do; the lengths of names
+from their columns (:func:`webui.league.inputs.column_max`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from arena.engine import VARIANTS
-from webui.league import limits
+from webui.league import inputs, limits
 from webui.league.archives import MAX_ARCHIVE_BYTES
-from webui.league.models import BotVersion
+from webui.league.models import BotVersion, Season
 from webui.league.seat_limits import SEAT_LIMITS
+
+from .models import ApiToken
+
+
+def no_control_characters(value: str) -> None:
+    """A name holds no control character (Django's fields already refuse NUL)."""
+    problem = inputs.bad_character(value, name=True)
+    if problem:
+        raise forms.ValidationError(f"holds {problem}")
 
 
 def _bounded(field: str, **kwargs: Any) -> forms.IntegerField:
@@ -38,6 +49,37 @@ def _seat_limit(name: str, label: str, help_text: str) -> forms.IntegerField:
 
 class SignupForm(UserCreationForm):  # type: ignore[type-arg]
     """A new account: a user name and a password twice."""
+
+
+def checked_username(form: AuthenticationForm) -> str:
+    """A login's user name, refused (a field error) when no account could have it: longer than
+    the column or holding a control character. Django's login form checks neither, and the
+    failed-login records of django-axes would then get text their column cannot hold."""
+    from django.contrib.auth import get_user_model
+
+    name = str(form.cleaned_data.get("username") or "")
+    most = inputs.column_max(get_user_model(), "username")
+    if len(name) > most:
+        raise forms.ValidationError(f"at most {most} characters, not {len(name)}",
+                                    code="bad_text")
+    problem = inputs.bad_character(name, name=True)
+    if problem:
+        raise forms.ValidationError(f"holds {problem}", code="bad_text")
+    return name
+
+
+class LoginForm(AuthenticationForm):
+    """The site's login form: Django's, with the user name checked (:func:`checked_username`)."""
+
+    def clean_username(self) -> str:
+        return checked_username(self)
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    """The admin's login form, with the same check of the user name."""
+
+    def clean_username(self) -> str:
+        return checked_username(self)
 
 
 class ArchiveField(forms.FileField):
@@ -66,7 +108,7 @@ class BotForm(forms.Form):
         help_text="1 to 40 lowercase letters, digits or dashes; the name in bot.toml.",
     )
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=2000)
+                                  max_length=limits.DESCRIPTION_MAX)
     archive = ArchiveField(required=False, help_text=ARCHIVE_HELP)
 
     def clean_name(self) -> str:
@@ -86,19 +128,21 @@ class DescriptionForm(forms.Form):
     """A bot's description."""
 
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=2000)
+                                  max_length=limits.DESCRIPTION_MAX)
 
 
 class TokenForm(forms.Form):
     """A new API token's name."""
 
-    name = forms.CharField(max_length=limits.TOKEN_NAME_MAX, required=False, strip=True)
+    name = forms.CharField(max_length=inputs.column_max(ApiToken, "name"), required=False,
+                           strip=True, validators=[no_control_characters])
 
 
 class SeasonForm(forms.Form):
     """A new season (staff)."""
 
-    name = forms.CharField(max_length=limits.SEASON_NAME_MAX)
+    name = forms.CharField(max_length=inputs.column_max(Season, "name"),
+                           validators=[no_control_characters])
     variant = forms.ChoiceField(choices=[], initial="scopa")
     format = forms.ChoiceField(
         choices=[

@@ -22,10 +22,10 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.http import QueryDict
 
-from webui.league.models import Bot, BotVersion, Game, MatchSeat, Variant
+from webui.league.models import Bot, BotVersion, Game, MatchSeat
 
 from .api_input import ApiError, query_choice, query_int
-from .reads import game_row, version_refs
+from .reads import game_row, shown_variants, version_refs
 
 RESULTS = ("win", "loss", "draw", "forfeit")
 """The values of the ``result`` filter."""
@@ -88,8 +88,8 @@ def opponents(bot: Bot, version: BotVersion | None = None) -> list[str]:
 
 
 def variants() -> list[str]:
-    """The slugs of every variant."""
-    return list(Variant.objects.order_by("slug").values_list("slug", flat=True))
+    """The slugs of the variants lists show (:func:`reads.shown_variants`)."""
+    return list(shown_variants().order_by("slug").values_list("slug", flat=True))
 
 
 def choices(bot: Bot, version: BotVersion | None = None,

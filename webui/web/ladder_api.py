@@ -13,7 +13,7 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
 
-from webui.league import challenges, ladder
+from webui.league import challenges, inputs, ladder
 from webui.league.models import Bot, LadderEntry, Match, Variant
 
 from . import reads
@@ -24,6 +24,8 @@ S = {"type": "string"}
 I = {"type": "integer"}  # noqa: E741
 N = {"type": "number"}
 B = {"type": "boolean"}
+NAME_MAX = inputs.column_max(Bot, "name")
+VARIANT_MAX = challenges.VARIANT_MAX
 
 
 def entry_json(bot: Bot) -> dict[str, Any]:
@@ -92,8 +94,7 @@ def patch_bot_ladder(request: HttpRequest, name: str) -> Any:
         ladder.choose(user, bot, number, status)
     except ladder.LadderError as error:
         which = "version" if number is not None and "version" in str(error) else "status"
-        raise ApiError(400 if "retired" not in str(error) else 409,
-                       f"field {which!r}: {error}") from None
+        raise ApiError(error.status, f"field {which!r}: {error}") from None
     return entry_json(bot)
 
 
@@ -103,9 +104,9 @@ def post_challenge(request: HttpRequest) -> Any:
     try:
         match = challenges.create_challenge(
             user,
-            bot=text(data, "bot", 40, blank=False),
-            opponent=text(data, "opponent", 40, blank=False),
-            variant=text(data, "variant", 120, "scopa", blank=False),
+            bot=text(data, "bot", NAME_MAX, blank=False, is_name=True),
+            opponent=text(data, "opponent", NAME_MAX, blank=False, is_name=True),
+            variant=text(data, "variant", VARIANT_MAX, "scopa", blank=False, is_name=True),
             deals=field(data, "deals", int, challenges.DEFAULT_DEALS),
             rated=field(data, "rated", bool, False),
         )

@@ -86,7 +86,7 @@ def bot_ladder(request: HttpRequest, name: str) -> HttpResponse:
                     ladder.choose(request.user, bot, number, action)
                 except ladder.LadderError as error:
                     messages.error(request, str(error))
-                    status = 400 if "retired" not in str(error) else 409
+                    status = error.status
                 else:
                     messages.success(request, "Ladder entry saved.")
                     return redirect("bot-ladder", name=bot.name)

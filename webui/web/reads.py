@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.rating import is_provisional
@@ -81,15 +81,32 @@ def variant_json(v: Variant) -> dict[str, Any]:
     }
 
 
+def shown_variants() -> Any:
+    """The variants lists show: those with games or a season, and the ladders' (configured).
+
+    Not every variant ever asked for: a variant row is stored when something uses it, and a
+    challenge whose match was never played is no reason to list one.
+    """
+    from webui.league.ladder import ladder_variants
+
+    configured = [v.pk for v in ladder_variants()]
+    return Variant.objects.filter(
+        Q(pk__in=configured)
+        | Exists(Game.objects.filter(variant=OuterRef("pk")))
+        | Exists(Season.objects.filter(variant=OuterRef("pk")))
+    )
+
+
 def variants_overview() -> list[dict[str, Any]]:
-    """Every variant with how many entities are rated in it."""
+    """The variants lists show (:func:`shown_variants`), with how many entities are rated in
+    each."""
     rated = dict(
         Rating.objects.values_list("variant_id").annotate(n=Count("id")).values_list(
             "variant_id", "n"
         )
     )
     out = []
-    for v in Variant.objects.all():
+    for v in shown_variants():
         row = variant_json(v)
         row["rated"] = rated.get(v.id, 0)
         out.append(row)

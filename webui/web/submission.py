@@ -60,7 +60,7 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
             version, created = services.register_version(
                 bot,
                 sha256=checked.sha256,
-                manifest=_manifest_json(checked.manifest),
+                manifest=checked.manifest,  # JSON-ready: parse_manifest made it so
                 source_dir=str(folder.relative_to(settings.ARENA_DATA_DIR))
                 if folder.is_relative_to(settings.ARENA_DATA_DIR)
                 else str(folder),
@@ -77,15 +77,6 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
 def _cleanup(folder: Path | None) -> None:
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _manifest_json(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The manifest as JSON (TOML dates become text)."""
-    out: dict[str, Any] = {}
-    for key, value in manifest.items():
-        plain = isinstance(value, str | int | float | bool | list | dict)
-        out[key] = value if plain else str(value)
-    return out
 
 
 def create_bot_with_version(

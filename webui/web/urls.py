@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.urls import URLPattern, URLResolver, include, path, register_converter
+from django.urls import URLPattern, URLResolver, include, path
 
-from . import api, ladder_views, views
-from .converters import IdConverter, NumberConverter
+from . import api, converters, ladder_views, views
 
-# Before the patterns below (the API's too) are built.
-register_converter(IdConverter, "id")
-register_converter(NumberConverter, "num")
+converters.register()  # before the patterns below (the API's too) are built
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.home, name="home"),
@@ -38,7 +35,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", views.api_docs, name="api-docs"),
     path("api/", include(api.urlpatterns())),
     path("accounts/signup/", views.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/", views.account, name="account"),
 ]

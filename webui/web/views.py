@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -25,7 +26,16 @@ from . import game_lists, live_progress, reads
 from .api import bot_page_data, openapi
 from .api_input import ApiError
 from .charts import rating_chart
-from .forms import BotForm, DescriptionForm, SeasonForm, SignupForm, TokenForm, VersionForm
+from .client_ip import client_ip
+from .forms import (
+    BotForm,
+    DescriptionForm,
+    LoginForm,
+    SeasonForm,
+    SignupForm,
+    TokenForm,
+    VersionForm,
+)
 from .models import ApiToken
 from .replay_frames import card_label
 from .submission import SubmissionError, add_version, create_bot_with_version
@@ -176,8 +186,9 @@ def bot_edit(request: HttpRequest, name: str) -> HttpResponse:
     b = _owned_bot(request, name)
     form = DescriptionForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "The description is too long (2000 characters at most).")
-        return redirect("bot", name=b.name)
+        problem = " ".join(str(e) for e in form.errors.get("description", ["is not valid"]))
+        return render(request, "web/bad_request.html",
+                      {"message": f"The description: {problem}"}, status=400)
     Bot.objects.filter(pk=b.pk).update(description=form.cleaned_data["description"])
     messages.success(request, "Description saved.")
     return redirect("bot", name=b.name)
@@ -315,6 +326,8 @@ def api_docs(request: HttpRequest) -> HttpResponse:
     spec = openapi()
     ops = []
     for url, item in spec["paths"].items():
+        if not url.startswith("/api/"):
+            continue  # the pages: described in the document, not listed here
         for method, op in item.items():
             ops.append({"method": method.upper(), "path": url, "summary": op["summary"],
                         "auth": "security" in op})
@@ -325,16 +338,65 @@ def api_docs(request: HttpRequest) -> HttpResponse:
 # Accounts
 
 
+def _bad_username(response: HttpResponse) -> HttpResponse:
+    """A login page that refused a malformed user name says so with a 400 (a wrong password
+    stays a 200, as Django answers it)."""
+    form = (getattr(response, "context_data", None) or {}).get("form")
+    errors = form.errors.as_data().get("username", []) if form is not None else []
+    if any(error.code == "bad_text" for error in errors):
+        response.status_code = 400
+    return response
+
+
+class LoginView(auth_views.LoginView):
+    """``/accounts/login/``: Django's login with :class:`LoginForm` (django-axes counts its
+    failures)."""
+
+    authentication_form = LoginForm
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        return _bad_username(super().form_invalid(form))
+
+
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """``/admin/login/``: the admin's own login (with :class:`AdminLoginForm`), a 400 for a
+    malformed user name."""
+    from django.contrib import admin
+
+    return _bad_username(admin.site.login(request))
+
+
+def _signups(request: HttpRequest, count: bool = False) -> int:
+    """Accounts made from the request's client address in this hour (django-ratelimit's
+    counter in the shared ``limits`` cache); ``count``: one more was just made."""
+    from django.conf import settings
+    from django_ratelimit.core import get_usage
+
+    usage = get_usage(request, group="signup", key=lambda _group, req: client_ip(req) or "-",
+                      rate=f"{settings.ARENA_SIGNUPS_PER_HOUR}/h", method="POST",
+                      increment=count)
+    return int(usage["count"]) if usage else 0
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    from django.conf import settings
+
     if request.user.is_authenticated:
         return redirect("account")
     form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.get_username()}! Submit your first bot.")
-        return redirect("bot-new")
+    if request.method == "POST":
+        most = settings.ARENA_SIGNUPS_PER_HOUR
+        if _signups(request) >= most:
+            form.add_error(None, f"{most} accounts were made from your address this hour, the "
+                                 "most allowed: try again later")
+            return render(request, "registration/signup.html", {"form": form}, status=429)
+        if form.is_valid():
+            user = form.save()
+            _signups(request, count=True)
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.get_username()}! Submit your first bot.")
+            return redirect("bot-new")
     return render(request, "registration/signup.html", {"form": form},
                   status=400 if form.errors else 200)
 

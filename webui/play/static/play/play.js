@@ -150,6 +150,7 @@
         "Deal " + (last.deal + 1) + ": you " + last.points[you].total + ", bot " + last.points[1 - you].total + " points." : "";
       const finished = state.status === "over" || state.status === "void";
       $("play-end").hidden = !finished;
+      $("play-resign").hidden = finished;
       if (state.replay_url) $("play-replay").href = state.replay_url;
       else $("play-replay").hidden = true;
       clearInterval(countdown);
@@ -175,6 +176,22 @@
           .finally(poll);
       }, delay);
     }
+
+    const resign = $("play-resign");
+    resign.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (!window.confirm("Give this game up? The bot wins it.")) return;
+      fetch(root.dataset.resignUrl, {
+        method: "POST",
+        headers: { "X-CSRFToken": csrf, "Accept": "application/json" },
+        credentials: "same-origin",
+      }).then((r) => r.json().then((body) => ({ ok: r.ok, body: body })))
+        .then(({ ok, body }) => {
+          if (ok) { showError(""); draw(body.state); quick = 8; poll(); }
+          else showError(body.error || "refused");
+        })
+        .catch((e) => showError("could not resign: " + e));
+    });
 
     $("play-cancel").addEventListener("click", () => { $("play-captures").hidden = true; });
     draw(state);
