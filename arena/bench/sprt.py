@@ -59,15 +59,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
-def simulate(task: tuple[Sprt, tuple[float, ...], float, int, int, int]
+def simulate(task: tuple[Sprt, tuple[float, ...], float, int, range, int]
              ) -> list[tuple[str | None, int]]:
-    """``count`` simulated tests at the true Elo: (decision, pairs) each."""
-    test, shape, elo, seed, count, max_pairs = task
+    """The simulated tests numbered ``runs`` at the true Elo: (decision, pairs) each.  Run
+    ``k`` draws from its own generator (seeded by the seed, the Elo and ``k``), so a run is the
+    same whichever process plays it."""
+    test, shape, elo, seed, runs, max_pairs = task
     probabilities = tilted(shape, elo)
     cumulative = [sum(probabilities[:i + 1]) for i in range(5)]
     cumulative[-1] = 1.0
     out: list[tuple[str | None, int]] = []
-    for run in range(count):
+    for run in runs:
         rng = random.Random(f"{seed}:{elo}:{run}")
         draw = rng.random
         counts = [0, 0, 0, 0, 0]
@@ -122,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
     elos = args.true_elos or [test.elo0 - width / 2, test.elo0, (test.elo0 + test.elo1) / 2,
                               test.elo1, test.elo1 + width / 2]
     chunk = max(1, math.ceil(args.runs / (4 * args.workers)))
-    tasks = [(test, shape, elo, args.seed, min(chunk, args.runs - start), args.max_pairs)
+    tasks = [(test, shape, elo, args.seed, range(start, min(start + chunk, args.runs)),
+              args.max_pairs)
              for elo in elos for start in range(0, args.runs, chunk)]
     began = time.perf_counter()
     results: dict[float, list[tuple[str | None, int]]] = {elo: [] for elo in elos}

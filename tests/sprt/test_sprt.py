@@ -165,11 +165,13 @@ def test_simulated_tests_keep_their_error_rates() -> None:
     # four standard deviations above 5%.
     test = Sprt(elo0=0, elo1=60)
     shape = (0.2, 0.0, 0.6, 0.0, 0.2)
-    at_h0 = simulate((test, shape, 0.0, 1, 600, 100_000))
-    at_h1 = simulate((test, shape, 60.0, 1, 600, 100_000))
+    at_h0 = simulate((test, shape, 0.0, 1, range(600), 100_000))
+    at_h1 = simulate((test, shape, 60.0, 1, range(600), 100_000))
     assert sum(1 for d, _ in at_h0 if d == "H1") < 45
     assert sum(1 for d, _ in at_h1 if d == "H0") < 45
     assert all(d is not None for d, _ in at_h0 + at_h1)
+    # A run is the same run whichever share of the runs it comes in.
+    assert simulate((test, shape, 0.0, 1, range(590, 600), 100_000)) == at_h0[590:]
 
 
 # ---- arena match --sprt through the real runner -----------------------------------------------
