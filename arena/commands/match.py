@@ -180,6 +180,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.sprt is not None:
             games = args.max_games if args.max_games is not None else sprt.DEFAULT_MAX_GAMES
+            if games < 2:
+                raise ValueError(f"--max-games must be at least 2 (one pair), got {games}")
         elif args.max_games is not None:
             raise ValueError("--max-games goes with --sprt (use --games for a fixed match)")
         if not 2 <= len(args.bots) <= 4:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import queue
 import random
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -215,8 +216,6 @@ class _Stream:
         self._outbox: queue.Queue[Any] = queue.Queue()
         self._answers: queue.Queue[Any] = queue.Queue()
         self._call = stub.Play(self._requests(), timeout=timeout)
-        import threading
-
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 

@@ -20,7 +20,7 @@ import gymnasium as gym
 
 from arena.env.actions import Action
 from arena.env.aec import ScopaEnv, agent_name, illegal_reward
-from arena.env.players import BotFault, Player, Policy, make_player
+from arena.env.players import BotFault, Player, Policy, ProtocolPlayer, make_player
 from arena.seeds import SEED_BITS
 
 PlayerSpec = str | Path | Player | Policy | Any
@@ -71,7 +71,10 @@ class SeatEnv(gym.Env):
                     continue
                 is_partner = rules.partners and rules.side_of(other) == rules.side_of(seat)
                 spec = partner if is_partner and partner is not None else opponent
-                self.players[other] = make_player(spec)
+                player = self.players[other] = make_player(spec)
+                if isinstance(player, ProtocolPlayer) and not player.bot.manifest.supports(
+                        rules.variant):
+                    raise ValueError(f"bot {player.label} does not play {rules.variant!r}")
         except BaseException:
             self.close()
             raise

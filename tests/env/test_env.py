@@ -355,3 +355,12 @@ def test_a_bot_folder_over_the_protocol_plays_as_the_same_bot_in_process() -> No
     over_the_protocol = moves_of_a_game(SAMPLE_BOTS / "greedy", seed=8)
     in_process = moves_of_a_game("greedy", seed=8)
     assert over_the_protocol == in_process
+
+
+def test_a_bot_folder_that_does_not_play_the_variant_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "only-scopone"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "only-scopone"\nversion = "1"\n'
+                                     'command = ["python", "bot.py"]\nvariants = ["scopone"]\n')
+    with pytest.raises(ValueError, match="does not play 'scopa'"):
+        scopa_env.SeatEnv("scopa", opponent=folder)

@@ -226,6 +226,8 @@ def test_max_games_stops_an_undecided_test_with_status_3(bwrap: str) -> None:
 @pytest.mark.parametrize(("argv", "message"), [
     (["random", "greedy", "--sprt", "elo0=0"], "needs elo1=NUMBER"),
     (["random", "greedy", "--max-games", "10"], "--max-games goes with --sprt"),
+    (["random", "greedy", "--sprt", "elo0=0", "elo1=5", "--max-games", "1"],
+     "--max-games must be at least 2"),
     (["random", "greedy", "random", "greedy", "--variant", "scopone", "--sprt", "elo0=0",
       "elo1=5"], "--sprt compares two bots"),
 ])
