@@ -42,7 +42,8 @@ def register(subparsers: Any) -> None:
             "side as two separate processes, or four. Examples:\n"
             "  arena match random greedy --variant scopa --games 20\n"
             "  arena match greedy ismcts --variant scopone --replays out/\n"
-            "  arena match ./my-bot grpc://127.0.0.1:50051 --json"
+            "  arena match ./my-bot grpc://127.0.0.1:50051 --json\n"
+            "  arena match ./new-bot ./old-bot --sprt elo0=0 elo1=10 --max-games 4000"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -82,6 +83,16 @@ def register(subparsers: Any) -> None:
         help=f"each seat's time for a whole game in milliseconds (default {DEFAULT_BANK_MS})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--sprt", nargs="+", default=None, metavar="PARAM",
+        help="play duplicate pairs until an SPRT decides whether the first bot (NEW) is "
+        "stronger than the second (OLD): elo0=E0 elo1=E1 [alpha=0.05 beta=0.05], in logistic "
+        "Elo; exit 0 for H1 (NEW is about elo1 stronger), 1 for H0, 3 undecided at --max-games",
+    )
+    parser.add_argument(
+        "--max-games", type=int, default=None, metavar="N",
+        help="with --sprt: stop undecided after N games (default 20000)",
+    )
     parser.add_argument(
         "--replays", type=Path, default=None, metavar="DIR", help="write one replay per game here"
     )
@@ -162,9 +173,17 @@ def parse_options(items: list[str]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """``arena match``."""
+    from arena.commands import sprt
     from arena.runner import BotError, BotRef, MatchError, MatchSpec, run_match, sandbox_available
 
+    games = args.games
     try:
+        if args.sprt is not None:
+            games = args.max_games if args.max_games is not None else sprt.DEFAULT_MAX_GAMES
+            if games < 2:
+                raise ValueError(f"--max-games must be at least 2 (one pair), got {games}")
+        elif args.max_games is not None:
+            raise ValueError("--max-games goes with --sprt (use --games for a fixed match)")
         if not 2 <= len(args.bots) <= 4:
             raise ValueError(f"a match takes two to four bots, got {len(args.bots)}")
         entrants = [BotRef.parse(text) for text in args.bots]
@@ -172,22 +191,25 @@ def run(args: argparse.Namespace) -> int:
             entrants=entrants,
             variant=args.variant,
             options=parse_options(args.option),
-            games=args.games,
+            games=games,
             seed=args.seed,
             move_time_ms=args.move_time,
             bank_ms=args.bank,
             replays_dir=args.replays,
             sandbox=not args.unsafe_no_sandbox,
-            limits=limits_from_args(args, args.games, args.bank),
+            limits=limits_from_args(args, games, args.bank),
         )
         if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
             raise ValueError(f"--replays {args.replays}: not a folder")
         from arena.runner.match import check_spec
 
         check_spec(spec)
+        test = sprt.check(args, spec) if args.sprt is not None else None
     except (BotError, MatchError, ValueError) as error:
         print(f"arena match: {error}", file=sys.stderr)
         return 2
+    if test is not None:
+        return sprt.run(args, spec, test)
 
     if not args.json:
         _print_header(spec, sandbox_available())

@@ -85,6 +85,9 @@ class MatchSpec:
     # Called on the runner's event loop with each move as it is played (see LiveMove); it must
     # return at once (queue the move, write it elsewhere): the seats' clocks run meanwhile.
     on_move: Callable[[LiveMove], None] | None = None
+    # Called after each whole duplicate set with the report so far; True ends the match there,
+    # the sets not yet played left out (an SPRT that has decided: ``arena match --sprt``).
+    stop: Callable[[MatchReport], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -532,6 +535,8 @@ class Match:
                     index += 1
                     if self.progress is not None:
                         self.progress(index, self.total, outcome)
+                if self.spec.stop is not None and self.spec.stop(self.report):
+                    break
         finally:
             for slot in self.slots.values():
                 await slot.close()
