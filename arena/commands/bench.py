@@ -1,5 +1,5 @@
 """``arena bench NAME``: run one benchmark (engine, protocol, match, season, swiss, site,
-ladder).
+ladder, hosts).
 
 Each benchmark lives in ``arena.bench.<name>`` and is imported only when chosen, so
 ``arena bench engine`` never loads gRPC or Django.  Options after NAME belong to that
@@ -21,6 +21,7 @@ BENCHES: dict[str, str] = {
     "swiss": "a Swiss season against a full round-robin: matches and ranking quality",
     "site": "page and API response times",
     "ladder": "ladder convergence to the known order, and a new bot's wait for its first game",
+    "hosts": "worker hosts in network namespaces: a host cut off mid-match (needs root)",
 }
 
 
@@ -29,7 +30,7 @@ def register(subparsers: Any) -> None:
     lines = "\n".join(f"  {name:10} {text}" for name, text in BENCHES.items())
     parser = subparsers.add_parser(
         "bench",
-        help="benchmarks: engine, protocol, match, season, swiss, site, ladder",
+        help="benchmarks: engine, protocol, match, season, swiss, site, ladder, hosts",
         description=f"Run one benchmark. Benchmarks:\n{lines}\n\n"
         "Options after BENCH belong to it: arena bench engine --help.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
