@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -283,7 +283,7 @@ def make_host_groups(name: str) -> HostGroups | None:
     return HostGroups([folder], join=False, kind="v2")
 
 
-def _stale_groups() -> list[Path]:
+def _stale_groups(older_than_s: float) -> list[Path]:
     from arena.runner import cgroups
 
     found = cgroups.backend()
@@ -292,11 +292,12 @@ def _stale_groups() -> list[Path]:
     stale: list[Path] = []
     for parent in dict.fromkeys([found.memory_parent, found.pids_parent]):
         with contextlib.suppress(OSError):
-            stale += [p for p in parent.iterdir() if p.is_dir() and _is_stale(p.name, p)]
+            stale += [p for p in parent.iterdir()
+                      if p.is_dir() and _is_stale(p.name, p, older_than_s)]
     return stale
 
 
-def _is_stale(name: str, path: Path) -> bool:
+def _is_stale(name: str, path: Path, older_than_s: float) -> bool:
     found = re.match(rf"{PREFIX}-(\d+)-[0-9a-f]+(-|$)", name)
     if found is None:
         return False
@@ -304,29 +305,30 @@ def _is_stale(name: str, path: Path) -> bool:
         age = time.time() - path.lstat().st_mtime
     except OSError:
         return False
-    return not _alive(int(found.group(1))) and age > STALE_S
+    return not _alive(int(found.group(1))) and age >= older_than_s
 
 
-def sweep_stale_labs() -> int:
-    """Removes what labs of runs that died left (namespaces, groups, folders); returns how
-    many things it removed. A lab is stale when its creator is gone and it is a while old."""
+def sweep_stale_labs(older_than_s: float = STALE_S) -> int:
+    """Removes what labs of runs that died left (namespaces and their processes, control
+    groups, folders); returns how many it removed. A lab is stale when the process that made
+    it is gone and it is ``older_than_s`` old."""
     removed = 0
     netns_dir = Path("/run/netns")
     with contextlib.suppress(OSError):
         for entry in sorted(netns_dir.iterdir(), key=lambda p: p.name.endswith("-lan")):
-            if _is_stale(entry.name, entry):
+            if _is_stale(entry.name, entry, older_than_s):
                 for pid in descendants(netns_pids(entry.name)):
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
                 subprocess.run(["ip", "netns", "del", entry.name], capture_output=True,
                                check=False)
                 removed += 1
-    for group in _stale_groups():
+    for group in _stale_groups(older_than_s):
         HostGroups([group], join=True, kind="").remove()
         removed += 1
     with contextlib.suppress(OSError):
         for entry in Path(tempfile.gettempdir()).iterdir():
-            if entry.is_dir() and _is_stale(entry.name, entry):
+            if entry.is_dir() and _is_stale(entry.name, entry, older_than_s):
                 shutil.rmtree(entry, ignore_errors=True)
                 removed += 1
     return removed
@@ -421,15 +423,6 @@ class Services:
     redis: subprocess.Popen[bytes] | None = None
     database: str = "arena"
     user: str = "arena"
-
-    @property
-    def database_url(self) -> str:
-        return (f"postgresql://{self.user}:{self.password}@{self.host.address}:5432/"
-                f"{self.database}")
-
-    @property
-    def broker_url(self) -> str:
-        return f"redis://{self.host.address}:6379/0"
 
     def connect(self, database: str | None = None) -> Any:
         """A psycopg connection to the cluster through its unix socket (this machine only;
@@ -630,15 +623,18 @@ class Lab:
         finally:
             log.close()
         deadline = time.monotonic() + timeout_s
-        while True:
-            ready = subprocess.run([str(pg / "pg_isready"), "-q", "-h", str(socket_dir),
-                                    "-p", "5432"], check=False).returncode == 0
-            if ready:
-                break
-            if services.postgres.poll() is not None or time.monotonic() > deadline:
-                tail = (host.logs / "postgres.log").read_text(errors="replace")[-1500:]
-                raise LabError(f"the lab's PostgreSQL did not start: {tail}")
-            time.sleep(0.1)
+        checks = {
+            "postgres": ([str(pg / "pg_isready"), "-q", "-h", str(socket_dir), "-p", "5432"],
+                         services.postgres),
+            "redis": (self.enter(host, ["redis-cli", "-h", host.address, "ping"],
+                                 hostname=False), services.redis),
+        }
+        for name, (argv, child) in checks.items():
+            while subprocess.run(argv, capture_output=True, check=False).returncode != 0:
+                if child.poll() is not None or time.monotonic() > deadline:
+                    tail = (host.logs / f"{name}.log").read_text(errors="replace")[-1500:]
+                    raise LabError(f"the lab's {name} did not start: {tail}")
+                time.sleep(0.1)
         with services.connect("postgres") as conn:
             conn.execute(f'CREATE DATABASE "{services.database}"')
         return services
@@ -753,16 +749,6 @@ class Lab:
         return left
 
 
-@contextlib.contextmanager
-def lab() -> Iterator[Lab]:
-    """A :class:`Lab`, closed at the end whatever happens."""
-    made = Lab()
-    try:
-        yield made
-    finally:
-        made.close()
-
-
 __all__ = ["ArenaProcess", "Host", "Lab", "LabError", "Services", "compose", "interpolate",
-           "lab", "on_lan", "service_command", "service_environment", "sweep_stale_labs"]
+           "on_lan", "service_command", "service_environment", "sweep_stale_labs"]
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -167,3 +169,41 @@ def test_a_host_whose_clock_is_a_minute_ahead_holds_its_leases_by_the_database_c
     assert cut.seats_after == {"w1": EMPTY, "w2": EMPTY}
     assert cut.finished_after_claim_s < 50, cut  # recorded by w1, whose clock is right
     assert_counted_once(deployed)
+
+
+def test_a_lab_is_removed_whole_even_when_what_runs_in_it_fails() -> None:
+    require(can_make_hosts(), "root, iproute2, util-linux, PostgreSQL, redis-server, bwrap")
+    from arena.bench.hostlab import Lab, netns_pids
+
+    with pytest.raises(RuntimeError, match="went wrong"), Lab() as lab:
+        host = lab.add_host("w1", 31)
+        sleeper = subprocess.Popen(lab.enter(host, ["sleep", "600"]))
+        assert netns_pids(host.netns) == {sleeper.pid}
+        assert (host.tmp.is_dir(), host.data.is_dir()) == (True, True)
+        raise RuntimeError("something went wrong")
+    assert sleeper.wait(timeout=10) != 0  # killed
+    assert lab.leftovers() == []
+    assert not Path(f"/run/netns/{host.netns}").exists()
+
+
+def test_what_a_run_that_died_left_is_removed_by_the_next_lab() -> None:
+    require(can_make_hosts(), "root, iproute2, util-linux, PostgreSQL, redis-server, bwrap")
+    from arena.bench.hostlab import PREFIX, netns_pids, sweep_stale_labs
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid nobody has now: the run that made the lab is dead
+    name = f"{PREFIX}-{gone.pid}-abcdef"
+    folder = Path(tempfile.gettempdir()) / name
+    folder.mkdir()
+    subprocess.run(["ip", "netns", "add", f"{name}-w1"], check=True)
+    try:
+        orphan = subprocess.Popen(["nsenter", f"--net=/run/netns/{name}-w1", "--",
+                                   "sleep", "600"], start_new_session=True)
+        assert netns_pids(f"{name}-w1") == {orphan.pid}
+        assert sweep_stale_labs(older_than_s=0) >= 2
+        assert orphan.wait(timeout=10) != 0
+        assert not Path(f"/run/netns/{name}-w1").exists()
+        assert not folder.exists()
+    finally:
+        subprocess.run(["ip", "netns", "del", f"{name}-w1"], capture_output=True, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
