@@ -44,7 +44,13 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     is ``1``: uploaded bots then run unsandboxed, with every right of the worker's user. For a
     development machine running its owner's bots only (read by ``workers.sandbox_policy``).
 ``ARENA_MATCH_LEASE_S``
-    How long a worker's claim on a match lasts without a heartbeat (default 20 seconds).
+    How long a worker's claim on a match lasts without a heartbeat (default 20 seconds), by
+    the database's clock. A worker that could not renew its lease for this long stops the
+    match (it may be another worker's by then).
+``ARENA_SWEEP_INTERVAL_S``
+    How often celery beat runs the sweep that enqueues again what lost messages and dead or
+    cut-off workers left behind (default 30 seconds): a dead worker's match is taken over
+    within ``ARENA_MATCH_LEASE_S`` plus this.
 ``ARENA_TASK_TIME_LIMIT_S``
     Hard time limit of one task (default 3600); the soft limit is 60 seconds less.
 ``ARENA_PLAY_MOVE_TIME_MS``, ``ARENA_PLAY_BANK_MS``
@@ -325,6 +331,7 @@ ARENA_EMBEDDED_BROKER = not ARENA_BROKER_URL
 ARENA_QUEUE = os.environ.get("ARENA_QUEUE", "arena")
 ARENA_BROKER_PREFIX = os.environ.get("ARENA_BROKER_PREFIX", "")
 ARENA_MATCH_LEASE_S = float(os.environ.get("ARENA_MATCH_LEASE_S", "20"))
+ARENA_SWEEP_INTERVAL_S = float(os.environ.get("ARENA_SWEEP_INTERVAL_S", "30"))
 ARENA_TASK_TIME_LIMIT_S = int(os.environ.get("ARENA_TASK_TIME_LIMIT_S", "3600"))
 ARENA_PLAY_MOVE_TIME_MS = int(os.environ.get("ARENA_PLAY_MOVE_TIME_MS", "60000"))
 ARENA_PLAY_BANK_MS = int(os.environ.get("ARENA_PLAY_BANK_MS", "900000"))

@@ -10,7 +10,8 @@ Settings that do not lose work: a task is acknowledged only after it finished
 message reserved per process at a time (prefetch 1), soft and hard time limits, and a Redis
 visibility timeout above the hard limit so a message is redelivered only when its worker is
 really gone. What a lost message leaves behind (a Redis restart without persistence, a killed
-host) is found by ``arena.sweep`` (celery beat, every 30 s, or the ``arena season run`` loop).
+or cut-off host) is found by ``arena.sweep`` (celery beat, every ``ARENA_SWEEP_INTERVAL_S``, 30 s
+by default, or the ``arena season run`` loop).
 Beat also runs ``arena.schedule_ladder`` (:mod:`workers.ladder`) every
 ``ARENA_LADDER_INTERVAL_S``: the continuous ladder's matches.
 
@@ -39,7 +40,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 
 from django.conf import settings
 
-SWEEP_INTERVAL_S = 30.0
 REDIS_SCHEMES = {"redis", "rediss"}
 
 
@@ -148,10 +148,13 @@ def make_app() -> Celery:
         worker_prefetch_multiplier=1,
         worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_hijack_root_logger=False,
+        # The arena's log handler writes to sys.stderr: redirected into a logger by Celery, its
+        # records came back to that handler and were dropped, so a worker logged nothing.
+        worker_redirect_stdouts=False,
         worker_send_task_events=False,
         timezone="UTC",
         beat_schedule={
-            "sweep": {"task": "arena.sweep", "schedule": SWEEP_INTERVAL_S},
+            "sweep": {"task": "arena.sweep", "schedule": settings.ARENA_SWEEP_INTERVAL_S},
             "ladder": {"task": "arena.schedule_ladder",
                        "schedule": settings.ARENA_LADDER_INTERVAL_S},
         },

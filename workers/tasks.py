@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -26,8 +26,7 @@ django.setup()
 
 from celery import Task  # noqa: E402
 from celery.exceptions import SoftTimeLimitExceeded  # noqa: E402
-from django.conf import settings  # noqa: E402
-from django.db import close_old_connections, connection  # noqa: E402
+from django.db import close_old_connections  # noqa: E402
 
 from webui.league import services  # noqa: E402
 from webui.league.bot_files import BotFilesError, bot_ref_text  # noqa: E402
@@ -36,6 +35,7 @@ from webui.league.models import BotVersion, Match  # noqa: E402
 from webui.league.seat_limits import runner_limits  # noqa: E402
 from webui.league.validation import judge  # noqa: E402
 from workers.celery_app import app  # noqa: E402
+from workers.lease import LeaseKeeper  # noqa: E402
 from workers.sandbox_policy import refusal, sandbox_wanted  # noqa: E402
 
 log = logging.getLogger("workers.tasks")
@@ -95,39 +95,6 @@ class EmptyReport:
     logs: dict[str, str] = {}
 
 
-class LeaseKeeper:
-    """Renews a match claim's lease in the background while its match is played."""
-
-    def __init__(self, claim: services.Claim) -> None:
-        self.claim = claim
-        self.stopped = threading.Event()
-        self.lost = False
-        self.thread = threading.Thread(target=self._run, name="lease", daemon=True)
-
-    def __enter__(self) -> LeaseKeeper:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stopped.set()
-        self.thread.join(timeout=10)
-
-    def _run(self) -> None:
-        interval = max(0.5, settings.ARENA_MATCH_LEASE_S / 4)
-        try:
-            while not self.stopped.wait(interval):
-                try:
-                    if not services.renew_lease(self.claim):
-                        self.lost = True
-                        return
-                except Exception as error:  # the database blinked: try again next beat
-                    log.warning("could not renew the lease of match %s: %s",
-                                self.claim.match_id, error)
-                    close_old_connections()
-        finally:
-            connection.close()
-
-
 class Unsandboxed(ValueError):
     """This worker may not run an uploaded bot: it has no sandbox (one line, why)."""
 
@@ -167,9 +134,14 @@ def match_spec(match: Match) -> Any:
 
 @arena_task("arena.play_match", bind=True, max_retries=MAX_RETRIES)
 def play_match(self: Task, match_id: int) -> str:
-    """Claims a match, plays it with the runner while keeping its lease, records it once."""
+    """Claims a match, plays it with the runner while keeping its lease, records it once.
+
+    A lost lease (:mod:`workers.lease`: taken over, or no renewal for a whole lease) stops the
+    match at once, its seats with it, and records nothing: the match is another worker's.
+    """
     from arena.runner import MatchError, run_match
 
+    asked = time.monotonic()
     claim = services.claim_match(match_id)
     if claim is None:
         # Done already, or another worker holds a live lease (a duplicate message, or a worker
@@ -179,33 +151,43 @@ def play_match(self: Task, match_id: int) -> str:
     if claim.attempt > MAX_MATCH_ATTEMPTS:
         services.void_match(claim, f"gave up after {claim.attempt - 1} failed attempts")
         return f"match {match_id}: void"
-    match = Match.objects.select_related("season__variant", "variant").get(pk=match_id)
-    try:
-        spec = match_spec(match)
-    except (MatchError, ValueError) as error:  # no bot folder nor archive, a bad manifest
-        services.void_match(claim, f"cannot be played: {error}")
-        return f"match {match_id}: void ({error})"
-    except Exception as error:  # this host could not unpack a bot (disk, database): retry
-        log.warning("match %s could not be prepared on this worker: %s", match_id, error)
-        close_old_connections()
-        services.release_match(claim, f"{type(error).__name__}: {error}")
-        raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
-    try:
-        labels = [v.label for v in match.entrants()]
-        with LeaseKeeper(claim) as keeper, \
-                LivePublisher(match_id, match.games_planned, labels) as live:
-            spec.on_move = live.on_move
-            report = EmptyReport() if empty_matches() else run_match(spec)
-        if keeper.lost:
-            return f"match {match_id}: lease lost, result dropped"
-    except MatchError as error:
-        services.void_match(claim, f"cannot be played: {error}")
-        return f"match {match_id}: void ({error})"
-    except (Exception, SoftTimeLimitExceeded) as error:
-        log.warning("match %s failed on this worker: %s", match_id, error)
-        close_old_connections()
-        services.release_match(claim, f"{type(error).__name__}: {error}")
-        raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
+    keeper = LeaseKeeper(claim, since=asked)
+    with keeper:
+        match = Match.objects.select_related("season__variant", "variant").get(pk=match_id)
+        try:
+            spec = match_spec(match)
+        except (MatchError, ValueError) as error:  # no bot folder nor archive, a bad manifest
+            keeper.stopped.set()
+            services.void_match(claim, f"cannot be played: {error}")
+            return f"match {match_id}: void ({error})"
+        except Exception as error:  # this host could not unpack a bot (disk, database): retry
+            keeper.stopped.set()
+            log.warning("match %s could not be prepared on this worker: %s", match_id, error)
+            close_old_connections()
+            services.release_match(claim, f"{type(error).__name__}: {error}")
+            raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
+        try:
+            labels = [v.label for v in match.entrants()]
+            with LivePublisher(match_id, match.games_planned, labels) as live:
+                spec.on_move = live.on_move
+                with keeper.stopping_the_match():
+                    report = EmptyReport() if empty_matches() else run_match(spec)
+        except KeyboardInterrupt:
+            if not keeper.lost:
+                raise
+            return f"match {match_id}: lease lost ({keeper.why}); its seats are stopped"
+        except MatchError as error:
+            keeper.stopped.set()
+            services.void_match(claim, f"cannot be played: {error}")
+            return f"match {match_id}: void ({error})"
+        except (Exception, SoftTimeLimitExceeded) as error:
+            keeper.stopped.set()
+            log.warning("match %s failed on this worker: %s", match_id, error)
+            close_old_connections()
+            services.release_match(claim, f"{type(error).__name__}: {error}")
+            raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
+    if keeper.lost:
+        return f"match {match_id}: lease lost ({keeper.why}), result dropped"
     recorded = services.record_result(claim, report_to_json(report))
     return f"match {match_id}: {'recorded' if recorded else 'already recorded'}"
 

@@ -1,5 +1,5 @@
 """``arena bench NAME``: run one benchmark (engine, protocol, match, season, swiss, site,
-ladder, env, sprt).
+ladder, env, sprt, hosts).
 
 Each benchmark lives in ``arena.bench.<name>`` and is imported only when chosen, so
 ``arena bench engine`` never loads gRPC or Django.  Options after NAME belong to that
@@ -23,6 +23,7 @@ BENCHES: dict[str, str] = {
     "ladder": "ladder convergence to the known order, and a new bot's wait for its first game",
     "env": "the training environment's random steps per second, beside the engine's",
     "sprt": "SPRT decisions simulated at known Elo differences: error rates and pairs used",
+    "hosts": "worker hosts in network namespaces: a host cut off mid-match (needs root)",
 }
 
 
@@ -31,7 +32,7 @@ def register(subparsers: Any) -> None:
     lines = "\n".join(f"  {name:10} {text}" for name, text in BENCHES.items())
     parser = subparsers.add_parser(
         "bench",
-        help="benchmarks: engine, protocol, match, season, swiss, site, ladder, env, sprt",
+        help="benchmarks: engine, protocol, match, season, swiss, site, ladder, env, sprt, hosts",
         description=f"Run one benchmark. Benchmarks:\n{lines}\n\n"
         "Options after BENCH belong to it: arena bench engine --help.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

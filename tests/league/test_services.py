@@ -189,6 +189,43 @@ def test_a_dead_workers_claim_expires_and_its_late_result_is_refused(staff: Any)
     assert Game.objects.get(match=match).winner_entrant == 1
 
 
+def test_a_lease_is_reckoned_by_the_database_clock_alone(staff: Any, settings: Any) -> None:
+    from django.db import connection
+    from django.db.models.functions import Now
+
+    settings.ARENA_MATCH_LEASE_S = 7.0
+    versions = make_versions(staff, 2)
+    season = services.create_season(name="clock", variant=services.get_variant("scopa"),
+                                    entrants=versions)
+    services.start_season(season)
+    match = Match.objects.get()
+    claim = services.claim_match(match.pk, "w1")
+    assert claim is not None
+
+    def lease_left() -> float:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT EXTRACT(EPOCH FROM lease_until - clock_timestamp()) "
+                           "FROM league_match WHERE id = %s", [match.pk])
+            return float(cursor.fetchone()[0])
+
+    # Taken and renewed for a lease from the database's now: never longer than that.
+    assert 0 < lease_left() <= 7.0
+    assert services.renew_lease(claim)
+    assert 0 < lease_left() <= 7.0
+    assert 0 < services.lease_remaining(match.pk) <= 7.0
+    # Whether it ran out is the database's call too: a lease ending a moment after the
+    # database's now still holds, one ending before it does not.
+    Match.objects.filter(pk=match.pk).update(lease_until=Now() + timedelta(minutes=1))
+    assert services.claim_match(match.pk, "w2") is None
+    assert services.requeue_stale() == 0
+    Match.objects.filter(pk=match.pk).update(lease_until=Now() - timedelta(milliseconds=1))
+    assert services.lease_remaining(match.pk) == 0.0
+    assert services.requeue_stale() == 1
+    taken = services.claim_match(match.pk, "w2")
+    assert taken is not None and taken.attempt == 2
+    assert not services.renew_lease(claim)
+
+
 def test_ratings_follow_results_in_order_and_recompute_to_the_same_numbers(staff: Any) -> None:
     versions = make_versions(staff, 4)
     season = services.create_season(name="rated", variant=services.get_variant("scopa"),

@@ -24,7 +24,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import DurationField, ExpressionWrapper, F, Max, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -534,23 +535,32 @@ class Claim:
     attempt: int
 
 
+def lease_end() -> Any:
+    """The end of a lease taken or renewed now, by the database's clock (an expression).
+
+    Leases are reckoned by the database alone: a worker's own clock never decides whether a
+    lease holds, so hosts whose clocks disagree still agree on who holds a match.
+    """
+    return Now() + timedelta(seconds=settings.ARENA_MATCH_LEASE_S)
+
+
 def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
     """Takes a scheduled match (or one whose last worker's lease ran out) to play it.
 
     A conditional update: of two workers claiming at once, one gets the match, the other None.
+    Whether the last lease ran out is the database's call, by its own clock.
     """
-    now = timezone.now()
     token = str(uuid.uuid4())
     changed = Match.objects.filter(pk=match_id).filter(
-        Q(status=Match.Status.SCHEDULED) | Q(status=Match.Status.RUNNING, lease_until__lt=now)
+        Q(status=Match.Status.SCHEDULED) | Q(status=Match.Status.RUNNING, lease_until__lt=Now())
     ).update(
         status=Match.Status.RUNNING,
         claim_token=token,
         claimed_by=(worker or worker_name())[:200],
-        claimed_at=now,
-        lease_until=now + timedelta(seconds=settings.ARENA_MATCH_LEASE_S),
+        claimed_at=Now(),
+        lease_until=lease_end(),
         attempts=F("attempts") + 1,
-        started=now,
+        started=Now(),
     )
     if changed != 1:
         return None
@@ -559,11 +569,11 @@ def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
 
 
 def renew_lease(claim: Claim) -> bool:
-    """Extends the claim's lease; False when the match was taken over or finished."""
-    until = timezone.now() + timedelta(seconds=settings.ARENA_MATCH_LEASE_S)
+    """Extends the claim's lease (by the database's clock); False when the match was taken
+    over or finished."""
     return Match.objects.filter(
         pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
-    ).update(lease_until=until) == 1
+    ).update(lease_until=lease_end()) == 1
 
 
 def release_match(claim: Claim, error: str) -> bool:
@@ -577,13 +587,16 @@ def release_match(claim: Claim, error: str) -> bool:
 
 
 def lease_remaining(match_id: int) -> float:
-    """Seconds until the current claim on a running match expires (0 when free or expired)."""
-    until = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).values_list(
-        "lease_until", flat=True
-    ).first()
-    if until is None:
+    """Seconds until the current claim on a running match expires (0 when free or expired),
+    by the database's clock."""
+    left = Match.objects.filter(
+        pk=match_id, status=Match.Status.RUNNING, lease_until__isnull=False
+    ).annotate(
+        left=ExpressionWrapper(F("lease_until") - Now(), output_field=DurationField())
+    ).values_list("left", flat=True).first()
+    if left is None:
         return 0.0
-    return max(0.0, (until - timezone.now()).total_seconds())
+    return max(0.0, float(left.total_seconds()))
 
 
 def void_match(claim: Claim, reason: str) -> bool:
@@ -947,8 +960,9 @@ def requeue_stale(now: datetime | None = None, grace_s: float = 30.0,
                   waiting: int | None = None) -> int:
     """Enqueues again what a lost message or a dead worker left behind; returns how many.
 
-    Matches still ``scheduled`` ``grace_s`` after they were last enqueued, and ``running``
-    matches whose lease ran out, get a new ``arena.play_match``; running seasons whose last
+    Matches still ``scheduled`` ``grace_s`` after they were last enqueued (by ``now``, this
+    host's clock unless given), and ``running`` matches whose lease ran out (by the database's
+    clock, as every lease), get a new ``arena.play_match``; running seasons whose last
     round is complete get ``arena.schedule_round``. ``waiting`` is how many messages the queue
     holds, when known: while it holds any, scheduled matches are taken to be queued behind
     them, not lost, and are left alone. Versions validating for over ten minutes
@@ -959,7 +973,7 @@ def requeue_stale(now: datetime | None = None, grace_s: float = 30.0,
     cutoff = now - timedelta(seconds=grace_s)
     count = 0
     with transaction.atomic():
-        lost = Q(status=Match.Status.RUNNING, lease_until__lt=now)
+        lost = Q(status=Match.Status.RUNNING, lease_until__lt=Now())  # the database's clock
         if not waiting:
             lost |= Q(status=Match.Status.SCHEDULED, enqueued_at__lt=cutoff)
         stale = list(Match.objects.filter(lost).values_list("pk", flat=True))
