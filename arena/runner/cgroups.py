@@ -1,4 +1,5 @@
-"""Memory and process limits for a bot seat as a whole: control groups, or a watchdog.
+"""Limits for a bot seat as a whole (memory, processes, CPU) and its freezer: control groups,
+or a watchdog.
 
 ``RLIMIT_AS`` and ``RLIMIT_NPROC`` are per process (or per uid): a bot that forks children
 gets the limit once per child. A seat is limited as a whole here, in the first of these ways
@@ -16,8 +17,18 @@ the host allows:
 With a control group, everything the seat's processes allocate is counted together, including
 what they write into their tmpfs folders (``/tmp``, ``/sock``, ``/dev/shm``: tmpfs pages are
 charged to the group of the process that writes them), and the kernel kills the seat's
-processes at the limit. The runner then records a ``memory`` fault. This module starts no
-process and speaks no gRPC.
+processes at the limit. The runner then records a ``memory`` fault.
+
+CPU. Each seat's group also gets an equal share of the CPU where the host has the controller
+(v2 ``cpu.weight``, v1 ``cpu.shares``): a seat of 64 spinning processes weighs what a seat of
+one does against every other seat of the host. And each seat can be frozen and thawed as a
+whole (v2 ``cgroup.freeze``, v1 ``freezer.state``): the runner lets only the seat on move run
+(:class:`SeatFreezer`). Without a freezer, the fallback stops and continues the seat's process
+tree with ``SIGSTOP`` and ``SIGCONT`` (:class:`TreeFreezer`): weaker, since a process forked
+between the walk of the tree and its stop is stopped only by a second walk, and a process of
+the seat that escaped both could continue the others.
+
+This module starts no process and speaks no gRPC.
 """
 
 from __future__ import annotations
@@ -50,17 +61,28 @@ runner's interpreter lock from the games in play."""
 
 @dataclass(frozen=True)
 class Backend:
-    """Where seat groups are made: ``v2`` (one folder) or ``v1`` (memory and pids folders)."""
+    """Where seat groups are made: ``v2`` (one folder) or ``v1`` (a folder per controller).
+
+    ``cpu_parent`` and ``freezer_parent`` are None where the host has no such controller the
+    runner may use (then no CPU share, and the freezer falls back to signals).
+    """
 
     kind: str  # "v2" or "v1"
     memory_parent: Path
     pids_parent: Path
+    cpu_parent: Path | None = None
+    freezer_parent: Path | None = None
 
     def describe(self) -> str:
         """One line for ``arena doctor``."""
         if self.kind == "v2":
             return f"cgroup v2 under {self.memory_parent}"
         return f"cgroup v1 under {self.memory_parent} and {self.pids_parent}"
+
+    def parents(self) -> list[Path]:
+        """Every distinct folder seat groups are made in."""
+        found = [self.memory_parent, self.pids_parent, self.cpu_parent, self.freezer_parent]
+        return list(dict.fromkeys(p for p in found if p is not None))
 
 
 def _own_groups() -> dict[str, str]:
@@ -107,23 +129,36 @@ def _v2_backend(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) ->
         except OSError:
             continue
         if {"memory", "pids"} <= enabled and _writable_dir(folder):
-            return Backend("v2", folder, folder)
+            if "cpu" not in enabled:  # the weight needs the controller for the children
+                with contextlib.suppress(OSError):
+                    _write(folder / "cgroup.subtree_control", "+cpu")
+                with contextlib.suppress(OSError):
+                    enabled = set((folder / "cgroup.subtree_control").read_text().split())
+            cpu = folder if "cpu" in enabled else None
+            # cgroup.freeze is in every non-root group of a v2 hierarchy (Linux 5.2+).
+            return Backend("v2", folder, folder, cpu, folder)
     return None
 
 
 def _v1_backend(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Backend | None:
     parents: dict[str, Path] = {}
     for point, fstype, options in mounts:
-        for controller in ("memory", "pids"):
+        for controller in ("memory", "pids", "cpu", "freezer"):
             if fstype == "cgroup" and controller in options and controller in own:
                 parents[controller] = Path(point) / own[controller].lstrip("/")
-    if set(parents) != {"memory", "pids"}:
+    if not {"memory", "pids"} <= set(parents):
         return None
-    if not all(_writable_dir(folder) for folder in parents.values()):
+    if not all(_writable_dir(parents[name]) for name in ("memory", "pids")):
         return None
     if not (parents["memory"] / "memory.limit_in_bytes").exists():
         return None
-    return Backend("v1", parents["memory"], parents["pids"])
+    cpu = parents.get("cpu")
+    if cpu is not None and not (_writable_dir(cpu) and (cpu / "cpu.shares").exists()):
+        cpu = None
+    freezer = parents.get("freezer")
+    if freezer is not None and not _writable_dir(freezer):
+        freezer = None
+    return Backend("v1", parents["memory"], parents["pids"], cpu, freezer)
 
 
 @functools.cache
@@ -139,6 +174,12 @@ def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
+CPU_SHARES = 1024
+"""cgroup v1 ``cpu.shares`` of every seat group (the kernel's default: equal for all)."""
+CPU_WEIGHT = 100
+"""cgroup v2 ``cpu.weight`` of every seat group (the kernel's default: equal for all)."""
+
+
 class SeatGroup:
     """The control group(s) of one seat process tree."""
 
@@ -148,9 +189,15 @@ class SeatGroup:
         name = f"scopa-{label[:40]}-{secrets.token_hex(4)}"
         self.memory_dir = backend.memory_parent / name
         self.pids_dir = backend.pids_parent / name
+        self.cpu_dir = None if backend.cpu_parent is None else backend.cpu_parent / name
+        self.freezer_dir = (
+            None if backend.freezer_parent is None else backend.freezer_parent / name
+        )
         self._made: list[Path] = []
+        self._freeze_fd: int | None = None
         try:
-            for folder in dict.fromkeys([self.memory_dir, self.pids_dir]):
+            wanted = [self.memory_dir, self.pids_dir, self.cpu_dir, self.freezer_dir]
+            for folder in dict.fromkeys(f for f in wanted if f is not None):
                 folder.mkdir()
                 self._made.append(folder)
             if backend.kind == "v2":
@@ -159,16 +206,58 @@ class SeatGroup:
                     _write(self.memory_dir / "memory.swap.max", "0")
                 with contextlib.suppress(OSError):  # a seat's OOM kills all of it (5.19+)
                     _write(self.memory_dir / "memory.oom.group", "1")
+                if self.cpu_dir is not None:
+                    _write(self.cpu_dir / "cpu.weight", str(CPU_WEIGHT))
             else:
                 _write(self.memory_dir / "memory.limit_in_bytes", str(memory_bytes))
                 with contextlib.suppress(OSError):  # only with swap accounting
                     _write(self.memory_dir / "memory.memsw.limit_in_bytes", str(memory_bytes))
                 with contextlib.suppress(OSError):
                     _write(self.memory_dir / "memory.swappiness", "0")
+                if self.cpu_dir is not None:
+                    _write(self.cpu_dir / "cpu.shares", str(CPU_SHARES))
             _write(self.pids_dir / "pids.max", str(pids))
+            if self.freezer_dir is not None:
+                name = "cgroup.freeze" if backend.kind == "v2" else "freezer.state"
+                try:
+                    self._freeze_fd = os.open(self.freezer_dir / name, os.O_WRONLY | os.O_CLOEXEC)
+                except OSError:  # a v2 kernel before 5.2: no freezer, signals instead
+                    self._freeze_fd = None
         except OSError:
             self.remove()
             raise
+
+    @property
+    def can_freeze(self) -> bool:
+        """Whether the group has a freezer (else the runner stops the seat with signals)."""
+        return self._freeze_fd is not None
+
+    def freeze(self) -> None:
+        """Asks the kernel to freeze every process of the seat; returns at once (the kernel
+        stops each running task at its next entry to the kernel, a sleeping one where it
+        sleeps). Raises OSError."""
+        assert self._freeze_fd is not None
+        os.write(self._freeze_fd, b"1" if self.backend.kind == "v2" else b"FROZEN")
+
+    def thaw(self) -> None:
+        """Lets the seat's processes run again. Raises OSError."""
+        assert self._freeze_fd is not None
+        os.write(self._freeze_fd, b"0" if self.backend.kind == "v2" else b"THAWED")
+
+    def freezer_state(self) -> str:
+        """``frozen``, ``freezing`` or ``thawed``, as the kernel says now (``none`` without a
+        freezer)."""
+        if self.freezer_dir is None or self._freeze_fd is None:
+            return "none"
+        try:
+            if self.backend.kind == "v2":
+                events = (self.freezer_dir / "cgroup.events").read_text().split()
+                frozen = events[events.index("frozen") + 1] == "1"
+                wanted = (self.freezer_dir / "cgroup.freeze").read_text().strip() == "1"
+                return "frozen" if frozen else "freezing" if wanted else "thawed"
+            return (self.freezer_dir / "freezer.state").read_text().strip().lower()
+        except (OSError, ValueError, IndexError):
+            return "none"
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files a process writes its pid into to join the seat."""
@@ -212,7 +301,13 @@ class SeatGroup:
         return sorted(found)
 
     def kill(self) -> None:
-        """Kills every process of the seat (``cgroup.kill`` where there is one)."""
+        """Kills every process of the seat (``cgroup.kill`` where there is one).
+
+        The seat is thawed first: a task frozen by the v1 freezer dies only once thawed.
+        """
+        if self._freeze_fd is not None:
+            with contextlib.suppress(OSError):
+                self.thaw()
         if self.backend.kind == "v2":
             with contextlib.suppress(OSError):
                 _write(self.memory_dir / "cgroup.kill", "1")
@@ -227,6 +322,10 @@ class SeatGroup:
 
     def remove(self) -> None:
         """Removes the group(s) once empty; a group that stays busy is left (and logged)."""
+        if self._freeze_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._freeze_fd)
+            self._freeze_fd = None
         for folder in reversed(self._made):
             for _ in range(100):
                 try:
@@ -254,7 +353,7 @@ def sweep_stale_groups(
     before it could remove them); returns how many. A group in use is never empty."""
     removed = 0
     now = time.time()
-    for parent in dict.fromkeys([found.memory_parent, found.pids_parent]):
+    for parent in found.parents():
         with contextlib.suppress(OSError):
             for entry in parent.iterdir():
                 if not entry.name.startswith(prefix) or not entry.is_dir():
@@ -279,6 +378,51 @@ def make_group(label: str, memory_bytes: int, pids: int) -> SeatGroup | None:
     except OSError as error:
         log.warning("cannot make a control group for %s (%s): using the watchdog", label, error)
         return None
+
+
+# ---- freezing a seat ----------------------------------------------------------------------
+
+
+class TreeFreezer:
+    """Freezes a seat without a freezer group: ``SIGSTOP`` to each process of its tree, then
+    ``SIGCONT`` to the same processes.
+
+    Weaker than a freezer group: the tree is found by walking ``/proc`` (a process forked
+    during the walk is caught by the next walk; walks repeat until one finds nothing new, at
+    most ``PASSES`` times), a walk costs a read per thread of the seat, and a process of the
+    seat that escaped the stop (or a ``SIGCONT`` handler of its own) could continue the
+    others, since they share its uid.
+    """
+
+    PASSES = 4
+
+    def __init__(self, root_pid: int) -> None:
+        self.root_pid = root_pid
+        self._stopped: list[int] = []
+
+    @property
+    def can_freeze(self) -> bool:
+        return True
+
+    def freeze(self) -> None:
+        """Stops the tree; returns once every process found is sent ``SIGSTOP``."""
+        stopped = set(self._stopped)
+        for _ in range(self.PASSES):
+            fresh = [pid for pid in tree_pids(self.root_pid) if pid not in stopped]
+            if not fresh:
+                break
+            for pid in fresh:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGSTOP)
+                stopped.add(pid)
+        self._stopped = sorted(stopped)
+
+    def thaw(self) -> None:
+        """Continues every process :meth:`freeze` stopped (a stopped tree cannot fork)."""
+        stopped, self._stopped = self._stopped, []
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGCONT)
 
 
 # ---- the watchdog ------------------------------------------------------------------------
@@ -390,6 +534,7 @@ __all__ = [
     "Backend",
     "MemoryWatchdog",
     "SeatGroup",
+    "TreeFreezer",
     "backend",
     "make_group",
     "sweep_stale_groups",
