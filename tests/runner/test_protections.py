@@ -16,7 +16,8 @@ from arena.runner.sandbox import bwrap_features, remove_tree, sweep_stale_seat_d
 
 EVERY = {
     "sandbox", "system-call filter", "no nested namespaces", "unprivileged bot", "tmpfs sizes",
-    "seat memory and processes", "socket the runner checked",
+    "seat memory and processes", "one seat runs at a time", "seat CPU share",
+    "socket the runner checked",
 }
 
 
@@ -41,8 +42,11 @@ def test_the_doctor_names_every_protection_as_this_host_gives_it(bwrap: str) -> 
         assert found[name]["active"] is True, found[name]
     assert found["system-call filter"]["active"] is (seccomp.filter_problem() is None)
     assert found["tmpfs sizes"]["active"] is features.size
-    has_group = cgroups.backend() is not None
-    assert found["seat memory and processes"]["active"] is has_group
+    group = cgroups.backend()
+    assert found["seat memory and processes"]["active"] is (group is not None)
+    assert found["one seat runs at a time"]["active"] is (
+        group is not None and group.freezer_parent is not None)
+    assert found["seat CPU share"]["active"] is (group is not None and group.cpu_parent is not None)
     assert status == (0 if all(item["active"] for item in found.values()) else 1)
 
 
@@ -51,6 +55,8 @@ def test_without_control_groups_the_doctor_names_the_watchdog(bwrap: str) -> Non
     assert status == 1
     line = found["seat memory and processes"]
     assert line["active"] is False and "watchdog" in str(line["detail"])
+    line = found["one seat runs at a time"]
+    assert line["active"] is False and "SIGSTOP" in str(line["detail"])
 
 
 def test_the_runner_says_once_that_it_fell_back_to_the_watchdog(bwrap: str) -> None:
