@@ -80,13 +80,29 @@ def paired(sender: str, receiver: str, sent: str, read: str) -> list[tuple[int, 
     return pairs
 
 
+def split_point(values: list[float]) -> float:
+    """Where a receiver cuts its readings into 0s and 1s: the midpoint between the means of
+    the two groups it finds (two-means clustering), as an attacker would."""
+    cut = (min(values) + max(values)) / 2
+    for _ in range(20):
+        low = [v for v in values if v <= cut]
+        high = [v for v in values if v > cut]
+        if not low or not high:
+            return cut
+        moved = (statistics.fmean(low) + statistics.fmean(high)) / 2
+        if moved == cut:
+            break
+        cut = moved
+    return cut
+
+
 def decoded_share(pairs: list[tuple[int, float]], *, lower_is_one: bool = False) -> float | None:
-    """The share of bits a receiver reads right, cutting its readings at their median (the
-    sender sends as many 1s as 0s); None when the readings never change (nothing to read)."""
+    """The share of bits a receiver reads right, cutting its readings in two groups
+    (:func:`split_point`); None when the readings never change (nothing to read)."""
     values = [value for _, value in pairs]
     if len(set(values)) < 2:
         return None
-    middle = statistics.median(values)
+    middle = split_point(values)
     right = sum(((value < middle) if lower_is_one else (value > middle)) == bool(bit)
                 for bit, value in pairs)
     return right / len(pairs)
