@@ -1,4 +1,5 @@
-"""Covert channels between partners, measured through the real runner (run by hand).
+"""Covert channels between partners and a seat's share of the CPU, measured through the real
+runner (run by hand).
 
 Each channel is a pair of test bots (docs/SECURITY.md): the lower seat of a Scopone side sends
 its hand, a bit per turn (each bit followed by its complement, so as many 1s as 0s), and the
@@ -8,14 +9,21 @@ at the midpoint of their means, as an attacker would) with a 95% Wilson interval
 of a binary symmetric channel with that error (bits per bit sent), and the rate: bits a second
 of the games' play. Not a test: nothing is asserted.
 
-    python benchmarks/covert_channels.py                    # every channel, the defaults
-    python benchmarks/covert_channels.py --channel cpu --channel cpu-open --games 4 --json
+    python benchmarks/fair_play.py                    # every channel, the defaults
+    python benchmarks/fair_play.py --channel cpu --channel cpu-open --games 4 --json
+    python benchmarks/fair_play.py --hog --games 4    # a seat's compute beside 64 spinners
 
 Channels: ``cpu`` (timing the partner's use of the CPU, as the arena plays: every seat but the
 one on move frozen), ``cpu-open`` (the same with no freezer and no control group: seats run at
 once, as before the freezer), ``cpu-shares`` (no freezer, but each seat's equal CPU share),
 ``think`` (how long the partner took: the wall time between the receiver's turns), ``inode``
 (the host's counter of pipe and socket inode numbers).
+
+``--hog`` measures instead a seat's compute beside the cpu-hog test bot (64 processes spinning
+in every other one of its turns): the median of the cpu-meter bot's rounds in its turns after
+the hog spun over its median after the hog did not, in the same games; as the arena plays
+(freezer groups), with the signals that stand in for them, with CPU shares only, and with
+nothing (no freezer, no control group).
 """
 
 from __future__ import annotations
@@ -143,13 +151,70 @@ def measure(channel: str, games: int) -> dict[str, Any]:
     }
 
 
+HOG_SETUPS = {
+    "freezer groups": ({}, None),
+    "signals (no control group)": ({}, "off"),
+    "CPU shares only": ({"freeze_idle_seats": False}, None),
+    "nothing": ({"freeze_idle_seats": False}, "off"),
+}
+
+
+def measure_hog(setup: str, games: int) -> dict[str, Any]:
+    """The meter's compute after the hog spun over its compute after it did not."""
+    spec, cgroup = HOG_SETUPS[setup]
+    saved = os.environ.get(cgroups.CGROUP_ENV)
+    if cgroup is not None:
+        os.environ[cgroups.CGROUP_ENV] = cgroup
+    cgroups.backend.cache_clear()
+    bots = ROOT / "tests" / "hostile" / "bots"
+    try:
+        report = run_match(MatchSpec(
+            entrants=[BotRef.parse(str(bots / "cpu-meter")), BotRef.parse(str(bots / "cpu-hog"))],
+            variant="scopa", options={"target": 1}, games=games, move_time_ms=5000,
+            bank_ms=300_000, limits=LIMITS, **spec,
+        ))
+    finally:
+        if saved is None:
+            os.environ.pop(cgroups.CGROUP_ENV, None)
+        else:
+            os.environ[cgroups.CGROUP_ENV] = saved
+        cgroups.backend.cache_clear()
+    spinning, quiet = [], []
+    for meter, hog in zip(report.logs["0/0"].split("[arena] starting")[1:],
+                          report.logs["1/0"].split("[arena] starting")[1:], strict=True):
+        sets = [((int(d), int(m)), int(on)) for d, m, on in
+                re.findall(r"HOG (\d+) (\d+) (\d)", hog)]
+        for d, m, rounds in re.findall(r"METER (\d+) (\d+) (\d+) ", meter):
+            before = [on for at, on in sets if at[0] == int(d) and at < (int(d), int(m))]
+            if before:
+                (spinning if before[-1] else quiet).append(int(rounds))
+    ratio = statistics.median(spinning) / statistics.median(quiet)
+    return {"setup": setup, "turns": len(spinning) + len(quiet), "ratio": round(ratio, 3),
+            "play_seconds": round(sum(g.duration_ms - g.start_ms for g in report.games) / 1000,
+                                  2),
+            "faults": [f["kind"] for g in report.games for f in g.faults]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--channel", action="append", choices=sorted(BOTS),
                         help="a channel to measure; repeat for more (default: all)")
     parser.add_argument("--games", type=int, default=2, help="games a channel (2: a set)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--hog", action="store_true",
+                        help="measure a seat's compute beside the CPU hog instead")
     args = parser.parse_args(argv)
+    if args.hog:
+        hogs = [measure_hog(setup, args.games) for setup in HOG_SETUPS]
+        if args.json:
+            print(json.dumps(hogs, indent=2))
+            return 0
+        print(f"{'setup':<28} {'turns':>5} {'compute beside the hog / beside none':>38} "
+              f"{'play s':>7}  faults")
+        for h in hogs:
+            print(f"{h['setup']:<28} {h['turns']:>5} {h['ratio']:>38.3f} {h['play_seconds']:>7.2f}"
+                  f"  {', '.join(h['faults']) or '-'}")
+        return 0
     results = [measure(channel, args.games) for channel in args.channel or list(BOTS)]
     if args.json:
         print(json.dumps(results, indent=2))
