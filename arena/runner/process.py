@@ -294,13 +294,6 @@ class BotProcess:
                       "stopped with SIGSTOP (its process tree, walked in /proc)")
             self._freezer = cgroups.TreeFreezer(self._sandbox_pid or process.pid)
 
-    @property
-    def frozen_by(self) -> str:
-        """What stops the seat between its turns: a freezer group, or signals."""
-        if isinstance(self._freezer, cgroups.SeatGroup):
-            return f"cgroup {self._freezer.backend.kind} freezer"
-        return "signals" if self._freezer is not None else "none"
-
     def freeze(self) -> None:
         """Stops every process of the seat until :meth:`thaw` (the runner freezes every seat
         but the one on move). Returns at once; a seat that is gone is left alone."""
