@@ -180,6 +180,54 @@ CPU_WEIGHT = 100
 """cgroup v2 ``cpu.weight`` of every seat group (the kernel's default: equal for all)."""
 
 
+class GroupFreezer:
+    """The freezer of one control group: v2 ``cgroup.freeze`` (and ``cgroup.events``), or v1
+    ``freezer.state``, held open so that a freeze or a thaw is one ``write``.
+
+    Raises OSError when the group has no freezer (a v2 kernel before 5.2, no v1 ``freezer``).
+    """
+
+    def __init__(self, kind: str, folder: Path) -> None:
+        self.kind = kind
+        self.folder = folder
+        name = "cgroup.freeze" if kind == "v2" else "freezer.state"
+        self._fd: int | None = os.open(folder / name, os.O_WRONLY | os.O_CLOEXEC)
+
+    def freeze(self) -> None:
+        """Asks the kernel to freeze every process of the group; returns at once (the kernel
+        stops each running task at its next entry to the kernel, a sleeping one where it
+        sleeps). Raises OSError."""
+        if self._fd is None:
+            raise OSError("the freezer is closed")
+        os.write(self._fd, b"1" if self.kind == "v2" else b"FROZEN")
+
+    def thaw(self) -> None:
+        """Lets the group's processes run again. Raises OSError."""
+        if self._fd is None:
+            raise OSError("the freezer is closed")
+        os.write(self._fd, b"0" if self.kind == "v2" else b"THAWED")
+
+    def state(self) -> str:
+        """``frozen``, ``freezing`` or ``thawed``, as the kernel says now (``none`` when it
+        cannot be read)."""
+        try:
+            if self.kind == "v2":
+                events = (self.folder / "cgroup.events").read_text().split()
+                frozen = events[events.index("frozen") + 1] == "1"
+                wanted = (self.folder / "cgroup.freeze").read_text().strip() == "1"
+                return "frozen" if frozen else "freezing" if wanted else "thawed"
+            return (self.folder / "freezer.state").read_text().strip().lower()
+        except (OSError, ValueError, IndexError):
+            return "none"
+
+    def close(self) -> None:
+        """Closes the freezer's file (the group can then be removed)."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+
 class SeatGroup:
     """The control group(s) of one seat process tree."""
 
@@ -194,7 +242,7 @@ class SeatGroup:
             None if backend.freezer_parent is None else backend.freezer_parent / name
         )
         self._made: list[Path] = []
-        self._freeze_fd: int | None = None
+        self.freezer: GroupFreezer | None = None
         try:
             wanted = [self.memory_dir, self.pids_dir, self.cpu_dir, self.freezer_dir]
             for folder in dict.fromkeys(f for f in wanted if f is not None):
@@ -218,11 +266,8 @@ class SeatGroup:
                     _write(self.cpu_dir / "cpu.shares", str(CPU_SHARES))
             _write(self.pids_dir / "pids.max", str(pids))
             if self.freezer_dir is not None:
-                name = "cgroup.freeze" if backend.kind == "v2" else "freezer.state"
-                try:
-                    self._freeze_fd = os.open(self.freezer_dir / name, os.O_WRONLY | os.O_CLOEXEC)
-                except OSError:  # a v2 kernel before 5.2: no freezer, signals instead
-                    self._freeze_fd = None
+                with contextlib.suppress(OSError):  # a v2 kernel before 5.2: signals instead
+                    self.freezer = GroupFreezer(backend.kind, self.freezer_dir)
         except OSError:
             self.remove()
             raise
@@ -230,34 +275,24 @@ class SeatGroup:
     @property
     def can_freeze(self) -> bool:
         """Whether the group has a freezer (else the runner stops the seat with signals)."""
-        return self._freeze_fd is not None
+        return self.freezer is not None
 
     def freeze(self) -> None:
-        """Asks the kernel to freeze every process of the seat; returns at once (the kernel
-        stops each running task at its next entry to the kernel, a sleeping one where it
-        sleeps). Raises OSError."""
-        assert self._freeze_fd is not None
-        os.write(self._freeze_fd, b"1" if self.backend.kind == "v2" else b"FROZEN")
+        """Freezes every process of the seat (:meth:`GroupFreezer.freeze`). Raises OSError."""
+        if self.freezer is None:
+            raise OSError("the seat's group has no freezer")
+        self.freezer.freeze()
 
     def thaw(self) -> None:
         """Lets the seat's processes run again. Raises OSError."""
-        assert self._freeze_fd is not None
-        os.write(self._freeze_fd, b"0" if self.backend.kind == "v2" else b"THAWED")
+        if self.freezer is None:
+            raise OSError("the seat's group has no freezer")
+        self.freezer.thaw()
 
     def freezer_state(self) -> str:
         """``frozen``, ``freezing`` or ``thawed``, as the kernel says now (``none`` without a
         freezer)."""
-        if self.freezer_dir is None or self._freeze_fd is None:
-            return "none"
-        try:
-            if self.backend.kind == "v2":
-                events = (self.freezer_dir / "cgroup.events").read_text().split()
-                frozen = events[events.index("frozen") + 1] == "1"
-                wanted = (self.freezer_dir / "cgroup.freeze").read_text().strip() == "1"
-                return "frozen" if frozen else "freezing" if wanted else "thawed"
-            return (self.freezer_dir / "freezer.state").read_text().strip().lower()
-        except (OSError, ValueError, IndexError):
-            return "none"
+        return "none" if self.freezer is None else self.freezer.state()
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files a process writes its pid into to join the seat."""
@@ -305,9 +340,9 @@ class SeatGroup:
 
         The seat is thawed first: a task frozen by the v1 freezer dies only once thawed.
         """
-        if self._freeze_fd is not None:
+        if self.freezer is not None:
             with contextlib.suppress(OSError):
-                self.thaw()
+                self.freezer.thaw()
         if self.backend.kind == "v2":
             with contextlib.suppress(OSError):
                 _write(self.memory_dir / "cgroup.kill", "1")
@@ -322,10 +357,9 @@ class SeatGroup:
 
     def remove(self) -> None:
         """Removes the group(s) once empty; a group that stays busy is left (and logged)."""
-        if self._freeze_fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._freeze_fd)
-            self._freeze_fd = None
+        if self.freezer is not None:
+            self.freezer.close()
+            self.freezer = None
         for folder in reversed(self._made):
             for _ in range(100):
                 try:
@@ -532,6 +566,7 @@ class MemoryWatchdog:
 __all__ = [
     "CGROUP_ENV",
     "Backend",
+    "GroupFreezer",
     "MemoryWatchdog",
     "SeatGroup",
     "TreeFreezer",

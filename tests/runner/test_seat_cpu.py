@@ -113,6 +113,53 @@ def test_a_frozen_seat_uses_no_cpu_until_thawed(backend: cgroups.Backend) -> Non
     assert frozen == 0.0 and running > 0.0
 
 
+def cgroup2_folder() -> Path | None:
+    """A writable cgroup v2 hierarchy of this host (its freezer needs no controller)."""
+    for point, fstype, _ in cgroups._mounts():
+        if fstype == "cgroup2" and os.access(point, os.W_OK):
+            return Path(point)
+    return None
+
+
+def test_the_cgroup_v2_freezer_stops_a_group_and_lets_it_go() -> None:
+    # The v2 path of the seat freezer, on this host's cgroup v2 hierarchy (where the runner's
+    # limits use v1, the v2 freezer still works: it needs no controller).
+    mount = cgroup2_folder()
+    require(mount is not None, "a writable cgroup v2 hierarchy")
+    assert mount is not None
+    folder = mount / f"scopa-v2test-{secrets.token_hex(4)}"
+    folder.mkdir()
+    join = f'echo $$ > "{folder}/cgroup.procs" && exec sh -c "while :; do :; done"'
+    spinner = subprocess.Popen(["/bin/sh", "-c", join])
+    freezer = cgroups.GroupFreezer("v2", folder)
+    try:
+        for _ in range(200):
+            if (folder / "cgroup.procs").read_text().split():
+                break
+            time.sleep(0.01)
+        assert freezer.state() == "thawed"
+        freezer.freeze()
+        for _ in range(200):
+            if freezer.state() == "frozen":
+                break
+            time.sleep(0.005)
+        assert freezer.state() == "frozen"
+        frozen, = used_over(0.3, [spinner.pid])
+        freezer.thaw()
+        assert freezer.state() == "thawed"
+        running, = used_over(0.3, [spinner.pid])
+    finally:
+        freezer.close()
+        (folder / "cgroup.kill").write_text("1")
+        spinner.wait()
+        for _ in range(100):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+                break
+            time.sleep(0.01)
+    assert frozen == 0.0 and running > 0.0
+
+
 def test_a_seat_without_a_freezer_is_stopped_with_its_whole_tree() -> None:
     # Each child forks a grandchild that spins: the tree, not the process, is what stops.
     shell = "for i in 1 2 3; do sh -c 'while :; do :; done' & done; wait"
