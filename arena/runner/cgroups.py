@@ -37,6 +37,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 import secrets
 import signal
 import threading
@@ -234,7 +235,10 @@ class SeatGroup:
     def __init__(self, backend: Backend, label: str, memory_bytes: int, pids: int) -> None:
         self.backend = backend
         self.memory_bytes = memory_bytes
-        name = f"scopa-{label[:40]}-{secrets.token_hex(4)}"
+        # The runner's pid in the name: a group whose processes outlived their runner is found
+        # by the next runner's sweep (orphaned_groups).
+        name = f"scopa-{label[:40]}-r{os.getpid()}-{secrets.token_hex(4)}"
+        self.name = name
         self.memory_dir = backend.memory_parent / name
         self.pids_dir = backend.pids_parent / name
         self.cpu_dir = None if backend.cpu_parent is None else backend.cpu_parent / name
@@ -377,15 +381,96 @@ class SeatGroup:
 STALE_GROUP_S = 3600.0
 """A seat group this old and empty was left by a runner that died: it is removed."""
 
-_swept = threading.Event()
+SWEEP_EVERY_S = 60.0
+"""How often a runner looks for seat groups left by runners that died (at a seat's start)."""
+
+_RUNNER_OF = re.compile(r"-r(\d+)-[0-9a-f]{8}$")
+_last_sweep = 0.0
+_sweep_lock = threading.Lock()
+
+
+def _procs(folder: Path) -> list[int]:
+    with contextlib.suppress(OSError, ValueError):
+        return [int(p) for p in (folder / "cgroup.procs").read_text().split() if p != "0"]
+    return []
+
+
+def _parent_pid(pid: int) -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("PPid:"):
+                return int(line.split()[1])
+    return None
+
+
+def orphaned_groups(found: Backend, prefix: str = "scopa-") -> list[str]:
+    """Names of seat groups whose processes outlived the runner that made them.
+
+    A seat's first process is the runner's child; when the runner dies, that process is
+    handed to another parent. A frozen seat (v1) cannot even die of the runner's death (its
+    ``SIGKILL`` waits for a thaw), so its processes would stay for ever. Groups whose
+    processes this runner cannot see (another pid namespace) are left alone.
+    """
+    orphans: list[str] = []
+    with contextlib.suppress(OSError):
+        for entry in found.memory_parent.iterdir():
+            named = _RUNNER_OF.search(entry.name)
+            if not entry.name.startswith(prefix) or named is None:
+                continue
+            pids = _procs(found.pids_parent / entry.name) or _procs(entry)
+            if not pids:
+                continue
+            members = set(pids)
+            parents = {_parent_pid(pid) for pid in pids} - members - {None}
+            if parents and parents != {int(named.group(1))}:
+                orphans.append(entry.name)
+    return orphans
+
+
+def _end_group(found: Backend, name: str) -> bool:
+    """Thaws, kills and removes a seat group left by a dead runner; whether it is gone."""
+    if found.freezer_parent is not None:
+        with contextlib.suppress(OSError):
+            GroupFreezer(found.kind, found.freezer_parent / name).thaw()
+    folders = [parent / name for parent in found.parents()]
+    if found.kind == "v2":
+        with contextlib.suppress(OSError):
+            _write(folders[0] / "cgroup.kill", "1")
+    for _ in range(50):
+        pids = sorted({pid for folder in folders for pid in _procs(folder)})
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+    gone = True
+    for folder in reversed(folders):
+        for _ in range(50):
+            try:
+                folder.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)
+        else:
+            gone = False
+    return gone
 
 
 def sweep_stale_groups(
     found: Backend, older_than_s: float = STALE_GROUP_S, prefix: str = "scopa-"
 ) -> int:
-    """Removes empty seat groups older than ``older_than_s`` (left by a runner that was killed
-    before it could remove them); returns how many. A group in use is never empty."""
+    """Removes seat groups left by runners that died: those whose processes outlived their
+    runner (thawed, killed, removed: :func:`orphaned_groups`), and empty ones older than
+    ``older_than_s`` (a runner killed before it could remove them); returns how many. A group
+    in use by a live runner is never touched."""
     removed = 0
+    for name in orphaned_groups(found, prefix):
+        if _end_group(found, name):
+            log.warning("ended the seat group %s: its runner had died", name)
+            removed += 1
     now = time.time()
     for parent in found.parents():
         with contextlib.suppress(OSError):
@@ -401,11 +486,15 @@ def sweep_stale_groups(
 
 def make_group(label: str, memory_bytes: int, pids: int) -> SeatGroup | None:
     """A seat group on this host, or None when control groups are not available."""
+    global _last_sweep
     found = backend()
     if found is None:
         return None
-    if not _swept.is_set():
-        _swept.set()
+    with _sweep_lock:
+        due = time.monotonic() - _last_sweep > SWEEP_EVERY_S or _last_sweep == 0.0
+        if due:
+            _last_sweep = time.monotonic()
+    if due:
         sweep_stale_groups(found)
     try:
         return SeatGroup(found, label, memory_bytes, pids)
@@ -572,6 +661,7 @@ __all__ = [
     "TreeFreezer",
     "backend",
     "make_group",
+    "orphaned_groups",
     "sweep_stale_groups",
     "tree_pids",
 ]
