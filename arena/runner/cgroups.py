@@ -381,8 +381,9 @@ class SeatGroup:
 STALE_GROUP_S = 3600.0
 """A seat group this old and empty was left by a runner that died: it is removed."""
 
-SWEEP_EVERY_S = 60.0
-"""How often a runner looks for seat groups left by runners that died (at a seat's start)."""
+SWEEP_EVERY_S = 1.0
+"""How often, at most, a runner looks for seat groups left by runners that died (at a seat's
+start: a few reads of /proc, about a millisecond)."""
 
 _RUNNER_OF = re.compile(r"-r(\d+)-[0-9a-f]{8}$")
 _last_sweep = 0.0
