@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import VARIANTS
+from arena.text import unsafe_characters
 
 MANIFEST_FILE = "bot.toml"
 """The manifest's file name inside a bot folder or at the top of an archive."""
@@ -118,6 +119,13 @@ def _check(data: dict[str, Any], source: str, known: Collection[str]) -> Manifes
         raise ManifestError(
             f"{source}: 'author' must be a string of at most {MAX_AUTHOR_CHARS} characters"
         )
+    for field_name, value in (("version", version), ("author", author)):
+        unsafe = unsafe_characters(value)
+        if unsafe:  # shown on terminals and pages: no control, format or separator character
+            raise ManifestError(
+                f"{source}: '{field_name}' must be plain text, without control or format "
+                f"characters (it has {', '.join(dict.fromkeys(unsafe))})"
+            )
     command = data.get("command")
     if (
         not isinstance(command, list)

@@ -50,6 +50,14 @@ REFUSED: dict[str, tuple[str, str]] = {
     "long-author": (
         f'name = "ok"\nversion = "1"\nauthor = "{"a" * 101}"\ncommand = ["x"]\n', "at most 100"
     ),
+    "version-escape": (
+        'name = "ok"\nversion = "1\\u001b[2J"\ncommand = ["x"]\n',
+        r"'version' must be plain text, without control or format characters \(it has \\x1b\)",
+    ),
+    "author-bidi": (
+        'name = "ok"\nversion = "1"\nauthor = "evil\\u202egnp"\ncommand = ["x"]\n',
+        r"'author' must be plain text.*\\u202e",
+    ),
     "no-command": ('name = "ok"\nversion = "1"\n', "'command' must be"),
     "empty-command": ('name = "ok"\nversion = "1"\ncommand = []\n', "'command' must be"),
     "command-text": ('name = "ok"\nversion = "1"\ncommand = "python bot.py"\n', "'command'"),

@@ -140,10 +140,12 @@ def run_check(args: argparse.Namespace) -> int:
 
         console = Console(stderr=args.json)
 
+        from arena.commands import shown
+
         def progress(result: CheckResult) -> None:
             if not args.json:
                 mark = "[green]pass[/]" if result.ok else "[red]FAIL[/]"
-                console.print(f"{mark} {result.name}")
+                console.print(f"{mark} {shown(result.name)}")
 
         results = run_checks(address, variants=variants, seed=args.seed, progress=progress)
         ok = all(r.ok for r in results)
@@ -157,7 +159,7 @@ def run_check(args: argparse.Namespace) -> int:
             table.add_column("s", justify="right")
             for r in results:
                 verdict = "[green]pass[/]" if r.ok else "[red]FAIL[/]"
-                table.add_row(r.name, verdict, r.detail, f"{r.seconds:.2f}")
+                table.add_row(shown(r.name), verdict, shown(r.detail), f"{r.seconds:.2f}")
             console.print(table)
             passed = sum(r.ok for r in results)
             console.print(f"{passed}/{len(results)} checks passed")
@@ -184,10 +186,15 @@ def run_describe(args: argparse.Namespace) -> int:
                     f"arena bot: Describe failed at {address}: {exc.code().name}", file=sys.stderr
                 )
                 return 1
-        print(f"name: {info.name}\nversion: {info.version}\nauthor: {info.author}")
-        print(f"variants: {', '.join(info.variants)}\nprotocol: {info.protocol_version}")
+        from arena.text import printable
+
+        # What the bot says of itself is shown as text, never as terminal commands.
+        print(f"name: {printable(info.name)}\nversion: {printable(info.version)}\n"
+              f"author: {printable(info.author)}")
+        print(f"variants: {printable(', '.join(info.variants))}\n"
+              f"protocol: {info.protocol_version}")
         if info.language:
-            print(f"language: {info.language}")
+            print(f"language: {printable(info.language)}")
         return 0
 
     return _with_bot(args.target, describe)

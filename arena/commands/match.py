@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.commands import shown
 from arena.runner.sandbox import Limits
 
 DEFAULT_GAMES = 10
@@ -226,7 +227,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_header(spec: Any, has_sandbox: bool) -> None:
     from rich.console import Console
-    from rich.markup import escape
 
     console = Console(stderr=True)
     names = " vs ".join(bot.label for bot in spec.entrants)
@@ -237,7 +237,7 @@ def _print_header(spec: Any, has_sandbox: bool) -> None:
     else:
         where = "[yellow]no bubblewrap: the sample bots run with limits only[/]"
     clocks = f"{spec.move_time_ms} ms/move + {spec.bank_ms} ms bank"
-    console.print(f"[bold]{escape(names)}[/], {spec.variant}, {clocks}; {where}")
+    console.print(f"[bold]{shown(names)}[/], {spec.variant}, {clocks}; {where}")
 
 
 def _run_with_progress(spec: Any, run_match: Any) -> Any:
@@ -268,7 +268,6 @@ def _run_with_progress(spec: Any, run_match: Any) -> Any:
 
 def _print_table(report: Any) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -277,6 +276,8 @@ def _print_table(report: Any) -> None:
     for line in lines:  # the same bot twice: tell the entrants apart by their order
         if seen.count(line.label) > 1:
             line.label = f"{line.label} #{line.entrant + 1}"
+    for line in lines:  # a label may be what a bot said of itself (Describe)
+        line.label = shown(line.label)
     table = Table(title=f"{report.rules.variant}, seed {report.seed}", title_justify="left")
     table.add_column("bot", no_wrap=True)
     for column in ("games", "W", "L", "D", "points", "scope", "faults", "score"):
@@ -307,14 +308,14 @@ def _print_table(report: Any) -> None:
         console.print(f"[yellow]{len(voids)} void games (the arena failed, counted for nobody)")
     for game in report.games:
         for fault in game.faults:
-            label = report.labels[game.seats[fault["seat"]]]
+            label = shown(report.labels[game.seats[fault["seat"]]])
             console.print(
                 f"game {game.index + 1}, seat {fault['seat']} ({label}): "
-                f"[bold]{fault['kind']}[/] {escape(fault['detail'])}",
+                f"[bold]{shown(fault['kind'])}[/] {shown(fault['detail'])}",
                 markup=True,
                 highlight=False,
             )
         if game.void is not None:
-            console.print(f"game {game.index + 1}: void: {escape(game.void)}", highlight=False)
+            console.print(f"game {game.index + 1}: void: {shown(game.void)}", highlight=False)
     if report.spec.replays_dir is not None:
-        console.print(f"replays in {report.spec.replays_dir}/ (bot logs in its logs/)")
+        console.print(f"replays in {shown(str(report.spec.replays_dir))}/ (bot logs in its logs/)")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena.commands import shown as as_text
 from arena.engine import EngineError, Move, card_name, italian_name, rules_for
 from arena.engine.replay import ReplayError, deal_of, read_replay, verify_replay
 from arena.engine.scoring import CATEGORIES
@@ -113,7 +114,7 @@ def run_show(args: argparse.Namespace) -> int:
                   + (f", seed {data['seed']}" if data.get("seed") is not None else ""))
     for seat, name in enumerate(players):
         label = f" (side {rules.side_of(seat)})" if rules.partners else ""
-        console.print(f"  seat {seat}: {name}{label}")
+        console.print(f"  seat {seat}: {as_text(str(name))}{label}")
     game = Game(rules, data.get("seed") or 0)
     faults = data.get("faults") or []
     try:
@@ -129,7 +130,7 @@ def run_show(args: argparse.Namespace) -> int:
             shown = args.deal is None or args.deal == i + 1
             if shown:
                 console.print(f"\n[bold]Deal {i + 1}[/bold], dealer seat {deal.dealer} "
-                              f"({players[deal.dealer]})")
+                              f"({as_text(str(players[deal.dealer]))})")
                 for seat, hand in enumerate(deal.hands):
                     console.print(f"  hand of seat {seat}: {_cards(hand)}")
                 console.print(f"  table: {_cards(deal.table)}")
@@ -166,7 +167,8 @@ def run_show(args: argparse.Namespace) -> int:
                 for fault in faults:
                     if fault.get("deal") == i and fault.get("move") == j:
                         console.print(f"       [red]fault[/red] seat {fault['seat']}: "
-                                      f"{fault['kind']} {fault.get('detail', '')}")
+                                      f"{as_text(str(fault['kind']))} "
+                                      f"{as_text(str(fault.get('detail', '')))}")
                 if len(deal.stock) < stock_before:
                     console.print("       new hands: " + "; ".join(
                         f"seat {s}: {_cards(h)}" for s, h in enumerate(deal.hands)))
@@ -206,10 +208,11 @@ def run_show(args: argparse.Namespace) -> int:
     report = verify_replay(data)
     console.print()
     if data.get("void"):
-        console.print(f"[bold]void[/bold]: {data['void']} (counts for nobody)")
+        console.print(f"[bold]void[/bold]: {as_text(str(data['void']))} (counts for nobody)")
     elif result.get("forfeit"):
         forfeit = result["forfeit"]
-        console.print(f"[bold]forfeit[/bold] by side {forfeit['side']}: {forfeit.get('reason')}")
+        console.print(f"[bold]forfeit[/bold] by side {forfeit['side']}: "
+                      f"{as_text(str(forfeit.get('reason')))}")
     if report["winner"] is not None:
         console.print(f"[bold]side {report['winner']} wins[/bold], "
                       f"{' - '.join(str(t) for t in report['totals'])}")

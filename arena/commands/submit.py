@@ -258,14 +258,14 @@ def _validation(frames: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _print_result(out: Any, result: dict[str, Any]) -> None:
-    from rich.markup import escape
+    from arena.commands import shown  # what the site relays of a bot: text, no markup
 
-    label, status = result["label"], result["status"]
+    label, status = shown(result["label"]), result["status"]
     if status == "ready":
         out.print(f"[green]✓[/] {label} is ready: it played its validation game without a "
                   "fault.")
     elif status == "failed":
-        out.print(f"[red]✗[/] {label} was refused: {escape(result['reason'] or 'no reason')}")
+        out.print(f"[red]✗[/] {label} was refused: {shown(result['reason'] or 'no reason')}")
     elif status == "validating":
         out.print(f"{label} is being validated; its page shows the result when it is done.")
     game = result["validation"]
@@ -277,15 +277,15 @@ def _print_result(out: Any, result: dict[str, Any]) -> None:
             ending += " by forfeit"
         if game["void"]:
             ending = f"void: {game['void']}"
-        out.print(f"  Validation game ({game['variant']}): {escape(players)}, {score}; "
-                  f"{escape(ending)}.")
+        out.print(f"  Validation game ({shown(game['variant'])}): {shown(players)}, {score}; "
+                  f"{shown(ending)}.")
         for fault in game["faults"]:
             said = fault["detail"] and fault["detail"] in (result["reason"] or "")
             out.print(f"  Fault: deal {fault['deal'] + 1}, move {fault['move'] + 1}, seat "
-                      f"{fault['seat']}: {fault['kind']}"
-                      + (f" ({escape(fault['detail'])})" if fault["detail"] and not said else ""))
-    out.print(f"  {result['url']}" + ("  (the bot's log and the game are there)"
-                                      if status == "failed" else ""))
+                      f"{fault['seat']}: {shown(fault['kind'])}"
+                      + (f" ({shown(fault['detail'])})" if fault["detail"] and not said else ""))
+    out.print(f"  {shown(result['url'])}" + ("  (the bot's log and the game are there)"
+                                             if status == "failed" else ""))
 
 
 def _size(n: int) -> str:

@@ -1,4 +1,5 @@
-"""Memory and process limits for a bot seat as a whole: control groups, or a watchdog.
+"""Limits for a bot seat as a whole (memory, processes, CPU) and its freezer: control groups,
+or a watchdog.
 
 ``RLIMIT_AS`` and ``RLIMIT_NPROC`` are per process (or per uid): a bot that forks children
 gets the limit once per child. A seat is limited as a whole here, in the first of these ways
@@ -16,8 +17,18 @@ the host allows:
 With a control group, everything the seat's processes allocate is counted together, including
 what they write into their tmpfs folders (``/tmp``, ``/sock``, ``/dev/shm``: tmpfs pages are
 charged to the group of the process that writes them), and the kernel kills the seat's
-processes at the limit. The runner then records a ``memory`` fault. This module starts no
-process and speaks no gRPC.
+processes at the limit. The runner then records a ``memory`` fault.
+
+CPU. Each seat's group also gets an equal share of the CPU where the host has the controller
+(v2 ``cpu.weight``, v1 ``cpu.shares``): a seat of 64 spinning processes weighs what a seat of
+one does against every other seat of the host. And each seat can be frozen and thawed as a
+whole (v2 ``cgroup.freeze``, v1 ``freezer.state``): the runner lets only the seat on move run
+(:class:`SeatFreezer`). Without a freezer, the fallback stops and continues the seat's process
+tree with ``SIGSTOP`` and ``SIGCONT`` (:class:`TreeFreezer`): weaker, since a process forked
+between the walk of the tree and its stop is stopped only by a second walk, and a process of
+the seat that escaped both could continue the others.
+
+This module starts no process and speaks no gRPC.
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 import secrets
 import signal
 import threading
@@ -50,17 +62,28 @@ runner's interpreter lock from the games in play."""
 
 @dataclass(frozen=True)
 class Backend:
-    """Where seat groups are made: ``v2`` (one folder) or ``v1`` (memory and pids folders)."""
+    """Where seat groups are made: ``v2`` (one folder) or ``v1`` (a folder per controller).
+
+    ``cpu_parent`` and ``freezer_parent`` are None where the host has no such controller the
+    runner may use (then no CPU share, and the freezer falls back to signals).
+    """
 
     kind: str  # "v2" or "v1"
     memory_parent: Path
     pids_parent: Path
+    cpu_parent: Path | None = None
+    freezer_parent: Path | None = None
 
     def describe(self) -> str:
         """One line for ``arena doctor``."""
         if self.kind == "v2":
             return f"cgroup v2 under {self.memory_parent}"
         return f"cgroup v1 under {self.memory_parent} and {self.pids_parent}"
+
+    def parents(self) -> list[Path]:
+        """Every distinct folder seat groups are made in."""
+        found = [self.memory_parent, self.pids_parent, self.cpu_parent, self.freezer_parent]
+        return list(dict.fromkeys(p for p in found if p is not None))
 
 
 def _own_groups() -> dict[str, str]:
@@ -107,23 +130,36 @@ def _v2_backend(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) ->
         except OSError:
             continue
         if {"memory", "pids"} <= enabled and _writable_dir(folder):
-            return Backend("v2", folder, folder)
+            if "cpu" not in enabled:  # the weight needs the controller for the children
+                with contextlib.suppress(OSError):
+                    _write(folder / "cgroup.subtree_control", "+cpu")
+                with contextlib.suppress(OSError):
+                    enabled = set((folder / "cgroup.subtree_control").read_text().split())
+            cpu = folder if "cpu" in enabled else None
+            # cgroup.freeze is in every non-root group of a v2 hierarchy (Linux 5.2+).
+            return Backend("v2", folder, folder, cpu, folder)
     return None
 
 
 def _v1_backend(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> Backend | None:
     parents: dict[str, Path] = {}
     for point, fstype, options in mounts:
-        for controller in ("memory", "pids"):
+        for controller in ("memory", "pids", "cpu", "freezer"):
             if fstype == "cgroup" and controller in options and controller in own:
                 parents[controller] = Path(point) / own[controller].lstrip("/")
-    if set(parents) != {"memory", "pids"}:
+    if not {"memory", "pids"} <= set(parents):
         return None
-    if not all(_writable_dir(folder) for folder in parents.values()):
+    if not all(_writable_dir(parents[name]) for name in ("memory", "pids")):
         return None
     if not (parents["memory"] / "memory.limit_in_bytes").exists():
         return None
-    return Backend("v1", parents["memory"], parents["pids"])
+    cpu = parents.get("cpu")
+    if cpu is not None and not (_writable_dir(cpu) and (cpu / "cpu.shares").exists()):
+        cpu = None
+    freezer = parents.get("freezer")
+    if freezer is not None and not _writable_dir(freezer):
+        freezer = None
+    return Backend("v1", parents["memory"], parents["pids"], cpu, freezer)
 
 
 @functools.cache
@@ -139,18 +175,81 @@ def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
+CPU_SHARES = 1024
+"""cgroup v1 ``cpu.shares`` of every seat group (the kernel's default: equal for all)."""
+CPU_WEIGHT = 100
+"""cgroup v2 ``cpu.weight`` of every seat group (the kernel's default: equal for all)."""
+
+
+class GroupFreezer:
+    """The freezer of one control group: v2 ``cgroup.freeze`` (and ``cgroup.events``), or v1
+    ``freezer.state``, held open so that a freeze or a thaw is one ``write``.
+
+    Raises OSError when the group has no freezer (a v2 kernel before 5.2, no v1 ``freezer``).
+    """
+
+    def __init__(self, kind: str, folder: Path) -> None:
+        self.kind = kind
+        self.folder = folder
+        name = "cgroup.freeze" if kind == "v2" else "freezer.state"
+        self._fd: int | None = os.open(folder / name, os.O_WRONLY | os.O_CLOEXEC)
+
+    def freeze(self) -> None:
+        """Asks the kernel to freeze every process of the group; returns at once (the kernel
+        stops each running task at its next entry to the kernel, a sleeping one where it
+        sleeps). Raises OSError."""
+        if self._fd is None:
+            raise OSError("the freezer is closed")
+        os.write(self._fd, b"1" if self.kind == "v2" else b"FROZEN")
+
+    def thaw(self) -> None:
+        """Lets the group's processes run again. Raises OSError."""
+        if self._fd is None:
+            raise OSError("the freezer is closed")
+        os.write(self._fd, b"0" if self.kind == "v2" else b"THAWED")
+
+    def state(self) -> str:
+        """``frozen``, ``freezing`` or ``thawed``, as the kernel says now (``none`` when it
+        cannot be read)."""
+        try:
+            if self.kind == "v2":
+                events = (self.folder / "cgroup.events").read_text().split()
+                frozen = events[events.index("frozen") + 1] == "1"
+                wanted = (self.folder / "cgroup.freeze").read_text().strip() == "1"
+                return "frozen" if frozen else "freezing" if wanted else "thawed"
+            return (self.folder / "freezer.state").read_text().strip().lower()
+        except (OSError, ValueError, IndexError):
+            return "none"
+
+    def close(self) -> None:
+        """Closes the freezer's file (the group can then be removed)."""
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+
 class SeatGroup:
     """The control group(s) of one seat process tree."""
 
     def __init__(self, backend: Backend, label: str, memory_bytes: int, pids: int) -> None:
         self.backend = backend
         self.memory_bytes = memory_bytes
-        name = f"scopa-{label[:40]}-{secrets.token_hex(4)}"
+        # The runner's pid in the name: a group whose processes outlived their runner is found
+        # by the next runner's sweep (orphaned_groups).
+        name = f"scopa-{label[:40]}-r{os.getpid()}-{secrets.token_hex(4)}"
+        self.name = name
         self.memory_dir = backend.memory_parent / name
         self.pids_dir = backend.pids_parent / name
+        self.cpu_dir = None if backend.cpu_parent is None else backend.cpu_parent / name
+        self.freezer_dir = (
+            None if backend.freezer_parent is None else backend.freezer_parent / name
+        )
         self._made: list[Path] = []
+        self.freezer: GroupFreezer | None = None
         try:
-            for folder in dict.fromkeys([self.memory_dir, self.pids_dir]):
+            wanted = [self.memory_dir, self.pids_dir, self.cpu_dir, self.freezer_dir]
+            for folder in dict.fromkeys(f for f in wanted if f is not None):
                 folder.mkdir()
                 self._made.append(folder)
             if backend.kind == "v2":
@@ -159,16 +258,45 @@ class SeatGroup:
                     _write(self.memory_dir / "memory.swap.max", "0")
                 with contextlib.suppress(OSError):  # a seat's OOM kills all of it (5.19+)
                     _write(self.memory_dir / "memory.oom.group", "1")
+                if self.cpu_dir is not None:
+                    _write(self.cpu_dir / "cpu.weight", str(CPU_WEIGHT))
             else:
                 _write(self.memory_dir / "memory.limit_in_bytes", str(memory_bytes))
                 with contextlib.suppress(OSError):  # only with swap accounting
                     _write(self.memory_dir / "memory.memsw.limit_in_bytes", str(memory_bytes))
                 with contextlib.suppress(OSError):
                     _write(self.memory_dir / "memory.swappiness", "0")
+                if self.cpu_dir is not None:
+                    _write(self.cpu_dir / "cpu.shares", str(CPU_SHARES))
             _write(self.pids_dir / "pids.max", str(pids))
+            if self.freezer_dir is not None:
+                with contextlib.suppress(OSError):  # a v2 kernel before 5.2: signals instead
+                    self.freezer = GroupFreezer(backend.kind, self.freezer_dir)
         except OSError:
             self.remove()
             raise
+
+    @property
+    def can_freeze(self) -> bool:
+        """Whether the group has a freezer (else the runner stops the seat with signals)."""
+        return self.freezer is not None
+
+    def freeze(self) -> None:
+        """Freezes every process of the seat (:meth:`GroupFreezer.freeze`). Raises OSError."""
+        if self.freezer is None:
+            raise OSError("the seat's group has no freezer")
+        self.freezer.freeze()
+
+    def thaw(self) -> None:
+        """Lets the seat's processes run again. Raises OSError."""
+        if self.freezer is None:
+            raise OSError("the seat's group has no freezer")
+        self.freezer.thaw()
+
+    def freezer_state(self) -> str:
+        """``frozen``, ``freezing`` or ``thawed``, as the kernel says now (``none`` without a
+        freezer)."""
+        return "none" if self.freezer is None else self.freezer.state()
 
     def procs_files(self) -> list[str]:
         """The ``cgroup.procs`` files a process writes its pid into to join the seat."""
@@ -212,7 +340,13 @@ class SeatGroup:
         return sorted(found)
 
     def kill(self) -> None:
-        """Kills every process of the seat (``cgroup.kill`` where there is one)."""
+        """Kills every process of the seat (``cgroup.kill`` where there is one).
+
+        The seat is thawed first: a task frozen by the v1 freezer dies only once thawed.
+        """
+        if self.freezer is not None:
+            with contextlib.suppress(OSError):
+                self.freezer.thaw()
         if self.backend.kind == "v2":
             with contextlib.suppress(OSError):
                 _write(self.memory_dir / "cgroup.kill", "1")
@@ -227,6 +361,9 @@ class SeatGroup:
 
     def remove(self) -> None:
         """Removes the group(s) once empty; a group that stays busy is left (and logged)."""
+        if self.freezer is not None:
+            self.freezer.close()
+            self.freezer = None
         for folder in reversed(self._made):
             for _ in range(100):
                 try:
@@ -244,17 +381,99 @@ class SeatGroup:
 STALE_GROUP_S = 3600.0
 """A seat group this old and empty was left by a runner that died: it is removed."""
 
-_swept = threading.Event()
+SWEEP_EVERY_S = 1.0
+"""How often, at most, a runner looks for seat groups left by runners that died (at a seat's
+start: a few reads of /proc, about a millisecond)."""
+
+_RUNNER_OF = re.compile(r"-r(\d+)-[0-9a-f]{8}$")
+_last_sweep = 0.0
+_sweep_lock = threading.Lock()
+
+
+def _procs(folder: Path) -> list[int]:
+    with contextlib.suppress(OSError, ValueError):
+        return [int(p) for p in (folder / "cgroup.procs").read_text().split() if p != "0"]
+    return []
+
+
+def _parent_pid(pid: int) -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("PPid:"):
+                return int(line.split()[1])
+    return None
+
+
+def orphaned_groups(found: Backend, prefix: str = "scopa-") -> list[str]:
+    """Names of seat groups whose processes outlived the runner that made them.
+
+    A seat's first process is the runner's child; when the runner dies, that process is
+    handed to another parent. A frozen seat (v1) cannot even die of the runner's death (its
+    ``SIGKILL`` waits for a thaw), so its processes would stay for ever. Groups whose
+    processes this runner cannot see (another pid namespace) are left alone.
+    """
+    orphans: list[str] = []
+    with contextlib.suppress(OSError):
+        for entry in found.memory_parent.iterdir():
+            named = _RUNNER_OF.search(entry.name)
+            if not entry.name.startswith(prefix) or named is None:
+                continue
+            pids = _procs(found.pids_parent / entry.name) or _procs(entry)
+            if not pids:
+                continue
+            members = set(pids)
+            parents = {_parent_pid(pid) for pid in pids} - members - {None}
+            if parents and parents != {int(named.group(1))}:
+                orphans.append(entry.name)
+    return orphans
+
+
+def _end_group(found: Backend, name: str) -> bool:
+    """Thaws, kills and removes a seat group left by a dead runner; whether it is gone."""
+    if found.freezer_parent is not None:
+        with contextlib.suppress(OSError):
+            GroupFreezer(found.kind, found.freezer_parent / name).thaw()
+    folders = [parent / name for parent in found.parents()]
+    if found.kind == "v2":
+        with contextlib.suppress(OSError):
+            _write(folders[0] / "cgroup.kill", "1")
+    for _ in range(50):
+        pids = sorted({pid for folder in folders for pid in _procs(folder)})
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+    gone = True
+    for folder in reversed(folders):
+        for _ in range(50):
+            try:
+                folder.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)
+        else:
+            gone = False
+    return gone
 
 
 def sweep_stale_groups(
     found: Backend, older_than_s: float = STALE_GROUP_S, prefix: str = "scopa-"
 ) -> int:
-    """Removes empty seat groups older than ``older_than_s`` (left by a runner that was killed
-    before it could remove them); returns how many. A group in use is never empty."""
+    """Removes seat groups left by runners that died: those whose processes outlived their
+    runner (thawed, killed, removed: :func:`orphaned_groups`), and empty ones older than
+    ``older_than_s`` (a runner killed before it could remove them); returns how many. A group
+    in use by a live runner is never touched."""
     removed = 0
+    for name in orphaned_groups(found, prefix):
+        if _end_group(found, name):
+            log.warning("ended the seat group %s: its runner had died", name)
+            removed += 1
     now = time.time()
-    for parent in dict.fromkeys([found.memory_parent, found.pids_parent]):
+    for parent in found.parents():
         with contextlib.suppress(OSError):
             for entry in parent.iterdir():
                 if not entry.name.startswith(prefix) or not entry.is_dir():
@@ -268,17 +487,66 @@ def sweep_stale_groups(
 
 def make_group(label: str, memory_bytes: int, pids: int) -> SeatGroup | None:
     """A seat group on this host, or None when control groups are not available."""
+    global _last_sweep
     found = backend()
     if found is None:
         return None
-    if not _swept.is_set():
-        _swept.set()
+    with _sweep_lock:
+        due = time.monotonic() - _last_sweep > SWEEP_EVERY_S or _last_sweep == 0.0
+        if due:
+            _last_sweep = time.monotonic()
+    if due:
         sweep_stale_groups(found)
     try:
         return SeatGroup(found, label, memory_bytes, pids)
     except OSError as error:
         log.warning("cannot make a control group for %s (%s): using the watchdog", label, error)
         return None
+
+
+# ---- freezing a seat ----------------------------------------------------------------------
+
+
+class TreeFreezer:
+    """Freezes a seat without a freezer group: ``SIGSTOP`` to each process of its tree, then
+    ``SIGCONT`` to the same processes.
+
+    Weaker than a freezer group: the tree is found by walking ``/proc`` (a process forked
+    during the walk is caught by the next walk; walks repeat until one finds nothing new, at
+    most ``PASSES`` times), a walk costs a read per thread of the seat, and a process of the
+    seat that escaped the stop (or a ``SIGCONT`` handler of its own) could continue the
+    others, since they share its uid.
+    """
+
+    PASSES = 4
+
+    def __init__(self, root_pid: int) -> None:
+        self.root_pid = root_pid
+        self._stopped: list[int] = []
+
+    @property
+    def can_freeze(self) -> bool:
+        return True
+
+    def freeze(self) -> None:
+        """Stops the tree; returns once every process found is sent ``SIGSTOP``."""
+        stopped = set(self._stopped)
+        for _ in range(self.PASSES):
+            fresh = [pid for pid in tree_pids(self.root_pid) if pid not in stopped]
+            if not fresh:
+                break
+            for pid in fresh:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGSTOP)
+                stopped.add(pid)
+        self._stopped = sorted(stopped)
+
+    def thaw(self) -> None:
+        """Continues every process :meth:`freeze` stopped (a stopped tree cannot fork)."""
+        stopped, self._stopped = self._stopped, []
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGCONT)
 
 
 # ---- the watchdog ------------------------------------------------------------------------
@@ -388,10 +656,13 @@ class MemoryWatchdog:
 __all__ = [
     "CGROUP_ENV",
     "Backend",
+    "GroupFreezer",
     "MemoryWatchdog",
     "SeatGroup",
+    "TreeFreezer",
     "backend",
     "make_group",
+    "orphaned_groups",
     "sweep_stale_groups",
     "tree_pids",
 ]

@@ -7,11 +7,16 @@ the entrants' seats rotated, so deal luck cancels. Each seat is its own bot proc
 (:mod:`arena.runner.link`).
 
 Clocks: a seat has ``move_time_ms`` per move and ``bank_ms`` for the whole game; a move's limit
-is the smaller of the two, and the time it takes is charged to the bank. A late answer is a
-``timeout`` fault: the seat's first legal move is played for it. A crash, a disconnect, a
-garbled or illegal answer, a bot that fails to start, or a side's third timeout forfeits the
-game for that side; the faulty process is killed and started again for the next game. A game
-the arena itself cannot play (the sandbox fails) is void and counts for nobody.
+is the smaller of the two, and the time it takes is charged to the bank. Only the seat on move
+runs: from the game's start to its end every other seat's bot is frozen (its control group's
+freezer, or signals; see :mod:`arena.runner.cgroups`), so no two bots of a game ever compute
+at once, a bot cannot slow another, and partners cannot time each other's use of the CPU. A
+seat is thawed before its turn request is written, so its clock never counts time it was
+frozen. A late answer is a ``timeout`` fault: the seat's first legal move is played for it. A
+crash, a disconnect, a garbled or illegal answer, a bot that fails to start, or a side's third
+timeout forfeits the game for that side; the faulty process is killed and started again for
+the next game. A game the arena itself cannot play (the sandbox fails) is void and counts for
+nobody.
 
 This module drives the engine and the protocol; it has no command line (see
 :mod:`arena.commands.match`) and knows nothing of leagues, Celery or Django.
@@ -43,6 +48,7 @@ from arena.runner.process import BotProcess, StartError
 from arena.runner.sandbox import HostError, Limits, sandbox_available
 from arena.runner.stats import EloEstimate, finite_or_none
 from arena.seeds import SEED_BITS, draw_seed
+from arena.text import printable
 
 log = logging.getLogger("arena.runner")
 
@@ -88,6 +94,10 @@ class MatchSpec:
     # Called after each whole duplicate set with the report so far; True ends the match there,
     # the sets not yet played left out (an SPRT that has decided: ``arena match --sprt``).
     stop: Callable[[MatchReport], bool] | None = None
+    # Freeze every seat but the one on move (see the module's notes). False only to measure
+    # what the freezer closes: then bots compute at the same time, and partners can time
+    # each other.
+    freeze_idle_seats: bool = True
 
 
 @dataclass(frozen=True)
@@ -403,8 +413,9 @@ class Slot:
             return "start", (
                 f"the bot does not play {self.variant!r} (it plays {', '.join(variants)})"
             )
-        if self.bot.manifest is None and info.name:
-            self.label = f"{info.name}@{info.version}" if info.version else info.name
+        if self.bot.manifest is None and info.name:  # what the bot says of itself: text only
+            name, version = printable(info.name[:40]), printable(info.version[:40])
+            self.label = f"{name}@{version}" if version else name
         self.fresh = False
         return None
 
@@ -595,13 +606,13 @@ class Match:
             await play.run()
         except _Forfeit as stop:
             side = self.rules.side_of(stop.seat)
-            forfeit = {"side": side, "reason": f"{stop.kind}: {stop.detail}"[:300]}
+            forfeit = {"side": side, "reason": printable(f"{stop.kind}: {stop.detail}")[:300]}
         except HostError as error:
-            void = str(error)
+            void = printable(str(error))
         except _Void as error:
-            void = str(error)
+            void = printable(str(error))
         except Exception as error:  # a bug of the arena's own voids the game, not the match
-            void = f"the arena failed: {type(error).__name__}: {error}"[:300]
+            void = printable(f"the arena failed: {type(error).__name__}: {error}")[:300]
         finally:
             try:
                 await play.close(forfeit)
@@ -705,6 +716,8 @@ class _GamePlay:
         self.deal: Deal | None = None  # the deal in play
         self.moves_of_deal: list[dict[str, Any]] = []  # its moves in the replay
         self.turn: tuple[Deal, int, list[Move], int, int] | None = None  # the turn in play
+        self.running: int | None = None  # the one seat not frozen, once seats are frozen
+        self._freezing = False  # seats are frozen between their turns (from the game's start)
         self._done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._drivers: set[asyncio.Task[None]] = set()  # tasks playing the game (see run)
 
@@ -716,7 +729,8 @@ class _GamePlay:
                 "move": len(self.moves_of_deal),
                 "seat": seat,
                 "kind": kind,
-                "detail": detail[:300],
+                # A bot's words (a fallback's reason, a gRPC status, its last line): text only.
+                "detail": printable(detail)[:300],
             }
         )
 
@@ -751,6 +765,8 @@ class _GamePlay:
                 for seat in range(self.rules.players)
             ]
         )
+        if spec.freeze_idle_seats:
+            self._freeze_all()
         self._drive(self._play())  # the game's end comes in self._done
         try:
             await self._done
@@ -867,6 +883,41 @@ class _GamePlay:
         seat = min(problems)
         raise _Forfeit(seat, *problems[seat])
 
+    def _freeze_all(self) -> None:
+        """From now until the game ends, only the seat on move runs (see :meth:`_run_only`).
+
+        Before the first deal: until then no seat knows a card, and start-up, ``Describe``
+        and ``GameStart`` run with every seat thawed."""
+        self._freezing = True
+        self.running = None
+        for slot in self._unique_slots():
+            if slot.process is not None:
+                slot.process.freeze()
+
+    def _run_only(self, seat: int) -> None:
+        """Freezes the seat that ran last and thaws ``seat``, before its turn request.
+
+        Lazily, at the next turn of another seat: the last seat on move runs on while the
+        runner plays its move and ends a deal, when no other seat of the game runs."""
+        previous = self.running
+        self.running = seat
+        if previous is not None:
+            process = self.slots[previous].process
+            if process is not None:
+                process.freeze()
+        process = self.slots[seat].process
+        if process is not None:
+            process.thaw()
+
+    def _thaw_all(self) -> None:
+        """Every seat runs again: to read the game's end and close its stream, or to be
+        killed."""
+        self._freezing = False
+        self.running = None
+        for slot in self._unique_slots():
+            if slot.process is not None:
+                slot.process.thaw()
+
     def _unique_slots(self) -> list[Slot]:
         unique: list[Slot] = []
         for slot in self.slots:
@@ -922,6 +973,8 @@ class _GamePlay:
             self.request_id, observation, legal, limit, bank, stream.take_moves()
         )
         self.turn = (deal, seat, legal, limit, bank)  # for _answered, in whichever driver
+        if self._freezing and self.running != seat:
+            self._run_only(seat)  # before the clock starts (in ask)
         answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
         await self._answered(answer)
 
@@ -989,6 +1042,7 @@ class _GamePlay:
 
     async def close(self, forfeit: dict[str, Any] | None) -> None:
         """Ends the streams (telling the bots how the game ended) and kills faulty bots."""
+        self._thaw_all()
         open_streams = [
             (seat, stream)
             for seat, stream in enumerate(self.streams)

@@ -1,12 +1,13 @@
 """One running bot process: start it, wait until it listens, keep its log, end it.
 
 A :class:`BotProcess` owns a private seat folder, the process (sandboxed or not, see
-:mod:`arena.runner.sandbox`), the seat's memory and process limits as a whole (a control
-group or a watchdog, :mod:`arena.runner.cgroups`), an open descriptor of the socket it listens
-on, and two reader threads that keep a bounded head and tail of its stdout and stderr as its
-log. It reports start-up failures as :class:`StartError` (the bot's fault: it crashed, never
-said ``LISTENING``, or its socket is not one) or :class:`~arena.runner.sandbox.HostError` (the
-host's: the game is void). It does not speak gRPC.
+:mod:`arena.runner.sandbox`), the seat's memory, process and CPU limits as a whole and its
+freezer (a control group or a watchdog and signals, :mod:`arena.runner.cgroups`), an open
+descriptor of the socket it listens on, and two reader threads that keep a bounded head and
+tail of its stdout and stderr as its log. It reports start-up failures as :class:`StartError`
+(the bot's fault: it crashed, never said ``LISTENING``, or its socket is not one) or
+:class:`~arena.runner.sandbox.HostError` (the host's: the game is void). It does not speak
+gRPC.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from arena.runner import cgroups, sandbox
 from arena.runner.protections import warn_once
 from arena.runner.sandbox import HostError, Limits, SocketError
+from arena.text import printable
 
 READY_PREFIX = b"LISTENING "
 LOG_HEAD_BYTES = 512 * 1024
@@ -81,7 +83,9 @@ class CappedLog:
             self._dropped_bytes += count
 
     def text(self) -> str:
-        """The log as one string, with a marker where lines were left out."""
+        """The log as one string, with a marker where lines were left out, and every control
+        or format character but newlines and tabs escaped (the bot's output is shown as text,
+        never as terminal commands: :func:`arena.text.printable`)."""
         with self._lock:
             parts = list(self._head)
             if self._dropped_lines:
@@ -92,7 +96,7 @@ class CappedLog:
             elif self._dropped_bytes:
                 parts.append(f"[... {self._dropped_bytes:,} bytes cut from long lines ...]\n")
             parts.extend(self._tail)
-        return "".join(parts)
+        return printable("".join(parts), lines=True)
 
 
 class LineReader:
@@ -169,6 +173,8 @@ class BotProcess:
         self._socket_fd: int | None = None
         self._sandbox_pid: int | None = None
         self._memory_fault: str | None = None
+        self._freezer: cgroups.SeatGroup | cgroups.TreeFreezer | None = None
+        self.frozen = False
         self._ready = threading.Event()
         self._threads: list[threading.Thread] = []
 
@@ -281,6 +287,31 @@ class BotProcess:
             self.stop()
             raise StartError(str(error)) from None
         self.address = sandbox.socket_address(self._socket_fd)
+        if self._group is not None and self._group.can_freeze:
+            self._freezer = self._group
+        else:
+            warn_once("freezer", "no freezer group for the bots: a seat between its turns is "
+                      "stopped with SIGSTOP (its process tree, walked in /proc)")
+            self._freezer = cgroups.TreeFreezer(self._sandbox_pid or process.pid)
+
+    def freeze(self) -> None:
+        """Stops every process of the seat until :meth:`thaw` (the runner freezes every seat
+        but the one on move). Returns at once; a seat that is gone is left alone."""
+        if self._freezer is None or self.frozen:
+            return
+        self.frozen = True
+        try:
+            self._freezer.freeze()
+        except OSError as error:  # the group went away with the seat: nothing left to stop
+            warn_once("freeze-failed", f"could not freeze a bot seat ({error})")
+
+    def thaw(self) -> None:
+        """Lets the seat's processes run again."""
+        if self._freezer is None or not self.frozen:
+            return
+        self.frozen = False
+        with contextlib.suppress(OSError):
+            self._freezer.thaw()
 
     def _open_socket(self, plan: sandbox.LaunchPlan) -> int:
         root: str | None = None
@@ -366,6 +397,11 @@ class BotProcess:
 
     def stop(self) -> None:
         """Kills the whole seat (group, tree) and removes its folder. Safe to call twice."""
+        if self._freezer is not None:  # a task frozen by the v1 freezer would not die
+            with contextlib.suppress(OSError):
+                self._freezer.thaw()
+        self.frozen = False
+        self._freezer = None
         if self._watchdog is not None:
             self._watchdog.stop()
         if self._process is not None:

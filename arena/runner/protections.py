@@ -61,14 +61,16 @@ def protections() -> list[Protection]:
         found.append(Protection(
             "sandbox", True,
             f"bubblewrap {features.version}: own network, pid, ipc, uts namespaces; the bot's "
-            "private read-only copy, no host folder writable, host /proc counters masked",
+            "private read-only copy, no host folder writable, host-wide /proc entries masked "
+            "(/proc/sys a static copy), no pseudo-terminals",
         ))
     problem = seccomp.filter_problem()
     filter_ok = features is not None and features.seccomp and problem is None
     found.append(Protection(
         "system-call filter", filter_ok,
-        "libseccomp filter: namespaces, mounts, ptrace, bpf... kill the bot; locks, inotify, "
-        "sysinfo refused" if filter_ok else (problem or "this bubblewrap has no --seccomp"),
+        "libseccomp filter: namespaces, mounts, ptrace, bpf... kill the bot; locks, leases, "
+        "inotify, dnotify, sysinfo, Linux AIO and IP sockets refused"
+        if filter_ok else (problem or "this bubblewrap has no --seccomp"),
     ))
     if features is not None and features.disable_userns and not root:
         userns = "bwrap --disable-userns, and the system-call filter"
@@ -100,6 +102,23 @@ def protections() -> list[Protection]:
         else "no writable control group: the runner's watchdog sums each seat's memory "
         "(and tmpfs) every 100 ms; processes by RLIMIT_NPROC, "
         + ("for each seat's own uid" if root else "for the runner's uid, shared by its seats"),
+    ))
+    freezer = group is not None and group.freezer_parent is not None
+    found.append(Protection(
+        "one seat runs at a time", freezer,
+        f"every seat but the one on move is frozen ({group.kind} freezer group)"
+        if freezer and group is not None
+        else "no freezer group: every seat but the one on move is stopped with SIGSTOP, its "
+        "process tree walked in /proc (weaker: a process forked during the walk is caught by "
+        "the next walk only)",
+    ))
+    shares = group is not None and group.cpu_parent is not None
+    found.append(Protection(
+        "seat CPU share", shares,
+        "each seat's group has an equal CPU weight, however many processes it runs"
+        if shares
+        else "no cpu controller for seat groups: a seat's processes weigh one by one against "
+        "other matches' seats on this host (within a match, only the seat on move runs)",
     ))
     info = features is not None and features.info_fd
     found.append(Protection(

@@ -77,20 +77,25 @@ ETC_FILES = (
     "/etc/alternatives",
 )
 
-PROC_MASKED_FILES = (
-    "/proc/stat", "/proc/loadavg", "/proc/uptime", "/proc/meminfo", "/proc/vmstat",
-    "/proc/zoneinfo", "/proc/buddyinfo", "/proc/pagetypeinfo", "/proc/slabinfo",
-    "/proc/diskstats", "/proc/interrupts", "/proc/softirqs", "/proc/schedstat",
-    "/proc/sched_debug", "/proc/timer_list", "/proc/locks", "/proc/swaps", "/proc/kallsyms",
-    "/proc/keys", "/proc/key-users", "/proc/sysrq-trigger", "/proc/kcore",
-    "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr", "/proc/sys/fs/inode-state",
-    "/proc/sys/fs/dentry-state", "/proc/sys/kernel/random/entropy_avail",
-)
-"""Host-wide counters of ``/proc`` that one seat could change and another read: each reads
-empty in the sandbox (an empty file is bound over it)."""
+PROC_KEPT = frozenset({"self", "thread-self", "mounts", "net", "sysvipc", "filesystems"})
+"""The top-level entries of ``/proc`` a bot sees as they are, besides the folders of its own
+processes: links into its own process's files (``mounts``, and ``net``, its own network
+namespace), its own IPC namespace's objects, and the static list of filesystems. Every other
+entry of the host's ``/proc`` reads empty in the sandbox (an empty file or folder is bound over
+it): load, memory, CPU and interrupt counts, pressure, locks, slabs, the kernel's own tables
+(:func:`proc_masks`); ``/proc/sys`` and ``/proc/cpuinfo`` are static copies
+(:data:`PROC_SYS_COPIED`, :func:`proc_snapshot`)."""
 
-PROC_MASKED_DIRS = ("/proc/pressure", "/proc/irq", "/proc/sys/vm", "/proc/fs")
-"""Folders of ``/proc`` with host-wide counters: an empty folder is bound over each."""
+PROC_SYS_COPIED = (
+    "kernel/cap_last_cap", "kernel/ngroups_max", "kernel/osrelease", "kernel/ostype",
+    "kernel/overflowgid", "kernel/overflowuid", "kernel/pid_max", "kernel/threads-max",
+    "vm/overcommit_memory", "vm/max_map_count", "fs/nr_open", "fs/pipe-max-size",
+    "net/core/somaxconn",
+)
+"""Settings of ``/proc/sys`` that runtimes read (``setpriv``, glibc's allocator, gRPC's listen
+backlog...), copied once from the host: the sandbox's ``/proc/sys`` holds these copies and
+nothing else, so no host-wide counter of it (``fs/file-nr``, ``fs/aio-nr``, ``fs/inode-nr``,
+``fs/dentry-state``, ``kernel/pty/nr``, ``kernel/random/entropy_avail``...) is in reach."""
 
 # Unprivileged uids for sandboxed bots are drawn from this range, one per seat process, so that
 # the limit on processes (counted per uid) is per seat.
@@ -288,6 +293,66 @@ def python_paths() -> list[Path]:
     real = Path(os.path.realpath(sys.executable)).parent.parent
     paths.add(real)
     return sorted(p for p in paths if not str(p).startswith("/usr/"))
+
+
+@functools.cache
+def proc_masks() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(files, folders) of the host's ``/proc`` that read empty in the sandbox: every
+    top-level entry but a process's folder, :data:`PROC_KEPT`, ``sys`` and ``cpuinfo``.
+
+    Found once by listing the host's ``/proc`` (the sandbox's is the same kernel's), so an
+    entry a newer kernel adds is masked without being named here.
+    """
+    files: list[str] = []
+    folders: list[str] = []
+    with contextlib.suppress(OSError):
+        for name in sorted(os.listdir("/proc")):
+            if name.isdigit() or name in PROC_KEPT or name in {"sys", "cpuinfo"}:
+                continue
+            try:
+                mode = os.lstat(f"/proc/{name}").st_mode
+            except OSError:
+                continue
+            if stat.S_ISDIR(mode):
+                folders.append(f"/proc/{name}")
+            elif stat.S_ISREG(mode):
+                files.append(f"/proc/{name}")
+            # a link (self, mounts, net...) not kept would be masked here; none is today
+    return tuple(files), tuple(folders)
+
+
+@functools.cache
+def _proc_copies() -> tuple[tuple[str, bytes], ...]:
+    """What the sandbox's static ``/proc/sys`` and ``/proc/cpuinfo`` hold, read once."""
+    copies: list[tuple[str, bytes]] = []
+    for name in PROC_SYS_COPIED:
+        with contextlib.suppress(OSError):
+            copies.append((f"sys/{name}", Path(f"/proc/sys/{name}").read_bytes()))
+    with contextlib.suppress(OSError):
+        copies.append(("cpuinfo", Path("/proc/cpuinfo").read_bytes()))
+    return tuple(copies)
+
+
+def proc_snapshot(seat_dir: Path) -> tuple[Path, Path]:
+    """Writes the seat's static ``/proc/sys`` folder and ``/proc/cpuinfo`` file into
+    ``seat_dir``: (the folder, the file).
+
+    Copies taken once per runner process, so they say nothing of what happens on the host
+    meanwhile (``cpuinfo``'s "cpu MHz" moves with the host's load; a settings file a bot cannot
+    change moves for nobody). Raises OSError.
+    """
+    base = seat_dir / "proc"
+    sys_dir = base / "sys"
+    sys_dir.mkdir(parents=True, mode=0o755)
+    base.chmod(0o755)
+    cpuinfo = base / "cpuinfo"
+    cpuinfo.write_bytes(b"")
+    for name, data in _proc_copies():
+        target = base / name
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        target.write_bytes(data)
+        target.chmod(0o444)
+    return sys_dir, cpuinfo
 
 
 STALE_SEAT_DIR_S = 86400.0
@@ -554,12 +619,20 @@ def launch_command(
     empty.mkdir(mode=0o755, exist_ok=True)
     empty_file = seat_dir / "empty-file"
     empty_file.touch(mode=0o444, exist_ok=True)
-    for name in PROC_MASKED_FILES:
-        if os.path.exists(name):
-            args += ["--ro-bind-try", str(empty_file), name]
-    for name in PROC_MASKED_DIRS:
-        if os.path.isdir(name):
-            args += ["--ro-bind-try", str(empty), name]
+    masked_files, masked_dirs = proc_masks()
+    for name in masked_files:
+        args += ["--ro-bind-try", str(empty_file), name]
+    for name in masked_dirs:
+        args += ["--ro-bind-try", str(empty), name]
+    try:
+        sys_dir, cpuinfo = proc_snapshot(seat_dir)
+    except OSError as error:
+        raise HostError(f"cannot write the seat's /proc copies: {error}") from error
+    args += ["--ro-bind", str(sys_dir), "/proc/sys", "--ro-bind", str(cpuinfo), "/proc/cpuinfo"]
+    # No pseudo-terminals: their count (/proc/sys/kernel/pty/nr) is host-wide, and a bot has
+    # no use for one. bwrap's /dev has a devpts of its own at /dev/pts (/dev/ptmx links into
+    # it): an empty folder hides it.
+    args += ["--ro-bind", str(empty), "/dev/pts"]
     binds = [(name, name) for name in ETC_FILES if os.path.exists(name)]
     if PROTOS_DIR.is_dir():  # the protocol's .proto files, for bots that load them at run time
         binds.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))

@@ -18,10 +18,22 @@ network, no other filesystem), aimed at two things:
 - *Channels between seats.* Two sandboxes still see some of the same files (``/usr``, the
   interpreter). File locks on them (``flock``, ``fcntl`` record and open-file-description
   locks, leases) and inotify/dnotify watches would let one seat signal another through a file
-  both can open; they fail with ``ENOLCK`` / ``ENOSYS`` / ``EPERM``. ``sysinfo`` (host-wide
-  memory and process counts, which one seat could modulate for another) fails with
-  ``ENOSYS``. Sockets of families other than unix, IPv4, IPv6 and netlink (``AF_VSOCK`` reaches
-  a virtual machine's host whatever the network namespace) fail with ``EAFNOSUPPORT``.
+  both can open; they fail with ``ENOLCK`` / ``ENOSYS`` / ``EPERM``. Host-wide counters a seat
+  could move for another to read fail at the call that would move them: ``sysinfo`` (memory and
+  process counts) and Linux AIO (``io_setup`` and the rest, counted in
+  ``/proc/sys/fs/aio-nr``) with ``ENOSYS``. Sockets of any family but unix and netlink fail
+  with ``EAFNOSUPPORT``: a bot binds a unix socket, and without IPv4 and IPv6 it cannot move
+  TCP's and UDP's host-wide counters (``/proc/net/sockstat``'s ``alloc`` and ``mem``,
+  ``/proc/net/protocols``' memory, the per-CPU packet counts of ``softnet_stat``), while
+  ``AF_VSOCK`` would reach a virtual machine's host whatever the network namespace.
+
+Every argument a rule inspects is compared the way the kernel reads it: ``fcntl``'s command,
+``socket``'s family and ``clone``'s flags are 32-bit values to the kernel (``unsigned int``,
+``int``, and the low half of ``unsigned long`` for ``clone``), while libseccomp compares all 64
+bits of a register. So each condition masks the low 32 bits (``SCMP_CMP_MASKED_EQ`` with
+``0xFFFFFFFF``, or with the flag itself for ``clone``): ``fcntl(fd, (1 << 32) | F_SETLK)`` is
+refused like ``F_SETLK``. ``tests/runner/test_seccomp.py`` loads the compiled filter into a
+child process and makes every guarded call with high bits set in each inspected argument.
 
 System calls of another architecture (32-bit ``int 0x80``, x32) kill the process: a filter
 only speaks for the architecture it was compiled for.
@@ -43,9 +55,11 @@ ACT_ALLOW = 0x7FFF0000
 _ACT_ERRNO = 0x00050000
 
 # Comparison operators of struct scmp_arg_cmp.
-_CMP_EQ = 4
 _CMP_GT = 6
 _CMP_MASKED_EQ = 7
+
+LOW_32_BITS = 0xFFFFFFFF
+"""The kernel reads ``int`` and ``unsigned int`` arguments from the low half of a register."""
 
 _ATTR_ACT_BADARCH = 2
 
@@ -82,14 +96,18 @@ FORBIDDEN = (
 NOT_IMPLEMENTED = (
     "clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "inotify_init", "inotify_init1", "inotify_add_watch", "sysinfo",
+    # Linux AIO: each context counts in the host-wide /proc/sys/fs/aio-nr
+    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
 )
 """System calls that fail with ENOSYS, as on a kernel without them (callers fall back)."""
 
 NO_LOCKS = ("flock",)
 """System calls that fail with ENOLCK (no locks available)."""
 
-ALLOWED_SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
-_LAST_FAMILY = 64  # AF_MAX is 46 today; anything above 16 that is not listed is refused
+ALLOWED_SOCKET_FAMILIES = (1, 16)  # AF_UNIX, AF_NETLINK
+FAMILY_BOUND = 64
+"""Every family below this that is not allowed is refused by a rule of its own (AF_MAX is 46
+in Linux 6.18; the kernel refuses a family at or above AF_MAX itself, and a negative one)."""
 
 
 class SeccompError(RuntimeError):
@@ -119,26 +137,44 @@ def errno_action(code: int) -> int:
     return _ACT_ERRNO | (code & 0xFFFF)
 
 
+def int_is(arg: int, value: int) -> tuple[int, int, int, int]:
+    """The condition "argument ``arg``, read as the kernel reads a 32-bit ``int`` or ``unsigned
+    int``, equals ``value``": whatever the high half of the register holds."""
+    return (arg, _CMP_MASKED_EQ, LOW_32_BITS, value & LOW_32_BITS)
+
+
+def has_flag(arg: int, flag: int) -> tuple[int, int, int, int]:
+    """The condition "argument ``arg`` has every bit of ``flag``" (a flag of the low half)."""
+    return (arg, _CMP_MASKED_EQ, flag, flag)
+
+
+GUARDED_FCNTL = {
+    F_SETLK: errno.ENOLCK, F_SETLKW: errno.ENOLCK, F_OFD_SETLK: errno.ENOLCK,
+    F_OFD_SETLKW: errno.ENOLCK, F_SETLEASE: errno.EPERM, F_NOTIFY: errno.EPERM,
+}
+"""The ``fcntl`` commands refused, and the error each gets."""
+
+
 def policy() -> list[Rule]:
     """The sandbox's rules, in the order they are added."""
     kill = ACT_KILL_PROCESS
     rules = [Rule(name, kill) for name in FORBIDDEN]
+    # The kernel reads clone's flags from the low 32 bits (kernel/fork.c: lower_32_bits), and
+    # a masked comparison with the flag itself ignores the high half.
     for flag in CLONE_NAMESPACE_FLAGS.values():
-        rules.append(Rule("clone", kill, ((0, _CMP_MASKED_EQ, flag, flag),)))
+        rules.append(Rule("clone", kill, (has_flag(0, flag),)))
     rules += [Rule(name, errno_action(errno.ENOSYS)) for name in NOT_IMPLEMENTED]
     rules += [Rule(name, errno_action(errno.ENOLCK)) for name in NO_LOCKS]
     for fcntl in ("fcntl", "fcntl64"):
-        for command in (F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW):
-            rules.append(Rule(fcntl, errno_action(errno.ENOLCK), ((1, _CMP_EQ, command, 0),)))
-        for command in (F_SETLEASE, F_NOTIFY):
-            rules.append(Rule(fcntl, errno_action(errno.EPERM), ((1, _CMP_EQ, command, 0),)))
+        for command, code in GUARDED_FCNTL.items():
+            rules.append(Rule(fcntl, errno_action(code), (int_is(1, command),)))
     refuse = errno_action(errno.EAFNOSUPPORT)
-    for family in range(0, 17):
-        if family not in ALLOWED_SOCKET_FAMILIES:
-            rules.append(Rule("socket", refuse, ((0, _CMP_EQ, family, 0),)))
-            rules.append(Rule("socketpair", refuse, ((0, _CMP_EQ, family, 0),)))
-    rules.append(Rule("socket", refuse, ((0, _CMP_GT, 16, 0),)))
-    rules.append(Rule("socketpair", refuse, ((0, _CMP_GT, 16, 0),)))
+    for call in ("socket", "socketpair"):
+        for family in range(FAMILY_BOUND):
+            if family not in ALLOWED_SOCKET_FAMILIES:
+                rules.append(Rule(call, refuse, (int_is(0, family),)))
+        # A backstop for the rest: any register above the bound (high bits included).
+        rules.append(Rule(call, refuse, ((0, _CMP_GT, FAMILY_BOUND - 1, 0),)))
     return rules
 
 
@@ -217,7 +253,10 @@ def filter_problem() -> str | None:
 
 
 __all__ = [
+    "ALLOWED_SOCKET_FAMILIES",
+    "FAMILY_BOUND",
     "FORBIDDEN",
+    "GUARDED_FCNTL",
     "NOT_IMPLEMENTED",
     "Rule",
     "SeccompError",

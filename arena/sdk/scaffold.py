@@ -19,6 +19,7 @@ from pathlib import Path
 
 from arena.manifest import NAME_PATTERN
 from arena.protocol.build import PROTO_ROOT
+from arena.text import unsafe_characters
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LANGUAGES = ("python", "javascript")
@@ -53,6 +54,10 @@ def new_bot(
         raise ScaffoldError(f"language {language!r}: one of {', '.join(LANGUAGES)}")
     if len(author) > 100:
         raise ScaffoldError("author: at most 100 characters")
+    unsafe = unsafe_characters(author)
+    if unsafe:  # bot.toml refuses them (they would reach terminals and pages)
+        raise ScaffoldError(f"author: plain text, without control or format characters (it "
+                            f"has {', '.join(dict.fromkeys(unsafe))})")
     target = Path(folder)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise ScaffoldError(f"{target} already exists and is not an empty folder; choose "

@@ -16,7 +16,8 @@ from arena.runner.sandbox import bwrap_features, remove_tree, sweep_stale_seat_d
 
 EVERY = {
     "sandbox", "system-call filter", "no nested namespaces", "unprivileged bot", "tmpfs sizes",
-    "seat memory and processes", "socket the runner checked",
+    "seat memory and processes", "one seat runs at a time", "seat CPU share",
+    "socket the runner checked",
 }
 
 
@@ -41,8 +42,11 @@ def test_the_doctor_names_every_protection_as_this_host_gives_it(bwrap: str) -> 
         assert found[name]["active"] is True, found[name]
     assert found["system-call filter"]["active"] is (seccomp.filter_problem() is None)
     assert found["tmpfs sizes"]["active"] is features.size
-    has_group = cgroups.backend() is not None
-    assert found["seat memory and processes"]["active"] is has_group
+    group = cgroups.backend()
+    assert found["seat memory and processes"]["active"] is (group is not None)
+    assert found["one seat runs at a time"]["active"] is (
+        group is not None and group.freezer_parent is not None)
+    assert found["seat CPU share"]["active"] is (group is not None and group.cpu_parent is not None)
     assert status == (0 if all(item["active"] for item in found.values()) else 1)
 
 
@@ -51,6 +55,8 @@ def test_without_control_groups_the_doctor_names_the_watchdog(bwrap: str) -> Non
     assert status == 1
     line = found["seat memory and processes"]
     assert line["active"] is False and "watchdog" in str(line["detail"])
+    line = found["one seat runs at a time"]
+    assert line["active"] is False and "SIGSTOP" in str(line["detail"])
 
 
 def test_the_runner_says_once_that_it_fell_back_to_the_watchdog(bwrap: str) -> None:
@@ -87,6 +93,56 @@ def test_empty_seat_groups_left_behind_are_swept_and_busy_ones_kept() -> None:
         sleeper.wait()
         busy.remove()
     assert not busy.memory_dir.exists()
+
+
+def dead(pid: int) -> bool:
+    """Whether process ``pid`` is gone, or a zombie its new parent has yet to reap."""
+    for _ in range(100):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return True
+        if state in {"Z", "X"}:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_frozen_seat_whose_runner_died_is_thawed_killed_and_removed() -> None:
+    # A runner killed while a seat was frozen leaves the seat's processes behind: with the v1
+    # freezer, even the SIGKILL its death sends them waits for a thaw. The next runner's sweep
+    # ends such groups, and leaves alone those of a live runner (here, this process).
+    found = cgroups.backend()
+    require(found is not None, "a writable control group")
+    assert found is not None
+    label = f"orphantest-{os.getpid()}"
+    orphan = cgroups.SeatGroup(found, label, 64 * 1024**2, 16)
+    live = cgroups.SeatGroup(found, label, 64 * 1024**2, 16)
+    # The orphan's process is started by a shell that exits at once: its parent is gone.
+    subprocess.run(["/bin/sh", "-c", '"$@" & exit 0', "sh", *orphan.join_command(), "sleep", "60"],
+                   check=True)
+    sleeper = subprocess.Popen([*live.join_command(), "sleep", "60"])
+    try:
+        for _ in range(200):
+            if orphan.pids() and live.pids():
+                break
+            time.sleep(0.01)
+        (stray,) = orphan.pids()
+        for group in (orphan, live):
+            if group.can_freeze:
+                group.freeze()
+        assert cgroups.orphaned_groups(found, prefix=f"scopa-{label}") == [orphan.name]
+        removed = cgroups.sweep_stale_groups(found, prefix=f"scopa-{label}")
+        assert removed == 1
+        assert not orphan.memory_dir.exists() and not orphan.pids_dir.exists()
+        assert dead(stray)
+        assert live.pids() == [sleeper.pid] and live.memory_dir.exists()
+    finally:
+        live.kill()
+        sleeper.wait()
+        live.remove()
+        orphan.kill()
+        orphan.remove()
 
 
 def test_old_seat_folders_left_behind_are_swept(tmp_path: Path) -> None:

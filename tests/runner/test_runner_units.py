@@ -173,6 +173,18 @@ def test_the_sandbox_binds_only_what_the_bot_needs(bwrap: str, tmp_path: Path) -
                  "--seccomp", "--info-fd"):
         assert flag in argv
     assert ("--ro-bind-try", str(seat_dir / "empty-file"), "/proc/loadavg") in binds
+    # Every host-wide entry of /proc reads empty; /proc/sys and /proc/cpuinfo are copies; no
+    # pseudo-terminals.
+    masked = {dest for kind, _, dest in binds if kind == "--ro-bind-try"}
+    host = {f"/proc/{name}" for name in os.listdir("/proc") if not name.isdigit()}
+    kept = {"/proc/self", "/proc/thread-self", "/proc/mounts", "/proc/net", "/proc/sysvipc",
+            "/proc/filesystems", "/proc/sys", "/proc/cpuinfo"}
+    assert masked == host - kept
+    assert ("--ro-bind", str(seat_dir / "proc" / "sys"), "/proc/sys") in binds
+    assert ("--ro-bind", str(seat_dir / "proc" / "cpuinfo"), "/proc/cpuinfo") in binds
+    assert ("--ro-bind", str(seat_dir / "empty"), "/dev/pts") in binds
+    assert (seat_dir / "proc" / "sys" / "kernel" / "cap_last_cap").is_file()
+    assert not (seat_dir / "proc" / "sys" / "fs" / "file-nr").exists()
     assert argv[0] == "prlimit" and "--nproc=128" in argv
     assert plan.bind_address == "unix:///sock/bot.sock"
     assert plan.socket_path == "/sock/bot.sock"

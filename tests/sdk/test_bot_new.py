@@ -132,7 +132,8 @@ def test_an_unknown_language_is_refused_by_the_parser(capsys: pytest.CaptureFixt
 
 
 names = st.from_regex(r"[a-z0-9-]{1,40}", fullmatch=True)
-authors = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=100)
+authors = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp")),
+                  max_size=100)
 
 
 @settings(max_examples=40, deadline=None)
@@ -154,4 +155,6 @@ def test_the_scaffold_refuses_what_it_cannot_write(tmp_path: Path) -> None:
         new_bot(tmp_path / "a", "a", "rust")
     with pytest.raises(ScaffoldError, match="author: at most 100"):
         new_bot(tmp_path / "b", "b", "python", "x" * 101)
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    with pytest.raises(ScaffoldError, match=r"author: plain text.*\\x1b, \\u202e"):
+        new_bot(tmp_path / "c", "c", "python", "me\x1b[2J\u202e")
+    assert not any((tmp_path / d).exists() for d in ("a", "b", "c"))

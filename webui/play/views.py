@@ -19,6 +19,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from arena.text import printable
 from webui.play import games
 from webui.play.models import PlayGame
 from webui.web.api_input import ApiError, json_body
@@ -160,12 +161,15 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
                              pk=game_id, replay__isnull=False)
     names = games.players(game)
     if game.status == PlayGame.Status.VOID:
-        result = f"void: {game.error}"
+        result = f"void: {printable(game.error)}"
     elif game.winner_side is None:
         result = "a draw"
     else:
         result = f"{names[game.winner_side]} won"
-    return render(request, "play/replay.html", {"game": game, "names": names, "result": result})
+    forfeit = game.forfeit if isinstance(game.forfeit, dict) else {}
+    reason = printable(str(forfeit.get("reason", ""))) if forfeit else ""  # a bot's words
+    return render(request, "play/replay.html", {"game": game, "names": names, "result": result,
+                                                "forfeit_reason": reason})
 
 
 @require_GET

@@ -18,6 +18,7 @@ from django.db.models.functions import Coalesce
 
 from arena.rating import is_provisional
 from arena.scheduling import bracket, knockout_round_count
+from arena.text import printable
 from webui.league import formats
 from webui.league.formats import StandingRow
 from webui.league.models import (
@@ -47,6 +48,28 @@ class VersionRef(TypedDict):
     bot: str
     number: int
 
+
+
+def bot_text(value: Any) -> Any:
+    """A bot's words (a fault's detail, a forfeit's reason, bot.toml's version and author),
+    shown as text: control and format characters escaped (:func:`arena.text.printable`). The
+    runner records them so; this holds for what was stored before it did."""
+    return printable(value) if isinstance(value, str) else value
+
+
+def bot_forfeit(forfeit: Any) -> Any:
+    """A game's ``forfeit`` with its reason shown as text."""
+    if isinstance(forfeit, dict) and "reason" in forfeit:
+        return {**forfeit, "reason": bot_text(forfeit["reason"])}
+    return forfeit
+
+
+def bot_faults(faults: Any) -> list[Any]:
+    """A game's faults with their details shown as text."""
+    return [
+        {**f, "detail": bot_text(f["detail"])} if isinstance(f, dict) and "detail" in f else f
+        for f in faults or []
+    ]
 
 def version_refs(ids: Iterable[int]) -> dict[int, VersionRef]:
     """Labels of the given bot version ids, in one query."""
@@ -141,8 +164,8 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
         "totals": list(g.totals or []),
         "winner_side": g.winner_side,
         "outcome": outcome,
-        "forfeit": g.forfeit,
-        "void": g.void or None,
+        "forfeit": bot_forfeit(g.forfeit),
+        "void": bot_text(g.void) or None,
         "faults": len(g.faults or []),
         "duration_ms": g.duration_ms,
         "created": g.created.isoformat(),
@@ -297,14 +320,15 @@ def version_json(v: BotVersion, private: bool = False) -> dict[str, Any]:
         "number": v.number,
         "sha256": v.sha256,
         "status": v.status,
-        "status_reason": v.status_reason,
-        "manifest": {k: v.manifest.get(k) for k in ("name", "version", "author", "variants")},
+        "status_reason": bot_text(v.status_reason),
+        "manifest": {k: bot_text(v.manifest.get(k))
+                     for k in ("name", "version", "author", "variants")},
         "created": v.created.isoformat(),
         "validated": v.validated.isoformat() if v.validated else None,
     }
     out["validation_games"] = validation_games(v, private)
     if private:
-        out["validation_log"] = v.validation_log
+        out["validation_log"] = printable(v.validation_log, lines=True)
         out["address"] = v.address
     return out
 
@@ -317,10 +341,11 @@ def validation_games(v: BotVersion, private: bool = False) -> list[dict[str, Any
     for game in games:
         faults = [
             {k: f.get(k) for k in ("deal", "move", "seat", "player", "kind")}
-            | ({"detail": f.get("detail", "")} if private else {})
+            | ({"detail": bot_text(f.get("detail", ""))} if private else {})
             for f in game.get("faults") or []
         ]
-        out.append({**game, "faults": faults})
+        shown = {"forfeit": bot_forfeit(game.get("forfeit")), "void": bot_text(game.get("void"))}
+        out.append({**game, **shown, "faults": faults})
     return out
 
 
@@ -751,5 +776,5 @@ def game_detail(game: Game) -> dict[str, Any]:
     refs = version_refs(game.players or [])
     row = game_row(game, refs)
     row["seats"] = list(game.seats or [])
-    row["fault_list"] = list(game.faults or [])
+    row["fault_list"] = bot_faults(game.faults)
     return row

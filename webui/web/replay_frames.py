@@ -24,6 +24,7 @@ from arena.engine import (
     side_points,
     verify_replay,
 )
+from arena.text import printable
 
 FRAMES_FORMAT = "scopa-arena-frames"
 FRAMES_VERSION = 1
@@ -132,8 +133,8 @@ def _faults(replay: dict[str, Any]) -> list[FaultInfo]:
                 deal=int(raw.get("deal", 0) or 0),
                 move=int(raw.get("move", 0) or 0),
                 seat=int(raw.get("seat", 0) or 0),
-                kind=str(raw.get("kind", "fault")),
-                detail=str(raw.get("detail", "")),
+                kind=printable(str(raw.get("kind", "fault"))),
+                detail=printable(str(raw.get("detail", ""))),  # a bot's words: text only
             )
         )
     return out
@@ -162,7 +163,7 @@ def expand_replay(replay: dict[str, Any] | str) -> Frames:
     except (ReplayError, EngineError, KeyError, TypeError, ValueError) as exc:
         raise FramesError(f"not a readable replay: {exc}") from exc
 
-    players = [str(p) for p in data.get("players") or []]
+    players = [printable(str(p)) for p in data.get("players") or []]
     seats = int(rules.players)
     if len(players) < seats:
         players += [f"seat {k}" for k in range(len(players), seats)]
@@ -183,6 +184,13 @@ def expand_replay(replay: dict[str, Any] | str) -> Frames:
         error = {"deal": getattr(exc, "deal", None), "move": getattr(exc, "move", None),
                  "reason": str(exc)}
     result = data.get("result") if isinstance(data.get("result"), dict) else None
+    if result is not None:  # a forfeit's reason, a void game's cause: a bot's words, as text
+        result = dict(result)
+        if isinstance(result.get("void"), str):
+            result["void"] = printable(result["void"])
+        forfeit = result.get("forfeit")
+        if isinstance(forfeit, dict) and isinstance(forfeit.get("reason"), str):
+            result["forfeit"] = {**forfeit, "reason": printable(forfeit["reason"])}
     if result is not None and winner is None and result.get("winner") is not None:
         winner = int(result["winner"])
 
