@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -171,14 +172,27 @@ def test_a_host_whose_clock_is_a_minute_ahead_holds_its_leases_by_the_database_c
     assert_counted_once(deployed)
 
 
+def in_netns(netns: str, pid: int, within_s: float = 10.0) -> bool:
+    """Whether ``pid`` is the one process in ``netns`` once it got there: a process started
+    through nsenter enters the namespace a moment after Popen returns."""
+    from arena.bench.hostlab import netns_pids
+
+    deadline = time.monotonic() + within_s
+    while netns_pids(netns) != {pid}:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_a_lab_is_removed_whole_even_when_what_runs_in_it_fails() -> None:
     require(can_make_hosts(), "root, iproute2, util-linux, PostgreSQL, redis-server, bwrap")
-    from arena.bench.hostlab import Lab, netns_pids
+    from arena.bench.hostlab import Lab
 
     with pytest.raises(RuntimeError, match="went wrong"), Lab() as lab:
         host = lab.add_host("w1", 31)
         sleeper = subprocess.Popen(lab.enter(host, ["sleep", "600"]))
-        assert netns_pids(host.netns) == {sleeper.pid}
+        assert in_netns(host.netns, sleeper.pid)
         assert (host.tmp.is_dir(), host.data.is_dir()) == (True, True)
         raise RuntimeError("something went wrong")
     assert sleeper.wait(timeout=10) != 0  # killed
@@ -188,7 +202,7 @@ def test_a_lab_is_removed_whole_even_when_what_runs_in_it_fails() -> None:
 
 def test_what_a_run_that_died_left_is_removed_by_the_next_lab() -> None:
     require(can_make_hosts(), "root, iproute2, util-linux, PostgreSQL, redis-server, bwrap")
-    from arena.bench.hostlab import PREFIX, netns_pids, sweep_stale_labs
+    from arena.bench.hostlab import PREFIX, sweep_stale_labs
 
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid nobody has now: the run that made the lab is dead
@@ -199,7 +213,7 @@ def test_what_a_run_that_died_left_is_removed_by_the_next_lab() -> None:
     try:
         orphan = subprocess.Popen(["nsenter", f"--net=/run/netns/{name}-w1", "--",
                                    "sleep", "600"], start_new_session=True)
-        assert netns_pids(f"{name}-w1") == {orphan.pid}
+        assert in_netns(f"{name}-w1", orphan.pid)
         assert sweep_stale_labs(older_than_s=0) >= 2
         assert orphan.wait(timeout=10) != 0
         assert not Path(f"/run/netns/{name}-w1").exists()
