@@ -91,7 +91,7 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application, run
 
-    from workers.local import LocalWorkers
+    from workers.local import LocalWorkers, stop_all
 
     count = workers if workers is not None else (1 if settings.ARENA_EMBEDDED_BROKER else 0)
     pools = []
@@ -117,8 +117,8 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (arena.cli.Terminated)
         interrupted = True
     finally:
-        for pool in pools:
-            pool.stop()
+        # At once, cold: a match in play is played again later, never waited for.
+        stop_all(pools)
     if interrupted:  # last: after the workers, and after the requests still being answered
         print("stopped", file=sys.stderr)
     return status
