@@ -262,7 +262,8 @@ def variant_ladders(variant: Variant) -> list[str]:
 
 def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
                 limit: int = 200) -> list[dict[str, Any]]:
-    """The ratings of a variant on one ladder, best conservative rating first."""
+    """The ratings of a variant on one ladder, best conservative rating first, each with its
+    rank 24 hours ago and the change since (:mod:`rank_changes`)."""
     rows = (
         Rating.objects.filter(variant=variant, ladder=ladder)
         .select_related("version__bot")
@@ -276,13 +277,16 @@ def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
             {
                 "rank": rank,
                 "key": r.key,
+                "rating_id": r.id,
                 "label": ref["label"],
                 "versions": [ref],
                 "ladder": r.ladder,
                 **rating_figures(r),
             }
         )
-    return out
+    from .rank_changes import add_rank_changes
+
+    return add_rank_changes(out, variant.pk, ladder)
 
 
 # ---------------------------------------------------------------------------------------------
