@@ -117,8 +117,10 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
     """One game as lists show it (no replay)."""
     players = [refs.get(int(p)) or _unknown(int(p)) for p in (g.players or [])]
     sides = max(1, int(g.variant.sides)) if hasattr(g, "variant") else 2
+    # A side played by one version in both seats is that version once ("ismcts@1"), not
+    # "ismcts@1 & ismcts@1"; two different partners are both named.
     side_names = [
-        " & ".join(p["label"] for k, p in enumerate(players) if k % sides == s)
+        " & ".join(dict.fromkeys(p["label"] for k, p in enumerate(players) if k % sides == s))
         for s in range(sides)
     ]
     if g.void:
@@ -384,10 +386,11 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
 
 
 def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str, float]]:
-    """A rating's history in rating order, thinned in SQL to about ``points`` points."""
+    """A rating's history in rating order, thinned in SQL to about ``points`` points, each
+    with its game number among the rating's own games."""
     table = "league_ratinghistory"
     sql = f"""
-        SELECT seq, mu, sigma, conservative FROM (
+        SELECT seq, rn, mu, sigma, conservative FROM (
             SELECT seq, mu, sigma, conservative,
                    ROW_NUMBER() OVER (ORDER BY seq) AS rn, COUNT(*) OVER () AS n
             FROM {table} WHERE rating_id = %s
@@ -397,9 +400,11 @@ def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str,
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, [rating_id, points, points])
+        # "game": the rating's own game number (1 = its first rated game), the chart's axis;
+        # "seq" is the variant's rating order, shared by every bot.
         return [
-            {"seq": int(seq), "mu": mu, "sigma": sigma, "conservative": cons}
-            for seq, mu, sigma, cons in cursor.fetchall()
+            {"seq": int(seq), "game": int(rn), "mu": mu, "sigma": sigma, "conservative": cons}
+            for seq, rn, mu, sigma, cons in cursor.fetchall()
         ]
 
 
