@@ -31,7 +31,7 @@ from webui.league.models import Bot, Match, Rating
 from . import notifications, reads
 
 STARTER_NAME = "my-bot"
-LANGUAGES = {"python": "Python (with the arena's SDK)", "javascript": "JavaScript (Node.js)"}
+LANGUAGES = {"python": "Starter kit: Python (.zip)", "javascript": "Starter kit: JavaScript (.zip)"}
 
 
 def rules(request: HttpRequest) -> HttpResponse:
@@ -126,7 +126,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     """``/accounts/password/``: a logged-in user changes their own password (the old one
     asked first); the other sessions of the account end, this one stays logged in."""
 
-    template_name = "registration/password_change_form.html"
+    template_name = "web/password_change.html"  # not the admin's, which wins that name
     success_url = reverse_lazy("account")
 
     def form_valid(self, form: Any) -> HttpResponse:
