@@ -68,6 +68,10 @@ def _labels(match: Match) -> list[str]:
     return [s.version.label for s in match.seats.all()]
 
 
+def _deals(n: int) -> str:
+    return f"{n} duplicate deal{'s' if n != 1 else ''}"
+
+
 def _challenges(user: Any, since: datetime) -> list[Notice]:
     out = []
     mine = Q(seats__version__bot__owner=user)
@@ -79,7 +83,7 @@ def _challenges(user: Any, since: datetime) -> list[Notice]:
         who = match.requested_by.username if match.requested_by else "someone"
         out.append(Notice(match.created, "challenged",
                           f"{who} challenged {players[1] if len(players) > 1 else 'your bot'} "
-                          f"with {players[0]} ({match.games_planned // 2} duplicate deals).",
+                          f"with {players[0]} ({_deals(match.games_planned // 2)}).",
                           reverse("challenge", args=[match.pk])))
     finished = (Match.objects.filter(mine | Q(requested_by=user), kind=Match.Kind.CHALLENGE,
                                      finished__gte=since,
