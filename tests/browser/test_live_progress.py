@@ -89,6 +89,7 @@ def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str,
 
 def test_the_season_and_match_pages_follow_the_games_without_reloading(
     live_worker: None, live_server: Any, page: Any, tmp_path: Path, artifacts: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -144,6 +145,9 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
             tab.set_viewport_size({"width": 390 if size == "phone" else 1280, "height": 900})
             assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             tab.screenshot(path=str(artifacts / f"live-match-{size}-{scheme}.png"))
+            if request.config.getoption("--docs-screenshots") and scheme == "dark":
+                tab.screenshot(path=str(ROOT / "docs" / "screenshots" /
+                                        f"live-match-{size}-dark.png"))
         tab.emulate_media(color_scheme="light")
         tab.set_viewport_size({"width": 1280, "height": 900})
         seen = tab.locator(".live-viewer .v-log").inner_text()
