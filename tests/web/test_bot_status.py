@@ -87,4 +87,13 @@ def test_follow_prints_each_new_game_and_rating_as_it_comes(
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     lines = [line for e in events for line in e["changes"]]
     assert sum(1 for line in lines if line.startswith("game ")) == 2, lines
-    assert any(line.startswith("rating greedy@1 scopa") for line in lines), lines
+    # The rating moved with those games (it may be rated a moment after they show up, so it is
+    # read here, once both are in, as the next look of --follow would read it).
+    from arena.commands.bot_status import changes, snapshot
+    from arena.sdk.client import ArenaClient
+
+    before = json.loads(first.splitlines()[0])
+    after = snapshot(ArenaClient(live_server.url), "greedy")
+    assert after is not None
+    assert any(line.startswith("rating greedy@1 scopa")
+               for line in changes(before, after)), (before, after)
