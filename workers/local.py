@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from arena.process_groups import finish_group, signal_group
+from arena.process_groups import become_subreaper, finish_group, kill_orphans, signal_group
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -159,3 +159,19 @@ def stop_all(pools: list[LocalWorkers], grace_s: float = STOP_GRACE_S) -> None:
     deadline = time.monotonic() + grace_s
     for pool in pools:
         pool.finish(deadline)
+    # What a killed worker had started in sessions of its own (a bot's sandbox) was adopted by
+    # this process (adopt_orphans) and is ended here.
+    if _adopting:
+        kill_orphans(keep=set())
+
+
+_adopting = False
+
+
+def adopt_orphans() -> bool:
+    """Makes this process adopt what its local workers orphan when they are killed (Linux),
+    so that :func:`stop_all` ends it too; for a process whose only other children are those
+    it stops before (``arena web``, ``arena demo``). True if it does."""
+    global _adopting
+    _adopting = become_subreaper()
+    return _adopting

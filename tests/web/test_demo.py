@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import descendants, still_running
+from web_helpers import descendants, process_table, still_running
 
 from webui.serving import free_port
 
@@ -32,7 +32,16 @@ def fresh_env(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_"))}
     env["ARENA_DATA_DIR"] = str(data_dir)
     env["ARENA_SANDBOX"] = "auto"
+    # The bots' seat folders (and so their sandboxes' command lines) under a folder of this
+    # test's: whatever outlives the demo is found by it, orphans included.
+    env["TMPDIR"] = str(data_dir.parent / "tmp")
+    Path(env["TMPDIR"]).mkdir(parents=True, exist_ok=True)
     return env
+
+
+def left_behind(marker: Path) -> list[str]:
+    """Every process on the machine whose command line names ``marker``."""
+    return [command for _, _, command in process_table().values() if str(marker) in command]
 
 
 def get(url: str) -> tuple[int, str]:
@@ -142,6 +151,7 @@ def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_noth
         assert any("bwrap" in c or "bot.py" in c for c in commands), commands
         assert demo.stop(signal.SIGINT) == 0, demo.text
         assert still_running(children) == []
+        assert left_behind(tmp_path) == []  # nor a bot started after that look (an orphan)
         assert demo.text.rstrip().endswith("stopped")
         assert "Traceback" not in demo.text, demo.text
     finally:
@@ -162,6 +172,7 @@ def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_noth
         children = descendants(demo.process.pid)
         assert demo.stop(signal.SIGTERM) == 0, demo.text
         assert still_running(children) == []
+        assert left_behind(tmp_path) == []
         assert "Traceback" not in demo.text, demo.text
     finally:
         demo.kill()
