@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "season": ("arena.commands.season", "create, run and follow seasons on workers"),
     "demo": ("arena.commands.demo", "set up, play a short season of sample bots, serve the site"),
     "web": ("arena.commands.web", "serve the site at http://127.0.0.1:8000"),
+    "password": ("arena.commands.password", "set a new password for an account of this "
+                 "installation"),
     "doctor": ("arena.commands.doctor", "say which of the bot sandbox's protections this host "
                "gives"),
 }

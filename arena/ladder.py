@@ -5,7 +5,7 @@ Each scheduler beat has some free slots (matches it may start). :func:`pair` fil
 is free when it is not playing and has started fewer than ``cap`` ladder matches in the last
 hour; the free bots are taken most urgent first (:func:`urgency`: those that waited longer
 than ``starve_s`` by their wait, then the rest by sigma, the most uncertain first), and each
-takes the free bot of another author with the closest rating (:func:`distance`: the
+takes the free bot of another owner with the closest rating (:func:`distance`: the
 conservative rating, mu - 3 sigma, between settled bots; mu when either is still provisional,
 whose conservative rating says how little is known rather than how strong it is), a little
 further for the opponent of its last match (:func:`repeat`).
@@ -37,7 +37,7 @@ class Candidate:
     """A bot version the scheduler may pair, with what it needs to know about it."""
 
     version_id: int
-    bot_id: int
+    owner_id: int  # the user who owns the bot: never paired with another of the same owner's
     sigma: float
     conservative: float
     recent: int  # ladder matches started in the last hour
@@ -86,7 +86,9 @@ def pair(candidates: Sequence[Candidate], slots: int, cap: int,
     """Up to ``slots`` new pairs of version ids, most urgent bot first.
 
     A bot is free when not busy and under ``cap`` matches in the last hour; each free bot is in
-    at most one new pair (so none goes over the cap), never against its own bot. Going down the
+    at most one new pair (so none goes over the cap), never against a bot of the same owner
+(whose two bots could trade results to lift one of them, and whose games against each other
+say nothing an author cannot learn at home). Going down the
     free bots by :func:`urgency`, each unpaired one takes the unpaired free bot of the closest
     conservative rating.
     """
@@ -102,7 +104,7 @@ def pair(candidates: Sequence[Candidate], slots: int, cap: int,
         if first.version_id in used:
             continue
         others = [c for c in free if c.version_id not in used
-                  and c.version_id != first.version_id and c.bot_id != first.bot_id]
+                  and c.version_id != first.version_id and c.owner_id != first.owner_id]
         if not others:
             continue
         second = min(others, key=lambda c: (distance(first, c) + repeat(first, c, penalty),

@@ -59,3 +59,62 @@ def finish_group(process: subprocess.Popen[bytes], timeout: float) -> None:
         exited_unreaped(process, max(0.0, timeout))
         signal_group(process, signal.SIGKILL)
     process.wait()
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Makes this process adopt its orphaned descendants (Linux); True if it does.
+
+    A worker killed mid-match orphans what it started in sessions of their own (a bot's
+    sandbox): without this they would go to init and outlive the command that started the
+    worker; with it they become this process's children, which :func:`kill_orphans` ends.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def children(pid: int | None = None) -> list[int]:
+    """The pids whose parent is ``pid`` (this process by default), from /proc."""
+    parent = os.getpid() if pid is None else pid
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # it ended while we looked
+        if int(fields[1]) == parent:
+            found.append(int(entry.name))
+    return found
+
+
+def kill_orphans(keep: set[int], settle_s: float = 0.3, timeout: float = 3.0) -> int:
+    """SIGKILLs this process's children not in ``keep`` (adopted orphans), each with the
+    process group it leads, and reaps them, until none has come for ``settle_s``; returns how
+    many. A child is still unreaped when it is signalled, so its pid is its own."""
+    killed = 0
+    deadline = time.monotonic() + timeout
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - quiet_since < settle_s:
+        found = [pid for pid in children() if pid not in keep]
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if os.getpgid(pid) == pid:
+                    os.killpg(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            killed += 1
+        if found:
+            quiet_since = time.monotonic()
+        time.sleep(0.05)
+    return killed

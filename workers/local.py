@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from arena.process_groups import finish_group, signal_group
+from arena.process_groups import become_subreaper, finish_group, kill_orphans, signal_group
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,11 +106,25 @@ class LocalWorkers:
         if sig == signal.SIGKILL:
             process.wait()
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Asks every worker to finish (SIGTERM, a warm shutdown), then kills stragglers."""
+    def stop(self, timeout: float = 10.0, *, cold: bool = False) -> None:
+        """Asks every worker to finish, then kills stragglers after ``timeout`` seconds.
+
+        Warm (SIGTERM): a worker finishes the match it plays first, which can take minutes.
+        ``cold`` (SIGQUIT, Celery's cold shutdown): it stops at once; the match it was playing
+        is recorded by nobody and is played again from the start once its lease runs out (the
+        sweep sends it again), as after a crashed host.
+        """
+        self.signal_all(signal.SIGQUIT if cold else signal.SIGTERM)
+        self.finish(time.monotonic() + timeout)
+
+    def signal_all(self, sig: int) -> None:
+        """Sends ``sig`` to every worker's process group."""
         for process in self.processes:
-            signal_group(process, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
+            signal_group(process, sig)
+
+    def finish(self, deadline: float) -> None:
+        """Waits for the workers already asked to stop until ``deadline`` (monotonic), kills
+        what is left of their groups, and closes their logs."""
         for process in self.processes:
             # Its pool children share the group: none may outlive it.
             finish_group(process, deadline - time.monotonic())
@@ -130,3 +144,34 @@ class LocalWorkers:
     ) -> None:
         self.stop()
 
+
+
+STOP_GRACE_S = 3.0
+"""How long :func:`stop_all` lets workers stop on their own before it kills their groups."""
+
+
+def stop_all(pools: list[LocalWorkers], grace_s: float = STOP_GRACE_S) -> None:
+    """Stops every pool at once with a cold shutdown: all are signalled first, then each gets
+    what is left of one grace period, so a command that started several pools is gone within
+    ``grace_s`` of being asked (Ctrl-C, SIGTERM) whatever its workers were playing."""
+    for pool in pools:
+        pool.signal_all(signal.SIGQUIT)
+    deadline = time.monotonic() + grace_s
+    for pool in pools:
+        pool.finish(deadline)
+    # What a killed worker had started in sessions of its own (a bot's sandbox) was adopted by
+    # this process (adopt_orphans) and is ended here.
+    if _adopting:
+        kill_orphans(keep=set())
+
+
+_adopting = False
+
+
+def adopt_orphans() -> bool:
+    """Makes this process adopt what its local workers orphan when they are killed (Linux),
+    so that :func:`stop_all` ends it too; for a process whose only other children are those
+    it stops before (``arena web``, ``arena demo``). True if it does."""
+    global _adopting
+    _adopting = become_subreaper()
+    return _adopting

@@ -51,9 +51,11 @@ def setup(name: str) -> dict[str, int]:
     from webui.league import ladder, services
     from webui.web.submission import add_version
 
-    arena, _ = User.objects.get_or_create(username="arena", defaults={"is_staff": True})
-    for sample in ("random", "greedy"):
-        ladder.enter_version(services.register_folder_bot(arena, SAMPLES / sample))
+    # Two owners: the ladder never pairs two bots of one owner, and random and greedy are to
+    # play each other beside the upload.
+    for owner, sample in (("arena", "random"), ("house", "greedy")):
+        user, _ = User.objects.get_or_create(username=owner, defaults={"is_staff": True})
+        ladder.enter_version(services.register_folder_bot(user, SAMPLES / sample))
     alice, _ = User.objects.get_or_create(username="alice")
     version, _ = add_version(services.create_bot(alice, name), bot_archive(name))
     return {"version": version.pk}

@@ -135,7 +135,7 @@ def convergence(args: argparse.Namespace, seed: int, pool: ProcessPoolExecutor,
             entry = ladder.entry(f"v:{version}")
             recent = sum(1 for t in starts[version] if t > now - 3600.0)
             waited = now - starts[version][-1] if starts[version] else math.inf
-            # Each bot its own author (bot id = version id).
+            # Each bot its own owner (owner id = version id).
             candidates.append(Candidate(version, version, entry.sigma,
                                         entry.conservative, recent, False, waited,
                                         last.get(version)))
@@ -244,7 +244,8 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
         loop = ladder.LadderLoop(interval_s=LADDER_INTERVAL_S).start()
         try:
             time.sleep(2 * LADDER_INTERVAL_S)  # the ladder is busy when the newcomer comes
-            bot = services.create_bot(owner, "newcomer")
+            # Another owner's: a bot never meets one of its own owner's on the ladder.
+            bot = services.create_bot(User.objects.create_user("newcomer"), "newcomer")
             uploaded = time.monotonic()
             version, _ = services.register_version(
                 bot, sha256="f" * 64, manifest={"name": "newcomer", "variants": ["*"]},

@@ -1,5 +1,6 @@
 """``arena bot``: tools for bot authors: ``new`` (a bot folder from a template), ``check`` (the
-compliance suite), ``describe`` and ``submit`` (:mod:`arena.commands.submit`).
+compliance suite), ``describe``, ``submit`` (:mod:`arena.commands.submit`) and ``status``
+(:mod:`arena.commands.bot_status`).
 
 ``arena bot new NAME [--lang python|javascript]`` writes a working bot folder
 (:mod:`arena.sdk.scaffold`) and, for JavaScript, installs its packages with npm.
@@ -74,9 +75,10 @@ def register(subparsers: Any) -> None:
     )
     describe.add_argument("target", metavar="TARGET", help="bot folder, or grpc://HOST:PORT")
     describe.set_defaults(func=run_describe)
-    from arena.commands import submit
+    from arena.commands import bot_status, submit
 
     submit.register(sub)
+    bot_status.register(sub)
 
 
 def _address(target: str) -> str | None:
@@ -227,7 +229,8 @@ def run_new(args: argparse.Namespace) -> int:
     print("  " + ("python -m unittest" if args.lang == "python" else "npm test          ")
           + "      # its tests")
     print("  arena login             # once: a token from the site's account page")
-    print("  arena bot submit .      # upload it; the site plays a validation game")
+    print("  arena bot submit .      # upload it; the site plays its validation games")
+    print(f"  arena bot status {args.name} --follow   # its validation, games and rating")
     return 0
 
 

@@ -1,18 +1,20 @@
 """``arena demo``: the whole platform on one machine, in one command.
 
 On a fresh checkout with nothing but Python: SQLite in ``var/`` (or ``--data-dir``), the
-embedded broker and local worker processes (no Redis, no PostgreSQL), the sample bots
-registered, a short season played with a progress bar, its standings printed, then the site
-served at http://127.0.0.1:8000 to browse it, with the ladder's scheduler running beside it
-(:class:`webui.league.ladder.LadderLoop`). ``--no-serve`` stops after the standings.
-Environment variables (``ARENA_DATABASE_URL``, ``ARENA_BROKER_URL``...) still win.
+embedded broker and local worker processes (no Redis, no PostgreSQL), the demo's login printed
+(every run: :mod:`webui.accounts`), the sample bots registered, and the site served at
+http://127.0.0.1:8000 at once while a short season plays on it live (its progress, then its
+standings, printed as it goes: :mod:`webui.demo`), with the ladder's scheduler running beside
+it (:class:`webui.league.ladder.LadderLoop`). ``--no-serve`` plays the season with a progress
+bar and stops after the standings. Ctrl-C or SIGTERM stops every process it started within
+seconds (a match in play is played again on the next run). Environment variables
+(``ARENA_DATABASE_URL``, ``ARENA_BROKER_URL``...) still win.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
 DEFAULT_BOTS = ("random", "greedy", "ismcts")
 DEMO_USER = "demo"
+SEASON_WORKERS = 2
+"""Local match workers while the demo serves (with the embedded broker)."""
 LADDER_INTERVAL_S = 5.0
 """How often the demo's ladder loop schedules matches and sweeps."""
 
@@ -34,8 +38,9 @@ def register(subparsers: Any) -> None:
         "demo",
         help="set everything up, play a short season between the sample bots, serve the site",
         description="One command on a fresh machine: SQLite and local workers (no servers "
-        "needed), the sample bots registered, a short season played with a progress bar, its "
-        "standings printed, and the site served at http://127.0.0.1:8000 to browse it.",
+        "needed), the login printed, the sample bots registered, and the site served at "
+        "http://127.0.0.1:8000 at once while a short season plays on it live; its standings "
+        "are printed when it ends. Ctrl-C stops it all.",
     )
     parser.add_argument("--bots", nargs="+", default=list(DEFAULT_BOTS), metavar="BOT",
                         help="sample bots (or bot folders) to enter "
@@ -50,9 +55,11 @@ def register(subparsers: Any) -> None:
                         help="where the database, bots and logs go (default: ARENA_DATA_DIR, "
                         "else var/ in the checkout)")
     parser.add_argument("--timeout", type=float, default=900.0, metavar="S",
-                        help="give up on the season after S seconds (default 900)")
+                        help="with --no-serve: give up on the season after S seconds "
+                        "(default 900)")
     parser.add_argument("--no-serve", action="store_true",
-                        help="stop after printing the standings")
+                        help="play the season with a progress bar, print the standings, and "
+                        "stop (no site)")
     add_serve_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -69,26 +76,6 @@ def _season_name() -> str:
     while Season.objects.filter(name=f"Demo season {n}").exists():
         n += 1
     return f"Demo season {n}"
-
-
-def _demo_user() -> tuple[Any, str | None]:
-    """The demo's administrator; its password is made (and printed) once, when it is new.
-
-    A superuser, so that the admin shows it everything: a staff account without permissions
-    got "nothing to edit" and a 403 (with a traceback in the log) on every admin page. An
-    account of an older demo is made one too, its password kept.
-    """
-    from django.contrib.auth.models import User
-
-    user = User.objects.filter(username=DEMO_USER).first()
-    if user is not None:
-        if not (user.is_staff and user.is_superuser):
-            User.objects.filter(pk=user.pk).update(is_staff=True, is_superuser=True)
-            user.refresh_from_db()
-        return user, None
-    password = secrets.token_urlsafe(9)
-    user = User.objects.create_superuser(DEMO_USER, password=password, email="")
-    return user, password
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,9 +113,14 @@ def run(args: argparse.Namespace) -> int:
 
     from django.conf import settings
 
+    from webui.accounts import demo_login
+    from webui.demo import SeasonWatch, adopt_sample_bots, house_owner
     from webui.league import cli, services
 
-    user, password = _demo_user()
+    # ---- the login first, on every run (an interrupted run must not lose it) ---------------
+    login = demo_login()
+    _print_login(console, login, args)
+    house = house_owner()  # the sample bots' owner: a bot submitted as `demo` meets them
     entrants = []
     for name in args.bots:
         folder = Path(name) if Path(name).is_dir() else SAMPLES / name
@@ -136,39 +128,43 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"bot {name!r}: not a sample bot ({', '.join(DEFAULT_BOTS)}) "
                          "nor a folder with a bot.toml")
         try:
-            entrants.append(services.register_folder_bot(user, folder, validate=False))
+            entrants.append(services.register_folder_bot(house, folder, validate=False))
         except services.LeagueError as error:
             return _fail(str(error))
+    adopt_sample_bots(entrants, house)
     try:
         variant = services.get_variant(args.variant)
         season = services.create_season(
             name=_season_name(), variant=variant, entrants=entrants, knockout_size=knockout,
-            games_per_pairing=args.games, created_by=user,
+            games_per_pairing=args.games, created_by=login.user,
         )
     except services.LeagueError as error:
         return _fail(str(error))
     console.print(f"Bots: {', '.join(v.label for v in entrants)}. Playing "
                   f"[bold]{season.name}[/bold] ({variant.label}, {season.planned_matches()} "
                   f"matches) on local workers; data in {settings.ARENA_DATA_DIR}")
-    status = cli.run(argparse.Namespace(name=season.name, workers=2, timeout=args.timeout,
-                                        json=False))
-    if status != 0:
-        return status
     if args.no_serve:
-        return 0
-    console.print(f"Browse the season, the leaderboard and every replay at "
-                  f"[bold]http://{args.host}:{args.port}/seasons/{season.pk}/[/bold]")
-    if password:
-        console.print(f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{password}[/bold] (staff "
-                      "and administrator, also of /admin/) to submit bots and run seasons; this "
-                      "password is shown only once.")
+        return int(cli.run(argparse.Namespace(name=season.name, workers=2,
+                                              timeout=args.timeout, json=False)))
+    # ---- the site at once, the season played meanwhile ------------------------------------
     from webui.league import ladder
 
+    services.start_season(season)
     for version in entrants:  # the sample bots are trusted: ready without a validation game
         ladder.enter_version(version)
-    console.print("The ladder plays on while the site is up: a bot you submit plays its first "
-                  f"ladder match about a minute after it passes validation ([bold]http://"
-                  f"{args.host}:{args.port}/ladder/[/bold]).")
+    base = f"http://{args.host}:{args.port}"
+    console.print(f"Watch it live at [bold]{base}/seasons/{season.pk}/[/bold]; the "
+                  f"leaderboard, the ladder and every replay are on the site too.")
+
+    def finished(done: object) -> None:
+        cli.show_standings(done, as_json=False)
+        console.print(f"{season.name} is over. The ladder plays on while the site is up: a "
+                      "bot you submit plays its first ladder match about a minute after it "
+                      f"passes validation ([bold]{base}/ladder/[/bold]); "
+                      f"[bold]{base}/write-a-bot/[/bold] says how to write one.")
+
+    watch = SeasonWatch(season.pk, lambda line: console.print(line, highlight=False),
+                        finished).start()
     from webui.play import games
     from workers.celery_app import play_queue, queue_depth
 
@@ -176,7 +172,25 @@ def run(args: argparse.Namespace) -> int:
         interval_s=LADDER_INTERVAL_S,
         also=[lambda: games.sweep(waiting=queue_depth(play_queue()))],  # the Play page's games
     ).start()
+    workers = args.workers
+    if workers is None and settings.ARENA_EMBEDDED_BROKER:
+        workers = SEASON_WORKERS
     try:
-        return serve(args.host, args.port, args.workers)
+        return serve(args.host, args.port, workers)
     finally:
+        watch.stop()
         loop.stop()
+
+
+def _print_login(console: Any, login: Any, args: argparse.Namespace) -> None:
+    """The demo account's login, or how to get a new password when its owner changed it."""
+    where = f"http://{args.host}:{args.port}/accounts/login/"
+    if login.password is not None:
+        console.print(f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{login.password}[/bold] "
+                      f"at {where} (staff and administrator, also of /admin/) to submit bots "
+                      "and run seasons. A new password: .venv/bin/arena password demo",
+                      highlight=False)
+    else:
+        console.print(f"Log in as [bold]{DEMO_USER}[/bold] at {where} with the password you "
+                      "chose on the site; forgotten it? .venv/bin/arena password demo prints "
+                      "a new one.", highlight=False)

@@ -4,11 +4,12 @@ Packs the folder (:mod:`arena.sdk.packing`), checks the archive against the site
 rules before sending anything (:mod:`webui.league.archives`: no Django), then, with the API
 token of ``arena login`` or ``ARENA_TOKEN`` (:mod:`arena.sdk.credentials`): creates the bot the
 first time, uploads the archive with a progress bar, follows the version until a worker has
-played its validation game against the random bot, and prints the result, the validation game's
-score and faults, and the version's address. ``--json`` prints the same for machines.
+played its validation games (a duplicate pair against the random bot, the seats swapped), and
+prints the result, the games' score and faults, and the version's address. ``--json`` prints
+the same for machines.
 
 Exit status: 0 ready (or uploaded, with ``--no-wait``); 1 refused, by the site's checks or by
-the validation game; 2 not submitted (a bad folder, no token or a wrong one, no answer from the
+its validation games; 2 not submitted (a bad folder, no token or a wrong one, no answer from the
 site); 3 still validating when ``--timeout`` ran out.
 """
 
@@ -31,14 +32,15 @@ def register(sub: Any) -> None:
         help="upload a bot folder to the site and wait for its validation",
         description="Packs FOLDER (bot.toml at its top), uploads it as a new version of its bot "
         "(creating the bot the first time) with the API token of `arena login` or "
-        "ARENA_TOKEN, waits while a worker plays its validation game against the random bot, "
-        "and prints the result with the version's address. Left out of the upload: .git and "
+        "ARENA_TOKEN, waits while a worker plays its validation games (a duplicate pair "
+        "against the random bot), and prints the result with the version's address. Left out "
+        "of the upload: .git and "
         "other version control, caches (__pycache__, *.pyc, .pytest_cache, .mypy_cache, "
         ".ruff_cache, .cache), virtualenvs (.venv, venv), editor files and "
         "node_modules/.bin; node_modules itself goes in (the arena provides Node.js, not "
         "packages).",
         epilog="Exit status: 0 ready (or uploaded, with --no-wait); 1 refused by the site's "
-        "checks or by the validation game; 2 not submitted (bad folder, no or wrong token, no "
+        "checks or by its validation games; 2 not submitted (bad folder, no or wrong token, no "
         "answer from the site); 3 still validating when --timeout ran out.",
     )
     parser.add_argument("folder", metavar="FOLDER", help="the bot's folder, with its bot.toml")

@@ -91,11 +91,12 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application, run
 
-    from workers.local import LocalWorkers
+    from workers.local import LocalWorkers, adopt_orphans, stop_all
 
     count = workers if workers is not None else (1 if settings.ARENA_EMBEDDED_BROKER else 0)
     pools = []
     if count > 0:
+        adopt_orphans()  # a killed worker's bots become ours to stop
         env = {"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)}
         pools.append(LocalWorkers(count, env=env, log_dir=settings.ARENA_LOGS_DIR).start())
         # People's games have a pool of their own: an open tab never holds a match's process.
@@ -117,8 +118,8 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (arena.cli.Terminated)
         interrupted = True
     finally:
-        for pool in pools:
-            pool.stop()
+        # At once, cold: a match in play is played again later, never waited for.
+        stop_all(pools)
     if interrupted:  # last: after the workers, and after the requests still being answered
         print("stopped", file=sys.stderr)
     return status

@@ -111,6 +111,10 @@ class LiveMove:
     players: list[str]  # by seat
     totals: list[int]  # game points per side before this deal
     seats: list[int] = field(default_factory=list)  # the entrant index of each seat
+    # The table after the move, as every seat sees it: its cards, each hand's size, each
+    # side's pile size and scope, the stock's size, the dealer, who moves next, and whether
+    # the move swept the table (a scopa).
+    table: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -1009,6 +1013,8 @@ class _GamePlay:
                 if self.fallbacks[seat] <= MAX_FALLBACK_NOTES:
                     self.fault(seat, "fallback", f"not chosen by the bot: {answer.fallback}")
                 self._check_memory()
+        live = self.match.spec.on_move is not None
+        scope_before = deal.scope if live else ()
         deal.apply_unchecked(move)  # one of the engine's own legal moves
         record: dict[str, Any] = move.to_json()
         record = {"seat": seat, **record, "ms": round(answer.elapsed_ms), "clock": self.banks[seat]}
@@ -1020,12 +1026,23 @@ class _GamePlay:
         for each in self.streams:
             if each is not None:
                 each.queue(played)
-        if self.match.spec.on_move is not None:
-            self._tell_live(record)
+        if live:
+            self._tell_live(record, deal, deal.scope != scope_before)
 
-    def _tell_live(self, record: dict[str, Any]) -> None:
+    def _tell_live(self, record: dict[str, Any], deal: Deal, scopa: bool) -> None:
         """Hands the move to the match's ``on_move``; a failing callback costs nothing here."""
         assert self.match.spec.on_move is not None
+        over = deal.is_over()
+        table = {  # what every seat sees after the move: no hand, no stock's order
+            "table": [card_name(c) for c in deal.table],
+            "hands": list(deal.hand_sizes),
+            "captured": [pile.bit_count() for pile in deal.captured_masks],
+            "scope": list(deal.scope),
+            "stock": len(deal.stock),
+            "dealer": int(deal.dealer),
+            "to_move": None if over else int(deal.to_move),
+            "scopa": scopa,
+        }
         live = LiveMove(
             game=len(self.match.report.games),
             deal=len(self.replay["deals"]) - 1,
@@ -1034,6 +1051,7 @@ class _GamePlay:
             players=[slot.label for slot in self.slots],
             totals=list(self.game.totals),
             seats=[slot.entrant for slot in self.slots],
+            table=table,
         )
         try:
             self.match.spec.on_move(live)

@@ -70,10 +70,30 @@ class EloEstimate:
             draw_ratio=draws / games,
         )
 
+    def summary(self) -> str:
+        """The Elo difference with its 95% margin, or what is known when either is infinite.
+
+        >>> EloEstimate.from_counts(wins=60, losses=40, draws=0).summary()
+        '+70.4 +/- 70.6'
+        >>> EloEstimate.from_counts(wins=3, losses=1, draws=0).summary()
+        '+190.8, no 95% margin yet (too few games: 4)'
+        >>> EloEstimate.from_counts(wins=4, losses=0, draws=0).summary()
+        'every game won: no finite figure yet (4 games)'
+        """
+        if self.games == 0:
+            return "no games yet"
+        if math.isinf(self.elo):
+            return (f"every game {'won' if self.elo > 0 else 'lost'}: no finite figure yet "
+                    f"({self.games} game{'s' if self.games != 1 else ''})")
+        if math.isinf(self.error):
+            return f"{format_elo(self.elo)}, no 95% margin yet (too few games: {self.games})"
+        return f"{format_elo(self.elo)} +/- {format_elo(self.error, sign=False)}"
+
     def describe(self) -> str:
-        """One line in cutechess's words: ``Elo difference: 31.4 +/- 20.1, LOS: 99.9 %, ...``."""
+        """One line in cutechess's words: ``Elo difference: 31.4 +/- 20.1, LOS: 99.9 %, ...``
+        (what is known instead of an infinite figure: :meth:`summary`)."""
         return (
-            f"Elo difference: {format_elo(self.elo)} +/- {format_elo(self.error, sign=False)}, "
+            f"Elo difference: {self.summary()}, "
             f"LOS: {100.0 * self.los:.1f} %, DrawRatio: {100.0 * self.draw_ratio:.1f} %"
         )
 

@@ -80,6 +80,16 @@ class ArenaClient:
         """A version, with its validation log when the token's user owns it."""
         return self.request("GET", f"/api/bots/{quote(name)}/versions/{number}")
 
+    def games(self, name: str, limit: int = 10) -> list[dict[str, Any]]:
+        """A bot's latest games, newest first, each with the bot's ``result``."""
+        answer = self.request("GET", f"/api/bots/{quote(name)}/games?limit={int(limit)}")
+        return list(answer.get("games") or [])
+
+    def ladder_entry(self, name: str) -> dict[str, Any]:
+        """A bot's ladder entry (``entry`` None before a version passed validation) and the
+        status of each of its versions."""
+        return self.request("GET", f"/api/bots/{quote(name)}/ladder")
+
     def validation_frames(self, name: str, number: int) -> dict[str, Any] | None:
         """The version's validation game as viewer frames, or None when it has none."""
         try:

@@ -89,6 +89,7 @@ def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str,
 
 def test_the_season_and_match_pages_follow_the_games_without_reloading(
     live_worker: None, live_server: Any, page: Any, tmp_path: Path, artifacts: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -129,12 +130,30 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
     tab.goto(f"{live_server.url}/matches/{first.pk}/")
     if tab.locator("#live[data-live-url]").count():  # still being played: watch it move
         tab.evaluate("window.stillTheSamePage = true")
-        tab.wait_for_selector('[data-live="current"] .live-moves li', timeout=60_000)
+        # The game is drawn as the replay viewer draws it: the table, the seats, the moves.
+        tab.wait_for_selector('[data-live="current"] .live-viewer .v-log li', timeout=60_000)
+        viewer = tab.locator(".live-viewer")
+        assert viewer.locator(".v-seat").count() == 2
+        assert viewer.locator(".v-live-badge").inner_text() == "live"
+        # Only what every seat sees: each hand is backs, never a face.
+        assert viewer.locator(".v-hand .card:not(.card-back)").count() == 0
+        assert viewer.locator(".v-table .card-back").count() == 0
+        assert viewer.locator(".v-controls").count() == 0  # nothing to step through
         tab.screenshot(path=str(artifacts / "live-match-laptop.png"))
-        seen = tab.locator('[data-live="current"]').inner_text()
-        tab.wait_for_function(
+        for size, scheme in (("phone", "dark"), ("laptop", "dark"), ("phone", "light")):
+            tab.emulate_media(color_scheme=scheme)
+            tab.set_viewport_size({"width": 390 if size == "phone" else 1280, "height": 900})
+            assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            tab.screenshot(path=str(artifacts / f"live-match-{size}-{scheme}.png"))
+            if request.config.getoption("--docs-screenshots") and scheme == "dark":
+                tab.screenshot(path=str(ROOT / "docs" / "screenshots" /
+                                        f"live-match-{size}-dark.png"))
+        tab.emulate_media(color_scheme="light")
+        tab.set_viewport_size({"width": 1280, "height": 900})
+        seen = tab.locator(".live-viewer .v-log").inner_text()
+        tab.wait_for_function(  # the next move comes in place (or the match ends: a reload)
             "seen => window.stillTheSamePage !== true"
-            " || document.querySelector('[data-live=\"current\"]').innerText !== seen",
+            " || document.querySelector('.live-viewer .v-log').innerText !== seen",
             arg=seen, timeout=60_000)
     # When the match is over the page shows its recorded games: 2 of 2.
     tab.wait_for_function(

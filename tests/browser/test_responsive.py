@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,20 @@ def site(transactional_db: Any) -> Site:
     )
     services.start_season(season)
     play_season(season)
-    services.create_bot(member, "ada-bot", "Ada's first bot")
+    bot = services.create_bot(member, "ada-bot", "Ada's first bot")
+    for number, ok in ((1, False), (2, True)):  # her notifications: a refusal, a validation
+        version, _ = services.register_version(
+            bot, sha256=str(number) * 64, manifest={"name": "ada-bot", "variants": ["scopa"]},
+            source_dir=str(SAMPLES / "random"))
+        services.finish_validation(version.pk, ok, "" if ok else "crash: exit status 1")
+    # Half of the ratings' history a day old: the leaderboard has ranks to compare with.
+    from django.utils import timezone
+
+    from webui.league.models import RatingHistory
+
+    for point in RatingHistory.objects.filter(seq__lte=6):
+        RatingHistory.objects.filter(pk=point.pk).update(
+            created=timezone.now() - timedelta(days=2))
     match = Match.objects.filter(season=season).order_by("id").first()
     assert match is not None
     game = Game.objects.filter(match=match).order_by("index").first()
@@ -130,8 +144,15 @@ def site(transactional_db: Any) -> Site:
         "login": "/accounts/login/",
         "signup": "/accounts/signup/",
         "api": "/api/",
+        "rules": "/rules/",
+        "write-a-bot": "/write-a-bot/",
+        "variants": "/variants/",
+        "challenges": "/challenges/",
+        "author": "/authors/arena/",
     }
-    return Site(public, {"submit": "/bots/new/", "account": "/accounts/"}, member)
+    return Site(public, {"submit": "/bots/new/", "account": "/accounts/",
+                         "notifications": "/notifications/",
+                         "password": "/accounts/password/"}, member)
 
 
 # docs/screenshots/: every main page at both sizes in light, the replay in dark too.
@@ -273,7 +294,8 @@ def test_every_menu_link_on_a_phone_opens_its_page(
     hrefs = nav_items(phone).evaluate_all("items => items.map(i => i.getAttribute('href'))")
     links = [h for h in hrefs if h]
     assert "/bots/new/" in links and "/accounts/" in links and "/play/" in links
-    assert "/ladder/" in links and len(links) == 9
+    assert "/ladder/" in links and "/rules/" in links and "/write-a-bot/" in links
+    assert "/notifications/" in links and len(links) == 10
     for href in links:
         phone.click(".nav-toggle")
         phone.click(f"#site-nav a[href='{href}']")

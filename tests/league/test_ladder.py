@@ -23,7 +23,7 @@ candidates_st = st.lists(
     st.builds(
         Candidate,
         version_id=st.integers(1, 10_000),
-        bot_id=st.integers(1, 8),
+        owner_id=st.integers(1, 8),
         sigma=st.floats(0.5, 9.0),
         conservative=st.floats(-5.0, 40.0),
         recent=st.integers(0, CAP + 1),
@@ -46,7 +46,7 @@ def test_pairs_respect_the_cap_and_never_pair_a_bot_twice_or_with_itself(
     seen = [v for p in pairs for v in p]
     assert len(seen) == len(set(seen))  # one new match per bot: recent + 1 <= cap
     for a, b in pairs:
-        assert by_id[a].bot_id != by_id[b].bot_id
+        assert by_id[a].owner_id != by_id[b].owner_id  # never two bots of one owner
         for c in (by_id[a], by_id[b]):
             assert not c.busy and c.recent < CAP
 
@@ -57,7 +57,7 @@ def test_the_most_urgent_free_bot_plays_first(candidates: list[Candidate], slots
     """Starving bots first, then the highest sigma: the first pair starts with the most urgent
     free bot that has any possible opponent."""
     free = [c for c in candidates if not c.busy and c.recent < CAP]
-    pairable = [c for c in free if any(o.bot_id != c.bot_id for o in free)]
+    pairable = [c for c in free if any(o.owner_id != c.owner_id for o in free)]
     pairs = pair(candidates, slots, CAP, STARVE)
     if not pairable:
         assert pairs == []
@@ -119,7 +119,7 @@ def test_a_bot_meets_another_neighbour_rather_than_its_last_opponent_again() -> 
 
 @pytest.fixture
 def world(db: Any, settings: Any) -> dict[str, Any]:
-    """Two users; random and greedy (staff's, on the ladder) and owner's bot ``mine``."""
+    """Users; random (staff's) and greedy (house's) on the ladder, and owner's bot ``mine``."""
     from django.contrib.auth.models import User
 
     from webui.league import ladder, services
@@ -130,7 +130,9 @@ def world(db: Any, settings: Any) -> dict[str, Any]:
     staff = User.objects.create_user("staff", is_staff=True)
     owner = User.objects.create_user("owner")
     other = User.objects.create_user("other")
-    samples = [services.register_folder_bot(staff, SAMPLES / n) for n in ("random", "greedy")]
+    house = User.objects.create_user("house")  # two owners: random and greedy may meet
+    samples = [services.register_folder_bot(who, SAMPLES / n)
+               for who, n in ((staff, "random"), (house, "greedy"))]
     for v in samples:
         ladder.enter_version(v)
     bot = services.create_bot(owner, "mine")
@@ -248,6 +250,34 @@ def test_the_cap_per_hour_stops_new_matches(world: dict[str, Any], settings: Any
     assert hour_ago is not None
     Match.objects.update(created=hour_ago.created - timedelta(hours=2))
     assert len(ladder.schedule()) == 1  # an hour later they play again
+
+
+def test_two_bots_of_one_owner_never_meet_on_the_ladder(world: dict[str, Any]) -> None:
+    """The newcomer's report: one owner's two bots met ten ladder matches in a row, because
+    the pairing kept apart two versions of one bot but not two bots of one owner."""
+    from webui.league import ladder, services
+    from webui.league.models import Match, MatchSeat
+
+    owner = world["owner"]
+    services.finish_validation(world["version"].pk, True)
+    second = services.create_bot(owner, "mine-too")
+    version, _ = services.register_version(
+        second, sha256="b" * 64, manifest={"name": "mine-too", "variants": ["scopa"]},
+        source_dir=str(SAMPLES / "random"))
+    services.finish_validation(version.pk, True)
+    owners: list[set[int]] = []
+    for _ in range(10):
+        new = ladder.schedule()
+        for match_id in new:
+            owners.append(set(MatchSeat.objects.filter(match_id=match_id)
+                              .values_list("version__bot__owner_id", flat=True)))
+        Match.objects.filter(pk__in=new).update(status=Match.Status.DONE)
+    assert owners and all(len(pair) == 2 for pair in owners), owners
+    assert sum(1 for pair in owners if owner.pk in pair) >= 5  # they do play, each other's never
+    # Only the owner's two bots free: no match at all.
+    for sample in world["samples"]:
+        ladder.choose(sample.bot.owner, sample.bot, status="paused")
+    assert ladder.schedule() == []
 
 
 def play(match: Any) -> None:
@@ -369,7 +399,7 @@ def test_challenges_of_unvalidated_retired_or_unrated_bots_are_refused(
     services.finish_validation(world["version"].pk, True)
     with pytest.raises(challenges.ChallengeError, match="'theirs' has no version that passed"):
         challenges.create_challenge(world["owner"], bot="mine", opponent="theirs")
-    ladder.choose(world["staff"], world["samples"][1].bot, status="retired")
+    ladder.choose(world["samples"][1].bot.owner, world["samples"][1].bot, status="retired")
     with pytest.raises(challenges.ChallengeError, match="'greedy' is retired"):
         challenges.create_challenge(world["owner"], bot="mine", opponent="greedy")
     ladder.choose(world["owner"], world["bot"], status="paused")

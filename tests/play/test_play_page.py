@@ -57,6 +57,7 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
     taps = 0
     choices = 0
     shot = False
+    long_list = breakdown = False
     deadline = time.monotonic() + WAIT_S * 2
     while time.monotonic() < deadline:
         page.wait_for_function(
@@ -81,6 +82,20 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
                 tab.screenshot(path=str(ROOT / "docs" / "screenshots" / "play-laptop.png"))
                 laptop.close()
             shot = True
+        moves = page.locator("#play-moves li")
+        if not long_list and moves.count() > 12:  # past a dozen moves, all are still listed
+            numbers = moves.locator(".play-move-no").all_inner_texts()
+            assert numbers == [str(k) for k in range(1, len(numbers) + 1)], numbers
+            last = moves.last.locator(".play-move-no")
+            assert last.evaluate("e => e.scrollWidth <= e.clientWidth")  # "10", not "0"
+            long_list = True
+        if not breakdown and page.locator("#play-last-deal").is_visible():
+            rows = page.locator("#play-last-deal tbody th").all_inner_texts()
+            assert rows[:5] == ["Cards (most)", "Coins (most)", "Settebello (7 of coins)",
+                                "Primiera", "Scope (sweeps)"] and rows[-1] == "Deal total"
+            page.locator(".play-panels").screenshot(
+                path=str(artifacts / "play-moves-and-score-phone-dark.png"))
+            breakdown = True
         page.locator("#play-hand .play-card:enabled").first.tap()
         if page.locator("#play-captures").is_visible():
             choices += 1
@@ -99,6 +114,7 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
     played = [m for deal in game.replay["deals"] for m in deal["moves"] if m["seat"] == 0]
     assert len(played) == taps == PlayMove.objects.filter(game=game).count()
     assert not any(m.get("auto") for m in played)  # every card of the person's was tapped
+    assert long_list and breakdown  # the move list past 12 moves, a deal's score by point
     assert sum(game.totals) > 0 and max(game.totals) >= 11
     assert not errors, errors
 

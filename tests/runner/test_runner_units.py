@@ -44,7 +44,10 @@ def test_elo_error_and_los_match_the_cutechess_formulas() -> None:
 def test_a_clean_sweep_has_an_infinite_elo_difference_and_no_error_margin() -> None:
     estimate = EloEstimate.from_counts(wins=4, losses=0, draws=0)
     assert math.isinf(estimate.elo) and math.isinf(estimate.error)
-    assert "+inf +/- inf" in estimate.describe()
+    assert "every game won: no finite figure yet (4 games)" in estimate.describe()
+    assert "inf" not in estimate.describe()
+    short = EloEstimate.from_counts(wins=7, losses=3, draws=0)  # ten games: no margin yet
+    assert math.isinf(short.error) is (short.summary().endswith("(too few games: 10)"))
 
 
 def test_los_is_one_half_when_wins_equal_losses() -> None:
@@ -382,7 +385,8 @@ def test_arena_match_prints_a_table_with_elo_and_los(
     assert status == 0
     out = capsys.readouterr().out
     assert "random@1.0.0" in out and "greedy@1.0.0" in out
-    assert re.search(r"Elo difference: [-+]?(\d+\.\d|inf) \+/- (\d+\.\d|inf), LOS: \d+\.\d %", out)
+    assert re.search(r"Elo difference: ([-+]?\d+\.\d( \+/- \d+\.\d|, no 95% margin yet)|every "
+                     r"game (won|lost)).*, LOS: \d+\.\d %", " ".join(out.split()))
     assert len(verify_replays(tmp_path)) == 2
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
         "entrant0-0-random@1.0.0.log",

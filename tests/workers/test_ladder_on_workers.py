@@ -29,15 +29,17 @@ def wait_for(predicate: Any, timeout_s: float, what: str, live: Any,
 
 
 def on_ladder(live: Any, settings: Any, names: list[str]) -> list[Any]:
-    """The sample bots ``names`` on the ladder of :data:`LADDER`, here and in the workers."""
+    """The sample bots ``names`` on the ladder of :data:`LADDER`, here and in the workers, each
+    owned by a user of its name."""
     from django.contrib.auth.models import User
 
     from webui.league import ladder, services
 
     settings.ARENA_LADDER_VARIANTS = [LADDER]
     live.env["ARENA_LADDER_VARIANTS"] = LADDER
-    owner, _ = User.objects.get_or_create(username="arena")
-    versions = [services.register_folder_bot(owner, SAMPLES / name) for name in names]
+    # Each its own owner: the ladder never pairs two bots of one owner.
+    versions = [services.register_folder_bot(User.objects.get_or_create(username=name)[0],
+                                             SAMPLES / name) for name in names]
     for version in versions:
         ladder.enter_version(version)
     return versions

@@ -67,3 +67,27 @@ def test_stopping_a_worker_ends_its_pool_children_too(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert group_members(leader) == []
     assert pool.processes == []
+
+
+ADOPTER = """
+import subprocess, sys
+from arena.process_groups import become_subreaper, children, kill_orphans
+assert become_subreaper()
+# A child that starts a process in a session of its own and dies: an orphan, as a killed
+# worker leaves its bots' sandboxes.
+subprocess.run(["sh", "-c", "setsid sleep 600 & exit 0"], check=True)
+orphans = children()
+assert len(orphans) == 1, orphans
+print(kill_orphans(keep=set()), len(children()))
+"""
+
+
+def test_a_subreaper_adopts_and_ends_what_its_children_orphan() -> None:
+    """What ``arena web`` and ``arena demo`` do for their workers' bots (stop_all)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ADOPTER], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "0"]  # the orphan was adopted, killed and reaped

@@ -168,6 +168,7 @@ class Result:
             "error": finite_or_none(e.error), "los": round(e.los, 4),
             "elo_text": format_elo(e.elo), "error_text": format_elo(e.error, sign=False),
             "los_percent": f"{100.0 * e.los:.1f}", "describe": e.describe(),
+            "elo_summary": e.summary().replace("+/-", "±"),
         }
 
 

@@ -3,15 +3,15 @@
 Every variant of ``ARENA_LADDER_VARIANTS`` (two sides; a preset, or a preset with option
 overrides such as ``scopa:target=21``) has a ladder. A bot is on it through its
 :class:`LadderEntry`: a version enters when it passes validation, and its owner may choose
-another ready version, pause or retire it (:func:`choose`). The scheduler (:func:`schedule`,
-run by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena demo``) keeps at
-most ``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free slots with pairs
-from :func:`arena.ladder.pair`, a pure function: bots that waited too long first, then the
-most uncertain (highest sigma), each against the free bot of the closest conservative
-rating (mu while either is provisional), and never a bot over ``ARENA_LADDER_CAP_PER_HOUR``
-matches in the last hour. A ladder match is an ordinary :class:`Match` (kind ``ladder``, no
-season): one duplicate deal, seats swapped, played by ``arena.play_match`` with the same
-claim, lease and once-only recording as a season match.
+another ready version, pause or retire it (:func:`choose`). The scheduler (:func:`schedule`, run
+by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena demo``) keeps at most
+``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free slots with pairs from
+:func:`arena.ladder.pair`, a pure function: bots that waited too long first, then the most
+uncertain (highest sigma), each against the free bot of another owner with the closest
+conservative rating (mu while either is provisional), and never a bot over
+``ARENA_LADDER_CAP_PER_HOUR`` matches in the last hour. A ladder match is an ordinary
+:class:`Match` (kind ``ladder``, no season): one duplicate deal, seats swapped, played by
+``arena.play_match`` with the same claim, lease and once-only recording as a season match.
 
 Ladder ratings are TrueSkill (:mod:`arena.rating`) with keys ``l:<version id>``, rated by the
 same writer as the seasons' (:func:`webui.league.services.update_ratings`) but from ladder
@@ -237,7 +237,10 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
             trueskill_rating.MU, trueskill_rating.SIGMA)
         started = last.get(v.pk)
         waited = (now - started).total_seconds() if started else math.inf
-        out.append(Candidate(v.pk, v.bot_id, sigma, conservative, int(recent.get(v.pk, 0)),
+        # By owner, not by bot: two bots of one owner never meet (the README's "another
+        # author's"); by bot, one owner's new bot met its old one match after match.
+        out.append(Candidate(v.pk, v.bot.owner_id, sigma, conservative,
+                             int(recent.get(v.pk, 0)),
                              v.pk in busy, waited, opponent.get(v.pk)))
     return out
 

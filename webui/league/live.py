@@ -8,7 +8,9 @@ the cache. The ``live`` cache (``settings.CACHES``) is the deployment's Redis wh
 else files under the data folder that the site and the local workers share: both sides read
 and write it from their own processes.
 
-What is published is what every seat sees (the runner's ``LiveMove``): no hand, no deck. The
+What is published is what every seat sees (the runner's ``LiveMove``): the moves, and the table
+after the last one (its cards, the size of each hand, pile and the stock, the scope), never a
+hand or the deck. The
 database stays the truth of what is finished; the cache only tells what is being played now,
 and its entries expire on their own (:data:`LIVE_TTL_S`).
 """
@@ -41,6 +43,7 @@ class MoveLike(Protocol):
     players: list[str]
     totals: list[int]
     seats: list[int]
+    table: dict[str, Any]
 
 
 def match_key(match_id: int | str) -> str:
@@ -86,9 +89,10 @@ class LivePublisher:
                 players = [self.labels[e] for e in move.seats]
             state.update(game=move.game, deal=move.deal, players=players,
                          totals=list(move.totals), played=state["played"] + 1,
-                         updated=time.time())
+                         updated=time.time(), table=dict(getattr(move, "table", None) or {}))
             moves = state["moves"]
-            moves.append({"deal": move.deal, "move": move.move, **move.record})
+            scopa = {"scopa": True} if state["table"].get("scopa") else {}
+            moves.append({"deal": move.deal, "move": move.move, **move.record, **scopa})
             del moves[:-KEPT_MOVES]
             self.dirty = True
 

@@ -52,7 +52,6 @@ WATCH_S = 1.0
 """How often the :class:`Watcher` reads the game's row (resigned? the page still there?)."""
 WORKER_BEAT_S = 5.0
 """How often the worker writes its own heartbeat (``PlayGame.worker_seen``)."""
-RECENT_MOVES = 12
 
 
 def names(cards: Sequence[int]) -> list[str]:
@@ -159,7 +158,7 @@ class TableView:
             "captured": list(self.captured),
             "scope": list(self.scope),
             "totals": list(self.totals),
-            "moves": self.moves[-RECENT_MOVES:],
+            "moves": list(self.moves),  # every move of the deal: 40 at most
             "last_deal": self.last_deal,
             "result": self.result,
         }

@@ -16,12 +16,16 @@ SERIES_COLOURS = 6
 
 
 def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 240) -> SafeString:
-    """An SVG line chart of mu per rated game, one line per series, with a sigma band."""
+    """An SVG line chart of mu per rated game, one line per series, with a sigma band; the
+    x axis counts each rating's own games (``game``: 1 is its first rated game)."""
     points = [p for s in series for p in s["points"]]
     if not points:
         return mark_safe('<p class="empty">No rated games yet.</p>')
     left, right, top, bottom = 44, 12, 12, 28
-    xs = [p["seq"] for p in points]
+    def at(p: dict[str, Any]) -> float:
+        return float(p.get("game", p["seq"]))
+
+    xs = [at(p) for p in points]
     lows = [p["mu"] - 3 * p["sigma"] for p in points] + [p["mu"] for p in points]
     highs = [p["mu"] + 3 * p["sigma"] for p in points] + [p["mu"] for p in points]
     x0, x1 = min(xs), max(xs)
@@ -49,25 +53,25 @@ def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 2
                    f'y2="{y:.1f}"/>')
         out.append(f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" '
                    f'text-anchor="end">{value:.0f}</text>')
-    out.append(f'<text class="axis" x="{left}" y="{height - 8}">game {x0}</text>')
+    out.append(f'<text class="axis" x="{left}" y="{height - 8}">game {x0:.0f}</text>')
     out.append(f'<text class="axis" x="{width - right}" y="{height - 8}" '
-               f'text-anchor="end">game {x1}</text>')
+               f'text-anchor="end">game {max(xs):.0f} (rated games)</text>')
     for i, s in enumerate(series):
         pts = s["points"]
         if not pts:
             continue
         colour = f"s{i % SERIES_COLOURS}"
-        upper = " ".join(f"{sx(p['seq']):.1f},{sy(p['mu'] + 3 * p['sigma']):.1f}" for p in pts)
+        upper = " ".join(f"{sx(at(p)):.1f},{sy(p['mu'] + 3 * p['sigma']):.1f}" for p in pts)
         lower = " ".join(
-            f"{sx(p['seq']):.1f},{sy(p['mu'] - 3 * p['sigma']):.1f}" for p in reversed(pts)
+            f"{sx(at(p)):.1f},{sy(p['mu'] - 3 * p['sigma']):.1f}" for p in reversed(pts)
         )
         out.append(f'<g class="{colour}">')
         out.append(f'<polygon points="{upper} {lower}" fill="currentColor" fill-opacity=".14"/>')
-        line = " ".join(f"{sx(p['seq']):.1f},{sy(p['mu']):.1f}" for p in pts)
+        line = " ".join(f"{sx(at(p)):.1f},{sy(p['mu']):.1f}" for p in pts)
         out.append(f'<polyline points="{line}" fill="none" stroke="currentColor" '
                    f'stroke-width="2"><title>{escape(s["label"])}</title></polyline>')
         last = pts[-1]
-        out.append(f'<circle cx="{sx(last["seq"]):.1f}" cy="{sy(last["mu"]):.1f}" r="3.5" '
+        out.append(f'<circle cx="{sx(at(last)):.1f}" cy="{sy(last["mu"]):.1f}" r="3.5" '
                    f'fill="currentColor"><title>{escape(s["label"])}: mu {last["mu"]:.2f}, '
                    f'sigma {last["sigma"]:.2f}</title></circle></g>')
     legend_x = left + 8

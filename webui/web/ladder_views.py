@@ -26,15 +26,22 @@ from .ladder_api import entry_json, ladder_json
 
 def _challenge_context(request: HttpRequest) -> dict[str, Any]:
     """What the challenge form offers: the user's bots, the bots to challenge, the variants."""
-    mine = []
-    if request.user.is_authenticated:
-        mine = [b.name for b in Bot.objects.filter(owner=request.user).order_by("name")]
+    from arena.engine import VARIANTS
+
     retired = set(LadderEntry.objects.filter(status=LadderEntry.Status.RETIRED)
                   .values_list("bot_id", flat=True))
-    targets = [b.name for b in Bot.objects.filter(versions__status="ready").distinct()
-               .order_by("name") if b.pk not in retired]
+    ready = [b for b in Bot.objects.filter(versions__status="ready").distinct().order_by("name")
+             if b.pk not in retired]
+    user_id = request.user.pk if request.user.is_authenticated else None
+    # The form offers only what it would accept: your validated bots against another
+    # author's, so its defaults make a challenge that is not refused.
+    mine = [b.name for b in ready if b.owner_id == user_id]
+    targets = [b.name for b in ready if b.owner_id != user_id]
+    ladders = [v.slug for v in ladder.ladder_variants()]
+    two_sided = [name for name, rules in VARIANTS.items() if rules.num_sides == 2]
     return {"my_bots": mine, "targets": targets, "max_deals": challenges.MAX_DEALS,
-            "ladder_variants": [v.slug for v in ladder.ladder_variants()],
+            "ladder_variants": ladders,
+            "variant_choices": ladders + [v for v in two_sided if v not in ladders],
             "default_deals": challenges.DEFAULT_DEALS}
 
 

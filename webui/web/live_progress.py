@@ -46,6 +46,14 @@ def move_text(record: dict[str, Any], players: list[str]) -> str:
     return text
 
 
+def _public_table(raw: Any) -> dict[str, Any] | None:
+    """The published table, only its public fields, or None (a worker of before it)."""
+    if not isinstance(raw, dict) or "table" not in raw:
+        return None
+    keys = ("table", "hands", "captured", "scope", "stock", "dealer", "to_move")
+    return {key: raw.get(key) for key in keys}
+
+
 def _current(state: dict[str, Any] | None) -> dict[str, Any] | None:
     if state is None or not state.get("played"):
         return None
@@ -57,9 +65,15 @@ def _current(state: dict[str, Any] | None) -> dict[str, Any] | None:
         "totals": list(state.get("totals") or []),
         "moves": [
             {"deal": int(m.get("deal", 0)), "move": int(m.get("move", 0)),
-             "seat": int(m.get("seat", 0)), "text": move_text(m, players)}
+             "seat": int(m.get("seat", 0)), "text": move_text(m, players),
+             "card": str(m.get("card", "")), "capture": [str(c) for c in m.get("capture") or []],
+             "scopa": bool(m.get("scopa")), "auto": m.get("auto") or None,
+             "ms": m.get("ms"), "clock": m.get("clock")}
             for m in state.get("moves") or []
         ],
+        # The table after the latest move, as every seat sees it (no hand): for the live
+        # view drawn like the replay viewer (live.js with viewer.js).
+        "table": _public_table(state.get("table")),
         "updated": datetime.datetime.fromtimestamp(
             float(state.get("updated", 0)), tz=datetime.UTC).isoformat(),
     }

@@ -42,3 +42,19 @@ class ApiToken(models.Model):
             user=user, name=name[:60] or "token", key_hash=hash_token(key), prefix=key[:10]
         )
         return token, key
+
+
+class NotificationMark(models.Model):
+    """How far a user has read their notifications: those after ``seen_until`` are new.
+
+    Notifications themselves are not stored: they are read from what the league records
+    (:mod:`webui.web.notifications`), so nothing in the league's write paths knows of them.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_mark"
+    )
+    seen_until = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user} read up to {self.seen_until:%Y-%m-%d %H:%M}"

@@ -140,8 +140,10 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
     """One game as lists show it (no replay)."""
     players = [refs.get(int(p)) or _unknown(int(p)) for p in (g.players or [])]
     sides = max(1, int(g.variant.sides)) if hasattr(g, "variant") else 2
+    # A side played by one version in both seats is that version once ("ismcts@1"), not
+    # "ismcts@1 & ismcts@1"; two different partners are both named.
     side_names = [
-        " & ".join(p["label"] for k, p in enumerate(players) if k % sides == s)
+        " & ".join(dict.fromkeys(p["label"] for k, p in enumerate(players) if k % sides == s))
         for s in range(sides)
     ]
     if g.void:
@@ -285,7 +287,8 @@ def variant_ladders(variant: Variant) -> list[str]:
 
 def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
                 limit: int = 200) -> list[dict[str, Any]]:
-    """The ratings of a variant on one ladder, best conservative rating first."""
+    """The ratings of a variant on one ladder, best conservative rating first, each with its
+    rank 24 hours ago and the change since (:mod:`rank_changes`)."""
     rows = (
         Rating.objects.filter(variant=variant, ladder=ladder)
         .select_related("version__bot")
@@ -299,13 +302,16 @@ def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
             {
                 "rank": rank,
                 "key": r.key,
+                "rating_id": r.id,
                 "label": ref["label"],
                 "versions": [ref],
                 "ladder": r.ladder,
                 **rating_figures(r),
             }
         )
-    return out
+    from .rank_changes import add_rank_changes
+
+    return add_rank_changes(out, variant.pk, ladder)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,10 +411,11 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
 
 
 def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str, float]]:
-    """A rating's history in rating order, thinned in SQL to about ``points`` points."""
+    """A rating's history in rating order, thinned in SQL to about ``points`` points, each
+    with its game number among the rating's own games."""
     table = "league_ratinghistory"
     sql = f"""
-        SELECT seq, mu, sigma, conservative FROM (
+        SELECT seq, rn, mu, sigma, conservative FROM (
             SELECT seq, mu, sigma, conservative,
                    ROW_NUMBER() OVER (ORDER BY seq) AS rn, COUNT(*) OVER () AS n
             FROM {table} WHERE rating_id = %s
@@ -418,9 +425,11 @@ def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str,
     """
     with connection.cursor() as cursor:
         cursor.execute(sql, [rating_id, points, points])
+        # "game": the rating's own game number (1 = its first rated game), the chart's axis;
+        # "seq" is the variant's rating order, shared by every bot.
         return [
-            {"seq": int(seq), "mu": mu, "sigma": sigma, "conservative": cons}
-            for seq, mu, sigma, cons in cursor.fetchall()
+            {"seq": int(seq), "game": int(rn), "mu": mu, "sigma": sigma, "conservative": cons}
+            for seq, rn, mu, sigma, cons in cursor.fetchall()
         ]
 
 

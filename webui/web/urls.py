@@ -5,14 +5,20 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path
 
-from . import api, converters, ladder_views, views
+from . import api, converters, guide, ladder_views, views
 
 converters.register()  # before the patterns below (the API's too) are built
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("variants/", guide.variants, name="variants"),
     path("variants/<slug:slug>/", views.variant, name="variant"),
+    path("rules/", guide.rules, name="rules"),
+    path("write-a-bot/", guide.write_bot, name="write-bot"),
+    path("write-a-bot/starter-kit-<slug:lang>.zip", guide.starter_kit, name="starter-kit"),
+    path("authors/<str:username>/", guide.author, name="author"),
+    path("notifications/", guide.notification_list, name="notifications"),
     path("bots/", views.bots, name="bots"),
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<slug:name>/", views.bot, name="bot"),
@@ -22,6 +28,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("bots/<slug:name>/ladder/", ladder_views.bot_ladder, name="bot-ladder"),
     path("ladder/", ladder_views.ladders, name="ladder"),
     path("ladder/<slug:slug>/", ladder_views.ladder_variant, name="ladder-variant"),
+    path("challenges/", guide.challenge_list, name="challenges"),
     path("challenges/new/", ladder_views.challenge_new, name="challenge-new"),
     path("challenges/<id:match_id>/", ladder_views.challenge, name="challenge"),
     path("seasons/", views.seasons, name="seasons"),
@@ -37,5 +44,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/password/", guide.PasswordChangeView.as_view(), name="password-change"),
     path("accounts/", views.account, name="account"),
 ]

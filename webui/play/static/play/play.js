@@ -140,14 +140,17 @@
       if (!state.your_turn) $("play-captures").hidden = true;
       const log = $("play-moves");
       log.replaceChildren();
-      for (const m of view.moves || []) {
+      (view.moves || []).forEach((m, k) => {
         const li = document.createElement("li");
-        li.textContent = moveText(m, view);
+        const no = document.createElement("span");
+        no.className = "play-move-no";
+        no.textContent = String(k + 1);
+        li.append(no, moveText(m, view));
+        if (m.seat === view.seat) li.className = "mine";
         log.appendChild(li);
-      }
-      const last = view.last_deal;
-      $("play-last-deal").textContent = last ?
-        "Deal " + (last.deal + 1) + ": you " + last.points[you].total + ", bot " + last.points[1 - you].total + " points." : "";
+      });
+      log.scrollTop = log.scrollHeight;  // the newest move in view
+      drawBreakdown(view.last_deal, you);
       const finished = state.status === "over" || state.status === "void";
       $("play-end").hidden = !finished;
       $("play-resign").hidden = finished;
@@ -161,6 +164,50 @@
           $("play-status").textContent = "Your turn: tap a card. " + left + " s left.";
         }, 500);
       }
+    }
+
+    // The last deal's score, point by point, as the replay viewer shows it.
+    const POINTS = [["carte", "Cards (most)"], ["denari", "Coins (most)"],
+      ["settebello", "Settebello (7 of coins)"], ["primiera", "Primiera"], ["scope", "Scope (sweeps)"],
+      ["re_bello", "Re bello"], ["napoli", "Napoli"], ["sette_tutti", "All four sevens"]];
+
+    function drawBreakdown(last, you) {
+      const box = $("play-last-deal");
+      box.replaceChildren();
+      if (!last) { box.hidden = true; return; }
+      box.hidden = false;
+      const mine = last.points[you], bot = last.points[1 - you];
+      const head = document.createElement("h3");
+      head.textContent = "Deal " + (last.deal + 1) + ": you " + mine.total + ", bot " + bot.total +
+        " point" + (bot.total === 1 && mine.total === 1 ? "" : "s");
+      const table = document.createElement("table");
+      table.className = "data play-breakdown";
+      const row = (cells, tag) => {
+        const tr = document.createElement("tr");
+        cells.forEach((text, k) => {
+          const cell = document.createElement(k === 0 && tag === "td" ? "th" : tag);
+          if (k === 0 && tag === "td") cell.scope = "row";
+          cell.textContent = String(text);
+          if (k > 0) cell.className = "num";
+          tr.appendChild(cell);
+        });
+        return tr;
+      };
+      const thead = document.createElement("thead");
+      thead.appendChild(row(["", "You", "Bot"], "th"));
+      const tbody = document.createElement("tbody");
+      for (const [key, name] of POINTS) {
+        const a = mine[key] || 0, b = bot[key] || 0;
+        if (key in mine || a || b) {
+          if (["re_bello", "napoli", "sette_tutti"].includes(key) && !a && !b) continue;
+          tbody.appendChild(row([name, a, b], "td"));
+        }
+      }
+      const total = row(["Deal total", mine.total, bot.total], "td");
+      total.className = "total";
+      tbody.appendChild(total);
+      table.append(thead, tbody);
+      box.append(head, table);
     }
 
     function poll() {

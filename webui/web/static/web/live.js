@@ -1,6 +1,8 @@
 // Live progress of a match or a season page: polls the page's small JSON document
 // (data-live-url, every data-poll-ms) and redraws the progress and the moves being played.
-// The newest move comes first. A match page reloads itself once when its match is over (to show the recorded games); a
+// On a match page the game being played is drawn by the replay viewer (viewer.js) as every
+// seat sees it: the table, the backs of each hand, the piles, the moves of the deal so far;
+// elsewhere (and before a worker publishes the table) the newest move comes first. A match page reloads itself once when its match is over (to show the recorded games); a
 // season page does when its season is. No framework: text nodes only, never HTML.
 (function () {
   "use strict";
@@ -41,6 +43,53 @@
     return box;
   }
 
+  // The replay viewer's data for the game being played: one frame, every hand a row of backs.
+  function liveData(current, planned) {
+    const t = current.table;
+    const players = current.players;
+    const n = players.length;
+    const sides = t.captured.length;
+    const moves = current.moves.filter(function (m) { return m.deal === current.deal; });
+    const last = moves.length ? moves[moves.length - 1] : null;
+    const clocks = players.map(function (_, seat) {
+      let clock = null;
+      for (const m of moves) if (m.seat === seat && m.clock != null) clock = m.clock;
+      return clock;
+    });
+    const frame = {
+      deal: current.deal, step: moves.length, to_move: t.to_move, dealer: t.dealer,
+      hands: t.hands.map(function (k) { return new Array(k).fill(null); }),
+      table: t.table, stock: t.stock, captured: t.captured, scope: t.scope,
+      totals: current.totals, clocks: clocks, faults: [], score: null,
+      move: last && {
+        seat: last.seat, side: last.seat % sides, card: last.card, capture: last.capture,
+        scopa: last.scopa, ms: last.ms, clock: last.clock, auto: last.auto, leftover: [],
+        leftover_side: null,
+      },
+    };
+    return {
+      players: players, sides: sides, partners: n > sides,
+      side_of: players.map(function (_, seat) { return seat % sides; }),
+      deals: [{ index: current.deal, dealer: t.dealer, first_frame: 0, last_frame: 0,
+                moves: moves.length, thrown_in: 0, score: null }],
+      frames: [frame], result: null, winner: null, faults: [], error: null,
+      live_log: moves, live_title: "Game " + (current.game + 1) + " of " + planned,
+    };
+  }
+
+  function viewerOf(root, current, planned) {
+    const data = liveData(current, planned);
+    let box = root.querySelector(".live-viewer");
+    if (box && box.viewer && box.dataset.players === current.players.join("|")) {
+      box.viewer.update(data);
+      return box;
+    }
+    box = node("div", null, "live-viewer");
+    box.dataset.players = current.players.join("|");
+    box.viewer = new window.ScopaViewer.Viewer(box, data, { live: true });
+    return box;
+  }
+
   function drawMatch(root, data) {
     set(root, "games-done", data.games_done);
     set(root, "games-planned", data.games_planned);
@@ -48,7 +97,14 @@
     for (const el of root.querySelectorAll('[data-live="status"]')) el.className = "badge " + data.status;
     bar(root, data.games_done, data.games_planned);
     const slot = root.querySelector('[data-live="current"]');
-    if (slot) slot.replaceChildren(data.status === "running" ? game(data.current, data.games_planned, 12)
+    if (!slot) return;
+    const current = data.current;
+    if (data.status === "running" && current && current.table && window.ScopaViewer) {
+      const box = viewerOf(slot, current, data.games_planned);
+      if (box.parentNode !== slot) slot.replaceChildren(box);
+      return;
+    }
+    slot.replaceChildren(data.status === "running" ? game(current, data.games_planned, 12)
       : node("p", data.status === "scheduled" ? "Waiting for a worker…" : "", "empty"));
   }
 

@@ -6,7 +6,17 @@
   "use strict";
   document.documentElement.classList.add("js");
 
+  // A box whose content is wider than itself (a wide table on a phone) says it scrolls.
+  function markOverflows() {
+    for (const box of document.querySelectorAll("main .panel, main .scroll")) {
+      box.classList.toggle("overflows", box.scrollWidth > box.clientWidth + 2);
+    }
+  }
+
   function start() {
+    markOverflows();
+    window.addEventListener("resize", markOverflows);
+    window.addEventListener("load", markOverflows);
     const bar = document.querySelector(".topbar");
     const toggle = bar && bar.querySelector(".nav-toggle");
     if (!toggle) return;

@@ -48,14 +48,21 @@
   }
 
   class Viewer {
-    constructor(root, data) {
+    // options.live: a game being played (live.js): one frame, the table as every seat sees
+    // it (hands are backs), no stepping; update() draws the next state.
+    constructor(root, data, options) {
       this.root = root;
       this.data = data;
+      this.live = !!(options && options.live);
       this.index = 0;
       this.view = "all";
       this.timer = null;
       this.speed = 900;
       this.build();
+      if (this.live) {
+        this.render();
+        return;
+      }
       const seat = /(?:^|[#&])seat=(\d+)/.exec(location.hash);
       if (seat && Number(seat[1]) < data.players.length) {
         this.view = seat[1];
@@ -123,8 +130,11 @@
         btn("nextdeal", "»", "Next deal (Page Down)"),
         btn("last", "last", "End of the game (End)"));
       controls.querySelector('[data-act="play"]').classList.add("v-play");
-      const toolbar = h("div", { class: "v-toolbar" }, controls, this.scrub,
-        h("div", { class: "v-options" }, this.pos, this.viewSel, this.speedSel));
+      const toolbar = this.live
+        ? h("div", { class: "v-toolbar v-live-bar" },
+            h("span", { class: "badge running v-live-badge", text: "live" }), this.pos)
+        : h("div", { class: "v-toolbar" }, controls, this.scrub,
+          h("div", { class: "v-options" }, this.pos, this.viewSel, this.speedSel));
       this.board = h("div", { class: "v-board seats-" + d.players.length });
       this.seats = d.players.map((name, seat) => {
         const hand = h("div", { class: "v-hand" });
@@ -188,8 +198,15 @@
         const li = e.target.closest("li[data-frame]");
         if (li) this.go(Number(li.dataset.frame));
       });
+      if (this.live) return;
       document.addEventListener("keydown", (e) => this.key(e));
       this.swipes(this.board);
+    }
+
+    // The next state of a live game (same players): redrawn in place.
+    update(data) {
+      this.data = data;
+      this.render();
     }
 
     // A horizontal swipe across the table steps one move (left: forward, right: back). The
@@ -272,6 +289,7 @@
 
     // The step (and the seat whose view is shown) go in the address, to share or reload.
     remember() {
+      if (this.live) return;
       const seat = this.seatView();
       const hash = "#f=" + this.index + (seat == null ? "" : "&seat=" + seat);
       if (history.replaceState) history.replaceState(null, "", hash);
@@ -289,9 +307,11 @@
       // A seat does not know how many deals the game will last, nor whether this deal ends
       // early (a forfeit): its position names no totals, and the scrubber (whose end is the
       // end of the game) is hidden.
-      this.pos.textContent = own == null
-        ? "Deal " + (f.deal + 1) + "/" + d.deals.length + " · move " + f.step + "/" + deal.moves
-        : "Deal " + (f.deal + 1) + " · move " + f.step;
+      this.pos.textContent = this.live
+        ? (d.live_title ? d.live_title + " · " : "") + "deal " + (f.deal + 1) + " · move " + f.step
+        : own == null
+          ? "Deal " + (f.deal + 1) + "/" + d.deals.length + " · move " + f.step + "/" + deal.moves
+          : "Deal " + (f.deal + 1) + " · move " + f.step;
       this.scrub.hidden = own != null;
       for (const node of document.querySelectorAll("[data-spoiler]")) node.hidden = own != null;
       this.remember();
@@ -311,7 +331,8 @@
           (f.scope[side] ? " · " + f.scope[side] + " scop" + (f.scope[side] > 1 ? "e" : "a")
             : "");
         s.hand.textContent = "";
-        const visible = own == null || own === seat;
+        // A live game's hands are nulls: their backs, as every seat sees them.
+        const visible = (own == null || own === seat) && f.hands[seat].every((c) => c != null);
         s.box.classList.toggle("hidden-hand", !visible);
         for (const c of f.hands[seat]) s.hand.append(visible ? C.card(c) : C.back());
         if (!f.hands[seat].length) s.hand.append(h("span", { class: "v-empty",
@@ -369,7 +390,7 @@
         this.event.append(h("p", { class: "v-fault", text: "Fault · " + fault.kind + " · seat " +
           fault.seat + (fault.detail ? ": " + fault.detail : "") }));
       }
-      if (this.index === d.frames.length - 1) this.event.append(this.resultLine());
+      if (!this.live && this.index === d.frames.length - 1) this.event.append(this.resultLine());
     }
 
     resultLine() {
@@ -440,20 +461,31 @@
       // Every move of the deal, or in a seat's view only those played up to this step.
       const seatView = this.seatView() != null;
       const last = seatView ? Math.min(this.index, deal.last_frame) : deal.last_frame;
-      this.logTitle.textContent = seatView ? "Moves so far" : "Moves of this deal";
-      for (let i = deal.first_frame + 1; i <= last; i++) {
-        const m = d.frames[i].move;
-        if (!m) continue;
-        const li = h("li", { "data-frame": String(i),
-          class: (i === this.index ? "current " : "") + (m.scopa ? "scopa " : "") +
-                 (d.frames[i].faults.length ? "fault" : "") },
-          h("span", { class: "v-log-no", text: String(d.frames[i].step) }),
+      this.logTitle.textContent = seatView || this.live ? "Moves so far" : "Moves of this deal";
+      // A live game lists its deal's moves (live_log); a replay its frames' moves.
+      const entries = this.live
+        ? (d.live_log || []).map((m, k) => ({ frame: 0, step: k + 1, move: m, faults: [] }))
+        : [];
+      if (!this.live) {
+        for (let i = deal.first_frame + 1; i <= last; i++) {
+          if (d.frames[i].move) entries.push({ frame: i, step: d.frames[i].step,
+                                               move: d.frames[i].move, faults: d.frames[i].faults });
+        }
+      }
+      const newest = entries.length - 1;
+      entries.forEach((e, k) => {
+        const m = e.move;
+        const current = this.live ? k === newest : e.frame === this.index;
+        const li = h("li", { "data-frame": String(e.frame),
+          class: (current ? "current " : "") + (m.scopa ? "scopa " : "") +
+                 (e.faults.length ? "fault" : "") },
+          h("span", { class: "v-log-no", text: String(e.step) }),
           h("span", { class: "v-log-seat side-" + d.side_of[m.seat], text: String(m.seat),
                       title: "seat " + m.seat }),
           " " + m.card + (m.capture.length ? " × " + m.capture.join("+") : "") +
           (m.scopa ? " ★" : ""));
         this.log.append(li);
-      }
+      });
       // Scroll the list itself (never the page) to keep the current move in view.
       const cur = this.log.querySelector(".current");
       if (cur) {

@@ -1,0 +1,193 @@
+"""``arena bot status NAME [--follow]``: a bot as the site sees it, from the command line.
+
+What ``arena bot submit`` leaves off once the version is validated: each version's validation
+(ready, refused and why, or still validating), the bot's ladder entry, its ratings, and its
+latest games with their results. ``--follow`` then stays and prints what changes as it comes:
+a validation's outcome, each new game, a rating that moved, until Ctrl-C (or ``--until-games
+N`` new games). Read through the site's JSON API (:class:`arena.sdk.client.ArenaClient`); no
+token is needed for a bot's public pages, and the one of ``arena login`` is sent when there is
+one. ``--json`` prints the snapshot for machines (with ``--follow``, one JSON line per change).
+Exit status: 0, 1 when the bot does not exist, 2 when the site cannot be asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+POLL_S = 2.0
+GAMES = 8
+
+
+def register(sub: Any) -> None:
+    """Adds ``bot status`` to the ``arena bot`` parser."""
+    status = sub.add_parser(
+        "status",
+        help="a bot's validations, ladder entry, ratings and latest games (--follow: as they "
+        "come)",
+        description="Shows a bot as the site sees it: each version's validation, its ladder "
+        "entry, its ratings and its latest games. With --follow it stays and prints each "
+        "change as it comes (a validation, a new game, a rating), until Ctrl-C.",
+        epilog="After `arena bot submit .`: arena bot status my-bot --follow",
+    )
+    status.add_argument("name", metavar="NAME", help="the bot's name on the site")
+    status.add_argument("--server", metavar="URL", default=None,
+                        help="the site (default: ARENA_SERVER, else the one of arena login, "
+                        "else http://127.0.0.1:8000)")
+    status.add_argument("--follow", "-f", action="store_true",
+                        help="stay and print what changes as it comes")
+    status.add_argument("--until-games", type=int, default=None, metavar="N",
+                        help="with --follow: stop after N new games")
+    status.add_argument("--interval", type=float, default=POLL_S, metavar="S",
+                        help=f"with --follow: seconds between looks (default {POLL_S:g})")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    status.set_defaults(func=run)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"arena bot status: {message}", file=sys.stderr)
+    return code
+
+
+def snapshot(client: Any, name: str) -> dict[str, Any] | None:
+    """What the site says of bot ``name`` now, or None when it has no such bot."""
+    data = client.bot(name)
+    if data is None:
+        return None
+    entry = client.ladder_entry(name).get("entry")
+    bot = data.get("bot") or {}
+    return {
+        "bot": name,
+        "owner": bot.get("owner"),
+        "url": client.url(f"/bots/{name}/"),
+        "versions": [{"number": v.get("number"), "label": v.get("label"),
+                      "status": v.get("status"), "reason": v.get("status_reason") or None,
+                      "validated": v.get("validated")} for v in bot.get("versions") or []],
+        "ladder": entry,
+        "ratings": [{"variant": r.get("variant_label") or r.get("variant"),
+                     "label": r.get("label"), "rating": r.get("conservative"),
+                     "mu": r.get("mu"), "sigma": r.get("sigma"), "games": r.get("games"),
+                     "provisional": r.get("provisional")} for r in data.get("ratings") or []],
+        "games": [_game(g) for g in client.games(name, GAMES)],
+    }
+
+
+def _game(g: dict[str, Any]) -> dict[str, Any]:
+    return {"id": g.get("id"), "variant": g.get("variant"), "kind": g.get("kind"),
+            "result": g.get("result"), "sides": g.get("sides"), "totals": g.get("totals"),
+            "faults": g.get("faults"), "created": g.get("created")}
+
+
+def version_line(v: dict[str, Any]) -> str:
+    if v["status"] == "ready":
+        return f"{v['label']}: ready (passed validation)"
+    if v["status"] == "failed":
+        return f"{v['label']}: refused: {v['reason'] or 'no reason given'}"
+    return f"{v['label']}: {v['status']} (a worker plays its validation games)"
+
+
+def game_line(g: dict[str, Any]) -> str:
+    sides = " v ".join(g.get("sides") or [])
+    score = "-".join(str(t) for t in g.get("totals") or [])
+    faults = f", {g['faults']} fault(s)" if g.get("faults") else ""
+    return (f"game {g['id']} ({g['variant']}, {g['kind']}): {g['result'] or '?'} "
+            f"{score} {sides}{faults}")
+
+
+def rating_line(r: dict[str, Any]) -> str:
+    provisional = ", provisional" if r.get("provisional") else ""
+    return (f"{r['label']} {r['variant']}: {r['rating']:.2f} (mu {r['mu']:.2f}, sigma "
+            f"{r['sigma']:.2f}), {r['games']} games{provisional}")
+
+
+def show(state: dict[str, Any]) -> None:
+    print(f"{state['bot']} by {state['owner']}: {state['url']}")
+    for v in state["versions"] or [{"label": "no version yet", "status": "", "reason": None}]:
+        print("  " + (version_line(v) if v["status"] else v["label"]))
+    entry = state["ladder"]
+    if entry:
+        print(f"  ladder: {entry['status']}, playing {entry['label']}")
+    else:
+        print("  ladder: not yet (a version enters when it passes validation)")
+    for r in state["ratings"]:
+        print("  rating " + rating_line(r))
+    if not state["ratings"]:
+        print("  rating: none yet (its first rated games come within a minute or so of "
+              "validation)")
+    if state["games"]:
+        print("  latest games:")
+        for g in state["games"]:
+            print("    " + game_line(g))
+
+
+def changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What changed between two snapshots, as lines."""
+    out = []
+    old_versions = {v["number"]: v for v in before["versions"]}
+    for v in reversed(after["versions"]):
+        was = old_versions.get(v["number"])
+        if was is None or was["status"] != v["status"]:
+            out.append(version_line(v))
+    if before["ladder"] != after["ladder"] and after["ladder"]:
+        out.append(f"ladder: {after['ladder']['status']}, playing {after['ladder']['label']}")
+    seen = {g["id"] for g in before["games"]}
+    out += [game_line(g) for g in reversed(after["games"]) if g["id"] not in seen]
+    old_ratings = {(r["label"], r["variant"]): r for r in before["ratings"]}
+    for r in after["ratings"]:
+        was = old_ratings.get((r["label"], r["variant"]))
+        if was is None or was["games"] != r["games"]:
+            out.append("rating " + rating_line(r))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """``arena bot status``."""
+    from arena.sdk.client import ArenaClient, ClientError
+    from arena.sdk.credentials import CredentialsError, resolve
+
+    if args.interval <= 0:
+        return _fail(f"--interval {args.interval:g}: must be positive")
+    try:
+        creds = resolve(args.server)
+    except CredentialsError as exc:
+        return _fail(str(exc))
+    client = ArenaClient(creds.server, creds.token or "")
+    try:
+        state = snapshot(client, args.name)
+    except ClientError as exc:
+        return _fail(str(exc))
+    if state is None:
+        return _fail(f"{creds.server} has no bot {args.name!r}", 1)
+    if args.json:
+        print(json.dumps(state), flush=True)
+    else:
+        show(state)
+    if not args.follow:
+        return 0
+    if not args.json:
+        print(f"Following {args.name} (Ctrl-C to stop)…", flush=True)
+    new_games = 0
+    while args.until_games is None or new_games < args.until_games:
+        time.sleep(args.interval)
+        try:
+            latest = snapshot(client, args.name)
+        except ClientError as exc:
+            print(f"({exc}; trying again)", file=sys.stderr, flush=True)
+            continue
+        if latest is None:
+            return _fail(f"bot {args.name!r} is gone from {creds.server}", 1)
+        lines = changes(state, latest)
+        seen = {g["id"] for g in state["games"]}
+        new_games += sum(1 for g in latest["games"] if g["id"] not in seen)
+        if lines:
+            stamp = time.strftime("%H:%M:%S")
+            if args.json:
+                print(json.dumps({"at": stamp, "changes": lines, "state": latest}), flush=True)
+            else:
+                for line in lines:
+                    print(f"{stamp} {line}", flush=True)
+        state = latest
+    return 0
