@@ -174,6 +174,7 @@ def parse_options(items: list[str]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """``arena match``."""
     from arena.commands import sprt
+    from arena.commands.match_output import print_header, print_table
     from arena.runner import BotError, BotRef, MatchError, MatchSpec, run_match, sandbox_available
 
     games = args.games
@@ -212,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         return sprt.run(args, spec, test)
 
     if not args.json:
-        _print_header(spec, sandbox_available())
+        print_header(spec, sandbox_available())
     if args.json:
         report = run_match(spec)
     else:
@@ -220,24 +221,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return 0
-    _print_table(report)
+    print_table(report)
     return 0
-
-
-def _print_header(spec: Any, has_sandbox: bool) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    console = Console(stderr=True)
-    names = " vs ".join(bot.label for bot in spec.entrants)
-    if not spec.sandbox:
-        where = "[bold red]no sandbox (--unsafe-no-sandbox)[/]"
-    elif has_sandbox:
-        where = "bubblewrap sandbox"
-    else:
-        where = "[yellow]no bubblewrap: the sample bots run with limits only[/]"
-    clocks = f"{spec.move_time_ms} ms/move + {spec.bank_ms} ms bank"
-    console.print(f"[bold]{escape(names)}[/], {spec.variant}, {clocks}; {where}")
 
 
 def _run_with_progress(spec: Any, run_match: Any) -> Any:
@@ -264,57 +249,3 @@ def _run_with_progress(spec: Any, run_match: Any) -> Any:
             progress.update(task, completed=done, total=total, score=f"wins {score}")
 
         return run_match(spec, progress=update)
-
-
-def _print_table(report: Any) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    console = Console()
-    lines = report.summary()
-    seen = [line.label for line in lines]
-    for line in lines:  # the same bot twice: tell the entrants apart by their order
-        if seen.count(line.label) > 1:
-            line.label = f"{line.label} #{line.entrant + 1}"
-    table = Table(title=f"{report.rules.variant}, seed {report.seed}", title_justify="left")
-    table.add_column("bot", no_wrap=True)
-    for column in ("games", "W", "L", "D", "points", "scope", "faults", "score"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for line in lines:
-        estimate = line.elo()
-        table.add_row(
-            line.label,
-            str(line.games),
-            str(line.wins),
-            str(line.losses),
-            str(line.draws),
-            str(line.points),
-            str(line.scope),
-            str(line.faults),
-            f"{100 * estimate.score:.1f}%",
-        )
-    console.print(table)
-    if len(lines) == 2:
-        first = lines[0]
-        console.print(f"{first.label} vs {lines[1].label}:", highlight=False)
-        console.print(first.elo().describe(), highlight=False)
-    else:
-        for line in lines:
-            console.print(f"{line.label} vs the field: {line.elo().describe()}", highlight=False)
-    voids = [game for game in report.games if game.void is not None]
-    if voids:
-        console.print(f"[yellow]{len(voids)} void games (the arena failed, counted for nobody)")
-    for game in report.games:
-        for fault in game.faults:
-            label = report.labels[game.seats[fault["seat"]]]
-            console.print(
-                f"game {game.index + 1}, seat {fault['seat']} ({label}): "
-                f"[bold]{fault['kind']}[/] {escape(fault['detail'])}",
-                markup=True,
-                highlight=False,
-            )
-        if game.void is not None:
-            console.print(f"game {game.index + 1}: void: {escape(game.void)}", highlight=False)
-    if report.spec.replays_dir is not None:
-        console.print(f"replays in {report.spec.replays_dir}/ (bot logs in its logs/)")

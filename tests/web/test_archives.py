@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from web_helpers import BAD_ARCHIVES, good_zip, make_tar, make_zip, manifest
 
-from webui.league.archives import MAX_FILES, ArchiveError, check_archive
+from arena.archives import MAX_FILES, ArchiveError, check_archive
 
 VARIANTS = frozenset({"scopa", "scopone"})
 

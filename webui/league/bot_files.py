@@ -6,7 +6,7 @@ The database is the source of truth of uploaded bots: each archive's bytes are a
 ``source_dir`` when this host has it (a relative one under this host's ``ARENA_DATA_DIR``);
 else this host's ``ARENA_BOTS_DIR/<sha256>``, unpacked there from the database on first use,
 after checking the bytes against the sha256, with the site's own safe unpacking
-(:mod:`webui.league.archives`), atomically, so processes racing on the same version all end up
+(:mod:`arena.archives`), atomically, so processes racing on the same version all end up
 with one good folder. A sample bot registered from a checkout elsewhere (an absolute folder this
 host lacks) is this checkout's sample bot of the same name when its content hash is the same.
 :func:`load_archive_files` (``manage.py load_archives``) stores the archive files of versions
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from django.conf import settings
 
+from arena.archives import ArchiveError, archive_kind, read_archive, unpack
 from arena.runner.bots import SAMPLE_BOTS
 
-from .archives import ArchiveError, archive_kind, read_archive, unpack
 from .models import BotArchive, BotVersion
 
 log = logging.getLogger("arena.league")

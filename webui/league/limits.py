@@ -4,7 +4,7 @@ The API, the forms, the command line and :func:`webui.league.services.create_sea
 against these, so a value refused in one place is refused everywhere with the same range, and
 nothing out of range reaches the database (where a seed of 2**63 would overflow its column) or
 a worker (where a bank shorter than a move would void every match). Texts are checked by
-:mod:`webui.league.inputs`; bot archives by :mod:`webui.league.archives`; rules options by the
+:mod:`webui.league.inputs`; bot archives by :mod:`arena.archives`; rules options by the
 engine.
 """
 

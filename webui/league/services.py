@@ -334,7 +334,7 @@ def create_season(
             "move_time_ms": move_time_ms, "bank_ms": bank_ms, "seed": seed,
         })
         seat_overrides = seat_limits.check_seat_limits(limits)
-    except ranges.LimitError as error:
+    except (ranges.LimitError, inputs.InputError) as error:
         raise LeagueError(str(error)) from None
     try:
         season_format = formats.season_format(variant, format, knockout_size)

@@ -25,8 +25,8 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from arena.archives import MAX_ARCHIVE_BYTES
 from webui.league import inputs, limits, services
-from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 

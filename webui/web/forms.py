@@ -10,9 +10,9 @@ from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
+from arena.archives import MAX_ARCHIVE_BYTES
 from arena.engine import VARIANTS
 from webui.league import inputs, limits
-from webui.league.archives import MAX_ARCHIVE_BYTES
 from webui.league.models import BotVersion, Season
 from webui.league.seat_limits import SEAT_LIMITS
 

@@ -1,6 +1,6 @@
 """Stores a checked bot archive and adds it to its bot as a new version (validated by a worker).
 
-The archive is checked first (:mod:`webui.league.archives`); only an archive that passes is
+The archive is checked first (:mod:`arena.archives`); only an archive that passes is
 unpacked into its own folder, content-addressed by its sha256; then, in one transaction, its
 bytes are kept in the database (:func:`~webui.league.services.store_archive`, where workers on
 any host find them) and the league's :func:`~webui.league.services.register_version` adds the
@@ -18,9 +18,9 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from arena.archives import ArchiveError, CheckedArchive, check_archive, unpack
 from arena.engine import VARIANTS
 from webui.league import services
-from webui.league.archives import ArchiveError, CheckedArchive, check_archive, unpack
 from webui.league.models import Bot, BotVersion
 
 

@@ -4,9 +4,10 @@ An archive is refused, with one line saying why, when it is too big, is not a zi
 holds a path that escapes its folder, a link or a special file, unpacks to too many files or
 too many bytes (an archive bomb), or lacks a ``bot.toml`` that passes :mod:`arena.manifest`
 (the runner's own rules).  Checking reads the archive in memory and writes nothing;
-:func:`unpack` writes checked files into a new folder, atomically. The site checks and unpacks
-uploads with it (:mod:`webui.web.submission`); workers, which never import the site, unpack
-archives from the database with it (:mod:`webui.league.bot_files`).
+:func:`unpack` writes checked files into a new folder, atomically. Standard library and the
+arena's own checks only: ``arena bot submit`` checks an upload with it before sending it; the
+site checks and unpacks uploads with it (:mod:`webui.web.submission`); workers, which never
+import the site, unpack archives from the database with it (:mod:`webui.league.bot_files`).
 """
 
 from __future__ import annotations
@@ -26,10 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from arena import inputs
 from arena import manifest as manifests
 from arena.manifest import MANIFEST_FILE as MANIFEST
-
-from . import inputs
 
 MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
 """The largest archive accepted, as uploaded."""
