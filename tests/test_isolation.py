@@ -57,12 +57,12 @@ def test_a_message_on_the_shared_redis_lands_under_the_runs_prefix(
 ) -> None:
     import redis
 
-    from workers import celery_app
+    from webui.league import queue as league_queue
 
     queue = f"isolation-{uuid.uuid4().hex[:8]}"
     settings.ARENA_BROKER_URL = redis_url
     settings.ARENA_QUEUE = queue
-    app = celery_app.make_app()
+    app = league_queue.make_app()
     client = redis.Redis.from_url(redis_url)
     prefix = settings.ARENA_BROKER_PREFIX
     try:

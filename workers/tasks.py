@@ -216,8 +216,8 @@ def sweep() -> int:
     """Enqueues again what lost messages or dead workers left behind: matches, rounds,
     validations, ratings (:func:`services.requeue_stale`) and Play games
     (:func:`webui.play.games.sweep`, which also ends those that can no longer be played)."""
+    from webui.league.queue import play_queue, queue_depth
     from webui.play import games
-    from workers.celery_app import play_queue, queue_depth
 
     return (services.requeue_stale(waiting=queue_depth())
             + games.sweep(waiting=queue_depth(play_queue())))

@@ -60,9 +60,9 @@ def setup(name: str) -> dict[str, int]:
 
 
 def enqueue(match_id: int) -> dict[str, int]:
-    from workers.celery_app import app
+    from webui.league.queue import current_app
 
-    app.send_task("arena.play_match", args=[match_id])
+    current_app().send_task("arena.play_match", args=[match_id])
     return {"sent": match_id}
 
 

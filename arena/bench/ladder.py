@@ -235,7 +235,7 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
         from arena.commands.demo import LADDER_INTERVAL_S
         from webui.league import ladder, services
         from webui.league.models import BotVersion, Game
-        from workers.local import LocalWorkers
+        from webui.local_workers import LocalWorkers
 
         owner = User.objects.create_user("bench")
         for name in ("random", "greedy"):

@@ -108,7 +108,7 @@ def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[s
 
 def _measure(args: argparse.Namespace, env: dict[str, str], workers: int, empty: bool,
              entrants: list[Any]) -> dict[str, Any]:
-    local = importlib.import_module("workers.local")
+    local = importlib.import_module("webui.local_workers")
     label = f"{'empty' if empty else 'played'}, {workers} worker{'s' if workers > 1 else ''}"
     worker_env = {**env, "ARENA_BENCH_EMPTY_MATCHES": "1" if empty else "0"}
     pool = local.LocalWorkers(workers, env=worker_env)

@@ -169,8 +169,8 @@ def run(args: argparse.Namespace) -> int:
     console.print("The ladder plays on while the site is up: a bot you submit plays its first "
                   f"ladder match about a minute after it passes validation ([bold]http://"
                   f"{args.host}:{args.port}/ladder/[/bold]).")
+    from webui.league.queue import play_queue, queue_depth
     from webui.play import games
-    from workers.celery_app import play_queue, queue_depth
 
     loop = ladder.LadderLoop(
         interval_s=LADDER_INTERVAL_S,

@@ -91,7 +91,7 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application, run
 
-    from workers.local import LocalWorkers
+    from webui.local_workers import LocalWorkers
 
     count = workers if workers is not None else (1 if settings.ARENA_EMBEDDED_BROKER else 0)
     pools = []

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     print(summary(), flush=True)  # what protects this host from the bots (`arena doctor`)
 
     if args.play:
-        from workers.celery_app import play_queue
+        from webui.league.queue import play_queue
 
         queue, pool, name = play_queue(), "threads", "play@%h"
         slots = args.concurrency or settings.ARENA_PLAY_SLOTS

@@ -50,9 +50,9 @@ def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str,
     """One real worker process; the site and the worker share the Redis ``live`` cache."""
     from django.db import connection
 
+    from webui.league import queue as league_queue
+    from webui.local_workers import LocalWorkers
     from webui.settings import live_cache
-    from workers import celery_app
-    from workers.local import LocalWorkers
 
     if connection.vendor != "postgresql":
         pytest.skip("the worker tests run on PostgreSQL; ARENA_DATABASE_URL points elsewhere")
@@ -72,8 +72,8 @@ def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str,
     settings.ARENA_QUEUE = queue
     settings.CACHES = {**settings.CACHES,
                        "live": live_cache("", redis_url, prefix, tmp_path / "site-data")}
-    app = celery_app.make_app()
-    monkeypatch.setattr(celery_app, "app", app)
+    app = league_queue.make_app()
+    monkeypatch.setattr(league_queue, "app", app)
     monkeypatch.setattr("webui.web.live_progress.POLL_MS", 400)
     pool = LocalWorkers(1, env=env, log_dir=tmp_path / "worker-logs").start()
     try:

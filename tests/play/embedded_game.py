@@ -27,9 +27,9 @@ def main() -> None:
     from play_helpers import descendants
 
     from webui.league import services
+    from webui.local_workers import LocalWorkers
     from webui.play import games
     from webui.play.models import PlayGame
-    from workers.local import LocalWorkers
 
     assert settings.ARENA_EMBEDDED_BROKER and "sqlite" in settings.DATABASES["default"]["ENGINE"]
     call_command("migrate", verbosity=0)

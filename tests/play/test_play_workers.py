@@ -128,9 +128,9 @@ def test_games_queued_when_the_broker_restarts_empty_are_sent_again_or_ended(
     import redis
     from django.utils import timezone
 
+    from webui.league.queue import play_queue, queue_depth
     from webui.play import games
     from webui.play.models import PlayGame
-    from workers.celery_app import play_queue, queue_depth
 
     broker = redis.Redis.from_url(play_private.redis.url)
 

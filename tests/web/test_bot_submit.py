@@ -1,10 +1,10 @@
 """``arena login`` and ``arena bot submit`` against a live site, with a real worker validating.
 
 The site is pytest-django's live server on this test's database; the worker is a real ``arena
-worker`` process (:class:`workers.local.LocalWorkers`) on the machine's Redis, in a queue of its
-own, which plays each upload's validation game against the random bot in the sandbox. The
-commands run as a user runs them (``arena.cli.main``), with the credentials file in a folder of
-the test's own.
+worker`` process (:class:`webui.local_workers.LocalWorkers`) on the machine's Redis, in a
+queue of its own, which plays each upload's validation game against the random bot in the
+sandbox. The commands run as a user runs them (``arena.cli.main``), with the credentials file in
+a folder of the test's own.
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ def worker(transactional_db: Any, redis_url: str, tmp_path: Path, settings: Any,
     """One real worker process on this test's database and a private Redis queue."""
     from django.db import connection
 
-    from workers import celery_app
-    from workers.local import LocalWorkers
+    from webui.league import queue as league_queue
+    from webui.local_workers import LocalWorkers
 
     if connection.vendor != "postgresql":
         pytest.skip("the worker tests run on PostgreSQL; ARENA_DATABASE_URL points elsewhere")
@@ -91,8 +91,8 @@ def worker(transactional_db: Any, redis_url: str, tmp_path: Path, settings: Any,
     settings.ARENA_BROKER_URL = redis_url
     settings.ARENA_EMBEDDED_BROKER = False
     settings.ARENA_QUEUE = queue
-    app = celery_app.make_app()
-    monkeypatch.setattr(celery_app, "app", app)
+    app = league_queue.make_app()
+    monkeypatch.setattr(league_queue, "app", app)
     pool = LocalWorkers(1, env=env, log_dir=tmp_path / "worker-logs").start()
     try:
         yield

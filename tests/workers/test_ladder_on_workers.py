@@ -55,10 +55,9 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
     from django.contrib.auth.models import User
     from worker_helpers import playable_zip
 
-    from webui.league import ladder, services
+    from webui.league import ladder, queue, services
     from webui.league.models import BotVersion, Game, LadderEntry, Match, Rating
     from webui.web.submission import add_version
-    from workers import celery_app
 
     samples = on_ladder(live, settings, ["random", "greedy"])
     author = User.objects.create_user("author")
@@ -72,7 +71,7 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
     variant = ladder.ladder_variants()[0]
 
     def beat() -> None:  # what celery beat sends every ARENA_LADDER_INTERVAL_S
-        celery_app.app.send_task("arena.schedule_ladder")
+        queue.current_app().send_task("arena.schedule_ladder")
         sweep()
 
     def newcomer_rated() -> bool:

@@ -43,10 +43,10 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
     from django.core.cache import caches
     from django.db import connection
 
+    from webui.league import queue as league_queue
     from webui.league import services
     from webui.league.models import Match
-    from workers import celery_app
-    from workers.local import LocalWorkers
+    from webui.local_workers import LocalWorkers
 
     # The site of this test is the demo's: no broker server, no Redis cache.
     assert caches["live"].__class__.__name__ == "FileBasedCache"
@@ -54,8 +54,8 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
     settings.ARENA_BROKER_URL = ""
     settings.ARENA_EMBEDDED_BROKER = True
     settings.ARENA_QUEUE = queue
-    app = celery_app.make_app()
-    monkeypatch.setattr(celery_app, "app", app)
+    app = league_queue.make_app()
+    monkeypatch.setattr(league_queue, "app", app)
     env = {
         "ARENA_DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/"
         f"{connection.settings_dict['NAME']}",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.process_groups import exited_unreaped
-from workers.local import LocalWorkers
+from webui.local_workers import LocalWorkers
 
 
 def group_members(pgid: int) -> list[int]:

@@ -1,6 +1,6 @@
 """Seasons played by real Celery worker processes on Redis and PostgreSQL, and their failures.
 
-The workers are subprocesses (:class:`workers.local.LocalWorkers`, the ``live`` fixtures of
+The workers are subprocesses (:class:`webui.local_workers.LocalWorkers`, the ``live`` fixtures of
 ``conftest.py``) that see the same database as the test (pytest-django's test database, in
 ``transaction=True`` tests so their writes are visible) and a queue of their own: on the
 machine's Redis under this run's key prefix, or on a private ``redis-server`` for the test that

@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from workers.local import LocalWorkers
+    from webui.local_workers import LocalWorkers
 
     from . import services
     from .models import Season

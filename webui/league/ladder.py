@@ -246,7 +246,7 @@ def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion
                       games: int, rated: bool, priority: int = 0,
                       requested_by: Any = None) -> Match:
     """A scheduled match outside any season, enqueued on ``arena.play_match`` after commit."""
-    from .services import enqueue
+    from .queue import enqueue
 
     now = timezone.now()
     match = Match.objects.create(
@@ -324,14 +324,13 @@ class LadderLoop:
     def _run(self) -> None:
         from django.db import close_old_connections, connection
 
+        from .queue import queue_depth
         from .services import requeue_stale
 
         try:
             while True:
                 try:
                     schedule()
-                    from workers.celery_app import queue_depth
-
                     requeue_stale(waiting=queue_depth())
                     for extra in self.also:
                         extra()

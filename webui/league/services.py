@@ -50,6 +50,7 @@ from .models import (
     SeasonEntrant,
     Variant,
 )
+from .queue import enqueue, queue_depth
 
 log = logging.getLogger("arena.league")
 
@@ -59,21 +60,7 @@ class LeagueError(ValueError):
 
 
 # ---------------------------------------------------------------------------------------------
-# Enqueueing
-
-
-def enqueue(task: str, *args: Any, countdown: float | None = None) -> None:
-    """Sends task ``task`` (by name) with ``args`` once the current transaction commits."""
-
-    def send() -> None:
-        from workers.celery_app import app
-
-        try:
-            app.send_task(task, args=list(args), countdown=countdown)
-        except Exception as error:  # the broker is down: the sweeper enqueues it again later
-            log.warning("could not enqueue %s%s: %s", task, tuple(args), error)
-
-    transaction.on_commit(send)
+# Workers
 
 
 def worker_name() -> str:
@@ -1040,8 +1027,6 @@ def run_season(
             raise TimeoutError(f"season {season.name!r} not finished after {timeout_s:g} s "
                                f"({done} of {total} matches done)")
         if now - last_sweep >= sweep_every_s:
-            from workers.celery_app import queue_depth
-
             requeue_stale(grace_s=grace_s, waiting=queue_depth())
             last_sweep = now
         time.sleep(poll_s)

@@ -1,11 +1,12 @@
 """Local Celery worker processes, started by the commands that need them.
 
 The embedded default has no broker server and no separate worker service: ``arena season run``
-(and ``arena demo``) start real ``celery worker`` processes on this machine with
+(and ``arena demo``, ``arena web``) start real ``arena worker`` processes on this machine with
 :class:`LocalWorkers`, over the same broker the environment configures (the ``filesystem://``
 transport by default, Redis when ``ARENA_BROKER_URL`` says so), and stop them when done. Tests
-and ``arena bench season`` use it too, to kill and restart workers. It is not a supervisor:
-in production, run ``arena worker`` under one (docker-compose, systemd).
+and ``arena bench season`` use it too, to kill and restart workers. A worker is a process
+started by its command, so whoever starts one imports nothing of :mod:`workers`. It is not a
+supervisor: in production, run ``arena worker`` under one (docker-compose, systemd).
 """
 
 from __future__ import annotations
