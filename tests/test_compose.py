@@ -8,7 +8,7 @@ parsers), every file it mounts or copies exists; every environment variable it s
 arena's image is one the code reads; the nginx template's variables are the ones it sets; the
 database's user, name and password are the ones the arena's URL uses. The multi-host tests
 (``tests/workers/test_hosts.py``) run the ``redis``, ``migrate``, ``worker`` and ``beat``
-commands read from this file, through :mod:`arena.bench.hostlab`, which restates none.
+commands read from this file, through :mod:`workers.bench.hostlab`, which restates none.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from arena.bench import hostlab
+from workers.bench import hostlab
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL_IMAGE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*:[A-Za-z0-9][A-Za-z0-9._-]*$")

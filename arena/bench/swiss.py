@@ -40,6 +40,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+SUMMARY = "a Swiss season against a full round-robin: matches and ranking quality"
+
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 

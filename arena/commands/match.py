@@ -15,10 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.runner.sandbox import Limits
+HELP = "play a match between bots (sandboxed, over gRPC)"
 
 DEFAULT_GAMES = 10
-DEFAULT_LIMITS = Limits()
 MIB = 1024**2
 DEFAULT_MOVE_MS = 1000
 DEFAULT_BANK_MS = 60_000
@@ -26,6 +25,9 @@ DEFAULT_BANK_MS = 60_000
 
 def register(subparsers: Any) -> None:
     """Adds ``match`` to the ``arena`` parser."""
+    from arena.runner.sandbox import Limits
+
+    defaults = Limits()
     parser = subparsers.add_parser(
         "match",
         help="play a match between bots (sandboxed processes over gRPC)",
@@ -107,22 +109,22 @@ def register(subparsers: Any) -> None:
     )
     limits.add_argument("--memory", type=int, default=None, metavar="MIB",
                         help="memory of a seat's processes and tmpfs folders together "
-                        f"(default {DEFAULT_LIMITS.memory_bytes // MIB})")
+                        f"(default {defaults.memory_bytes // MIB})")
     limits.add_argument("--processes", type=int, default=None, metavar="N",
                         help="processes and threads of a seat (default "
-                        f"{DEFAULT_LIMITS.processes})")
+                        f"{defaults.processes})")
     limits.add_argument("--tmp-size", type=int, default=None, metavar="MIB",
                         help="size of a seat's /tmp and of its /dev/shm (default "
-                        f"{DEFAULT_LIMITS.tmp_bytes // MIB})")
+                        f"{defaults.tmp_bytes // MIB})")
     limits.add_argument("--cpu-time", type=int, default=None, metavar="S",
                         help="CPU seconds of each bot process (default: every game's bank, "
                         "one and a half times, plus a minute)")
     limits.add_argument("--file-size", type=int, default=None, metavar="MIB",
                         help="largest file a bot may write (default "
-                        f"{DEFAULT_LIMITS.file_bytes // MIB})")
+                        f"{defaults.file_bytes // MIB})")
     limits.add_argument("--open-files", type=int, default=None, metavar="N",
                         help=f"open files of each bot process (default "
-                        f"{DEFAULT_LIMITS.open_files})")
+                        f"{defaults.open_files})")
     parser.set_defaults(func=run)
 
 

@@ -56,7 +56,7 @@ def children() -> list[str]:
     """The processes this test process has started that are still there (bots, bubblewrap)."""
     import os
 
-    from arena.bench.hostlab import cmdline, descendants
+    from workers.bench.hostlab import cmdline, descendants
 
     return sorted(cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
 

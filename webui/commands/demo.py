@@ -17,8 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.commands.web import add_serve_arguments, check_port, local_defaults, prepare, serve
 from arena.engine import VARIANTS
+from webui.commands.web import add_serve_arguments, check_port, local_defaults, prepare, serve
+
+HELP = "set up, play a short season of sample bots, serve the site"
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"

@@ -10,7 +10,7 @@ beside a baseline page that runs no query at all, measured in the same run.
 
 ``--concurrency N`` measures the real thing instead: the site served with its production
 configuration (gunicorn with ``webui/gunicorn_conf.py`` behind nginx, :mod:`webui.serving`) on
-the same database, and N concurrent clients over HTTP (:mod:`arena.bench.site_load`): p50, p95,
+the same database, and N concurrent clients over HTTP (:mod:`webui.bench.site_load`): p50, p95,
 errors and 5xx answers per page, beside ``/healthz`` measured under the same load. Not a test:
 run it by hand.
 """
@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+SUMMARY = "page and API response times"
 
 TARGET_P95_MS = 50.0
 BENCH_DB = "arena_bench_site"
@@ -384,7 +386,7 @@ def concurrent_pages() -> list[tuple[str, list[str]]]:
 
 def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     """Serves the site as in production and loads each page with ``--concurrency`` clients."""
-    from arena.bench.site_load import load_pages
+    from webui.bench.site_load import load_pages
     from webui.serving import ProductionServer, free_port
 
     pages = concurrent_pages()

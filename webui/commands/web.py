@@ -19,6 +19,8 @@ import sys
 import time
 from typing import Any
 
+HELP = "serve the site at http://127.0.0.1:8000"
+
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that ``arena web`` and ``arena demo`` share."""

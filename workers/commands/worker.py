@@ -13,9 +13,10 @@ when this command runs.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 from typing import Any
+
+HELP = "run a Celery worker that plays matches"
 
 
 def register(subparsers: Any) -> None:
@@ -48,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
     from django.conf import settings
 
-    app = importlib.import_module("workers.celery_app").app  # by name: not type-checked here
     from arena.runner.protections import summary
+    from workers.celery_app import app
 
     print(summary(), flush=True)  # what protects this host from the bots (`arena doctor`)
 

@@ -13,7 +13,6 @@ and ``--broker-url`` point it at PostgreSQL and Redis. It loads Django only when
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import statistics
@@ -22,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+SUMMARY = "scheduling and recording a season"
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
@@ -63,15 +64,17 @@ def _configure(args: argparse.Namespace, data_dir: Path) -> dict[str, str]:
 
 
 def _entrants(count: int) -> list[Any]:
-    services = importlib.import_module("webui.league.services")
-    user_model = importlib.import_module("django.contrib.auth.models").User
-    owner, _ = user_model.objects.get_or_create(username="bench")
+    from django.contrib.auth.models import User
+
+    from webui.league import services
+    from webui.league.models import Bot
+
+    owner, _ = User.objects.get_or_create(username="bench")
     versions = []
     for i in range(count):
         sample = ("random", "greedy")[i % 2]
         name = f"bench-{sample}-{i + 1}"
-        bot_model = importlib.import_module("webui.league.models").Bot
-        bot = bot_model.objects.filter(name=name).first() or services.create_bot(owner, name)
+        bot = Bot.objects.filter(name=name).first() or services.create_bot(owner, name)
         version, _ = services.register_version(
             bot, sha256=f"{i + 1:064x}", manifest={"name": sample},
             source_dir=str(SAMPLES / sample), validate=False,
@@ -81,7 +84,8 @@ def _entrants(count: int) -> list[Any]:
 
 
 def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[str, Any]:
-    services = importlib.import_module("webui.league.services")
+    from webui.league import services
+
     season = services.create_season(
         name=f"bench {label} {time.time():.3f}",
         variant=services.get_variant("scopa", {"target": args.target}),
@@ -108,10 +112,11 @@ def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[s
 
 def _measure(args: argparse.Namespace, env: dict[str, str], workers: int, empty: bool,
              entrants: list[Any]) -> dict[str, Any]:
-    local = importlib.import_module("webui.local_workers")
+    from webui.local_workers import LocalWorkers
+
     label = f"{'empty' if empty else 'played'}, {workers} worker{'s' if workers > 1 else ''}"
     worker_env = {**env, "ARENA_BENCH_EMPTY_MATCHES": "1" if empty else "0"}
-    pool = local.LocalWorkers(workers, env=worker_env)
+    pool = LocalWorkers(workers, env=worker_env)
     pool.start()
     try:
         # A two-entrant warm-up: the workers are up and connected before the clock starts.
@@ -137,11 +142,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         env = _configure(args, Path(tmp))
-        django = importlib.import_module("django")
+        import django
+        from django.core.management import call_command
+
         django.setup()
-        importlib.import_module("django.core.management").call_command(
-            "migrate", interactive=False, verbosity=0
-        )
+        call_command("migrate", interactive=False, verbosity=0)
         entrants = _entrants(args.entrants)
         rows = [_measure(args, env, n, False, entrants) for n in counts]
         rows.append(_measure(args, env, 1, True, entrants))

@@ -1,7 +1,7 @@
 """``arena bench hosts``: workers on separate hosts, one of them cut off mid-match.
 
 A deployment as ``docker-compose.yml`` describes it, on hosts of their own
-(:mod:`arena.bench.hostlab`: network namespaces on a private LAN): PostgreSQL and Redis on a
+(:mod:`workers.bench.hostlab`: network namespaces on a private LAN): PostgreSQL and Redis on a
 services host, the site's host (migrations, celery beat, the ``arena`` commands) and two
 worker hosts, ``w1`` with a right clock and ``w2`` with its wall clock a minute ahead. Each run
 plays a long match (ISMCTS against greedy) on one worker host, cuts that host's link mid-match
@@ -31,7 +31,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from arena.bench.hostlab import ArenaProcess, Host, Lab, LabError, Services
+from workers.bench.hostlab import ArenaProcess, Host, Lab, LabError, Services
+
+SUMMARY = "worker hosts in network namespaces: a host cut off mid-match (needs root)"
 
 LEASE_S = 4.0
 """The workers' match lease in the lab: short, so that a cut-off host's match moves soon."""
@@ -152,8 +154,8 @@ class Deployment:
                                   overrides=self.overrides())
 
     def admin(self, *args: str) -> Any:
-        """An operation of :mod:`arena.bench.hosts_admin` on the site's host."""
-        output = self.lab.run_arena(self.ctl, [sys.executable, "-m", "arena.bench.hosts_admin",
+        """An operation of :mod:`workers.bench.hosts_admin` on the site's host."""
+        output = self.lab.run_arena(self.ctl, [sys.executable, "-m", "workers.bench.hosts_admin",
                                                *args], variables=self.variables,
                                     overrides=self.overrides())
         return json.loads(output.strip().splitlines()[-1])
@@ -204,7 +206,7 @@ class Deployment:
         host = self.hosts[name]
         worker = self.workers.get(name)
         own = worker.own_pids() if worker is not None and worker.running() else set()
-        from arena.bench.hostlab import cmdline
+        from workers.bench.hostlab import cmdline
 
         return {
             "folders": [p.name for p in host.seat_folders()],
@@ -224,7 +226,7 @@ class Deployment:
     def leftovers(self) -> dict[str, list[str]]:
         """What the worker hosts still hold once their workers stopped: processes (in their
         namespaces and control groups, and below), seats' folders and control groups."""
-        from arena.bench.hostlab import cmdline
+        from workers.bench.hostlab import cmdline
 
         return {name: [f"process {pid} {cmdline(pid)[:80]}" for pid in sorted(host.pids())]
                 + [f"folder {p.name}" for p in host.seat_folders()]

@@ -10,17 +10,16 @@ table), ``arena season standings NAME``, ``arena season list`` and
 from __future__ import annotations
 
 import argparse
-import importlib
 from collections.abc import Callable
 from typing import Any
 
-# Imported by name: the Django side is loaded (and type-checked) on its own, never through here.
-CLI_MODULE = "webui.league.cli"
+from webui.league import cli
+
+HELP = "create, run and follow seasons on workers"
 
 
 def _platform(action: str) -> Callable[[argparse.Namespace], int]:
     def call(args: argparse.Namespace) -> int:
-        cli = importlib.import_module(CLI_MODULE)
         cli.setup()
         result: int = getattr(cli, action)(args)
         return result
@@ -30,8 +29,6 @@ def _platform(action: str) -> Callable[[argparse.Namespace], int]:
 
 def register(subparsers: Any) -> None:
     """Adds ``season create|run|standings|list|recompute-ratings`` to the ``arena`` parser."""
-    cli = importlib.import_module(CLI_MODULE)
-
     parser = subparsers.add_parser(
         "season",
         help="create, run and follow seasons (round-robin, knockout, Swiss, tables, "

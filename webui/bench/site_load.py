@@ -5,7 +5,7 @@ the server answers until the page's share of requests is done; then the next pag
 answer is read whole. Per page: p50, p95 and the largest latency, errors (a failed connection
 or any status but 200) among them answers of 500 and above, and requests per second. The first
 page is the baseline (``/healthz``: one ``SELECT 1``), measured in the same run under the same
-load. Standard library only; the server is started by :mod:`arena.bench.site` with the
+load. Standard library only; the server is started by :mod:`webui.bench.site` with the
 production configuration (:class:`webui.serving.ProductionServer`).
 """
 

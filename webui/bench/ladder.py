@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import itertools
 import json
 import math
@@ -46,6 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.bench.swiss import BotSpec, play_match
+
+SUMMARY = "ladder convergence to the known order, and a new bot's wait for its first game"
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 BEAT_S = 60.0
@@ -227,12 +228,14 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
                "ARENA_SANDBOX": "auto", "ARENA_LADDER_VARIANTS": "scopa"}
         os.environ.update(env)
         os.environ["DJANGO_SETTINGS_MODULE"] = "webui.settings"
-        importlib.import_module("django").setup()
-        importlib.import_module("django.core.management").call_command(
-            "migrate", interactive=False, verbosity=0)
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        call_command("migrate", interactive=False, verbosity=0)
         from django.contrib.auth.models import User
 
-        from arena.commands.demo import LADDER_INTERVAL_S
+        from webui.commands.demo import LADDER_INTERVAL_S
         from webui.league import ladder, services
         from webui.league.models import BotVersion, Game
         from webui.local_workers import LocalWorkers

@@ -1,5 +1,5 @@
 """What the site's host does in ``arena bench hosts`` and the multi-host tests, over the LAN:
-``python -m arena.bench.hosts_admin OPERATION`` on the lab's control host, with the
+``python -m workers.bench.hosts_admin OPERATION`` on the lab's control host, with the
 deployment's environment (its database and broker are on the services host).
 
 - ``setup NAME``: the sample bots ``random`` and ``greedy`` on the ladder, and bot ``NAME``
