@@ -87,7 +87,7 @@ def test_no_route_answers_a_server_error(played_season: Any, users: dict[str, An
     from webui.league import services
     from webui.league.models import Bot, BotVersion, Game, Match, Variant
     from webui.play.models import PlayGame
-    from webui.web.api import openapi
+    from webui.web.openapi import openapi
 
     settings.ARENA_LADDER_VARIANTS = ["scopa"]
     staff = users["staff"]

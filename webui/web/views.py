@@ -23,7 +23,7 @@ from webui.league import services
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 
 from . import game_lists, live_progress, reads
-from .api import bot_page_data, openapi
+from .api import bot_page_data
 from .api_input import ApiError
 from .charts import rating_chart
 from .client_ip import client_ip
@@ -37,6 +37,7 @@ from .forms import (
     VersionForm,
 )
 from .models import ApiToken
+from .openapi import openapi
 from .replay_frames import card_label
 from .submission import SubmissionError, add_version, create_bot_with_version
 
