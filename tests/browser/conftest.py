@@ -44,17 +44,18 @@ def played_game(transactional_db: Any) -> Any:
     timeout fault at its third move)."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Game
+    from webui.league.versions import register_folder_bot
     from webui.web.sampledata import play_season
 
     staff = User.objects.create_user("staff", password="staff-pass-123", is_staff=True)
     versions = [
-        services.register_folder_bot(staff, ROOT / "sample_bots" / name, validate=False)
+        register_folder_bot(staff, ROOT / "sample_bots" / name, validate=False)
         for name in ("random", "greedy")
     ]
-    season = services.create_season(name="Browser season", variant=services.get_variant("scopa"),
+    season = seasons.create_season(name="Browser season", variant=variants.get_variant("scopa"),
                                      entrants=versions, games_per_pairing=2, seed=3)
-    services.start_season(season)
+    seasons.start_season(season)
     play_season(season)
     return Game.objects.filter(match__season=season).order_by("match_id", "index").first()

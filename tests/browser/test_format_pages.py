@@ -16,12 +16,12 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 def versions(owner: Any, count: int) -> list[Any]:
     """``count`` ready versions of distinct bots (the random sample's code)."""
-    from webui.league import services
+    from webui.league import versions
 
     out = []
     for i in range(count):
-        bot = services.create_bot(owner, f"entrant-{i + 1}")
-        version, _ = services.register_version(
+        bot = versions.create_bot(owner, f"entrant-{i + 1}")
+        version, _ = versions.register_version(
             bot, sha256=f"{i:064x}", manifest={"name": bot.name, "variants": ["*"]},
             source_dir=str(SAMPLES / "random"), validate=False)
         out.append(version)
@@ -37,29 +37,29 @@ def staff(transactional_db: Any) -> Any:
 
 def play_round(season: Any, greedy: frozenset[int]) -> None:
     """Plays the open round's matches in this process, then schedules the next round."""
-    from webui.league import services
+    from webui.league import matches, seasons
     from webui.league.models import Match
     from webui.web.sampledata import match_report
 
     for match in Match.objects.filter(season=season, status="scheduled").order_by("board"):
-        claim = services.claim_match(match.pk, "browser-test")
+        claim = matches.claim_match(match.pk, "browser-test")
         assert claim is not None
         ids = [v.pk for v in match.entrants()]
-        services.record_result(claim, match_report(match, greedy_entrants=frozenset(
+        matches.record_result(claim, match_report(match, greedy_entrants=frozenset(
             i for i, vid in enumerate(ids) if vid in greedy)))
-    services.schedule_next_round(season.pk)
+    seasons.schedule_next_round(season.pk)
 
 
 def test_a_swiss_season_page_shows_each_round_as_it_is_paired(
     page: Any, live_server: Any, staff: Any, artifacts: Path
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants
 
     entrants = versions(staff, 7)
-    season = services.create_season(
-        name="Swiss page", variant=services.get_variant("scopa", {"target": 1}),
+    season = seasons.create_season(
+        name="Swiss page", variant=variants.get_variant("scopa", {"target": 1}),
         entrants=entrants, format="swiss", seed=4)
-    services.start_season(season)
+    seasons.start_season(season)
     page.goto(f"{live_server.url}/seasons/{season.pk}/")
     rounds = page.locator("#schedule h3")
     assert rounds.count() == 1 and "Round 1" in str(rounds.first.text_content())
@@ -73,7 +73,7 @@ def test_a_swiss_season_page_shows_each_round_as_it_is_paired(
     second = page.locator("table.swiss-round").nth(1)
     scores = second.locator("tbody tr:not(.bye) td:nth-child(3)").all_text_contents()
     scores += second.locator("tbody tr:not(.bye) td:nth-child(5)").all_text_contents()
-    round_one_scores = {row.standing.score for row in services.league_standings(season)}
+    round_one_scores = {row.standing.score for row in seasons.league_standings(season)}
     assert {float(s) for s in scores} <= round_one_scores
     headings = page.eval_on_selector_all("#standings thead th",
                                          "ths => ths.map(t => t.textContent)")
@@ -86,14 +86,14 @@ def test_a_swiss_season_page_shows_each_round_as_it_is_paired(
 def test_a_three_player_season_page_lists_its_tables_and_its_replays_show_three_hands(
     page: Any, live_server: Any, staff: Any, artifacts: Path
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Game
     from webui.web.sampledata import play_season
 
     entrants = versions(staff, 4)
-    season = services.create_season(
-        name="Three page", variant=services.get_variant("scopa-3"), entrants=entrants, seed=6)
-    services.start_season(season)
+    season = seasons.create_season(
+        name="Three page", variant=variants.get_variant("scopa-3"), entrants=entrants, seed=6)
+    seasons.start_season(season)
     play_season(season, greedy_versions=frozenset({entrants[0].pk}))
     page.goto(f"{live_server.url}/seasons/{season.pk}/")
     headings = page.eval_on_selector_all("#standings thead th",
@@ -136,14 +136,14 @@ def test_a_three_player_season_page_lists_its_tables_and_its_replays_show_three_
 def test_the_partnership_rota_and_the_two_ladders_of_scopone(
     page: Any, live_server: Any, staff: Any, artifacts: Path
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.web.sampledata import play_season
 
     entrants = versions(staff, 5)
-    season = services.create_season(
-        name="Rota page", variant=services.get_variant("scopone", {"target": 1}),
+    season = seasons.create_season(
+        name="Rota page", variant=variants.get_variant("scopone", {"target": 1}),
         entrants=entrants, format="partnerships", seed=3)
-    services.start_season(season)
+    seasons.start_season(season)
     play_season(season, greedy_versions=frozenset({entrants[0].pk}))
     page.goto(f"{live_server.url}/seasons/{season.pk}/")
     assert "Table rota" in str(page.text_content("#schedule h2"))

@@ -19,7 +19,7 @@ def ladder_site(transactional_db: Any, settings: Any) -> Any:
     """random and greedy on the ladder with a played ladder match; ada owns ``ada-bot``."""
     from django.contrib.auth.models import User
 
-    from webui.league import ladder, services
+    from webui.league import ladder, matches, ratings, variants, versions
     from webui.league.models import Match
     from webui.web.sampledata import match_report
 
@@ -27,17 +27,17 @@ def ladder_site(transactional_db: Any, settings: Any) -> Any:
     staff = User.objects.create_user("arena", is_staff=True)
     ada = User.objects.create_user("ada", password="ada-pass-123")
     for name in ("random", "greedy"):
-        ladder.enter_version(services.register_folder_bot(staff, SAMPLES / name))
-    bot = services.create_bot(ada, "ada-bot")
-    version, _ = services.register_version(bot, sha256="e" * 64, manifest={"name": "ada-bot"},
+        ladder.enter_version(versions.register_folder_bot(staff, SAMPLES / name))
+    bot = versions.create_bot(ada, "ada-bot")
+    version, _ = versions.register_version(bot, sha256="e" * 64, manifest={"name": "ada-bot"},
                                            source_dir=str(SAMPLES / "random"))
-    services.finish_validation(version.pk, True)
+    versions.finish_validation(version.pk, True)
     for match_id in ladder.schedule():
         match = Match.objects.get(pk=match_id)
-        claim = services.claim_match(match_id, "test")
+        claim = matches.claim_match(match_id, "test")
         assert claim is not None
-        services.record_result(claim, match_report(match))
-    services.update_ratings(services.get_variant("scopa").pk)
+        matches.record_result(claim, match_report(match))
+    ratings.update_ratings(variants.get_variant("scopa").pk)
     return ada
 
 
@@ -52,7 +52,7 @@ def log_in(page: Any, base: str) -> None:
 def test_an_owner_challenges_from_the_ladder_page_and_sees_the_result(
     page: Any, live_server: Any, ladder_site: Any,
 ) -> None:
-    from webui.league import services
+    from webui.league import matches
     from webui.league.models import Match
     from webui.web.sampledata import match_report
 
@@ -80,9 +80,9 @@ def test_an_owner_challenges_from_the_ladder_page_and_sees_the_result(
     assert "rated on the ladder" in str(page.text_content("main"))
     assert "scheduled" in str(page.text_content("#challenge-result"))
 
-    claim = services.claim_match(challenge.pk, "test")  # what a worker does
+    claim = matches.claim_match(challenge.pk, "test")  # what a worker does
     assert claim is not None
-    services.record_result(claim, match_report(challenge, greedy_entrant=1))
+    matches.record_result(claim, match_report(challenge, greedy_entrant=1))
     page.wait_for_selector("[data-los]", timeout=20_000)  # the page reloads until it is done
     assert "Elo difference" in str(page.text_content("main"))
     assert "%" in str(page.text_content("[data-los]"))

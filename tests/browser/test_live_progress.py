@@ -92,18 +92,19 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
 ) -> None:
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Match
+    from webui.league.versions import register_folder_bot
 
     staff = User.objects.create_user("staff", password="staff-pass-123", is_staff=True)
     # Two of the three think a little before each move: every match has one of them.
-    versions = [services.register_folder_bot(staff, slow_bot(tmp_path / name))
+    versions = [register_folder_bot(staff, slow_bot(tmp_path / name))
                 for name in ("ponderer", "thinker")]
-    versions.append(services.register_folder_bot(staff, ROOT / "sample_bots" / "random"))
-    season = services.create_season(
-        name="Live season", variant=services.get_variant("scopa", {"target": 1}),
+    versions.append(register_folder_bot(staff, ROOT / "sample_bots" / "random"))
+    season = seasons.create_season(
+        name="Live season", variant=variants.get_variant("scopa", {"target": 1}),
         entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=20_000)
-    services.start_season(season)
+    seasons.start_season(season)
     # Three entrants: three rounds of one match each, of which only the first is scheduled.
     assert Match.objects.filter(season=season).count() == 1
 

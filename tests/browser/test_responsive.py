@@ -97,21 +97,22 @@ def site(transactional_db: Any) -> Site:
     """A finished season of three bots with a final, a member's bot, and their pages."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Game, Match
+    from webui.league.versions import create_bot, register_folder_bot
     from webui.web.sampledata import play_season
 
     staff = User.objects.create_user("arena", password="arena-pass-123", is_staff=True)
     member = User.objects.create_user("ada", password="ada-pass-123")
-    versions = [services.register_folder_bot(staff, SAMPLES / name, validate=False)
+    versions = [register_folder_bot(staff, SAMPLES / name, validate=False)
                 for name in ("random", "greedy", "ismcts")]
-    season = services.create_season(
-        name="Spring league", variant=services.get_variant("scopa"), entrants=versions,
+    season = seasons.create_season(
+        name="Spring league", variant=variants.get_variant("scopa"), entrants=versions,
         knockout_size=2, games_per_pairing=2, seed=5,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     play_season(season)
-    services.create_bot(member, "ada-bot", "Ada's first bot")
+    create_bot(member, "ada-bot", "Ada's first bot")
     match = Match.objects.filter(season=season).order_by("id").first()
     assert match is not None
     game = Game.objects.filter(match=match).order_by("index").first()

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from league_helpers import SAMPLES
 
-from webui.league import services
+from webui.league import seasons, variants, versions
 from webui.league.models import Match, Season
 
 pytestmark = pytest.mark.django_db
@@ -18,9 +18,11 @@ pytestmark = pytest.mark.django_db
 def season(db: Any) -> Season:
     from django.contrib.auth.models import User
 
+    from webui.league.versions import register_folder_bot
+
     owner = User.objects.create_user("owner")
-    versions = [services.register_folder_bot(owner, SAMPLES / n) for n in ("random", "greedy")]
-    return services.create_season(name="admin", variant=services.get_variant("scopa"),
+    versions = [register_folder_bot(owner, SAMPLES / n) for n in ("random", "greedy")]
+    return seasons.create_season(name="admin", variant=variants.get_variant("scopa"),
                                   entrants=versions)
 
 
@@ -65,7 +67,7 @@ def test_staff_see_stored_archives_without_their_bytes_and_cannot_add_one(db: An
 
     data = b"not really an archive, but stored as one"
     sha = hashlib.sha256(data).hexdigest()
-    assert services.store_archive(sha, "zip", data)
+    assert versions.store_archive(sha, "zip", data)
     client = staff_client()
     listing = client.get("/admin/league/botarchive/", secure=True)
     assert listing.status_code == 200 and sha in listing.content.decode()

@@ -122,7 +122,7 @@ def world(db: Any, settings: Any) -> dict[str, Any]:
     """Two users; random and greedy (staff's, on the ladder) and owner's bot ``mine``."""
     from django.contrib.auth.models import User
 
-    from webui.league import ladder, services
+    from webui.league import ladder, versions
 
     settings.ARENA_LADDER_VARIANTS = ["scopa"]
     settings.ARENA_LADDER_BACKLOG = 2
@@ -130,11 +130,11 @@ def world(db: Any, settings: Any) -> dict[str, Any]:
     staff = User.objects.create_user("staff", is_staff=True)
     owner = User.objects.create_user("owner")
     other = User.objects.create_user("other")
-    samples = [services.register_folder_bot(staff, SAMPLES / n) for n in ("random", "greedy")]
+    samples = [versions.register_folder_bot(staff, SAMPLES / n) for n in ("random", "greedy")]
     for v in samples:
         ladder.enter_version(v)
-    bot = services.create_bot(owner, "mine")
-    version, _ = services.register_version(
+    bot = versions.create_bot(owner, "mine")
+    version, _ = versions.register_version(
         bot, sha256="a" * 64, manifest={"name": "mine", "variants": ["scopa"]},
         source_dir=str(SAMPLES / "random"),
     )
@@ -143,25 +143,25 @@ def world(db: Any, settings: Any) -> dict[str, Any]:
 
 
 def test_a_version_enters_the_ladder_when_it_passes_validation(world: dict[str, Any]) -> None:
-    from webui.league import ladder, services
+    from webui.league import ladder, variants, versions
     from webui.league.models import LadderEntry
 
     version = world["version"]
     assert not LadderEntry.objects.filter(bot=world["bot"]).exists()  # validating: not yet
-    assert services.finish_validation(version.pk, True)
+    assert versions.finish_validation(version.pk, True)
     entry = LadderEntry.objects.get(bot=world["bot"])
     assert entry.version_id == version.pk and entry.status == "active"
-    variant = services.get_variant("scopa")
+    variant = variants.get_variant("scopa")
     assert {v.label for v in ladder.active_versions(variant)} == {
         "random@1", "greedy@1", "mine@1"}
 
 
 def test_a_refused_version_stays_off_and_the_owner_sees_why(world: dict[str, Any]) -> None:
-    from webui.league import ladder, services
+    from webui.league import ladder, versions
     from webui.league.models import LadderEntry
 
     version = world["version"]
-    services.finish_validation(version.pk, False, "timeout: no move in 2000 ms")
+    versions.finish_validation(version.pk, False, "timeout: no move in 2000 ms")
     assert not LadderEntry.objects.filter(bot=world["bot"]).exists()
     with pytest.raises(ladder.LadderError, match="failed, not ready: timeout: no move"):
         ladder.choose(world["owner"], world["bot"], 1)
@@ -169,10 +169,10 @@ def test_a_refused_version_stays_off_and_the_owner_sees_why(world: dict[str, Any
 
 
 def test_only_the_owner_chooses_and_retired_is_final(world: dict[str, Any]) -> None:
-    from webui.league import ladder, services
+    from webui.league import ladder, variants, versions
     from webui.league.models import LadderEntry
 
-    services.finish_validation(world["version"].pk, True)
+    versions.finish_validation(world["version"].pk, True)
     with pytest.raises(ladder.LadderError, match="only the owner"):
         ladder.choose(world["other"], world["bot"], status="paused")
     with pytest.raises(ladder.LadderError, match="status 'sleeping'"):
@@ -183,7 +183,7 @@ def test_only_the_owner_chooses_and_retired_is_final(world: dict[str, Any]) -> N
     with pytest.raises(ladder.LadderError, match="only the owner"):  # another user's version
         ladder.choose(world["owner"], random_bot, 1)
     assert LadderEntry.objects.get(bot=world["bot"]).status == "active"
-    variant = services.get_variant("scopa")
+    variant = variants.get_variant("scopa")
     ladder.choose(world["owner"], world["bot"], status="paused")
     assert "mine@1" not in {v.label for v in ladder.active_versions(variant)}
     ladder.choose(world["owner"], world["bot"], status="retired")
@@ -208,10 +208,10 @@ def test_each_ladder_is_scheduled_even_when_its_bots_are_busy_on_another(
 def test_the_scheduler_fills_the_backlog_with_duplicate_deals_and_waits_for_challenges(
     world: dict[str, Any],
 ) -> None:
-    from webui.league import challenges, ladder, services
+    from webui.league import challenges, ladder, versions
     from webui.league.models import Match
 
-    services.finish_validation(world["version"].pk, True)
+    versions.finish_validation(world["version"].pk, True)
     new = ladder.schedule()
     assert len(new) == 1  # three bots: one pair; nobody plays two matches at once
     match = Match.objects.get(pk=new[0])
@@ -252,25 +252,26 @@ def test_the_cap_per_hour_stops_new_matches(world: dict[str, Any], settings: Any
 
 def play(match: Any) -> None:
     """Plays a match in this process with the engine and records it as a worker would."""
-    from webui.league import services
+    from webui.league import matches
     from webui.web.sampledata import match_report
 
-    claim = services.claim_match(match.pk, "test")
+    claim = matches.claim_match(match.pk, "test")
     assert claim is not None
-    assert services.record_result(claim, match_report(match, greedy_entrant=None))
-    assert not services.record_result(claim, match_report(match))  # counted once
+    assert matches.record_result(claim, match_report(match, greedy_entrant=None))
+    assert not matches.record_result(claim, match_report(match))  # counted once
 
 
 def test_ladder_ratings_are_kept_apart_from_season_ratings_and_recompute_alike(
     world: dict[str, Any],
 ) -> None:
-    from webui.league import ladder, services
+    from webui.league import ladder, seasons, variants
     from webui.league.models import Game, Match, Rating, RatingHistory
+    from webui.league.ratings import recompute_ratings, update_ratings
 
-    variant = services.get_variant("scopa")
+    variant = variants.get_variant("scopa")
     match = Match.objects.get(pk=ladder.schedule()[0])
     play(match)
-    services.update_ratings(variant.pk)
+    update_ratings(variant.pk)
     ratings = {r.key: r for r in Rating.objects.filter(variant=variant)}
     ids = {v.pk for v in world["samples"]}
     assert set(ratings) == {f"l:{i}" for i in ids}
@@ -280,17 +281,17 @@ def test_ladder_ratings_are_kept_apart_from_season_ratings_and_recompute_alike(
     # A season between the same versions rates on the season ladder only.
     from webui.web.sampledata import play_season
 
-    season = services.create_season(name="S", variant=variant, entrants=world["samples"])
-    services.start_season(season)
+    season = seasons.create_season(name="S", variant=variant, entrants=world["samples"])
+    seasons.start_season(season)
     play_season(season)
-    services.update_ratings(variant.pk)
+    update_ratings(variant.pk)
     after = {r.key: r for r in Rating.objects.filter(variant=variant)}
     assert {f"v:{i}" for i in ids} | {f"l:{i}" for i in ids} == set(after)
     for key, rating in ratings.items():
         assert (after[key].mu, after[key].games) == (rating.mu, 2)
-    assert services.update_ratings(variant.pk) == 0  # nothing rated twice
+    assert update_ratings(variant.pk) == 0  # nothing rated twice
     before = {r.key: (round(r.mu, 9), r.games) for r in Rating.objects.filter(variant=variant)}
-    services.recompute_ratings(variant.pk)
+    recompute_ratings(variant.pk)
     again = {r.key: (round(r.mu, 9), r.games) for r in Rating.objects.filter(variant=variant)}
     assert again == before
     assert Game.objects.filter(match=match, rating_seq__isnull=False).count() == 2
@@ -301,33 +302,33 @@ def test_an_unrated_challenge_moves_no_rating_and_is_never_asked_to_be_rated(
 ) -> None:
     from django.utils import timezone
 
-    from webui.league import challenges, services
+    from webui.league import challenges, ratings, sweep, variants, versions
     from webui.league.models import Game, Match, Rating
 
-    services.finish_validation(world["version"].pk, True)
+    versions.finish_validation(world["version"].pk, True)
     match = challenges.create_challenge(world["owner"], bot="mine", opponent="random", deals=1)
     assert not match.rated and match.kind == "challenge"
     play(match)
-    variant = services.get_variant("scopa")
-    assert services.update_ratings(variant.pk) == 0
+    variant = variants.get_variant("scopa")
+    assert ratings.update_ratings(variant.pk) == 0
     assert not Rating.objects.exists()
     assert Game.objects.filter(match=match).count() == 2
     Match.objects.filter(pk=match.pk).update(finished=timezone.now() - timedelta(hours=1))
-    assert services.requeue_stale() == 0  # no unrated game is taken for a lost rating
+    assert sweep.requeue_stale() == 0  # no unrated game is taken for a lost rating
     result = challenges.result(Match.objects.get(pk=match.pk))
     assert result.wins + result.draws + result.losses == 2
     assert 0.0 <= result.estimate.los <= 1.0
 
 
 def test_a_rated_challenge_moves_ladder_ratings(world: dict[str, Any]) -> None:
-    from webui.league import challenges, services
+    from webui.league import challenges, ratings, variants, versions
     from webui.league.models import Rating
 
-    services.finish_validation(world["version"].pk, True)
+    versions.finish_validation(world["version"].pk, True)
     match = challenges.create_challenge(world["owner"], bot="mine", opponent="greedy",
                                         deals=1, rated=True)
     play(match)
-    services.update_ratings(services.get_variant("scopa").pk)
+    ratings.update_ratings(variants.get_variant("scopa").pk)
     keys = set(Rating.objects.values_list("key", flat=True))
     assert keys == {f"l:{world['version'].pk}", f"l:{world['samples'][1].pk}"}
 
@@ -344,10 +345,10 @@ def test_a_rated_challenge_moves_ladder_ratings(world: dict[str, Any]) -> None:
 def test_bad_challenges_are_refused_and_queue_nothing(
     world: dict[str, Any], kwargs: dict[str, Any], field: str, message: str,
 ) -> None:
-    from webui.league import challenges, services
+    from webui.league import challenges, versions
     from webui.league.models import Match
 
-    services.finish_validation(world["version"].pk, True)
+    versions.finish_validation(world["version"].pk, True)
     args = {"bot": "mine", "opponent": "greedy", **kwargs}
     with pytest.raises(challenges.ChallengeError, match=message) as caught:
         challenges.create_challenge(world["owner"], **args)
@@ -358,15 +359,15 @@ def test_bad_challenges_are_refused_and_queue_nothing(
 def test_challenges_of_unvalidated_retired_or_unrated_bots_are_refused(
     world: dict[str, Any], settings: Any,
 ) -> None:
-    from webui.league import challenges, ladder, services
+    from webui.league import challenges, ladder, versions
     from webui.league.models import Match
 
-    other_bot = services.create_bot(world["other"], "theirs")
-    services.register_version(other_bot, sha256="b" * 64, manifest={"name": "theirs"},
+    other_bot = versions.create_bot(world["other"], "theirs")
+    versions.register_version(other_bot, sha256="b" * 64, manifest={"name": "theirs"},
                               source_dir=str(SAMPLES / "random"))
     with pytest.raises(challenges.ChallengeError, match="your bot 'mine' has no version"):
         challenges.create_challenge(world["owner"], bot="mine", opponent="greedy")
-    services.finish_validation(world["version"].pk, True)
+    versions.finish_validation(world["version"].pk, True)
     with pytest.raises(challenges.ChallengeError, match="'theirs' has no version that passed"):
         challenges.create_challenge(world["owner"], bot="mine", opponent="theirs")
     ladder.choose(world["staff"], world["samples"][1].bot, status="retired")

@@ -16,7 +16,7 @@ from league_helpers import SAMPLES
 
 from arena.formats.whist import whist_rounds
 from arena.rating import Ladder, RatedGame
-from webui.league import services
+from webui.league import errors, matches, ratings, seasons, variants, versions
 from webui.league.models import (
     BotVersion,
     Game,
@@ -42,8 +42,8 @@ def make_versions(owner: Any, n: int, variants: list[str] | None = None) -> list
     """``n`` ready versions of distinct bots, declaring ``variants`` (default every one)."""
     out = []
     for i in range(n):
-        bot = services.create_bot(owner, f"bot-{i + 1}")
-        version, _ = services.register_version(
+        bot = versions.create_bot(owner, f"bot-{i + 1}")
+        version, _ = versions.register_version(
             bot, sha256=f"{i:064x}", manifest={"name": bot.name, "variants": variants or ["*"]},
             source_dir=str(SAMPLES / "random"), validate=False,
         )
@@ -52,17 +52,19 @@ def make_versions(owner: Any, n: int, variants: list[str] | None = None) -> list
 
 
 def refuses(message: str, **kwargs: Any) -> None:
-    with pytest.raises(services.LeagueError) as error:
-        services.create_season(name="refused", **kwargs)
+    with pytest.raises(errors.LeagueError) as error:
+        seasons.create_season(name="refused", **kwargs)
     assert message in str(error.value)
     assert "\n" not in str(error.value)
     assert not Season.objects.filter(name="refused").exists()
 
 
 def test_it_refuses_each_season_its_format_cannot_hold_and_creates_nothing(staff: Any) -> None:
+    from webui.league.versions import create_bot, register_version
+
     versions = make_versions(staff, 6)
-    scopa, scopa3 = services.get_variant("scopa"), services.get_variant("scopa-3")
-    scopone = services.get_variant("scopone")
+    scopa, scopa3 = variants.get_variant("scopa"), variants.get_variant("scopa-3")
+    scopone = variants.get_variant("scopone")
     refuses("a Swiss of 5 rounds needs at least 6 entrants, not 5", variant=scopa,
             entrants=versions[:5], format="swiss")  # the default ceil(log2 5) + 2 rounds
     refuses("a Swiss of 6 rounds needs at least 7 entrants, not 6", variant=scopa,
@@ -82,8 +84,8 @@ def test_it_refuses_each_season_its_format_cannot_hold_and_creates_nothing(staff
     refuses("format 'ladder': one of round-robin, swiss, tables, partnerships", variant=scopa,
             entrants=versions, format="ladder")
     # A bot version whose bot.toml lists only two-player variants cannot sit at a table of 3.
-    two_player, _ = services.register_version(
-        services.create_bot(staff, "two-player"), sha256="f" * 64,
+    two_player, _ = register_version(
+        create_bot(staff, "two-player"), sha256="f" * 64,
         manifest={"name": "two-player", "variants": ["scopa", "scopone"]},
         source_dir=str(SAMPLES / "random"), validate=False)
     refuses("entrant two-player@1 does not play scopa-3: its bot.toml lists scopa, scopone",
@@ -99,10 +101,10 @@ def test_a_swiss_season_pairs_each_round_from_the_finished_ones_and_ranks_by_buc
 ) -> None:
     versions = make_versions(staff, 7)
     greedy = frozenset(v.pk for v in versions[:3])
-    season = services.create_season(name="swiss", variant=services.get_variant(
+    season = seasons.create_season(name="swiss", variant=variants.get_variant(
         "scopa", {"target": 1}), entrants=versions, format="swiss", seed=5)
-    assert (season.format, season.swiss_rounds, season.planned_matches()) == ("swiss", 5, 15)
-    services.start_season(season)
+    assert (season.format, season.swiss_rounds, seasons.planned_matches(season)) == ("swiss", 5, 15)
+    seasons.start_season(season)
     assert season.rounds.count() == 1  # the next round waits for this one
     first = season.rounds.get()
     assert first.plan["bye"] is not None and len(first.plan["pairings"]) == 3
@@ -117,7 +119,7 @@ def test_a_swiss_season_pairs_each_round_from_the_finished_ones_and_ranks_by_buc
     byes = [r.plan["bye"] for r in rounds]
     assert len(set(byes)) == 5  # nobody sits out twice
     # Each round was paired from the scores of the rounds before it.
-    table = services.league_standings(season)
+    table = seasons.league_standings(season)
     for earlier, later in pairwise(rounds):
         assert later.created >= earlier.finished
     assert all(r.plan["rematches"] == 0 for r in rounds)
@@ -137,7 +139,7 @@ def test_a_swiss_season_pairs_each_round_from_the_finished_ones_and_ranks_by_buc
     assert table[0].standing.buchholz == sum(
         by_version[g.players[1 - g.players.index(table[0].version.pk)]].score
         for g in games if table[0].version.pk in g.players)
-    assert services.season_champion(season) == table[0].version
+    assert seasons.season_champion(season) == table[0].version
 
 
 def test_a_season_at_three_seat_tables_seats_everyone_everywhere_and_ranks_the_greedy_first(
@@ -145,11 +147,11 @@ def test_a_season_at_three_seat_tables_seats_everyone_everywhere_and_ranks_the_g
 ) -> None:
     versions = make_versions(staff, 6)
     greedy = frozenset(v.pk for v in versions[3:])
-    season = services.create_season(name="three", variant=services.get_variant("scopa-3"),
+    season = seasons.create_season(name="three", variant=variants.get_variant("scopa-3"),
                                      entrants=versions, seed=9, games_per_pairing=2)
     assert (season.format, season.games_per_pairing) == ("tables", 3)  # whole rotations
-    assert season.planned_matches() == 20  # every triple of six
-    services.start_season(season)
+    assert seasons.planned_matches(season) == 20  # every triple of six
+    seasons.start_season(season)
     play_season(season, greedy_versions=greedy)
     season.refresh_from_db()
     assert season.status == Season.Status.FINISHED
@@ -160,32 +162,32 @@ def test_a_season_at_three_seat_tables_seats_everyone_everywhere_and_ranks_the_g
     together = Counter(frozenset(p) for m in Match.objects.filter(season=season)
                        for p in combinations([v.pk for v in m.entrants()], 2))
     assert set(together.values()) == {4}
-    table = services.league_standings(season)
+    table = seasons.league_standings(season)
     assert {row.version.pk for row in table[:3]} == greedy
     assert sum(row.standing.score for row in table) == 60 * 3  # 2 + 1 + 0 a game
     assert all(sum(row.standing.places) == 30 for row in table)
     # The cross-table counts who finished above whom; each pair sat together in 12 games.
-    cross = services.cross_table(season)
+    cross = seasons.cross_table(season)
     for a, b in combinations(range(1, 7), 2):
         assert cross[(a, b)] + cross[(b, a)] == 12
     # Ratings from the full ranking: the greedy on top of the scopa-3 leaderboard.
-    board = services.leaderboard(season.variant)
+    board = ratings.leaderboard(season.variant)
     assert {r.version_id for r in board[:3]} == greedy
     assert all(r.key.startswith("v:") and r.games == 30 for r in board)
     before = {r.key: (r.mu, r.sigma) for r in board}
-    services.recompute_ratings(season.variant_id)
-    after = {r.key: (r.mu, r.sigma) for r in services.leaderboard(season.variant)}
+    ratings.recompute_ratings(season.variant_id)
+    after = {r.key: (r.mu, r.sigma) for r in ratings.leaderboard(season.variant)}
     assert after.keys() == before.keys()
     assert all(after[k] == pytest.approx(before[k], abs=1e-9) for k in before)
 
 
 def test_a_forfeit_is_last_and_a_void_game_counts_for_nobody_at_a_table(staff: Any) -> None:
     versions = make_versions(staff, 3)
-    season = services.create_season(name="faults", variant=services.get_variant("scopa-3"),
+    season = seasons.create_season(name="faults", variant=variants.get_variant("scopa-3"),
                                      entrants=versions, seed=1)
-    services.start_season(season)
+    seasons.start_season(season)
     match = Match.objects.get(season=season)
-    claim = services.claim_match(match.pk)
+    claim = matches.claim_match(match.pk)
     assert claim is not None
 
     def game(seats: list[int], totals: list[int], winner: int | None,
@@ -204,14 +206,14 @@ def test_a_forfeit_is_last_and_a_void_game_counts_for_nobody_at_a_table(staff: A
         # entrant 0 (9 points) above entrant 1 (7)
         game([2, 0, 1], [0, 0, 0], None, void="the sandbox failed"),  # nobody
     ], "duration_ms": 15}
-    assert services.record_result(claim, report)
-    assert not services.record_result(claim, report)  # twice: once
-    table = {row.version.pk: row.standing for row in services.league_standings(season)}
+    assert matches.record_result(claim, report)
+    assert not matches.record_result(claim, report)  # twice: once
+    table = {row.version.pk: row.standing for row in seasons.league_standings(season)}
     a, b, c = (table[v.pk] for v in versions)
     assert (a.score, a.places, a.played) == (4.0, [2, 0, 0], 2)
     assert (b.score, b.places) == (2.0, [0, 2, 0])
     assert (c.score, c.places) == (0.0, [0, 0, 2])
-    services.update_ratings(season.variant_id)
+    ratings.update_ratings(season.variant_id)
     ladder = Ladder()
     ladder.rate(RatedGame(((versions[0].pk,), (versions[1].pk,), (versions[2].pk,)), 0,
                           places=(0, 1, 2)))
@@ -225,12 +227,14 @@ def test_a_forfeit_is_last_and_a_void_game_counts_for_nobody_at_a_table(staff: A
 def test_rotating_partnerships_seat_four_different_bots_and_rate_them_as_partners(
     staff: Any,
 ) -> None:
+    from webui.league.ratings import leaderboard
+
     versions = make_versions(staff, 5)
     greedy = frozenset({versions[0].pk})
-    season = services.create_season(name="whist", variant=services.get_variant(
+    season = seasons.create_season(name="whist", variant=variants.get_variant(
         "scopone", {"target": 1}), entrants=versions, format="partnerships", seed=2)
-    assert (season.games_per_pairing, season.planned_matches()) == (4, 5)
-    services.start_season(season)
+    assert (season.games_per_pairing, seasons.planned_matches(season)) == (4, 5)
+    seasons.start_season(season)
     first = season.rounds.get()
     assert len(first.plan["tables"]) == 1 and len(first.plan["sitting_out"]) == 1
     play_season(season, greedy_versions=greedy)
@@ -257,36 +261,40 @@ def test_rotating_partnerships_seat_four_different_bots_and_rate_them_as_partner
     assert {r.ladder for r in ratings} == {"partners"}
     assert {r.key for r in ratings} == {f"p:{v.pk}" for v in versions}
     assert all(r.games == 16 for r in ratings)  # 4 tables of 4 games each
-    assert services.leaderboard(season.variant) == []  # the solo ladder is another one
-    assert len(services.leaderboard(season.variant, "partners")) == 5
-    table = services.league_standings(season)
+    assert leaderboard(season.variant) == []  # the solo ladder is another one
+    assert len(leaderboard(season.variant, "partners")) == 5
+    table = seasons.league_standings(season)
     assert all(row.standing.played == 16 for row in table)
-    assert services.cross_table(season) == {}
+    assert seasons.cross_table(season) is None  # the rota replaces it
 
 
 def test_running_the_scheduler_twice_schedules_a_round_once(staff: Any) -> None:
     versions = make_versions(staff, 4)
-    season = services.create_season(name="twice", variant=services.get_variant("scopa"),
+    season = seasons.create_season(name="twice", variant=variants.get_variant("scopa"),
                                      entrants=versions, format="swiss", swiss_rounds=3, seed=4)
-    services.start_season(season)
-    assert services.schedule_next_round(season.pk) is None  # round 1 is still open
+    seasons.start_season(season)
+    assert seasons.schedule_next_round(season.pk) is None  # round 1 is still open
     assert Round.objects.filter(season=season).count() == 1
 
 
 def test_the_migration_replaces_team_ratings_by_partner_ratings_rated_again(
     staff: Any,
 ) -> None:
-    import importlib
+    import sys
 
     from django.apps import apps
+    from django.db.migrations.loader import MigrationLoader
 
-    migration = importlib.import_module("webui.league.migrations.0004_formats")
+    # The migration's module, as Django's loader imports it (its name starts with a digit).
+    loaded = MigrationLoader(None, ignore_no_migrations=True).get_migration("league",
+                                                                          "0004_formats")
+    migration = sys.modules[type(loaded).__module__]
     versions = make_versions(staff, 4)
-    season = services.create_season(name="old", variant=services.get_variant("scopone"),
+    season = seasons.create_season(name="old", variant=variants.get_variant("scopone"),
                                      entrants=versions, format="partnerships", seed=1)
-    services.start_season(season)
+    seasons.start_season(season)
     play_season(season)
-    services.update_ratings(season.variant_id)
+    ratings.update_ratings(season.variant_id)
     rated = Game.objects.filter(match__season=season).count()
     assert Rating.objects.filter(variant=season.variant, ladder="partners").count() == 4
     # As an older installation had it: those games rated for team entities only.
@@ -301,6 +309,6 @@ def test_the_migration_replaces_team_ratings_by_partner_ratings_rated_again(
     assert not RatingHistory.objects.exists()
     assert not Rating.objects.filter(key__startswith="t:").exists()
     assert not Game.objects.filter(match__season=season, rating_seq__isnull=False).exists()
-    assert services.update_ratings(season.variant_id) == rated
+    assert ratings.update_ratings(season.variant_id) == rated
     assert {r.key for r in Rating.objects.filter(variant=season.variant)} == {
         f"p:{v.pk}" for v in versions}

@@ -21,16 +21,16 @@ def staff(db: Any) -> Any:
 
 @pytest.fixture
 def versions(staff: Any) -> list[Any]:
-    from webui.league import services
+    from webui.league import versions
 
-    return [services.register_folder_bot(staff, SAMPLES / name, validate=False)
+    return [versions.register_folder_bot(staff, SAMPLES / name, validate=False)
             for name in ("random", "greedy")]
 
 
 def create(versions: list[Any], **extra: Any) -> Any:
-    from webui.league import services
+    from webui.league import seasons, variants
 
-    return services.create_season(name="limited", variant=services.get_variant("scopa"),
+    return seasons.create_season(name="limited", variant=variants.get_variant("scopa"),
                                   entrants=versions, **extra)
 
 
@@ -38,13 +38,13 @@ def test_a_seasons_limits_reach_the_runner_with_the_defaults_for_the_rest(
     versions: list[Any],
 ) -> None:
     from arena.runner import Limits
-    from webui.league import services
+    from webui.league import seasons
     from webui.league.models import Match
     from workers.tasks import match_spec
 
     season = create(versions, limits={"memory_mb": 512, "tmp_mb": 8}, bank_ms=20_000)
     assert season.limits == {"memory_mb": 512, "tmp_mb": 8}
-    services.start_season(season)
+    seasons.start_season(season)
     spec = match_spec(Match.objects.filter(season=season).first())
     assert spec.limits.memory_bytes == 512 * MIB and spec.limits.tmp_bytes == 8 * MIB
     assert spec.limits.processes == Limits().processes
@@ -63,10 +63,10 @@ def test_a_seasons_limits_reach_the_runner_with_the_defaults_for_the_rest(
 def test_bad_seat_limits_are_refused_by_name_and_nothing_is_created(
     versions: list[Any], limits: Any, message: str
 ) -> None:
-    from webui.league import services
+    from webui.league import errors
     from webui.league.models import Season
 
-    with pytest.raises(services.LeagueError, match="^" + message.replace("(", r"\(")):
+    with pytest.raises(errors.LeagueError, match="^" + message.replace("(", r"\(")):
         create(versions, limits=limits)
     assert not Season.objects.exists()
 

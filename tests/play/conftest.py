@@ -32,10 +32,10 @@ def person(transactional_db: Any) -> Any:
     """A signed-up person, and the random sample bot registered (validated) by its owner."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import versions
 
     owner = User.objects.create_user("owner", password="owner-pass-123")
-    services.register_folder_bot(owner, ROOT / "sample_bots" / "random", validate=False)
+    versions.register_folder_bot(owner, ROOT / "sample_bots" / "random", validate=False)
     return User.objects.create_user("ada", password="ada-pass-123")
 
 

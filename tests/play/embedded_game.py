@@ -26,7 +26,7 @@ def main() -> None:
     from django.core.management import call_command
     from play_helpers import descendants
 
-    from webui.league import services
+    from webui.league import versions
     from webui.local_workers import LocalWorkers
     from webui.play import games
     from webui.play.models import PlayGame
@@ -34,7 +34,7 @@ def main() -> None:
     assert settings.ARENA_EMBEDDED_BROKER and "sqlite" in settings.DATABASES["default"]["ENGINE"]
     call_command("migrate", verbosity=0)
     owner = User.objects.create_user("owner")
-    services.register_folder_bot(owner, ROOT / "sample_bots" / "random", validate=False)
+    versions.register_folder_bot(owner, ROOT / "sample_bots" / "random", validate=False)
     person = User.objects.create_user("ada")
     game = games.start_game(person, "random", "scopa", "second")
     moves = 0

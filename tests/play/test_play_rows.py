@@ -11,13 +11,13 @@ pytestmark = pytest.mark.services
 
 
 def make_game(person: Any) -> Any:
-    from webui.league import services
+    from webui.league import variants
     from webui.league.models import BotVersion
     from webui.play.models import PlayGame
 
     return PlayGame.objects.create(
         user=person, version=BotVersion.objects.get(bot__name="random"),
-        variant=services.get_variant("scopa"), move_time_ms=1000, bank_ms=10_000,
+        variant=variants.get_variant("scopa"), move_time_ms=1000, bank_ms=10_000,
     )
 
 

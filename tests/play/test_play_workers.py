@@ -59,7 +59,7 @@ def test_resigned_and_abandoned_games_end_at_once_while_a_match_plays_beside_the
 ) -> None:
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import seasons, variants, versions
     from webui.league.models import Match, Season
 
     settings.ARENA_PLAY_MOVE_TIME_MS = 120_000  # no move clock runs out in this test
@@ -79,13 +79,13 @@ def test_resigned_and_abandoned_games_end_at_once_while_a_match_plays_beside_the
 
     # A season's match is played at once by the match worker, beside the two games.
     owner = User.objects.get(username="owner")
-    greedy = services.register_folder_bot(owner, SAMPLES / "greedy", validate=False)
-    random = services.register_folder_bot(owner, SAMPLES / "random", validate=False)
-    season = services.create_season(
-        name="beside", variant=services.get_variant("scopa", {"target": 1}),
+    greedy = versions.register_folder_bot(owner, SAMPLES / "greedy", validate=False)
+    random = versions.register_folder_bot(owner, SAMPLES / "random", validate=False)
+    season = seasons.create_season(
+        name="beside", variant=variants.get_variant("scopa", {"target": 1}),
         entrants=[random, greedy], games_per_pairing=2, move_time_ms=1000, bank_ms=10_000,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     until(lambda: Season.objects.get(pk=season.pk).status == "finished",
           "the season finished", play_workers.logs, polls)
     assert [m.status for m in Match.objects.filter(season=season)] == ["done"]

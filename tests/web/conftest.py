@@ -27,12 +27,12 @@ def users(db: Any) -> dict[str, Any]:
     """``owner`` (owns bot ``my-bot``), ``other`` (a user) and ``staff``."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import versions
 
     owner = User.objects.create_user("owner", password="owner-pass-123")
     other = User.objects.create_user("other", password="other-pass-123")
     staff = User.objects.create_user("staff", password="staff-pass-123", is_staff=True)
-    services.create_bot(owner, "my-bot", "the owner's bot")
+    versions.create_bot(owner, "my-bot", "the owner's bot")
     return {"owner": owner, "other": other, "staff": staff}
 
 
@@ -47,10 +47,10 @@ def tokens(users: dict[str, Any]) -> dict[str, str]:
 @pytest.fixture
 def ready_versions(users: dict[str, Any]) -> list[Any]:
     """The random and greedy sample bots, registered as ready versions."""
-    from webui.league import services
+    from webui.league import versions
 
     return [
-        services.register_folder_bot(users["staff"], SAMPLES / name, validate=False)
+        versions.register_folder_bot(users["staff"], SAMPLES / name, validate=False)
         for name in ("random", "greedy")
     ]
 
@@ -58,25 +58,26 @@ def ready_versions(users: dict[str, Any]) -> list[Any]:
 @pytest.fixture
 def played_season(users: dict[str, Any]) -> Any:
     """A finished season of three bots with a final, every game played by the engine."""
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import BotVersion
+    from webui.league.versions import create_bot, register_folder_bot, register_version
     from webui.web.sampledata import play_season
 
     versions = [
-        services.register_folder_bot(users["staff"], SAMPLES / name, validate=False)
+        register_folder_bot(users["staff"], SAMPLES / name, validate=False)
         for name in ("random", "greedy")
     ]
-    bot = services.create_bot(users["owner"], "third", "")
-    third, _ = services.register_version(
+    bot = create_bot(users["owner"], "third", "")
+    third, _ = register_version(
         bot, sha256="3" * 64, manifest={"name": "third", "version": "1", "command": ["x"]},
         source_dir=str(SAMPLES / "random"), validate=False,
     )
     versions.append(BotVersion.objects.get(pk=third.pk))
-    season = services.create_season(
-        name="Test season", variant=services.get_variant("scopa"), entrants=versions,
+    season = seasons.create_season(
+        name="Test season", variant=variants.get_variant("scopa"), entrants=versions,
         knockout_size=2, games_per_pairing=2, seed=7,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     play_season(season)
     season.refresh_from_db()
     return season

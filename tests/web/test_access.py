@@ -122,9 +122,9 @@ def test_it_rejects_a_season_from_a_user_on_the_site(
 def test_it_rejects_a_season_start_by_a_user_on_the_site(
     actor: str, client: Any, users: dict[str, Any], ready_versions: list[Any]
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants
 
-    season = services.create_season(name="Draft", variant=services.get_variant("scopa"),
+    season = seasons.create_season(name="Draft", variant=variants.get_variant("scopa"),
                                     entrants=ready_versions)
     client.force_login(users[actor])
     assert client.post(f"/seasons/{season.pk}/start/").status_code == 403
@@ -135,10 +135,10 @@ def test_it_rejects_a_season_start_by_a_user_on_the_site(
 def test_it_rejects_a_season_with_an_unvalidated_entrant(
     client: Any, users: dict[str, Any], ready_versions: list[Any]
 ) -> None:
-    from webui.league import services
+    from webui.league import versions
 
     bot = Bot.objects.get(name="my-bot")
-    pending, _ = services.register_version(bot, sha256="9" * 64, manifest={}, source_dir="x")
+    pending, _ = versions.register_version(bot, sha256="9" * 64, manifest={}, source_dir="x")
     client.force_login(users["staff"])
     form = season_form(ready_versions)
     form["entrants"].append(pending.pk)
@@ -279,9 +279,9 @@ def test_it_rejects_a_season_from_a_user_over_the_api(
 def test_it_rejects_a_season_start_by_a_user_over_the_api(
     actor: str, client: Any, tokens: dict[str, str], ready_versions: list[Any]
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants
 
-    season = services.create_season(name="Draft", variant=services.get_variant("scopa"),
+    season = seasons.create_season(name="Draft", variant=variants.get_variant("scopa"),
                                     entrants=ready_versions)
     response = client.post(f"/api/seasons/{season.pk}/start", HTTP_AUTHORIZATION=tokens[actor])
     assert response.status_code == 403
@@ -319,10 +319,10 @@ def test_it_rejects_a_bad_season_over_the_api(
 def test_staff_create_a_swiss_season_over_the_api_and_read_its_first_round(
     client: Any, tokens: dict[str, str], users: dict[str, Any]
 ) -> None:
-    from webui.league import services
+    from webui.league.versions import register_folder_bot
 
     versions = [
-        services.register_folder_bot(users["staff"], SAMPLES / name, validate=False)
+        register_folder_bot(users["staff"], SAMPLES / name, validate=False)
         for name in ("random", "greedy", "ismcts", "js-random")
     ]
     body = {"name": "Swiss", "variant": "scopa", "format": "swiss", "rounds": 3, "start": True,
@@ -344,14 +344,14 @@ def test_staff_create_a_swiss_season_over_the_api_and_read_its_first_round(
 def test_a_leaderboard_says_which_ladder_it_shows_and_refuses_another(
     client: Any, db: Any
 ) -> None:
-    from webui.league import services
+    from webui.league import variants
 
-    scopone = services.get_variant("scopone")
+    scopone = variants.get_variant("scopone")
     solo = client.get("/api/variants/scopone/leaderboard").json()
     assert solo["ladder"] == "solo" and set(solo["ladders"]) == {"solo", "partners"}
     partners = client.get("/api/variants/scopone/leaderboard?ladder=partners").json()
     assert partners["ladder"] == "partners" and partners["ratings"] == []
-    services.get_variant("scopa")
+    variants.get_variant("scopa")
     refused = client.get("/api/variants/scopa/leaderboard?ladder=partners")
     assert refused.status_code == 400
     assert refused.json() == {"error": "ladder 'partners': scopa has solo"}

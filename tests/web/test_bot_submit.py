@@ -59,12 +59,12 @@ def ada(transactional_db: Any, postgres_available: bool) -> dict[str, Any]:
     """A member, her API token, and another member who owns bot ``taken``."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import versions
     from webui.web.models import ApiToken
 
     user = User.objects.create_user("ada", password="ada-pass-123")
     other = User.objects.create_user("bea", password="bea-pass-123")
-    services.create_bot(other, "taken", "")
+    versions.create_bot(other, "taken", "")
     return {"user": user, "token": ApiToken.issue(user, "laptop")[1]}
 
 

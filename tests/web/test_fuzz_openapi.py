@@ -84,7 +84,7 @@ def test_no_route_answers_a_server_error(played_season: Any, users: dict[str, An
     from django.db import close_old_connections
     from django.utils import timezone
 
-    from webui.league import services
+    from webui.league import variants
     from webui.league.models import Bot, BotVersion, Game, Match, Variant
     from webui.play.models import PlayGame
     from webui.web.openapi import openapi
@@ -93,7 +93,7 @@ def test_no_route_answers_a_server_error(played_season: Any, users: dict[str, An
     staff = users["staff"]
     greedy = BotVersion.objects.get(bot__name="greedy")
     play = PlayGame.objects.create(
-        user=staff, version=greedy, variant=services.get_variant("scopa"), move_time_ms=60_000,
+        user=staff, version=greedy, variant=variants.get_variant("scopa"), move_time_ms=60_000,
         bank_ms=600_000, status="playing", turn=1, awaiting=True, legal=["1d", "7c:3b+4d"],
         deadline=timezone.now() + timezone.timedelta(minutes=30), seen=timezone.now())
     known = {

@@ -145,7 +145,7 @@ def test_a_bad_filter_is_a_400_naming_the_parameter_and_its_values(
 
 
 def test_empty_lists_and_leaderboards_are_pages(client: Any, users: dict[str, Any]) -> None:
-    from webui.league import services
+    from webui.league import variants
 
     page = client.get("/bots/my-bot/")
     assert page.status_code == 200
@@ -156,7 +156,7 @@ def test_empty_lists_and_leaderboards_are_pages(client: Any, users: dict[str, An
     refused = client.get("/api/bots/my-bot/games?opponent=random")
     assert refused.status_code == 400 and "none yet" in refused.json()["error"]
 
-    variant = services.get_variant("scopa", {"target": 21})
+    variant = variants.get_variant("scopa", {"target": 21})
     board = client.get(f"/variants/{variant.slug}/")
     assert board.status_code == 200
     html = board.content.decode()

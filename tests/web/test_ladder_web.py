@@ -17,18 +17,18 @@ pytestmark = pytest.mark.django_db
 def ladder_world(users: dict[str, Any], ready_versions: list[Any], settings: Any) -> Any:
     """random and greedy (staff's) on the ladder; owner's ``my-bot`` with a ready version 1
     on it and a failed version 2."""
-    from webui.league import ladder, services
+    from webui.league import ladder, versions
 
     settings.ARENA_LADDER_VARIANTS = ["scopa"]
     for version in ready_versions:
         ladder.enter_version(version)
     bot = users["owner"].bots.get(name="my-bot")
-    one, _ = services.register_version(bot, sha256="1" * 64, manifest={"name": "my-bot"},
+    one, _ = versions.register_version(bot, sha256="1" * 64, manifest={"name": "my-bot"},
                                        source_dir="bots/x")
-    two, _ = services.register_version(bot, sha256="2" * 64, manifest={"name": "my-bot"},
+    two, _ = versions.register_version(bot, sha256="2" * 64, manifest={"name": "my-bot"},
                                        source_dir="bots/y")
-    services.finish_validation(one.pk, True)
-    services.finish_validation(two.pk, False, "crash: exit status 1 before the first move")
+    versions.finish_validation(one.pk, True)
+    versions.finish_validation(two.pk, False, "crash: exit status 1 before the first move")
     return bot
 
 
@@ -131,7 +131,7 @@ def test_a_challenge_against_a_retired_bot_or_without_a_token_is_refused(
 def test_a_played_challenge_shows_score_elo_and_los(client: Any, ladder_world: Any,
                                                     tokens: dict[str, str]) -> None:
     from arena.runner.stats import EloEstimate
-    from webui.league import services
+    from webui.league import matches
     from webui.web.sampledata import match_report
 
     response = api(client, "post", "/api/challenges",
@@ -142,9 +142,9 @@ def test_a_played_challenge_shows_score_elo_and_los(client: Any, ladder_world: A
     assert created["games_planned"] == 4 and created["result"] is None
     match = Match.objects.get(pk=created["id"])
     assert match.kind == "challenge" and match.priority == 1
-    claim = services.claim_match(match.pk, "test")
+    claim = matches.claim_match(match.pk, "test")
     assert claim is not None
-    services.record_result(claim, match_report(match, greedy_entrant=0))
+    matches.record_result(claim, match_report(match, greedy_entrant=0))
     result = client.get(f"/api/challenges/{match.pk}").json()["result"]
     assert result["wins"] + result["draws"] + result["losses"] == 4
     expected = EloEstimate.from_counts(result["wins"], result["losses"], result["draws"])

@@ -11,7 +11,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from arena.engine import verify_replay
-from webui.league import services
+from webui.league import seasons
 from webui.league.models import Game, Match, Rating, Season
 
 pytestmark = pytest.mark.django_db
@@ -45,19 +45,19 @@ def test_the_season_page_shows_standings_crosstable_rounds_and_bracket(
     client: Any, played_season: Season
 ) -> None:
     page = client.get(f"/seasons/{played_season.pk}/").content.decode()
-    table = services.league_standings(played_season)
+    table = seasons.league_standings(played_season)
     positions = [page.index(f">{row.version.label}</a></td>") for row in table]
     assert positions == sorted(positions)
     assert "Cross-table" in page and "Final" in page
     done, total = played_season.progress()
-    assert total == played_season.planned_matches()  # finished: every planned match is there
+    assert total == seasons.planned_matches(played_season)  # finished: every planned match is there
     assert (f'<span data-live="matches-done">{done}</span> of '
             f'<span data-live="matches-planned">{total}</span> matches played') in page
     api = client.get(f"/api/seasons/{played_season.pk}").json()
     assert [s["version"]["label"] for s in api["standings"]] == [
         row.version.label for row in table]
     final = api["bracket"][-1]["slots"][0]
-    champion = services.season_champion(played_season)
+    champion = seasons.season_champion(played_season)
     assert champion is not None and final["winner"] == champion.label
     assert [r["phase"] for r in api["rounds"]][-1] == "knockout"
     assert all(r["done"] == r["matches"] for r in api["rounds"])
@@ -181,9 +181,9 @@ def test_the_bot_page_follows_new_rated_games(client: Any, played_season: Season
 
     before = client.get("/api/bots/greedy").json()
     versions = list(BotVersion.objects.filter(bot__name__in=["greedy", "random"]))
-    season = services.create_season(name="Second", variant=played_season.variant,
+    season = seasons.create_season(name="Second", variant=played_season.variant,
                                     entrants=versions, games_per_pairing=2, seed=9)
-    services.start_season(season)
+    seasons.start_season(season)
     play_season(season)
     after = client.get("/api/bots/greedy").json()
     games = Game.objects.filter(match__seats__version__bot__name="greedy", void="").count()

@@ -21,24 +21,26 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 @pytest.fixture
 def season(users: dict[str, Any]) -> Any:
     """A started double round-robin of four bots: 12 matches planned, 2 scheduled."""
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import BotVersion
+    from webui.league.versions import register_folder_bot
 
-    versions = [services.register_folder_bot(users["staff"], SAMPLES / name)
+    versions = [register_folder_bot(users["staff"], SAMPLES / name)
                 for name in ("random", "greedy", "ismcts", "js-random")]
     BotVersion.objects.update(status=BotVersion.Status.READY)
-    s = services.create_season(name="Long season", variant=services.get_variant("scopa"),
+    s = seasons.create_season(name="Long season", variant=variants.get_variant("scopa"),
                                entrants=list(BotVersion.objects.filter(pk__in=[
                                    v.pk for v in versions])),
                                double_round_robin=True)
-    services.start_season(s)
+    seasons.start_season(s)
     return s
 
 
 def test_a_season_reads_matches_done_of_planned_everywhere(client: Any, season: Any) -> None:
+    from webui.league import seasons
     from webui.league.models import Match
 
-    assert season.planned_matches() == 12
+    assert seasons.planned_matches(season) == 12
     assert Match.objects.filter(season=season).count() == 2
     row = client.get(f"/api/seasons/{season.pk}").json()["season"]
     assert (row["matches_done"], row["matches_total"], row["matches_scheduled"]) == (0, 12, 2)
@@ -58,7 +60,7 @@ def test_a_match_live_endpoint_reads_the_moves_its_worker_published(
     client: Any, season: Any
 ) -> None:
     from arena.runner import LiveMove
-    from webui.league import services
+    from webui.league import matches
     from webui.league.live import LivePublisher
     from webui.league.models import Match
 
@@ -68,7 +70,7 @@ def test_a_match_live_endpoint_reads_the_moves_its_worker_published(
     assert (waiting["status"], waiting["games_done"], waiting["current"]) == ("scheduled", 0,
                                                                              None)
     assert "Waiting for a worker" in client.get(f"/matches/{match.pk}/").content.decode()
-    claim = services.claim_match(match.pk, "test")
+    claim = matches.claim_match(match.pk, "test")
     assert claim is not None
     labels = [v.label for v in match.entrants()]
     with LivePublisher(match.pk, match.games_planned, labels) as publisher:

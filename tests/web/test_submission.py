@@ -173,12 +173,12 @@ def test_it_rejects_a_new_bot_whose_archive_is_bad_and_keeps_no_bot(
 def test_the_owner_sees_the_validation_log_and_others_do_not(
     client: Any, users: dict[str, Any], tokens: dict[str, str]
 ) -> None:
-    from webui.league import services
+    from webui.league import versions
     from webui.web.sampledata import engine_replay
 
     upload_api(client, tokens["owner"], good_zip())
     version = BotVersion.objects.get()
-    services.finish_validation(version.pk, False, "crashed at move 3", "Traceback: oops in bot",
+    versions.finish_validation(version.pk, False, "crashed at move 3", "Traceback: oops in bot",
                                engine_replay("scopa", 5, ["my-bot@1", "random@1"]))
     client.force_login(users["owner"])
     page = client.get("/bots/my-bot/v1/").content.decode()

@@ -101,16 +101,16 @@ def world(users: dict[str, Any], tokens: dict[str, str], settings: Any) -> dict[
     Play game of the other user's at its first turn."""
     from django.utils import timezone
 
-    from webui.league import ladder, services
+    from webui.league import ladder, variants, versions
     from webui.play.models import PlayGame
 
     settings.ARENA_LADDER_VARIANTS = ["scopa"]
-    random = services.register_folder_bot(users["owner"], SAMPLES / "random", validate=False)
-    greedy = services.register_folder_bot(users["other"], SAMPLES / "greedy", validate=False)
+    random = versions.register_folder_bot(users["owner"], SAMPLES / "random", validate=False)
+    greedy = versions.register_folder_bot(users["other"], SAMPLES / "greedy", validate=False)
     for version in (random, greedy):
         ladder.enter_version(version)
     game = PlayGame.objects.create(
-        user=users["other"], version=greedy, variant=services.get_variant("scopa"),
+        user=users["other"], version=greedy, variant=variants.get_variant("scopa"),
         move_time_ms=60_000, bank_ms=600_000, status="playing", turn=1, awaiting=True,
         legal=["1d"], deadline=timezone.now() + timezone.timedelta(minutes=5),
         seen=timezone.now(),

@@ -31,19 +31,19 @@ def slow_season(matches_at_once: int) -> Any:
     greedy."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import seasons, variants, versions
 
     entrants = register(["ismcts", "greedy"])
     if matches_at_once == 2:
         owner = User.objects.get(username="arena")
-        copy, _ = services.register_version(
-            services.create_bot(owner, "ismcts-copy"), sha256="c" * 64,
+        copy, _ = versions.register_version(
+            versions.create_bot(owner, "ismcts-copy"), sha256="c" * 64,
             manifest={"name": "ismcts-copy", "version": "1", "command": ["python", "bot.py"]},
             source_dir=str(SAMPLES / "ismcts"), validate=False,
         )
         entrants += [copy, *register(["random"])]
-    return services.create_season(
-        name="under way", variant=services.get_variant("scopa", SHORT), entrants=entrants,
+    return seasons.create_season(
+        name="under way", variant=variants.get_variant("scopa", SHORT), entrants=entrants,
         games_per_pairing=4, move_time_ms=1000, bank_ms=10_000, seed=11,
     )
 
@@ -53,12 +53,12 @@ def slow_season(matches_at_once: int) -> Any:
 def test_a_busy_worker_survives_a_redis_restart_and_serves_on(
     live_private: Any, busy: int
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons
     from webui.league.models import Match
 
     live = live_private
     season = slow_season(busy)
-    services.start_season(season)
+    seasons.start_season(season)
     pool = live.workers(1, concurrency=2)
     worker = pool.processes[0]
     wait_for(lambda: Match.objects.filter(season=season, status="running").count() == busy,

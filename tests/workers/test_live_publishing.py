@@ -44,8 +44,9 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
     from django.db import connection
 
     from webui.league import queue as league_queue
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Match
+    from webui.league.versions import register_folder_bot
     from webui.local_workers import LocalWorkers
 
     # The site of this test is the demo's: no broker server, no Redis cache.
@@ -71,14 +72,14 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
                                   'command = ["python", "bot.py"]\nvariants = ["*"]\n')
     (bot / "bot.py").write_text(SLOW_BOT)
     owner = User.objects.create_user("owner")
-    versions = [services.register_folder_bot(owner, bot),
-                services.register_folder_bot(owner, ROOT / "sample_bots" / "random")]
-    season = services.create_season(
-        name="Demo live", variant=services.get_variant("scopa", {"target": 1}),
+    versions = [register_folder_bot(owner, bot),
+                register_folder_bot(owner, ROOT / "sample_bots" / "random")]
+    season = seasons.create_season(
+        name="Demo live", variant=variants.get_variant("scopa", {"target": 1}),
         entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=20_000)
     pool = LocalWorkers(1, env=env, log_dir=tmp_path / "logs").start()
     try:
-        services.start_season(season)
+        seasons.start_season(season)
         match = Match.objects.get(season=season)
         seen: list[dict[str, Any]] = []
         deadline = time.monotonic() + 120

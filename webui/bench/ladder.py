@@ -236,20 +236,20 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
         from django.contrib.auth.models import User
 
         from webui.commands.demo import LADDER_INTERVAL_S
-        from webui.league import ladder, services
+        from webui.league import ladder, versions
         from webui.league.models import BotVersion, Game
         from webui.local_workers import LocalWorkers
 
         owner = User.objects.create_user("bench")
         for name in ("random", "greedy"):
-            ladder.enter_version(services.register_folder_bot(owner, SAMPLES / name))
+            ladder.enter_version(versions.register_folder_bot(owner, SAMPLES / name))
         pool = LocalWorkers(1, env=env).start()
         loop = ladder.LadderLoop(interval_s=LADDER_INTERVAL_S).start()
         try:
             time.sleep(2 * LADDER_INTERVAL_S)  # the ladder is busy when the newcomer comes
-            bot = services.create_bot(owner, "newcomer")
+            bot = versions.create_bot(owner, "newcomer")
             uploaded = time.monotonic()
-            version, _ = services.register_version(
+            version, _ = versions.register_version(
                 bot, sha256="f" * 64, manifest={"name": "newcomer", "variants": ["*"]},
                 source_dir=str(SAMPLES / "greedy"), validate=True)
             deadline = uploaded + 300

@@ -66,16 +66,16 @@ def _configure(args: argparse.Namespace, data_dir: Path) -> dict[str, str]:
 def _entrants(count: int) -> list[Any]:
     from django.contrib.auth.models import User
 
-    from webui.league import services
     from webui.league.models import Bot
+    from webui.league.versions import create_bot, register_version
 
     owner, _ = User.objects.get_or_create(username="bench")
     versions = []
     for i in range(count):
         sample = ("random", "greedy")[i % 2]
         name = f"bench-{sample}-{i + 1}"
-        bot = Bot.objects.filter(name=name).first() or services.create_bot(owner, name)
-        version, _ = services.register_version(
+        bot = Bot.objects.filter(name=name).first() or create_bot(owner, name)
+        version, _ = register_version(
             bot, sha256=f"{i + 1:064x}", manifest={"name": sample},
             source_dir=str(SAMPLES / sample), validate=False,
         )
@@ -84,11 +84,11 @@ def _entrants(count: int) -> list[Any]:
 
 
 def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[str, Any]:
-    from webui.league import services
+    from webui.league import seasons, variants
 
-    season = services.create_season(
+    season = seasons.create_season(
         name=f"bench {label} {time.time():.3f}",
-        variant=services.get_variant("scopa", {"target": args.target}),
+        variant=variants.get_variant("scopa", {"target": args.target}),
         entrants=entrants,
         games_per_pairing=args.games,
         move_time_ms=2000,
@@ -96,7 +96,7 @@ def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[s
         seed=1,
     )
     started = time.perf_counter()
-    services.run_season(season, poll_s=0.05, sweep_every_s=5.0, grace_s=30.0)
+    seasons.run_season(season, poll_s=0.05, sweep_every_s=5.0, grace_s=30.0)
     elapsed = time.perf_counter() - started
     matches = list(season.matches.all())
     plays = [m.duration_ms or 0 for m in matches]

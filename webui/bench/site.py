@@ -176,7 +176,7 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
     from django.contrib.auth.models import User
     from django.db import transaction
 
-    from webui.league import services
+    from webui.league import variants
     from webui.league.models import (
         Bot,
         BotVersion,
@@ -190,7 +190,7 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
 
     pick = random.Random(1)
     owner = User.objects.create_user("bench")
-    variant = services.get_variant("scopa")
+    variant = variants.get_variant("scopa")
     with transaction.atomic():
         bot_rows = Bot.objects.bulk_create(
             Bot(owner=owner, name=f"bot-{i:03d}", description="benchmark bot") for i in range(bots)

@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
 
     from django.conf import settings
 
-    from webui.league import cli, services
+    from webui.league import cli, errors, seasons, variants, versions
 
     user, password = _demo_user()
     entrants = []
@@ -138,19 +138,19 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"bot {name!r}: not a sample bot ({', '.join(DEFAULT_BOTS)}) "
                          "nor a folder with a bot.toml")
         try:
-            entrants.append(services.register_folder_bot(user, folder, validate=False))
-        except services.LeagueError as error:
+            entrants.append(versions.register_folder_bot(user, folder, validate=False))
+        except errors.LeagueError as error:
             return _fail(str(error))
     try:
-        variant = services.get_variant(args.variant)
-        season = services.create_season(
+        variant = variants.get_variant(args.variant)
+        season = seasons.create_season(
             name=_season_name(), variant=variant, entrants=entrants, knockout_size=knockout,
             games_per_pairing=args.games, created_by=user,
         )
-    except services.LeagueError as error:
+    except errors.LeagueError as error:
         return _fail(str(error))
     console.print(f"Bots: {', '.join(v.label for v in entrants)}. Playing "
-                  f"[bold]{season.name}[/bold] ({variant.label}, {season.planned_matches()} "
+                  f"[bold]{season.name}[/bold] ({variant.label}, {seasons.planned_matches(season)} "
                   f"matches) on local workers; data in {settings.ARENA_DATA_DIR}")
     status = cli.run(argparse.Namespace(name=season.name, workers=2, timeout=args.timeout,
                                         json=False))

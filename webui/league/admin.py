@@ -68,11 +68,11 @@ class SeasonAdmin(admin.ModelAdmin):
 
     @admin.action(description="Start the selected draft seasons")
     def start_seasons(self, request, queryset):  # type: ignore[no-untyped-def]
-        from . import services
+        from . import seasons
 
         started = 0
         for season in queryset.filter(status=models.Season.Status.DRAFT):
-            services.start_season(season)
+            seasons.start_season(season)
             started += 1
         self.message_user(request, f"{started} season(s) started")
 

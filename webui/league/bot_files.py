@@ -88,7 +88,7 @@ def sample_twin(version: BotVersion) -> Path | None:
     candidate = SAMPLE_BOTS / Path(version.source_dir).name
     if not candidate.is_dir():
         return None
-    from .services import folder_sha256
+    from .versions import folder_sha256
 
     return candidate if folder_sha256(candidate) == version.sha256 else None
 
@@ -110,7 +110,7 @@ def load_archive_files() -> LoadReport:
     ``sha256``. Safe to run again: stored archives are skipped. Versions with an address, and
     folder bots registered by an absolute path (the samples), have no archive and are left out.
     """
-    from . import services
+    from .versions import store_archive
 
     report = LoadReport()
     stored = set(BotArchive.objects.values_list("sha256", flat=True))
@@ -134,7 +134,7 @@ def load_archive_files() -> LoadReport:
         if kind is None or hashlib.sha256(data).hexdigest() != version.sha256:
             report.missing.append(f"{version.label}: {found} is not its archive (sha256 differs)")
             continue
-        services.store_archive(version.sha256, kind, data)
+        store_archive(version.sha256, kind, data)
         stored.add(version.sha256)
         report.loaded.append(version.label)
     return report

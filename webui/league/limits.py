@@ -1,6 +1,6 @@
 """The ranges of the numbers a season, a bot and a token may hold, in one place.
 
-The API, the forms, the command line and :func:`webui.league.services.create_season` all check
+The API, the forms, the command line and :func:`webui.league.seasons.create_season` all check
 against these, so a value refused in one place is refused everywhere with the same range, and
 nothing out of range reaches the database (where a seed of 2**63 would overflow its column) or
 a worker (where a bank shorter than a move would void every match). Texts are checked by

@@ -39,7 +39,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.engine import VARIANTS, EngineError, parse_move, rules_for
-from webui.league import inputs, queue, services
+from webui.league import inputs, queue, variants
 from webui.league.models import Bot, BotVersion, Variant
 from webui.play.models import PlayGame, PlayMove
 
@@ -123,7 +123,7 @@ def start_game(user: Any, bot_name: str, variant_name: str, seat: str = "random"
             raise PlayError(429, f"you have {open_games} games waiting or under way, the most "
                                  f"a person may have at once ({most}): finish or resign one "
                                  "first")
-        variant: Variant = services.get_variant(variant_name)
+        variant: Variant = variants.get_variant(variant_name)
         now = timezone.now()
         game = PlayGame.objects.create(
             user=user, version=version, variant=variant, human_seat=human_seat,

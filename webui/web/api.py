@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 
 from arena.archives import MAX_ARCHIVE_BYTES
-from webui.league import inputs, limits, services
+from webui.league import inputs, limits, seasons, variants
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
@@ -346,8 +346,8 @@ def post_season(request: HttpRequest) -> Any:
         raise ApiError(400, str(exc)) from None
     versions = [_version_by_label(e) for e in entrants]
     with transaction.atomic():
-        variant = services.get_variant(variant_name, options)
-        season = services.create_season(
+        variant = variants.get_variant(variant_name, options)
+        season = seasons.create_season(
             name=name,
             variant=variant,
             entrants=versions,
@@ -363,7 +363,7 @@ def post_season(request: HttpRequest) -> Any:
             limits=field(data, "limits", dict, None),
         )
         if start:
-            services.start_season(season)
+            seasons.start_season(season)
     return reads.season_detail(Season.objects.select_related("variant").get(pk=season.pk))
 
 
@@ -372,7 +372,7 @@ def post_season_start(request: HttpRequest, season_id: int) -> Any:
     season = get_object_or_404(Season, pk=season_id)
     if season.status != Season.Status.DRAFT:
         raise ApiError(409, f"season {season.name!r} is {season.status}, not a draft")
-    services.start_season(season)
+    seasons.start_season(season)
     return JsonResponse(reads.season_row(Season.objects.select_related("variant")
                                          .get(pk=season.pk)), status=202)
 

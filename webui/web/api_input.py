@@ -2,7 +2,7 @@
 
 Every refusal is an :class:`ApiError`: a 4xx status and one line naming the field or parameter,
 what is allowed, and what was sent. Numbers are checked against :mod:`webui.league.limits`, the
-ranges the forms and the services use too; texts by :mod:`webui.league.inputs` (every string of
+ranges the forms and the league use too; texts by :mod:`webui.league.inputs` (every string of
 a body, keys included, as it is parsed: no NUL, no lone surrogate, no number that is not
 finite). Query strings and form fields are checked by
 :class:`webui.web.middleware.InputCheckMiddleware`, for every route. Nothing here reads or

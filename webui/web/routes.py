@@ -22,7 +22,7 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from webui.league import services
+from webui.league import errors
 
 from .api_input import ApiError, check_query
 from .models import ApiToken, hash_token
@@ -95,7 +95,7 @@ def dispatch(route: Route) -> Callable[..., HttpResponse]:
             return JsonResponse({"error": f"nothing at {request.path}"}, status=404)
         except RequestDataTooBig:
             return JsonResponse({"error": "the request body is too large"}, status=413)
-        except (SubmissionError, services.LeagueError) as exc:
+        except (SubmissionError, errors.LeagueError) as exc:
             return JsonResponse({"error": str(exc)}, status=400)
         if isinstance(result, HttpResponse):
             return result

@@ -1,7 +1,8 @@
 """The site's pages. Thin views: one access helper per object, the data from :mod:`reads`.
 
-Pages never play matches: starting a season goes through the league's services, which enqueue
-tasks by name once the transaction commits; the pages read what the workers wrote.
+Pages never play matches: starting a season goes through the league
+(:mod:`webui.league.seasons`), which enqueues tasks by name once the transaction commits; the
+pages read what the workers wrote.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from webui.league import services
+from webui.league import errors, variants
+from webui.league.formats import format_of
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
+from webui.league.seasons import create_season, start_season
 
 from . import game_lists, live_progress, reads
 from .api import bot_page_data
@@ -208,9 +211,9 @@ def season_new(request: HttpRequest) -> HttpResponse:
         d = form.cleaned_data
         try:
             with transaction.atomic():
-                s = services.create_season(
+                s = create_season(
                     name=d["name"],
-                    variant=services.get_variant(d["variant"]),
+                    variant=variants.get_variant(d["variant"]),
                     entrants=list(d["entrants"]),
                     knockout_size=d["knockout_size"],
                     double_round_robin=d["double_round_robin"],
@@ -223,8 +226,8 @@ def season_new(request: HttpRequest) -> HttpResponse:
                     limits=form.seat_limits(),
                 )
                 if d["start"]:
-                    services.start_season(s)
-        except services.LeagueError as exc:
+                    start_season(s)
+        except errors.LeagueError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Season {s.name} created" +
@@ -239,7 +242,7 @@ def season_new(request: HttpRequest) -> HttpResponse:
 def season_start(request: HttpRequest, season_id: int) -> HttpResponse:
     _staff(request)
     s = get_object_or_404(Season, pk=season_id)
-    if services.start_season(s):
+    if start_season(s):
         messages.success(request, f"Season {s.name} started: its first round is scheduled.")
     else:
         messages.error(request, f"Season {s.name} is {s.status}; only a draft can start.")
@@ -265,8 +268,13 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
             for row in data["crosstable"]["rows"]
         ]
     done, total = data["season"]["matches_done"], data["season"]["matches_total"]
+    season_format = format_of(s)
     return render(request, "web/season.html", {
         **data, "cross": cross, "obj": s,
+        # The format's own part of the page: its standings and schedule, its words.
+        "format_template": f"web/formats/{season_format.key}.html",
+        "format_headline": season_format.headline(data["format"]),
+        "cross_table_note": season_format.cross_table_note,
         "percent": int(100 * done / total) if total else 0,
         "poll_ms": live_progress.POLL_MS,
         "can_start": request.user.is_authenticated and request.user.is_staff

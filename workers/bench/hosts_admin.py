@@ -48,14 +48,14 @@ def bot_archive(name: str) -> bytes:
 def setup(name: str) -> dict[str, int]:
     from django.contrib.auth.models import User
 
-    from webui.league import ladder, services
+    from webui.league import ladder, versions
     from webui.web.submission import add_version
 
     arena, _ = User.objects.get_or_create(username="arena", defaults={"is_staff": True})
     for sample in ("random", "greedy"):
-        ladder.enter_version(services.register_folder_bot(arena, SAMPLES / sample))
+        ladder.enter_version(versions.register_folder_bot(arena, SAMPLES / sample))
     alice, _ = User.objects.get_or_create(username="alice")
-    version, _ = add_version(services.create_bot(alice, name), bot_archive(name))
+    version, _ = add_version(versions.create_bot(alice, name), bot_archive(name))
     return {"version": version.pk}
 
 
