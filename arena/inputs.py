@@ -17,7 +17,7 @@ What bots write (logs, faults, fallback messages in replays) is not refused but 
 (:func:`storable`, :func:`storable_json`) where the league records it.
 
 Pure Python (standard library only): :mod:`arena.archives` checks uploaded manifests with it,
-in ``arena bot submit`` as on the site. Not the ranges of numbers (:mod:`webui.league.limits`).
+in ``arena bot submit`` as on the site. Not the ranges of numbers (:mod:`webui.league.ranges`).
 """
 
 from __future__ import annotations

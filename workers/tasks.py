@@ -114,7 +114,7 @@ def match_spec(match: Match) -> Any:
 
     variant = match.play_variant()
     move_time_ms, bank_ms = match.clocks()
-    season_limits = match.season.limits if match.season is not None else {}
+    season_limits = match.season.seat_limits if match.season is not None else {}
     versions = match.entrants()
     bots = [BotRef.parse(bot_ref_text(v)) for v in versions]
     refused = refusal({v.label: bot for v, bot in zip(versions, bots, strict=True)},

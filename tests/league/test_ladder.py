@@ -275,7 +275,7 @@ def test_ladder_ratings_are_kept_apart_from_season_ratings_and_recompute_alike(
     ratings = {r.key: r for r in Rating.objects.filter(variant=variant)}
     ids = {v.pk for v in world["samples"]}
     assert set(ratings) == {f"l:{i}" for i in ids}
-    assert {r.ladder for r in ratings.values()} == {"ladder"}
+    assert {r.pool for r in ratings.values()} == {"ladder"}
     assert all(r.games == 2 for r in ratings.values())
     assert RatingHistory.objects.filter(rating__variant=variant).count() == 4
     # A season between the same versions rates on the season ladder only.

@@ -1,4 +1,4 @@
-"""TrueSkill ladders of :mod:`arena.rating`."""
+"""TrueSkill ratings and their pools, :mod:`arena.rating`."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import pytest
 from arena.rating import (
     MU,
     SIGMA,
-    Ladder,
     RatedGame,
+    Ratings,
     entity_key,
     is_partnership_game,
     is_provisional,
-    key_ladder,
+    key_pool,
     key_version,
     ranks_for,
     recompute,
@@ -26,8 +26,8 @@ def test_a_side_of_one_version_is_that_version_and_two_versions_are_partners() -
     assert entity_key([4, 4]) == "v:4"
     assert not is_partnership_game([[4, 4], [9, 9]])
     assert is_partnership_game([[4, 9], [5, 5]])
-    assert key_version("p:9") == 9 and key_ladder("p:9") == "partners"
-    assert key_ladder("v:4") == "solo"
+    assert key_version("p:9") == 9 and key_pool("p:9") == "partners"
+    assert key_pool("v:4") == "solo"
     with pytest.raises(ValueError, match="rated as partners"):
         entity_key([9, 4])
 
@@ -41,7 +41,7 @@ def test_it_rejects_a_bad_key_and_a_bad_winner() -> None:
 
 
 def test_the_winner_gains_and_the_loser_drops_and_both_grow_surer() -> None:
-    ladder = Ladder()
+    ladder = Ratings()
     winner, loser = ladder.rate(RatedGame(((1, 1), (2, 2)), winner=0))
     assert winner.key == "v:1" and loser.key == "v:2"
     assert winner.mu > MU > loser.mu
@@ -51,7 +51,7 @@ def test_the_winner_gains_and_the_loser_drops_and_both_grow_surer() -> None:
 
 
 def test_partners_are_rated_one_by_one_from_team_updates_on_a_ladder_of_their_own() -> None:
-    ladder = Ladder()
+    ladder = Ratings()
     ladder.rate(RatedGame(((1, 1), (2, 2)), winner=0))
     solo = {k: (e.mu, e.sigma) for k, e in ladder.entries.items()}
     changed = ladder.rate(RatedGame(((1, 3), (2, 4)), winner=0))
@@ -71,12 +71,12 @@ def test_partners_are_rated_one_by_one_from_team_updates_on_a_ladder_of_their_ow
 
 
 def test_a_free_for_all_game_is_rated_from_its_full_ranking() -> None:
-    ladder = Ladder()
+    ladder = Ratings()
     first, second, third = ladder.rate(RatedGame(((1,), (2,), (3,)), None, places=(0, 1, 2)))
     assert first.mu > second.mu > third.mu
     assert first.mu > MU > third.mu
     assert (first.wins, second.losses, third.losses) == (1, 1, 1)
-    tied = Ladder()
+    tied = Ratings()
     a, b, c = tied.rate(RatedGame(((1,), (2,), (3,)), None, places=(0, 0, 2)))
     assert a.mu == pytest.approx(b.mu, abs=0.01) and a.mu > c.mu
     assert (a.draws, b.draws, c.losses) == (1, 1, 1)
@@ -85,7 +85,7 @@ def test_a_free_for_all_game_is_rated_from_its_full_ranking() -> None:
 
 
 def test_a_draw_moves_the_underdog_up() -> None:
-    ladder = Ladder()
+    ladder = Ratings()
     for _ in range(5):
         ladder.rate(RatedGame(((1,), (2,)), winner=0))
     before = ladder.entries["v:2"].mu
@@ -100,7 +100,7 @@ def test_recomputing_the_same_games_gives_the_same_numbers_exactly() -> None:
     for _ in range(200):
         a, b = rng.sample(range(1, 7), 2)
         games.append(RatedGame(((a, a), (b, b)), winner=rng.choice([0, 1, None])))
-    incremental = Ladder()
+    incremental = Ratings()
     for game in games:
         incremental.rate(game)
     assert recompute(games).entries == incremental.entries

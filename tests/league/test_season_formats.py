@@ -15,7 +15,7 @@ import pytest
 from league_helpers import SAMPLES
 
 from arena.formats.whist import whist_rounds
-from arena.rating import Ladder, RatedGame
+from arena.rating import RatedGame, Ratings
 from webui.league import errors, matches, ratings, seasons, variants, versions
 from webui.league.models import (
     BotVersion,
@@ -214,7 +214,7 @@ def test_a_forfeit_is_last_and_a_void_game_counts_for_nobody_at_a_table(staff: A
     assert (b.score, b.places) == (2.0, [0, 2, 0])
     assert (c.score, c.places) == (0.0, [0, 0, 2])
     ratings.update_ratings(season.variant_id)
-    ladder = Ladder()
+    ladder = Ratings()
     ladder.rate(RatedGame(((versions[0].pk,), (versions[1].pk,), (versions[2].pk,)), 0,
                           places=(0, 1, 2)))
     ladder.rate(RatedGame(((versions[1].pk,), (versions[2].pk,), (versions[0].pk,)), None,
@@ -258,7 +258,7 @@ def test_rotating_partnerships_seat_four_different_bots_and_rate_them_as_partner
         sides = {frozenset(g.players[s::2]) for s in range(2)}
         assert sides == {frozenset((table[0], table[2])), frozenset((table[1], table[3]))}
     ratings = list(Rating.objects.filter(variant=season.variant))
-    assert {r.ladder for r in ratings} == {"partners"}
+    assert {r.pool for r in ratings} == {"partners"}
     assert {r.key for r in ratings} == {f"p:{v.pk}" for v in versions}
     assert all(r.games == 16 for r in ratings)  # 4 tables of 4 games each
     assert leaderboard(season.variant) == []  # the solo ladder is another one
@@ -296,7 +296,7 @@ def test_the_migration_replaces_team_ratings_by_partner_ratings_rated_again(
     play_season(season)
     ratings.update_ratings(season.variant_id)
     rated = Game.objects.filter(match__season=season).count()
-    assert Rating.objects.filter(variant=season.variant, ladder="partners").count() == 4
+    assert Rating.objects.filter(variant=season.variant, pool="partners").count() == 4
     # As an older installation had it: those games rated for team entities only.
     Rating.objects.filter(variant=season.variant).delete()
     team = Rating.objects.create(variant=season.variant,

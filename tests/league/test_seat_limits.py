@@ -42,8 +42,8 @@ def test_a_seasons_limits_reach_the_runner_with_the_defaults_for_the_rest(
     from webui.league.models import Match
     from workers.tasks import match_spec
 
-    season = create(versions, limits={"memory_mb": 512, "tmp_mb": 8}, bank_ms=20_000)
-    assert season.limits == {"memory_mb": 512, "tmp_mb": 8}
+    season = create(versions, seat_limits={"memory_mb": 512, "tmp_mb": 8}, bank_ms=20_000)
+    assert season.seat_limits == {"memory_mb": 512, "tmp_mb": 8}
     seasons.start_season(season)
     spec = match_spec(Match.objects.filter(season=season).first())
     assert spec.limits.memory_bytes == 512 * MIB and spec.limits.tmp_bytes == 8 * MIB
@@ -67,7 +67,7 @@ def test_bad_seat_limits_are_refused_by_name_and_nothing_is_created(
     from webui.league.models import Season
 
     with pytest.raises(errors.LeagueError, match="^" + message.replace("(", r"\(")):
-        create(versions, limits=limits)
+        create(versions, seat_limits=limits)
     assert not Season.objects.exists()
 
 
@@ -105,4 +105,4 @@ def test_the_command_line_names_the_flag_of_a_bad_limit(
                  "--memory", "300", "--json"]) == 0
     from webui.league.models import Season
 
-    assert Season.objects.get(name="cli-limited").limits == {"memory_mb": 300}
+    assert Season.objects.get(name="cli-limited").seat_limits == {"memory_mb": 300}

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 from league_helpers import SAMPLES, fake_report
 
-from arena.rating import Ladder, RatedGame
+from arena.rating import RatedGame, Ratings
 from webui.league import errors, matches, ratings, seasons, sweep, variants, versions
 from webui.league.models import BotVersion, Game, Match, Rating, RatingHistory, Round, Season
 
@@ -239,7 +239,7 @@ def test_ratings_follow_results_in_order_and_recompute_to_the_same_numbers(staff
     assert ratings.update_ratings(season.variant_id) == 0  # twice: nothing new
     games = list(Game.objects.filter(variant=season.variant).order_by("rating_seq"))
     assert [g.rating_seq for g in games] == list(range(1, 13))
-    ladder = Ladder()
+    ladder = Ratings()
     for g in games:
         ladder.rate(RatedGame(((g.players[0],), (g.players[1],)), g.winner_side))
     stored = {r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.all()}

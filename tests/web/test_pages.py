@@ -77,7 +77,7 @@ def test_the_bot_page_shows_versions_chart_matches_and_head_to_head(
     matches = Match.objects.filter(seats__version__bot__name="greedy")
     assert {m["id"] for m in api["recent_matches"]} == set(matches.values_list("id", flat=True))
     history = api["charts"][0]["series"][0]["points"]
-    rating = Rating.objects.get(version__bot__name="greedy", ladder="solo")
+    rating = Rating.objects.get(version__bot__name="greedy", pool="solo")
     assert len(history) == rating.games
     assert history[-1]["mu"] == pytest.approx(rating.mu)
 

@@ -89,7 +89,7 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
             assert [g.index for g in games] == [0, 1]
             assert games[0].seats == [0, 1] and games[1].seats == [1, 0]  # seats swapped
     ratings = Rating.objects.filter(variant=variant)
-    assert {r.ladder for r in ratings} == {"ladder"}  # no season rating moved
+    assert {r.pool for r in ratings} == {"ladder"}  # no season rating moved
     assert {r.version_id for r in ratings} <= {version.pk, *(s.pk for s in samples)}
     # Every rated game is rated once: its ladder ratings' games add up to two per game.
     update_ratings(variant.pk)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from arena.engine.replay import verify_replay
-from arena.rating import Ladder, RatedGame
+from arena.rating import RatedGame, Ratings
 from arena.scheduling import GameResult, standings
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -118,7 +118,7 @@ def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_rep
     # The ratings are the replays' winners rated in rating order...
     ordered = Game.objects.filter(variant=season.variant, void="").order_by("rating_seq")
     assert [g.rating_seq for g in ordered] == list(range(1, len(games) + 1))
-    ladder = Ladder()
+    ladder = Ratings()
     for game in ordered:
         winner = verify_replay(game.replay)["winner"]
         ladder.rate(RatedGame(((game.players[0],), (game.players[1],)), winner))

@@ -4,7 +4,7 @@ Two figures, each from its own run:
 
 - ``matches_to_order``: a ladder of bots of known strength, paired beat by beat by the ladder's
   own pairing (:func:`arena.ladder.pair`: high sigma first, close ratings, a cap per hour) and
-  rated by its own TrueSkill (:class:`arena.rating.Ladder`), each match one duplicate deal (two
+  rated by its own TrueSkill (:class:`arena.rating.Ratings`), each match one duplicate deal (two
   real engine games, seats swapped) played in process by the sample bots' policies (no
   processes: what is measured is the pairing and the rating), games to ``--target`` points
   (default 11, the real game). The field, weakest first: anti-greedy (the greedy policy's
@@ -114,12 +114,12 @@ def convergence(args: argparse.Namespace, seed: int, pool: ProcessPoolExecutor,
                 progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """One convergence run: matches until the order is right for good, and the final table."""
     from arena.ladder import Candidate, pair
-    from arena.rating import Ladder, RatedGame
+    from arena.rating import RatedGame, Ratings
 
     start, late = field(args.mixes, args.ismcts, args.late)
     specs: dict[int, BotSpec] = {i + 1: s for i, s in enumerate(start)}
     late_id = len(specs) + 1
-    ladder = Ladder()
+    ladder = Ratings()
     starts: dict[int, list[float]] = {i: [] for i in specs}
     last: dict[int, int] = {}  # each bot's last opponent
     history: list[bool] = []  # after each match: is the order right?

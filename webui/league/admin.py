@@ -94,8 +94,8 @@ class GameAdmin(admin.ModelAdmin):
 
 @admin.register(models.Rating)
 class RatingAdmin(admin.ModelAdmin):
-    list_display = ("key", "variant", "ladder", "mu", "sigma", "conservative", "games")
-    list_filter = ("variant", "ladder")
+    list_display = ("key", "variant", "pool", "mu", "sigma", "conservative", "games")
+    list_filter = ("variant", "pool")
 
 
 @admin.register(models.LadderEntry)

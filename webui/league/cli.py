@@ -134,7 +134,7 @@ SEAT_LIMIT_FLAGS = (
 
 def seat_limits_of(args: argparse.Namespace) -> dict[str, int]:
     """The seat limits the flags give, checked (a refusal names the flag)."""
-    from .limits import LimitError
+    from .ranges import RangeError
     from .seat_limits import check_seat_limits
 
     chosen: dict[str, int] = {}
@@ -144,8 +144,8 @@ def seat_limits_of(args: argparse.Namespace) -> dict[str, int]:
             continue
         try:
             check_seat_limits({name: value})
-        except LimitError as error:
-            raise LimitError(str(error).replace(f"limits.{name}", flag)) from None
+        except RangeError as error:
+            raise RangeError(str(error).replace(f"limits.{name}", flag)) from None
         chosen[name] = value
     return chosen
 
@@ -157,7 +157,7 @@ def field_of(flag: str) -> str:
 
 def create(args: argparse.Namespace) -> int:
     """``season create``: a draft season (or a started one with ``--start``)."""
-    from . import limits, seasons, variants
+    from . import ranges, seasons, variants
 
     try:
         # The same ranges as the API and the form, named as this command's options.
@@ -166,8 +166,8 @@ def create(args: argparse.Namespace) -> int:
                             ("--seed", "seed")):
             value = getattr(args, field_of(flag))
             if value is not None:
-                limits.check_number(field, value, label=flag)
-        limits.check_bank(args.move_time, args.bank, "--bank", "--move-time")
+                ranges.check_number(field, value, label=flag)
+        ranges.check_bank(args.move_time, args.bank, "--bank", "--move-time")
         seat_limits = seat_limits_of(args)
         options = dict(parse_option(o) for o in args.option)
         variant = variants.get_variant(args.variant, options)
@@ -184,7 +184,7 @@ def create(args: argparse.Namespace) -> int:
             seed=args.seed,
             format=args.format,
             swiss_rounds=args.rounds,
-            limits=seat_limits,
+            seat_limits=seat_limits,
         )
     except ValueError as error:
         return fail(str(error))

@@ -4,7 +4,7 @@ the columns they go into.
 Every text a person sends and every value of an uploaded ``bot.toml`` passes
 :mod:`arena.inputs` before the database sees it; :func:`column_max` reads a column's bound from
 its model's field, so the check and the column cannot drift apart. Not the ranges of numbers
-(:mod:`webui.league.limits`).
+(:mod:`webui.league.ranges`).
 """
 
 from __future__ import annotations

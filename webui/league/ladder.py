@@ -201,7 +201,7 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
     ids = [v.pk for v in versions]
     ratings = {
         r.version_id: r for r in Rating.objects.filter(
-            variant=variant, ladder=Rating.Ladder.LADDER, version_id__in=ids)
+            variant=variant, pool=Rating.Pool.LADDER, version_id__in=ids)
     }
     seats = MatchSeat.objects.filter(version_id__in=ids)
     hour_ago = now - timedelta(hours=1)
@@ -316,7 +316,7 @@ class LadderLoop:
 def leaderboard(variant: Variant) -> list[Rating]:
     """The variant's ladder ratings, best conservative rating first."""
     return list(
-        Rating.objects.filter(variant=variant, ladder=Rating.Ladder.LADDER)
+        Rating.objects.filter(variant=variant, pool=Rating.Pool.LADDER)
         .select_related("version__bot").order_by("-conservative", "key")
     )
 

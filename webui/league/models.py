@@ -187,7 +187,7 @@ class Season(models.Model):
     bank_ms = models.PositiveIntegerField(default=30_000)
     seed = models.BigIntegerField(default=0)
     # Overrides of the runner's seat limits, in MiB and seconds (webui.league.seat_limits).
-    limits = models.JSONField(default=dict, blank=True)
+    seat_limits = models.JSONField(default=dict, blank=True, db_column="limits")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -467,22 +467,24 @@ class Game(models.Model):
 
 
 class Rating(models.Model):
-    """The TrueSkill rating of one bot version in a variant, on one of its two ladders.
+    """The TrueSkill rating of one bot version in a variant, in one of its rating pools.
 
-    ``key`` is ``v:<version id>`` on the ``solo`` ladder (the version played every seat of its
-    side) and ``p:<version id>`` on the ``partners`` ladder (rated as one of two different
-    partners of a side, from team updates), both from season games; ``l:<version id>`` on the
-    continuous ``ladder`` (ladder matches and rated challenges); see :mod:`arena.rating`.
+    ``key`` is ``v:<version id>`` in the ``solo`` pool (the version played every seat of its
+    side) and ``p:<version id>`` in the ``partners`` pool (rated as one of two different
+    partners of a side, from team updates), both from season games; ``l:<version id>`` in the
+    pool of the continuous ``ladder`` (ladder matches and rated challenges); see
+    :mod:`arena.rating`. (The pool's column is named ``ladder``, as the API's parameter is.)
     """
 
-    class Ladder(models.TextChoices):
+    class Pool(models.TextChoices):
         SOLO = "solo", "each side one bot"
         PARTNERS = "partners", "rotating partnerships"
         LADDER = "ladder", "the continuous ladder"
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="ratings")
     key = models.CharField(max_length=64)
-    ladder = models.CharField(max_length=10, choices=Ladder.choices, default=Ladder.SOLO)
+    pool = models.CharField(max_length=10, choices=Pool.choices, default=Pool.SOLO,
+                            db_column="ladder")
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
     mu = models.FloatField()
     sigma = models.FloatField()
@@ -500,7 +502,7 @@ class Rating(models.Model):
         ]
         indexes = [
             models.Index(fields=["variant", "-conservative"], name="rating_leaderboard"),
-            models.Index(fields=["variant", "ladder", "-conservative"],
+            models.Index(fields=["variant", "pool", "-conservative"],
                          name="rating_ladder_board"),
         ]
 

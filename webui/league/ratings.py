@@ -30,15 +30,17 @@ def _rated_game(game: Game, sides: int) -> trueskill_rating.RatedGame:
         places=places,
     )
 
-def _store_entry(variant: Variant, entry: trueskill_rating.Entry, ladder: bool = False) -> Rating:
-    """Stores a computed entry; ``ladder``: on the continuous ladder (its ``l:`` key)."""
-    key = trueskill_rating.ladder_key(entry.key) if ladder else entry.key
+def _store_entry(variant: Variant, entry: trueskill_rating.Entry, on_ladder: bool = False
+                 ) -> Rating:
+    """Stores a computed entry; ``on_ladder``: in the continuous ladder's pool (its ``l:``
+    key)."""
+    key = trueskill_rating.ladder_key(entry.key) if on_ladder else entry.key
     rating, _ = Rating.objects.update_or_create(
         variant=variant,
         key=key,
         defaults={
             "version_id": trueskill_rating.key_version(key),
-            "ladder": trueskill_rating.key_ladder(key),
+            "pool": trueskill_rating.key_pool(key),
             "mu": entry.mu,
             "sigma": entry.sigma,
             "conservative": entry.conservative,
@@ -50,21 +52,21 @@ def _store_entry(variant: Variant, entry: trueskill_rating.Entry, ladder: bool =
     )
     return rating
 
-def _ladder_of(variant: Variant, ladder_scope: bool = False) -> trueskill_rating.Ladder:
-    """The stored ratings of the seasons (``v:``, ``p:``) or of the continuous ladder (``l:``,
-    computed as ``v:`` keys)."""
-    ladder = trueskill_rating.Ladder()
+def _stored(variant: Variant, on_ladder: bool = False) -> trueskill_rating.Ratings:
+    """The stored ratings of the seasons' pools (``v:``, ``p:``) or of the continuous
+    ladder's (``l:``, computed as ``v:`` keys)."""
+    stored = trueskill_rating.Ratings()
     ratings = Rating.objects.filter(variant=variant)
-    if ladder_scope:
-        ratings = ratings.filter(ladder=Rating.Ladder.LADDER)
+    if on_ladder:
+        ratings = ratings.filter(pool=Rating.Pool.LADDER)
     else:
-        ratings = ratings.exclude(ladder=Rating.Ladder.LADDER)
+        ratings = ratings.exclude(pool=Rating.Pool.LADDER)
     for r in ratings:
-        key = trueskill_rating.solo_key(r.key) if ladder_scope else r.key
-        ladder.entries[key] = trueskill_rating.Entry(
+        key = trueskill_rating.solo_key(r.key) if on_ladder else r.key
+        stored.entries[key] = trueskill_rating.Entry(
             key, r.mu, r.sigma, r.games, r.wins, r.draws, r.losses
         )
-    return ladder
+    return stored
 
 RATED = Q(void="", match__rated=True)
 """The games that move ratings: not void, of a rated match (unrated challenges are not)."""
@@ -88,11 +90,11 @@ def update_ratings(variant_id: int, batch: int = 500) -> int:
             if not pending:
                 return rated
             seq = Game.objects.filter(variant=variant).aggregate(s=Max("rating_seq"))["s"] or 0
-            ladders = {False: _ladder_of(variant), True: _ladder_of(variant, True)}
+            pools = {False: _stored(variant), True: _stored(variant, True)}
             for game in pending:
                 seq += 1
                 on_ladder = game.match.kind != Match.Kind.SEASON
-                entries = ladders[on_ladder].rate(_rated_game(game, variant.sides))
+                entries = pools[on_ladder].rate(_rated_game(game, variant.sides))
                 Game.objects.filter(pk=game.pk, rating_seq__isnull=True).update(rating_seq=seq)
                 for entry in entries:
                     rating = _store_entry(variant, entry, on_ladder)
@@ -123,7 +125,7 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
             RatingHistory.objects.filter(rating__variant=variant).delete()
             Rating.objects.filter(variant=variant).delete()
             Game.objects.filter(variant=variant).exclude(void="").update(rating_seq=None)
-            ladders = {False: trueskill_rating.Ladder(), True: trueskill_rating.Ladder()}
+            pools = {False: trueskill_rating.Ratings(), True: trueskill_rating.Ratings()}
             games = list(
                 Game.objects.filter(RATED, variant=variant).select_related("match").order_by(
                     F("rating_seq").asc(nulls_last=True), "match__finished", "match_id", "index"
@@ -132,7 +134,7 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
             history: list[tuple[Game, int, trueskill_rating.Entry, bool]] = []
             for seq, game in enumerate(games, start=1):
                 on_ladder = game.match.kind != Match.Kind.SEASON
-                for entry in ladders[on_ladder].rate(_rated_game(game, variant.sides)):
+                for entry in pools[on_ladder].rate(_rated_game(game, variant.sides)):
                     history.append((game, seq, trueskill_rating.Entry(**vars(entry)), on_ladder))
                 if game.rating_seq != seq:
                     Game.objects.filter(pk=game.pk).update(rating_seq=None)
@@ -141,7 +143,7 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
                     Game.objects.filter(pk=game.pk).update(rating_seq=seq)
             stored = {
                 (key, scope): _store_entry(variant, entry, scope)
-                for scope, ladder in ladders.items() for key, entry in ladder.entries.items()
+                for scope, pool in pools.items() for key, entry in pool.entries.items()
             }
             RatingHistory.objects.bulk_create(
                 RatingHistory(
@@ -157,10 +159,10 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
             counts[variant.slug] = len(games)
     return counts
 
-def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO) -> list[Rating]:
-    """The variant's ratings on one ladder, best conservative rating first."""
+def leaderboard(variant: Variant, pool: str = Rating.Pool.SOLO) -> list[Rating]:
+    """The variant's ratings in one pool, best conservative rating first."""
     return list(
-        Rating.objects.filter(variant=variant, ladder=ladder)
+        Rating.objects.filter(variant=variant, pool=pool)
         .select_related("version__bot")
         .order_by("-conservative", "key")
     )

@@ -17,14 +17,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import formats, inputs, seat_limits
-from . import limits as ranges
+from . import formats, inputs, ranges
 from .errors import LeagueError
 from .formats import StandingRow
 from .formats.base import close_round_if_done
 from .models import BotVersion, Round, Season, SeasonEntrant, Variant
 from .queue import queue_depth
 from .ratings import update_ratings
+from .seat_limits import check_seat_limits
 from .sweep import requeue_stale
 
 log = logging.getLogger("arena.league")
@@ -44,13 +44,13 @@ def create_season(
     created_by: Any = None,
     format: str | None = None,
     swiss_rounds: int | None = None,
-    limits: dict[str, int] | None = None,
+    seat_limits: dict[str, int] | None = None,
 ) -> Season:
     """A draft season; entrants are numbered 1..n in the order given.
 
     ``format`` is one of :data:`webui.league.formats.FORMAT_NAMES` (default: a round-robin for
     two sides, tables for more), ``swiss_rounds`` the rounds of a Swiss (default ``ceil(log2
-    n) + 2``), ``limits`` overrides of the bots' seat limits
+    n) + 2``), ``seat_limits`` overrides of the bots' seat limits
     (:data:`webui.league.seat_limits.SEAT_LIMITS`). Everything is checked before anything is
     written: a refusal raises :class:`LeagueError` and creates nothing.
     """
@@ -73,8 +73,8 @@ def create_season(
             "knockout_size": knockout_size, "games_per_pairing": games_per_pairing,
             "move_time_ms": move_time_ms, "bank_ms": bank_ms, "seed": seed,
         })
-        seat_overrides = seat_limits.check_seat_limits(limits)
-    except (ranges.LimitError, inputs.InputError) as error:
+        seat_overrides = check_seat_limits(seat_limits)
+    except (ranges.RangeError, inputs.InputError) as error:
         raise LeagueError(str(error)) from None
     try:
         season_format = formats.chosen_format(variant, format, knockout_size)
@@ -97,7 +97,7 @@ def create_season(
             move_time_ms=move_time_ms,
             bank_ms=bank_ms,
             seed=random.SystemRandom().randrange(2**31) if seed is None else seed,
-            limits=seat_overrides,
+            seat_limits=seat_overrides,
             created_by=created_by,
         )
         SeasonEntrant.objects.bulk_create(

@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 
 from arena.archives import MAX_ARCHIVE_BYTES
-from webui.league import inputs, limits, seasons, variants
+from webui.league import inputs, ranges, seasons, variants
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
@@ -48,8 +48,8 @@ def get_variants(request: HttpRequest) -> Any:
 
 
 def ladder_of(request: HttpRequest, variant: Variant) -> str:
-    """The ``ladder`` query parameter, checked against the variant's ladders."""
-    ladders = reads.variant_ladders(variant)
+    """The ``ladder`` query parameter (a rating pool), checked against the variant's."""
+    ladders = reads.variant_pools(variant)
     ladder = request.GET.get("ladder") or ladders[0]
     if ladder not in ladders:
         raise ApiError(400, f"ladder {ladder!r}: {variant.slug} has {' and '.join(ladders)}")
@@ -60,7 +60,7 @@ def get_leaderboard(request: HttpRequest, slug: str) -> Any:
     variant = get_object_or_404(Variant, slug=slug)
     ladder = ladder_of(request, variant)
     return {"variant": reads.variant_json(variant), "ladder": ladder,
-            "ladders": {name: reads.LADDERS[name] for name in reads.variant_ladders(variant)},
+            "ladders": {name: reads.POOLS[name] for name in reads.variant_pools(variant)},
             "ratings": reads.leaderboard(variant, ladder),
             "recent_games": reads.recent_games(10, variant)}
 
@@ -250,7 +250,7 @@ def post_bot(request: HttpRequest) -> Any:
     user = token_user(request)
     data = json_body(request, {"name", "description"})
     name = text(data, "name", inputs.column_max(Bot, "name"), is_name=True)
-    description = text(data, "description", limits.DESCRIPTION_MAX, "")
+    description = text(data, "description", ranges.DESCRIPTION_MAX, "")
     bot, _ = create_bot_with_version(user, name, description, None)
     return reads.bot_json(bot, private=True)
 
@@ -266,7 +266,7 @@ def _owned_bot(request: HttpRequest, name: str) -> tuple[Any, Bot]:
 def patch_bot(request: HttpRequest, name: str) -> Any:
     _, bot = _owned_bot(request, name)
     data = json_body(request, {"description"})
-    description = text(data, "description", limits.DESCRIPTION_MAX)
+    description = text(data, "description", ranges.DESCRIPTION_MAX)
     Bot.objects.filter(pk=bot.pk).update(description=description)
     bot.refresh_from_db()
     return reads.bot_json(bot, private=True)
@@ -329,8 +329,8 @@ def post_season(request: HttpRequest) -> Any:
     name = text(data, "name", inputs.column_max(Season, "name"), is_name=True)
     variant_name = text(data, "variant", inputs.column_max(Variant, "name"), is_name=True)
     entrants = field(data, "entrants", list)
-    if len(entrants) > limits.ENTRANTS_MAX:
-        raise ApiError(400, f"field 'entrants' must list at most {limits.ENTRANTS_MAX} "
+    if len(entrants) > ranges.ENTRANTS_MAX:
+        raise ApiError(400, f"field 'entrants' must list at most {ranges.ENTRANTS_MAX} "
                             f"versions, not {len(entrants)}")
     options = field(data, "options", dict, {})
     knockout_size = number(data, "knockout_size", 0)
@@ -341,8 +341,8 @@ def post_season(request: HttpRequest) -> Any:
     double_round_robin = field(data, "double_round_robin", bool, False)
     start = field(data, "start", bool, False)
     try:
-        limits.check_bank(move_time_ms, bank_ms, "field 'bank_ms'", "field 'move_time_ms'")
-    except limits.LimitError as exc:
+        ranges.check_bank(move_time_ms, bank_ms, "field 'bank_ms'", "field 'move_time_ms'")
+    except ranges.RangeError as exc:
         raise ApiError(400, str(exc)) from None
     versions = [_version_by_label(e) for e in entrants]
     with transaction.atomic():
@@ -360,7 +360,7 @@ def post_season(request: HttpRequest) -> Any:
             created_by=user,
             format=text(data, "format", 20, None, is_name=True),
             swiss_rounds=number(data, "rounds", None),
-            limits=field(data, "limits", dict, None),
+            seat_limits=field(data, "limits", dict, None),
         )
         if start:
             seasons.start_season(season)

@@ -179,8 +179,9 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[st
         "move_time_ms": s.move_time_ms,
         "bank_ms": s.bank_ms,
         # Every seat limit of the season's matches, its own overrides applied (MiB, seconds).
-        "seat_limits": describe_seat_limits(s.limits or {}, s.games_per_pairing, s.bank_ms),
-        "seat_limit_overrides": dict(s.limits or {}),
+        "seat_limits": describe_seat_limits(s.seat_limits or {}, s.games_per_pairing,
+                                            s.bank_ms),
+        "seat_limit_overrides": dict(s.seat_limits or {}),
         "entrants": entrants,
         "matches_done": done,
         # Every match the season will have (its later rounds are scheduled as it goes).
@@ -245,26 +246,27 @@ def rating_figures(r: Rating) -> dict[str, Any]:
     }
 
 
-LADDERS = {
-    Rating.Ladder.SOLO.value: "each side one bot: a bot version plays every seat of its side",
-    Rating.Ladder.PARTNERS.value: "rotating partnerships: each bot's own rating from games "
+POOLS = {
+    Rating.Pool.SOLO.value: "each side one bot: a bot version plays every seat of its side",
+    Rating.Pool.PARTNERS.value: "rotating partnerships: each bot's own rating from games "
     "beside different partners (TrueSkill team updates)",
 }
-"""The two ladders of a variant, as the leaderboard describes them."""
+"""The two season pools of a variant, as the leaderboard describes them (its ``ladder``
+parameter chooses one)."""
 
 
-def variant_ladders(variant: Variant) -> list[str]:
-    """The ladders a variant's leaderboard offers: partners only for partnership variants."""
+def variant_pools(variant: Variant) -> list[str]:
+    """The pools a variant's leaderboard offers: partners only for partnership variants."""
     if variant.players == 4 and variant.sides == 2:
-        return [Rating.Ladder.SOLO.value, Rating.Ladder.PARTNERS.value]
-    return [Rating.Ladder.SOLO.value]
+        return [Rating.Pool.SOLO.value, Rating.Pool.PARTNERS.value]
+    return [Rating.Pool.SOLO.value]
 
 
-def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
+def leaderboard(variant: Variant, pool: str = Rating.Pool.SOLO.value,
                 limit: int = 200) -> list[dict[str, Any]]:
-    """The ratings of a variant on one ladder, best conservative rating first."""
+    """The ratings of a variant in one pool, best conservative rating first."""
     rows = (
-        Rating.objects.filter(variant=variant, ladder=ladder)
+        Rating.objects.filter(variant=variant, pool=pool)
         .select_related("version__bot")
         .order_by("-conservative", "id")[:limit]
     )
@@ -278,7 +280,7 @@ def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
                 "key": r.key,
                 "label": ref["label"],
                 "versions": [ref],
-                "ladder": r.ladder,
+                "ladder": r.pool,
                 **rating_figures(r),
             }
         )
@@ -361,15 +363,15 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
     rows = (
         Rating.objects.filter(version__bot=bot)
         .select_related("variant", "version")
-        .order_by("variant__slug", "ladder", "-version__number")
+        .order_by("variant__slug", "pool", "-version__number")
     )
     return [
         {
             "variant": r.variant.slug,
             "variant_label": r.variant.label + (
-                " (rotating partnerships)" if r.ladder == Rating.Ladder.PARTNERS
-                else " (ladder)" if r.ladder == Rating.Ladder.LADDER else ""),
-            "ladder": r.ladder,
+                " (rotating partnerships)" if r.pool == Rating.Pool.PARTNERS
+                else " (ladder)" if r.pool == Rating.Pool.LADDER else ""),
+            "ladder": r.pool,
             "version": r.version.number,
             "label": f"{bot.name}@{r.version.number}",
             "rating_id": r.id,

@@ -70,14 +70,14 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def variant(request: HttpRequest, slug: str) -> HttpResponse:
     v = get_object_or_404(Variant, slug=slug)
-    ladders = reads.variant_ladders(v)
+    ladders = reads.variant_pools(v)
     ladder = request.GET.get("ladder") or ladders[0]
     if ladder not in ladders:
         raise Http404(f"{v.slug} has no {ladder!r} ladder")
     return render(request, "web/leaderboard.html", {
         "variant": reads.variant_json(v),
         "ladder": ladder,
-        "ladders": [{"name": name, "text": reads.LADDERS[name], "current": name == ladder}
+        "ladders": [{"name": name, "text": reads.POOLS[name], "current": name == ladder}
                     for name in ladders],
         "ratings": reads.leaderboard(v, ladder),
         "games": reads.recent_games(10, v),
@@ -223,7 +223,7 @@ def season_new(request: HttpRequest) -> HttpResponse:
                     created_by=request.user,
                     format=d["format"],
                     swiss_rounds=d["rounds"],
-                    limits=form.seat_limits(),
+                    seat_limits=form.seat_limits(),
                 )
                 if d["start"]:
                     start_season(s)

@@ -28,19 +28,19 @@ ENTRANTS_MAX = 256
 # The bounds of names are their columns' (webui.league.inputs.column_max), read from the models.
 
 
-class LimitError(ValueError):
+class RangeError(ValueError):
     """A value out of its range: one line naming the field, the range and the value."""
 
 
 def check_number(field: str, value: Any, label: str | None = None) -> int:
-    """``value`` if it is a whole number in ``field``'s range, else :class:`LimitError`
+    """``value`` if it is a whole number in ``field``'s range, else :class:`RangeError`
     (whose message names ``label``, by default the field)."""
     lo, hi = SEASON_NUMBERS[field]
     name = label or field
     if isinstance(value, bool) or not isinstance(value, int):
-        raise LimitError(f"{name} must be a whole number between {lo} and {hi}, not {value!r}")
+        raise RangeError(f"{name} must be a whole number between {lo} and {hi}, not {value!r}")
     if not lo <= value <= hi:
-        raise LimitError(f"{name} must be between {lo} and {hi}, not {value}")
+        raise RangeError(f"{name} must be between {lo} and {hi}, not {value}")
     return value
 
 
@@ -49,7 +49,7 @@ def check_bank(move_time_ms: int, bank_ms: int, bank: str = "bank_ms",
     """A game's bank holds at least one move's time (else every match would be void); the
     message names the two as ``bank`` and ``move``."""
     if bank_ms < move_time_ms:
-        raise LimitError(f"{bank} must be at least {move} ({move_time_ms}), not {bank_ms}: "
+        raise RangeError(f"{bank} must be at least {move} ({move_time_ms}), not {bank_ms}: "
                          "a bank shorter than one move voids every game")
 
 
