@@ -2,7 +2,7 @@
 
 A field of bots of known strength plays both formats in the same run: the round-robin (every
 pair once, the baseline) and a Swiss of the default ``ceil(log2 n) + 2`` rounds, paired by
-:mod:`arena.formats.swiss`. Each match is ``--games`` real engine games in duplicate sets
+:mod:`arena.scheduling.swiss`. Each match is ``--games`` real engine games in duplicate sets
 (the same decks twice, seats swapped), played in process by the sample bots, made by their
 own scripts through the SDK (:func:`arena.sdk.launch.load_bot`: no gRPC, no sandbox, no
 database: what is measured is the format, not the platform). Reported
@@ -275,13 +275,13 @@ def round_robin_run(runner: Runner, n: int, seed: int) -> tuple[int, list[int]]:
 
 def swiss_run(runner: Runner, n: int, rounds: int, seed: int) -> tuple[int, list[int]]:
     """A Swiss of ``rounds`` rounds: matches played and the final order."""
-    from arena.formats.swiss import (
+    from arena.scheduling import GameResult
+    from arena.scheduling.swiss import (
         SwissRound,
         pair_swiss_round,
         swiss_players,
         swiss_standings,
     )
-    from arena.scheduling import GameResult
 
     games: list[GameResult] = []
     paired: list[SwissRound] = []
@@ -310,8 +310,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from arena.formats.swiss import check_swiss, default_swiss_rounds
     from arena.scheduling import SchedulingError
+    from arena.scheduling.swiss import check_swiss, default_swiss_rounds
 
     try:
         budgets = [int(b) for b in args.ismcts.split(",") if b.strip()]

@@ -1,4 +1,4 @@
-"""The pure season formats of :mod:`arena.formats`: three-seat tables, Swiss, whist, places."""
+"""The pure season formats of :mod:`arena.scheduling`: three-seat tables, Swiss, whist, places."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import rules_for
-from arena.formats.placement import (
+from arena.runner.match import seating
+from arena.scheduling import GameResult, SchedulingError
+from arena.scheduling.placement import (
     PlacedGame,
     place_points,
     placement_standings,
     places_of,
 )
-from arena.formats.swiss import (
+from arena.scheduling.swiss import (
     SwissPlayer,
     SwissRound,
     check_swiss,
@@ -26,10 +28,8 @@ from arena.formats.swiss import (
     swiss_players,
     swiss_standings,
 )
-from arena.formats.triples import table_design, table_rounds
-from arena.formats.whist import WHIST_SIZES, check_whist, whist_rounds
-from arena.runner.match import seating
-from arena.scheduling import GameResult, SchedulingError
+from arena.scheduling.triples import table_design, table_rounds
+from arena.scheduling.whist import WHIST_SIZES, check_whist, whist_rounds
 
 PROPERTY = settings(deadline=None)  # no test is timed
 

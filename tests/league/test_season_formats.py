@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from league_helpers import SAMPLES
 
-from arena.formats.whist import whist_rounds
 from arena.rating import RatedGame, Ratings
+from arena.scheduling.whist import whist_rounds
 from webui.league import errors, matches, ratings, seasons, variants, versions
 from webui.league.models import (
     BotVersion,

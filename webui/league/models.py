@@ -154,7 +154,7 @@ class Variant(models.Model):
 class Season(models.Model):
     """A league: entrants of one variant, played in one format.
 
-    Formats (the pure schedules are in :mod:`arena.formats`, the league's side of them, one
+    Formats (the pure schedules are in :mod:`arena.scheduling`, the league's side of them, one
     class each, in :mod:`webui.league.formats`): a round-robin of two sides with an optional
     knockout for the top N; a Swiss of ``swiss_rounds`` rounds; three-seat (or larger) tables
     for variants of more than two sides; rotating partnerships (whist tournaments) for
@@ -448,8 +448,8 @@ class Game(models.Model):
     def places(self, sides: int) -> tuple[int, ...] | None:
         """Each side's place in this game (0 first; ties share), None when void: the engine's
         winner first, a forfeiting side last, the others by their points
-        (:func:`arena.formats.placement.places_of`)."""
-        from arena.formats.placement import places_of
+        (:func:`arena.scheduling.placement.places_of`)."""
+        from arena.scheduling.placement import places_of
 
         totals = tuple(int(t) for t in self.totals) if self.totals else ()
         forfeit = self.forfeit.get("side") if isinstance(self.forfeit, dict) else None

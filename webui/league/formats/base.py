@@ -5,7 +5,7 @@ A format shapes and checks a new season (which variants, how many entrants, roun
 per match), plans its matches, schedules each round when the one before it is complete, ranks
 its table with its own tie-breaks, keeps its cross-table, names its champion, and says how
 pages and the command line show it (its summary, schedule and headline). The pure schedules are
-in :mod:`arena.formats` and :mod:`arena.scheduling`; a format maps entrant numbers to bot
+in :mod:`arena.scheduling`; a format maps entrant numbers to bot
 versions, writes rounds and their matches (:func:`webui.league.matches.create_match`, so every
 match is claimed, leased and recorded once, like any other) and reads the games back into
 tables. Formats are found by name in :mod:`webui.league.formats`; nothing outside them asks
@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from django.utils import timezone
 
 from arena import scheduling
-from arena.formats.placement import PlacedGame
+from arena.scheduling.placement import PlacedGame
 
 from ..matches import create_match, match_score
 from ..models import BotVersion, Game, Match, Round, Season, Variant
@@ -230,7 +230,7 @@ def entrant_numbers(season: Season) -> tuple[dict[int, BotVersion], dict[int, in
 
 
 def placed_game(game: Game, number_of: dict[int, int], sides: int) -> PlacedGame:
-    """A game of a multi-side season as :mod:`arena.formats.placement` ranks it."""
+    """A game of a multi-side season as :mod:`arena.scheduling.placement` ranks it."""
     return PlacedGame(tuple(number_of[int(game.players[s])] for s in range(sides)),
                       game.places(sides), tuple(int(t) for t in game.totals or ()))
 

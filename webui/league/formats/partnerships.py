@@ -1,5 +1,5 @@
 """Rotating partnerships (``partnerships``): four-player partnership variants; a whist
-tournament (:mod:`arena.formats.whist`): four different bots at each table, each bot partnering
+tournament (:mod:`arena.scheduling.whist`): four different bots at each table, each bot partnering
 every other once and opposing it twice, partners sitting opposite. Each bot scores the games its
 side won; ties broken by games won and game-point difference. No cross-table: the rota is its
 schedule.
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from arena.formats.whist import TeamGame, check_whist, partnership_standings, whist_rounds
+from arena.scheduling.whist import TeamGame, check_whist, partnership_standings, whist_rounds
 
 from ..models import BotVersion, Round, Season, Variant
 from .base import (

@@ -1,5 +1,5 @@
 """The Swiss (``swiss``): two sides; ``swiss_rounds`` rounds, each paired from the table of the
-rounds before it when they are complete (:mod:`arena.formats.swiss`): equal or close scores, no
+rounds before it when they are complete (:mod:`arena.scheduling.swiss`): equal or close scores, no
 rematch while one can be avoided. A bye scores a drawn match. Ranked by score, then Buchholz,
 Sonneborn-Berger, games won and game-point difference.
 """
@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from arena import scheduling
-from arena.formats.swiss import (
+from arena.scheduling.swiss import (
     SwissRound,
     check_swiss,
     default_swiss_rounds,

@@ -1,7 +1,7 @@
 """Tables (``tables``): variants of three sides or more; every pair of entrants at the same
-table equally often (:mod:`arena.formats.triples`), each table a match of every seat rotation.
+table equally often (:mod:`arena.scheduling.triples`), each table a match of every seat rotation.
 Ranked by placement points (2 for first, 1 for second, 0 for third, shared when tied), then
-head-to-head places, first places, game points (:mod:`arena.formats.placement`).
+head-to-head places, first places, game points (:mod:`arena.scheduling.placement`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from arena.formats.placement import pairwise_scores, placement_standings
-from arena.formats.triples import table_design, table_rounds
+from arena.scheduling.placement import pairwise_scores, placement_standings
+from arena.scheduling.triples import table_design, table_rounds
 
 from ..models import BotVersion, Round, Season, Variant
 from .base import (

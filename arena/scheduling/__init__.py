@@ -1,8 +1,20 @@
-"""Pairings and tables of a season: FIDE Berger round-robins, knockout brackets, standings.
+"""Pairings and tables of a season: FIDE Berger round-robins, knockout brackets, standings;
+the other formats' schedules in the modules of this package.
 
 Pure functions over entrant numbers (1..n, the order of entry; seed numbers in a bracket). The
-data layer maps numbers to bot versions and stores the rounds; nothing here touches a database,
-a clock or a random number generator.
+data layer maps numbers to bot versions and stores the rounds (its season formats,
+``webui.league.formats``, one class each, use these); nothing here touches a database, a clock
+or a random number generator. This module holds the round-robin, the knockout and the
+standings every format ranks with; one module per other schedule:
+
+- :mod:`arena.scheduling.placement`: the places of a game with three or more sides, placement
+  points (2-1-0 for three sides, ties shared) and the table of a multi-side season;
+- :mod:`arena.scheduling.triples`: three-seat tables in which every pair of entrants meets
+  equally often (every triple, or a balanced incomplete design for large fields), in rounds;
+- :mod:`arena.scheduling.swiss`: Swiss pairing by maximum weight matching, byes, Buchholz and
+  Sonneborn-Berger;
+- :mod:`arena.scheduling.whist`: whist tournaments, the rotating partnerships of four-player
+  partnership variants.
 
 Round-robin (FIDE Handbook C.05, Annex 1): in round ``r`` of the table for an even ``n`` the
 player ``n`` meets ``x`` (``x = (r + 1) / 2`` for odd ``r``, ``n / 2 + r / 2`` for even ``r``),
