@@ -42,6 +42,7 @@ def worker_name() -> str:
     """``host:pid`` of this process, recorded on the matches it claims."""
     return f"{socket.gethostname()}:{os.getpid()}"
 
+
 def create_match(season: Season, round_: Round, board: int, versions: Sequence[BotVersion],
                  pairing: str) -> Match:
     """A scheduled match of ``versions`` in runner order, enqueued after commit.
@@ -105,6 +106,7 @@ class Claim:
     token: str
     attempt: int
 
+
 def lease_end() -> Any:
     """The end of a lease taken or renewed now, by the database's clock (an expression).
 
@@ -112,6 +114,7 @@ def lease_end() -> Any:
     lease holds, so hosts whose clocks disagree still agree on who holds a match.
     """
     return Now() + timedelta(seconds=settings.ARENA_MATCH_LEASE_S)
+
 
 def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
     """Takes a scheduled match (or one whose last worker's lease ran out) to play it.
@@ -136,12 +139,14 @@ def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
     attempts = Match.objects.values_list("attempts", flat=True).get(pk=match_id)
     return Claim(match_id, token, attempts)
 
+
 def renew_lease(claim: Claim) -> bool:
     """Extends the claim's lease (by the database's clock); False when the match was taken
     over or finished."""
     return Match.objects.filter(
         pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
     ).update(lease_until=lease_end()) == 1
+
 
 def release_match(claim: Claim, error: str) -> bool:
     """Gives a match back after an infrastructure failure, to be played again."""
@@ -151,6 +156,7 @@ def release_match(claim: Claim, error: str) -> bool:
         status=Match.Status.SCHEDULED, claim_token="", lease_until=None,
         error=inputs.storable(error[:2000])
     ) == 1
+
 
 def lease_remaining(match_id: int) -> float:
     """Seconds until the current claim on a running match expires (0 when free or expired),
@@ -164,6 +170,7 @@ def lease_remaining(match_id: int) -> float:
         return 0.0
     return max(0.0, float(left.total_seconds()))
 
+
 def void_match(claim: Claim, reason: str) -> bool:
     """Gives up a match for good (after too many infrastructure failures): it counts for nobody."""
     with transaction.atomic():
@@ -176,12 +183,14 @@ def void_match(claim: Claim, reason: str) -> bool:
             enqueue("arena.schedule_round", season_id)
     return changed == 1
 
+
 def _void_reason(value: Any, replay: dict[str, Any]) -> str:
     if isinstance(value, str):
         return value
     if value:
         return str(replay.get("void") or "void")
     return str(replay.get("void") or "")
+
 
 def record_result(claim: Claim, report: dict[str, Any]) -> bool:
     """Records a played match once: its games, its summary and winner; enqueues the follow-ups.
@@ -271,6 +280,7 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
         if not still_open.exists():
             enqueue("arena.schedule_round", match.season_id)
     return True
+
 
 def _match_winner(entrants: list[BotVersion], wins: list[int], points: list[int],
                   match: Match) -> BotVersion | None:

@@ -30,6 +30,7 @@ def _rated_game(game: Game, sides: int) -> trueskill_rating.RatedGame:
         places=places,
     )
 
+
 def _store_entry(variant: Variant, entry: trueskill_rating.Entry, on_ladder: bool = False
                  ) -> Rating:
     """Stores a computed entry; ``on_ladder``: in the continuous ladder's pool (its ``l:``
@@ -52,6 +53,7 @@ def _store_entry(variant: Variant, entry: trueskill_rating.Entry, on_ladder: boo
     )
     return rating
 
+
 def _stored(variant: Variant, on_ladder: bool = False) -> trueskill_rating.Ratings:
     """The stored ratings of the seasons' pools (``v:``, ``p:``) or of the continuous
     ladder's (``l:``, computed as ``v:`` keys)."""
@@ -68,8 +70,10 @@ def _stored(variant: Variant, on_ladder: bool = False) -> trueskill_rating.Ratin
         )
     return stored
 
+
 RATED = Q(void="", match__rated=True)
 """The games that move ratings: not void, of a rated match (unrated challenges are not)."""
+
 
 def update_ratings(variant_id: int, batch: int = 500) -> int:
     """Rates the variant's unrated games in result order; one writer per variant at a time.
@@ -107,6 +111,7 @@ def update_ratings(variant_id: int, batch: int = 500) -> int:
                         conservative=entry.conservative,
                     )
             rated += len(pending)
+
 
 def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
     """Rebuilds every rating (of one variant, or all) from the games in rating order.
@@ -158,6 +163,7 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
             )
             counts[variant.slug] = len(games)
     return counts
+
 
 def leaderboard(variant: Variant, pool: str = Rating.Pool.SOLO) -> list[Rating]:
     """The variant's ratings in one pool, best conservative rating first."""

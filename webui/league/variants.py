@@ -25,6 +25,7 @@ def variant_slug(name: str, options: dict[str, Any]) -> str:
         slug = f"{slugify(name)}--{digest}"
     return slug
 
+
 def variant_of(name: str, options: dict[str, Any] | None = None) -> Variant:
     """The :class:`Variant` of a RULES.md preset and options, checked; nothing is written.
 
@@ -53,6 +54,7 @@ def variant_of(name: str, options: dict[str, Any] | None = None) -> Variant:
         return existing
     return Variant(slug=slug, name=rules.variant, options=overrides, label=label,
                    standard=rules.is_standard, players=rules.players, sides=rules.num_sides)
+
 
 def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
     """The :class:`Variant` for a RULES.md preset and options, created on first use.

@@ -42,6 +42,7 @@ def create_bot(owner: Any, name: str, description: str = "") -> Bot:
     except IntegrityError:
         raise LeagueError(f"bot name {name!r} is taken") from None
 
+
 def register_version(
     bot: Bot,
     *,
@@ -88,6 +89,7 @@ def register_version(
             continue  # a concurrent upload of the same archive or number: look again
     raise LeagueError(f"could not add a version to {bot.name}: try again")
 
+
 def store_archive(sha256: str, kind: str, data: bytes) -> bool:
     """Keeps an uploaded archive's bytes in the database; False if they are there already.
 
@@ -106,6 +108,7 @@ def store_archive(sha256: str, kind: str, data: bytes) -> bool:
                 sha256[:12])
     return True
 
+
 def folder_sha256(folder: Path) -> str:
     """A content address for a bot folder: its files' paths and bytes, in sorted order."""
     digest = hashlib.sha256()
@@ -118,6 +121,7 @@ def folder_sha256(folder: Path) -> str:
         digest.update(path.read_bytes())
         digest.update(b"\0")
     return digest.hexdigest()
+
 
 def register_folder_bot(owner: Any, folder: Path, *, validate: bool = False) -> BotVersion:
     """Registers a bot folder with a ``bot.toml`` (the sample bots) as a bot and a version.
@@ -139,6 +143,7 @@ def register_folder_bot(owner: Any, folder: Path, *, validate: bool = False) -> 
         validate=validate,
     )
     return version
+
 
 def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str = "",
                       replay: dict[str, Any] | None = None,

@@ -38,7 +38,6 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-
 PATH_SCHEMAS: dict[str, dict[str, Any]] = {
     "id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1},
     "num": {"type": "integer", "minimum": 0, "maximum": 10**9 - 1},
