@@ -11,9 +11,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import isolation as testing
 import pytest
-
-from webui.league import testing
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -159,8 +158,9 @@ def test_a_failing_run_leaves_no_database_and_no_keys_behind(
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("ARENA_", "DJANGO_", "PYTEST_"))}
     env["ARENA_TEST_ID"] = run
+    env["PYTHONPATH"] = str(ROOT / "tests")  # where the plugin is (pyproject's pythonpath)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "webui.league.testing", "-p",
+        [sys.executable, "-m", "pytest", "-q", "-p", "isolation", "-p",
          "no:cacheprovider", "-o", "addopts=", "--ds", "webui.settings",
          "--rootdir", str(tmp_path), str(tmp_path / "test_failing.py")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,

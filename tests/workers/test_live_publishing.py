@@ -1,6 +1,6 @@
 """Workers publish the moves they play; the site reads them from its own process.
 
-Production (Redis) is followed in Chromium (``tests/browser/test_live_progress.py``); here the
+Production (Redis) is followed in Chromium (``tests/webui/browser/test_live_progress.py``); here the
 embedded setup of ``arena demo``: a real local worker process on the embedded broker, the
 ``live`` cache in files under the data folder it shares with the site. And the publisher's
 throttle: the runner's callback only touches memory, the cache sees a bounded number of writes.
