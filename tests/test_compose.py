@@ -173,11 +173,12 @@ def test_every_command_of_the_arena_image_exists_and_its_options_parse(
             assert importlib.util.find_spec(module) is not None, command
             assert all(importlib.util.find_spec(app.split(":")[0]) for app in parsed.args)
         elif program == "celery":
+            from celery.app.utils import find_app
             from celery.bin.base import CLIContext
             from celery.bin.celery import celery as celery_cli
 
             assert args[0] in ("-A", "--app"), command
-            app = importlib.import_module(args[1]).app
+            app = find_app(args[1])  # as `celery -A` finds it
             sub = celery_cli.commands[args[2]]  # KeyError: no such celery command
             sub.make_context(args[2], args[3:], obj=CLIContext(
                 app=app, no_color=True, workdir=None, quiet=True))
