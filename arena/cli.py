@@ -1,50 +1,47 @@
 """The ``arena`` command line.
 
-Each subcommand lives in its own module under :mod:`arena.commands` and is imported only when it
-is called, so ``arena replay verify`` never loads gRPC or Django.  A command module provides
-``register(subparsers)``, which adds its parser and sets ``func`` to a callable taking the parsed
-arguments and returning an exit status.
+Its commands are entry points of the group ``scopa_arena.commands`` (:mod:`arena.plugins`, as
+pytest finds its plugins): the library's own (``replay``, ``match``, ``bot``, ``login``,
+``bench``, ``doctor``, in :mod:`arena.commands`) and the platform's (``season``, ``demo``,
+``web`` from :mod:`webui.commands`, ``worker`` from :mod:`workers.commands`), which appear when
+the platform is installed. The library imports none of them by name. An entry point names a
+module with ``HELP`` (one line) and ``register(subparsers)``, which adds the command's parser
+and sets ``func`` to a callable taking the parsed arguments and returning an exit status.
+
+Only the chosen command's module is imported, so ``arena replay verify`` never loads gRPC or
+Django; ``arena --help`` imports each (they import nothing heavy at the top) for its line of
+help. A command whose module cannot be imported (the platform's, without Django) is left out of
+the list, and choosing it says why in one line.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import signal
 import sys
 from collections.abc import Sequence
 
-# name -> (module, one-line help). Modules are imported lazily, when their command is chosen.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("arena.commands.replay", "verify and show game records (REPLAY.md format)"),
-    "bench": ("arena.commands.bench", "benchmarks: engine, protocol, match, season, site"),
-    "match": ("arena.commands.match", "play a match between bots (sandboxed, over gRPC)"),
-    "bot": ("arena.commands.bot", "write a new bot, check it, submit it to the site"),
-    "login": ("arena.commands.login", "keep a site's address and API token for bot submit"),
-    "worker": ("arena.commands.worker", "run a Celery worker that plays matches"),
-    "season": ("arena.commands.season", "create, run and follow seasons on workers"),
-    "demo": ("arena.commands.demo", "set up, play a short season of sample bots, serve the site"),
-    "web": ("arena.commands.web", "serve the site at http://127.0.0.1:8000"),
-    "password": ("arena.commands.password", "set a new password for an account of this "
-                 "installation"),
-    "doctor": ("arena.commands.doctor", "say which of the bot sandbox's protections this host "
-               "gives"),
-}
+from arena.plugins import COMMANDS, load, plugins
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The top-level parser; with ``only``, just that command's module is imported."""
+    """The top-level parser: every command registered in full, or with ``only`` just that
+    one (``"__none__"``: each command's line of help, none registered)."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Scopa Arena: rules engine, bot matches, seasons and the site.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
-        if only is not None and name != only:
-            subparsers.add_parser(name, help=help_text, add_help=False)
+    for name, entry in plugins(COMMANDS).items():
+        if only is not None and only not in {name, "__none__"}:
             continue
-        module = importlib.import_module(module_name)
-        module.register(subparsers)
+        module = load(entry)
+        if isinstance(module, str):
+            continue  # not available here: main() says why when it is chosen
+        if only == "__none__":
+            subparsers.add_parser(name, help=str(getattr(module, "HELP", "")), add_help=False)
+        else:
+            module.register(subparsers)
     return parser
 
 
@@ -61,9 +58,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console script."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in args_list if not a.startswith("-")), None)
-    only = chosen if chosen in COMMANDS else None
+    commands = plugins(COMMANDS)
+    only = chosen if chosen in commands else None
+    if only is not None:
+        module = load(commands[only])
+        if isinstance(module, str):
+            print(f"arena {only}: not available here: {module}", file=sys.stderr)
+            return 2
     if only is None and chosen is None:
-        only = "__none__"  # plain `arena` or `arena --help`: list commands without importing any
+        only = "__none__"  # plain `arena` or `arena --help`: list commands, register none
     parser = build_parser(only)
     args = parser.parse_args(args_list)
     if getattr(args, "func", None) is None:

@@ -1,6 +1,7 @@
-"""TrueSkill ratings of bots, one ladder per variant: pure arithmetic, no storage.
+"""TrueSkill ratings of bots, per variant, in pools: pure arithmetic, no storage.
 
-A variant's ratings come in two kinds, told apart by their keys:
+A variant's ratings come in pools of entities rated against each other, told apart by their
+keys:
 
 - ``v:<version id>``: a bot version that plays every seat of its side (one seat in ``scopa``
   and ``scopa-3``, both seats of its side in the classic partnership format). The side is the
@@ -10,13 +11,14 @@ A variant's ratings come in two kinds, told apart by their keys:
   its two bots; TrueSkill sums the partners' performances, so a game moves each partner's own
   rating, and a bot's ``p:`` rating says how well it plays beside others. That measures
   something other than a ``v:`` rating (a bot partnering itself), so the two are never mixed:
-  a game is rated on the partner ladder exactly when one of its sides has two different
-  versions, and the league shows the two ladders apart.
+  a game is rated in the partners pool exactly when one of its sides has two different
+  versions, and the league shows the two pools apart.
 
-The continuous ladder (``webui.league.ladder``) keeps a third kind, apart from the seasons':
+The continuous ladder (``webui.league.ladder``, the competition) keeps a third pool, apart from
+the seasons':
 
 - ``l:<version id>``: a bot version's rating from ladder matches and rated challenges. The
-  arithmetic is the same (a solo side, :class:`Ladder`); the games are different, so the keys
+  arithmetic is the same (a solo side, :class:`Ratings`); the games are different, so the keys
   are too, and a season result never moves a ladder rating nor the other way round
   (:func:`ladder_key`, :func:`solo_key`).
 
@@ -26,12 +28,12 @@ are rated one at a time, in the order their results were rated; the same games i
 order always give the same numbers, which is what :func:`recompute` relies on. The data
 layer stores the numbers (``webui.league``); this module only computes them.
 
->>> ladder = Ladder()
->>> _ = ladder.rate(RatedGame(sides=((1,), (2,)), winner=0))
->>> ladder.entries["v:1"].mu > ladder.entries["v:2"].mu
+>>> ratings = Ratings()
+>>> _ = ratings.rate(RatedGame(sides=((1,), (2,)), winner=0))
+>>> ratings.entries["v:1"].mu > ratings.entries["v:2"].mu
 True
->>> _ = ladder.rate(RatedGame(sides=((1, 3), (2, 4)), winner=1))
->>> sorted(ladder.entries)
+>>> _ = ratings.rate(RatedGame(sides=((1, 3), (2, 4)), winner=1))
+>>> sorted(ratings.entries)
 ['p:1', 'p:2', 'p:3', 'p:4', 'v:1', 'v:2']
 """
 
@@ -61,15 +63,16 @@ EntityKey = str
 """``v:<version id>`` (a version playing its whole side) or ``p:<version id>`` (a partner)."""
 
 SOLO = "solo"
-"""The ladder of ``v:`` keys: each side one bot version."""
+"""The pool of ``v:`` keys: each side one bot version."""
 PARTNERS = "partners"
-"""The ladder of ``p:`` keys: individual ratings from games of two different partners."""
+"""The pool of ``p:`` keys: individual ratings from games of two different partners."""
 LADDER = "ladder"
-"""The continuous ladder's ``l:`` keys: ratings from ladder matches and rated challenges."""
+"""The continuous ladder's pool, ``l:`` keys: ratings from ladder matches and rated
+challenges."""
 
 
 def is_partnership_game(sides: Sequence[Iterable[int]]) -> bool:
-    """Whether a game is rated on the partner ladder: some side has two different versions.
+    """Whether a game is rated in the partners pool: some side has two different versions.
 
     >>> is_partnership_game([[3, 3], [5, 5]]), is_partnership_game([[3, 4], [5, 6]])
     (False, True)
@@ -78,7 +81,7 @@ def is_partnership_game(sides: Sequence[Iterable[int]]) -> bool:
 
 
 def entity_key(versions: Iterable[int], partners: bool = False) -> EntityKey:
-    """The rated entity of a side from the bot version ids at its seats (solo ladder).
+    """The rated entity of a side from the bot version ids at its seats (solo pool).
 
     >>> entity_key([7, 7]), entity_key([7], partners=True)
     ('v:7', 'p:7')
@@ -113,7 +116,7 @@ def key_version(key: EntityKey) -> int:
     return int(rest)
 
 
-def key_ladder(key: EntityKey) -> str:
+def key_pool(key: EntityKey) -> str:
     """:data:`SOLO`, :data:`PARTNERS` or :data:`LADDER`, from an entity key."""
     key_version(key)
     if key.startswith("l:"):
@@ -131,7 +134,7 @@ def ladder_key(key: EntityKey) -> EntityKey:
 
 
 def solo_key(key: EntityKey) -> EntityKey:
-    """The solo key of a continuous ladder key (what :class:`Ladder` computes with)."""
+    """The solo key of a continuous ladder key (what :class:`Ratings` computes with)."""
     return f"v:{key_version(key)}"
 
 
@@ -147,7 +150,7 @@ def is_provisional(games: int, sigma: float) -> bool:
 
 @dataclass
 class Entry:
-    """One entity's rating and record on a ladder."""
+    """One entity's rating and record in its pool."""
 
     key: EntityKey
     mu: float = MU
@@ -218,8 +221,8 @@ def rate_sides(
 
 
 @dataclass
-class Ladder:
-    """The ratings of one variant (both its ladders), updated game by game."""
+class Ratings:
+    """The ratings of one variant (every pool of it), updated game by game."""
 
     entries: dict[EntityKey, Entry] = field(default_factory=dict)
 
@@ -256,9 +259,9 @@ class Ladder:
         return out
 
 
-def recompute(games: Iterable[RatedGame]) -> Ladder:
-    """A ladder rebuilt from scratch from games in rating order."""
-    ladder = Ladder()
+def recompute(games: Iterable[RatedGame]) -> Ratings:
+    """Ratings rebuilt from scratch from games in rating order."""
+    ratings = Ratings()
     for game in games:
-        ladder.rate(game)
-    return ladder
+        ratings.rate(game)
+    return ratings

@@ -25,7 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """``--docs-screenshots``: the browser tests also renew the README's pictures."""
     parser.addoption(
         "--docs-screenshots", action="store_true", default=False,
-        help="write the README's screenshots into docs/screenshots/ (tests/browser)",
+        help="write the README's screenshots into docs/screenshots/ (tests/webui/browser)",
     )
 
 
@@ -34,7 +34,7 @@ def redis_url() -> str:
     """The URL of the real Redis server of this machine, shared with other runs.
 
     The broker writes its keys under this run's ``ARENA_BROKER_PREFIX`` (see
-    ``webui.league.testing``); a test that restarts or flushes Redis uses ``private_redis``.
+    ``tests/isolation.py``); a test that restarts or flushes Redis uses ``private_redis``.
     """
     require(port_open("127.0.0.1", 6379), "Redis at 127.0.0.1:6379")
     return "redis://127.0.0.1:6379/0"

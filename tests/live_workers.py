@@ -27,7 +27,7 @@ class Live:
         """Starts ``count`` worker processes (stopped at the end of the test) of
         ``concurrency`` (default 1); ``play``: Play workers (``arena worker --play``, whose
         default is ``ARENA_PLAY_SLOTS``)."""
-        from workers.local import LocalWorkers
+        from webui.local_workers import LocalWorkers
 
         if concurrency is None and not play:
             concurrency = 1
@@ -50,7 +50,7 @@ def live_workers(broker_url: str, tmp_path: Path, settings: Any,
     from django.conf import settings as django_settings
     from django.db import connection
 
-    from workers import celery_app
+    from webui.league import queue as league_queue
 
     queue = f"{django_settings.ARENA_QUEUE}-{uuid.uuid4().hex[:10]}"
     env = {
@@ -71,8 +71,8 @@ def live_workers(broker_url: str, tmp_path: Path, settings: Any,
     if lease_s is not None:
         env["ARENA_MATCH_LEASE_S"] = f"{lease_s:g}"
         settings.ARENA_MATCH_LEASE_S = lease_s
-    app = celery_app.make_app()
-    monkeypatch.setattr(celery_app, "app", app)
+    app = league_queue.make_app()
+    monkeypatch.setattr(league_queue, "app", app)
     state = Live(env=env, log_dir=tmp_path / "logs")
     try:
         yield state

@@ -8,7 +8,7 @@ parsers), every file it mounts or copies exists; every environment variable it s
 arena's image is one the code reads; the nginx template's variables are the ones it sets; the
 database's user, name and password are the ones the arena's URL uses. The multi-host tests
 (``tests/workers/test_hosts.py``) run the ``redis``, ``migrate``, ``worker`` and ``beat``
-commands read from this file, through :mod:`arena.bench.hostlab`, which restates none.
+commands read from this file, through :mod:`workers.bench.hostlab`, which restates none.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from arena.bench import hostlab
+from workers.bench import hostlab
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL_IMAGE = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*:[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -173,11 +173,12 @@ def test_every_command_of_the_arena_image_exists_and_its_options_parse(
             assert importlib.util.find_spec(module) is not None, command
             assert all(importlib.util.find_spec(app.split(":")[0]) for app in parsed.args)
         elif program == "celery":
+            from celery.app.utils import find_app
             from celery.bin.base import CLIContext
             from celery.bin.celery import celery as celery_cli
 
             assert args[0] in ("-A", "--app"), command
-            app = importlib.import_module(args[1]).app
+            app = find_app(args[1])  # as `celery -A` finds it
             sub = celery_cli.commands[args[2]]  # KeyError: no such celery command
             sub.make_context(args[2], args[3:], obj=CLIContext(
                 app=app, no_color=True, workdir=None, quiet=True))

@@ -11,9 +11,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import isolation as testing
 import pytest
-
-from webui.league import testing
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,12 +56,12 @@ def test_a_message_on_the_shared_redis_lands_under_the_runs_prefix(
 ) -> None:
     import redis
 
-    from workers import celery_app
+    from webui.league import queue as league_queue
 
     queue = f"isolation-{uuid.uuid4().hex[:8]}"
     settings.ARENA_BROKER_URL = redis_url
     settings.ARENA_QUEUE = queue
-    app = celery_app.make_app()
+    app = league_queue.make_app()
     client = redis.Redis.from_url(redis_url)
     prefix = settings.ARENA_BROKER_PREFIX
     try:
@@ -159,8 +158,9 @@ def test_a_failing_run_leaves_no_database_and_no_keys_behind(
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("ARENA_", "DJANGO_", "PYTEST_"))}
     env["ARENA_TEST_ID"] = run
+    env["PYTHONPATH"] = str(ROOT / "tests")  # where the plugin is (pyproject's pythonpath)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "webui.league.testing", "-p",
+        [sys.executable, "-m", "pytest", "-q", "-p", "isolation", "-p",
          "no:cacheprovider", "-o", "addopts=", "--ds", "webui.settings",
          "--rootdir", str(tmp_path), str(tmp_path / "test_failing.py")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from arena.archives import ArchiveError, check_archive
 from arena.engine import VARIANTS
 from arena.manifest import Manifest, ManifestError, parse_manifest, read_manifest
 from arena.runner.bots import BotError, BotRef
 from arena.sdk.launch import LocalBot
-from webui.league.archives import ArchiveError, check_archive
 
 GOOD = 'name = "my-bot"\nversion = "1.0.0"\nauthor = "Tester"\ncommand = ["python", "bot.py"]\n'
 

@@ -68,7 +68,7 @@ class SeasonWatch:
     def _run(self) -> None:
         from django.db import close_old_connections, connection
 
-        from webui.league import services
+        from webui.league import ratings, seasons
         from webui.league.models import Season
 
         last: tuple[int, int] | None = None
@@ -77,12 +77,12 @@ class SeasonWatch:
                 try:
                     season = Season.objects.select_related("variant").get(pk=self.season_id)
                     done, _scheduled = season.progress()
-                    planned = season.planned_matches()
+                    planned = seasons.planned_matches(season)
                     if (done, planned) != last:
                         last = (done, planned)
                         self.say(f"{season.name}: {done} of {planned} matches played")
                     if season.status == Season.Status.FINISHED:
-                        services.update_ratings(season.variant_id)  # what is still unrated
+                        ratings.update_ratings(season.variant_id)  # what is still unrated
                         self.finished.set()
                         self.on_finished(season)
                         return

@@ -326,7 +326,7 @@ LOGGING = {
     },
 }
 
-# Celery (read by workers.celery_app with namespace "CELERY").
+# The queue (read by webui.league.queue).
 ARENA_BROKER_URL = os.environ.get("ARENA_BROKER_URL", "")
 ARENA_EMBEDDED_BROKER = not ARENA_BROKER_URL
 ARENA_QUEUE = os.environ.get("ARENA_QUEUE", "arena")

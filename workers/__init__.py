@@ -1,3 +1,4 @@
-"""Celery workers of the arena: the app (:mod:`workers.celery_app`), the tasks
-(:mod:`workers.tasks`) and local worker processes for the embedded default (:mod:`workers.local`).
+"""Celery workers of the arena: the app (:mod:`workers.celery_app`, the league's queue with the
+tasks included) and the tasks (:mod:`workers.tasks`, :mod:`workers.ladder`, :mod:`workers.play`).
+The top of the platform: nothing imports it; ``arena worker`` runs it.
 """

@@ -1,8 +1,8 @@
 """A worker's hold on the match it plays: the lease kept alive, and the match stopped once the
 lease is lost.
 
-The lease itself is the database's (:func:`webui.league.services.claim_match`,
-:func:`~webui.league.services.renew_lease`): its end is reckoned by the database's clock, so
+The lease itself is the database's (:func:`webui.league.matches.claim_match`,
+:func:`~webui.league.matches.renew_lease`): its end is reckoned by the database's clock, so
 hosts whose clocks disagree still agree on who holds a match. :class:`LeaseKeeper` renews it
 every quarter of ``ARENA_MATCH_LEASE_S`` and decides when this worker must let go:
 
@@ -33,7 +33,7 @@ from types import TracebackType
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from webui.league import services
+from webui.league import matches
 
 log = logging.getLogger("workers.lease")
 
@@ -46,7 +46,7 @@ class LeaseKeeper:
     counts from there.
     """
 
-    def __init__(self, claim: services.Claim, since: float | None = None) -> None:
+    def __init__(self, claim: matches.Claim, since: float | None = None) -> None:
         self.claim = claim
         self.lease_s = float(settings.ARENA_MATCH_LEASE_S)
         self.valid_until = (time.monotonic() if since is None else since) + self.lease_s
@@ -78,7 +78,7 @@ class LeaseKeeper:
             while not self.stopped.wait(interval):
                 sent = time.monotonic()
                 try:
-                    held = services.renew_lease(self.claim)
+                    held = matches.renew_lease(self.claim)
                 except Exception as error:  # the database blinked: try again next beat
                     log.warning("could not renew the lease of match %s: %s",
                                 self.claim.match_id, error)

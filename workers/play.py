@@ -9,7 +9,7 @@ stops the seat's server, then records the replay (unrated: it is no league game)
 person resigns, lets a move's clock run out or closes the page, the seat leaves the game
 (:meth:`~webui.play.seat.HumanSeat.leave` stops its server) and the runner forfeits it at once.
 
-The task goes to the Play queue (:func:`workers.celery_app.play_queue`), which only
+The task goes to the Play queue (:func:`webui.league.queue.play_queue`), which only
 ``arena worker --play`` serves: a pool of threads (``ARENA_PLAY_SLOTS``), since a game mostly
 waits for a person, so it never holds a process that plays bot matches. A person's game is not
 retried: if the worker dies mid-game, the game cannot be resumed (the sweep makes it void).

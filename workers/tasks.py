@@ -3,8 +3,10 @@
 ``arena.validate_version(version_id)``, ``arena.schedule_round(season_id)``,
 ``arena.play_match(match_id)``, ``arena.record_match(match_id, token, report)``,
 ``arena.update_ratings(variant_id)`` and the periodic ``arena.sweep()``. The work is done by
-:mod:`webui.league.services` (the data) and :func:`arena.runner.run_match` (the games); a task
-only connects them, decides what is worth a retry, and never waits for another task.
+the league (:mod:`webui.league.versions`, :mod:`~webui.league.seasons`,
+:mod:`~webui.league.matches`, :mod:`~webui.league.ratings`: the data) and
+:func:`arena.runner.run_match` (the games); a task only connects them, decides what is worth a
+retry, and never waits for another task.
 
 A bot's fault (timeout, crash, illegal move) is a result recorded in the replay; only failures
 of the infrastructure (the host could not start a sandbox, the database went away) are retried,
@@ -28,11 +30,12 @@ from celery import Task  # noqa: E402
 from celery.exceptions import SoftTimeLimitExceeded  # noqa: E402
 from django.db import close_old_connections  # noqa: E402
 
-from webui.league import services  # noqa: E402
+from webui.league import matches, ratings, seasons, versions  # noqa: E402
 from webui.league.bot_files import BotFilesError, bot_ref_text  # noqa: E402
 from webui.league.live import LivePublisher  # noqa: E402
 from webui.league.models import BotVersion, Match  # noqa: E402
 from webui.league.seat_limits import runner_limits  # noqa: E402
+from webui.league.sweep import requeue_stale  # noqa: E402
 from webui.league.validation import judge  # noqa: E402
 from workers.celery_app import app  # noqa: E402
 from workers.lease import LeaseKeeper  # noqa: E402
@@ -59,7 +62,7 @@ def backoff(retries: int) -> float:
 
 
 def report_to_json(report: Any) -> dict[str, Any]:
-    """The runner's ``MatchReport`` as the JSON that :func:`services.record_result` takes."""
+    """The runner's ``MatchReport`` as the JSON that :func:`matches.record_result` takes."""
     return {
         "games": [
             {
@@ -111,7 +114,7 @@ def match_spec(match: Match) -> Any:
 
     variant = match.play_variant()
     move_time_ms, bank_ms = match.clocks()
-    season_limits = match.season.limits if match.season is not None else {}
+    season_limits = match.season.seat_limits if match.season is not None else {}
     versions = match.entrants()
     bots = [BotRef.parse(bot_ref_text(v)) for v in versions]
     refused = refusal({v.label: bot for v, bot in zip(versions, bots, strict=True)},
@@ -142,14 +145,14 @@ def play_match(self: Task, match_id: int) -> str:
     from arena.runner import MatchError, run_match
 
     asked = time.monotonic()
-    claim = services.claim_match(match_id)
+    claim = matches.claim_match(match_id)
     if claim is None:
         # Done already, or another worker holds a live lease (a duplicate message, or a worker
         # that just died: when its lease runs out, the sweep enqueues the match again).
         status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
         return f"match {match_id}: {status or 'missing'}, nothing to do"
     if claim.attempt > MAX_MATCH_ATTEMPTS:
-        services.void_match(claim, f"gave up after {claim.attempt - 1} failed attempts")
+        matches.void_match(claim, f"gave up after {claim.attempt - 1} failed attempts")
         return f"match {match_id}: void"
     keeper = LeaseKeeper(claim, since=asked)
     with keeper:
@@ -158,13 +161,13 @@ def play_match(self: Task, match_id: int) -> str:
             spec = match_spec(match)
         except (MatchError, ValueError) as error:  # no bot folder nor archive, a bad manifest
             keeper.stopped.set()
-            services.void_match(claim, f"cannot be played: {error}")
+            matches.void_match(claim, f"cannot be played: {error}")
             return f"match {match_id}: void ({error})"
         except Exception as error:  # this host could not unpack a bot (disk, database): retry
             keeper.stopped.set()
             log.warning("match %s could not be prepared on this worker: %s", match_id, error)
             close_old_connections()
-            services.release_match(claim, f"{type(error).__name__}: {error}")
+            matches.release_match(claim, f"{type(error).__name__}: {error}")
             raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
         try:
             labels = [v.label for v in match.entrants()]
@@ -178,48 +181,48 @@ def play_match(self: Task, match_id: int) -> str:
             return f"match {match_id}: lease lost ({keeper.why}); its seats are stopped"
         except MatchError as error:
             keeper.stopped.set()
-            services.void_match(claim, f"cannot be played: {error}")
+            matches.void_match(claim, f"cannot be played: {error}")
             return f"match {match_id}: void ({error})"
         except (Exception, SoftTimeLimitExceeded) as error:
             keeper.stopped.set()
             log.warning("match %s failed on this worker: %s", match_id, error)
             close_old_connections()
-            services.release_match(claim, f"{type(error).__name__}: {error}")
+            matches.release_match(claim, f"{type(error).__name__}: {error}")
             raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
     if keeper.lost:
         return f"match {match_id}: lease lost ({keeper.why}), result dropped"
-    recorded = services.record_result(claim, report_to_json(report))
+    recorded = matches.record_result(claim, report_to_json(report))
     return f"match {match_id}: {'recorded' if recorded else 'already recorded'}"
 
 
 @arena_task("arena.record_match")
 def record_match(match_id: int, token: str, report: dict[str, Any]) -> bool:
     """Records a report played elsewhere under the claim ``token``; False if not the holder."""
-    return services.record_result(services.Claim(match_id, token, 0), report)
+    return matches.record_result(matches.Claim(match_id, token, 0), report)
 
 
 @arena_task("arena.schedule_round")
 def schedule_round(season_id: int) -> int | None:
     """Schedules the season's next round if the last one is complete; returns its number."""
-    new = services.schedule_next_round(season_id)
+    new = seasons.schedule_next_round(season_id)
     return None if new is None else new.number
 
 
 @arena_task("arena.update_ratings")
 def update_ratings(variant_id: int) -> int:
     """Rates the variant's new results in order (one writer per variant: a row lock)."""
-    return services.update_ratings(variant_id)
+    return ratings.update_ratings(variant_id)
 
 
 @arena_task("arena.sweep")
 def sweep() -> int:
     """Enqueues again what lost messages or dead workers left behind: matches, rounds,
-    validations, ratings (:func:`services.requeue_stale`) and Play games
+    validations, ratings (:func:`requeue_stale`) and Play games
     (:func:`webui.play.games.sweep`, which also ends those that can no longer be played)."""
+    from webui.league.queue import play_queue, queue_depth
     from webui.play import games
-    from workers.celery_app import play_queue, queue_depth
 
-    return (services.requeue_stale(waiting=queue_depth())
+    return (requeue_stale(waiting=queue_depth())
             + games.sweep(waiting=queue_depth(play_queue())))
 
 
@@ -227,7 +230,7 @@ def sample_label(name: str) -> str:
     """The platform's name of a sample bot: its registered version (``random@1``) when this
     installation registered it, else ``random (sample bot)``."""
     from arena.runner.bots import SAMPLE_BOTS
-    from webui.league.services import folder_sha256
+    from webui.league.versions import folder_sha256
 
     sha256 = folder_sha256(SAMPLE_BOTS / name)
     version = BotVersion.objects.select_related("bot").filter(sha256=sha256).first()
@@ -264,7 +267,7 @@ def validate_version(self: Task, version_id: int) -> str:
         bot = BotRef.parse(bot_ref_text(version))
         refused = refusal({version.label: bot}, sandbox_wanted())
         if refused:
-            services.finish_validation(version_id, False, refused)
+            versions.finish_validation(version_id, False, refused)
             return f"version {version_id}: failed ({refused})"
         spec = MatchSpec(
             entrants=[bot, BotRef.parse("random")],
@@ -277,11 +280,11 @@ def validate_version(self: Task, version_id: int) -> str:
         )
         report = run_match(spec)
     except (BotError, BotFilesError, MatchError) as error:
-        services.finish_validation(version_id, False, str(error))
+        versions.finish_validation(version_id, False, str(error))
         return f"version {version_id}: failed ({error})"
     except Exception as error:
         if self.request.retries >= MAX_RETRIES:
-            services.finish_validation(version_id, False, f"could not be validated: {error}")
+            versions.finish_validation(version_id, False, f"could not be validated: {error}")
             return f"version {version_id}: gave up"
         raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
     void = next((game.void for game in report.games if game.void), None)
@@ -295,7 +298,7 @@ def validate_version(self: Task, version_id: int) -> str:
     replay = named(game.replay, list(game.seats), version)
     verdict = judge(report.games, [version.label, sample_label("random")],
                     report.rules.num_sides)
-    services.finish_validation(version_id, verdict.ok, verdict.reason, logs, replay,
+    versions.finish_validation(version_id, verdict.ok, verdict.reason, logs, replay,
                                verdict.games)
     if not verdict.ok:
         return f"version {version_id}: failed ({verdict.reason})"

@@ -24,6 +24,8 @@ from typing import Any
 from arena.engine import VARIANTS, Card, Deal, Game, Move, Rules, rules_for, score_deal
 from arena.engine.cards import RANK
 
+SUMMARY = "random deals per second for each variant, beside a naive engine"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``arena bench engine``."""

@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+SUMMARY = "the training environment's random steps per second, beside the engine's"
+
 DEFAULT_VARIANTS = ("scopa", "scopone", "quindici")
 
 

@@ -16,6 +16,8 @@ import statistics
 import time
 from typing import Any
 
+SUMMARY = "a whole match between sample bots, and what the arena adds"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The benchmark's options."""

@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+SUMMARY = "gRPC round trips per decision, beside a bare round trip"
+
 TARGET_RATIO = 1.3
 DEFAULT_VARIANTS = ("scopa", "scopone")
 

@@ -30,6 +30,8 @@ from typing import Any
 
 from arena.sprt import Sprt, SprtError, logistic_score, tilted
 
+SUMMARY = "SPRT decisions simulated at known Elo differences: error rates and pairs used"
+
 SHAPES: dict[str, tuple[float, ...]] = {
     "measured": (0.2, 0.0, 0.6, 0.0, 0.2),
     "independent": (0.25, 0.0, 0.5, 0.0, 0.25),

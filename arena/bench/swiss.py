@@ -2,9 +2,10 @@
 
 A field of bots of known strength plays both formats in the same run: the round-robin (every
 pair once, the baseline) and a Swiss of the default ``ceil(log2 n) + 2`` rounds, paired by
-:mod:`arena.formats.swiss`. Each match is ``--games`` real engine games in duplicate sets
-(the same decks twice, seats swapped), played in process by the sample bots' policies (no
-gRPC, no sandbox, no database: what is measured is the format, not the platform). Reported
+:mod:`arena.scheduling.swiss`. Each match is ``--games`` real engine games in duplicate sets
+(the same decks twice, seats swapped), played in process by the sample bots, made by their
+own scripts through the SDK (:func:`arena.sdk.launch.load_bot`: no gRPC, no sandbox, no
+database: what is measured is the format, not the platform). Reported
 for each format: the matches played, and the Spearman rank correlation of its final
 standings with the known strength order; medians over ``--repeats`` independent runs (other
 seeds, the field numbered afresh each time so that entry order tells nothing), and the ratio
@@ -35,10 +36,13 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+SUMMARY = "a Swiss season against a full round-robin: matches and ranking quality"
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -132,34 +136,50 @@ def average_ranks(values: Sequence[Any]) -> list[float]:
 Policy = Callable[[Any, list[Any], random.Random], Any]
 
 
+@cache
+def _sample_bot(name: str, *args: str) -> Any:
+    """A sample bot made in this process by its own script (one per process and arguments)."""
+    from arena.sdk.launch import load_bot
+
+    return load_bot(SAMPLE_BOTS / name, args if args else None)
+
+
+def least_liked(bot: Any, obs: Any, legal: Sequence[Any]) -> Any:
+    """The legal move ``bot`` likes least, the first of equals, from its choices between two.
+
+    For a bot whose choice is the best move by a value of (observation, move), the first of
+    equals (the greedy sample bot): of ``[a, b]`` it chooses ``b`` only when ``b`` is worth
+    more, so a move it refuses in favour of the worst so far is worth strictly less.
+    """
+    worst = legal[0]
+    for move in legal[1:]:
+        if bot.choose(obs, [move, worst]) == worst:
+            worst = move
+    return worst
+
+
 def _policy(spec: BotSpec) -> Policy:
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from sample_bots.greedy.policy import choose_move as greedy
-
     if spec.ismcts:
-        from sample_bots.ismcts.search import SearchConfig, search
-
-        config = SearchConfig(iterations=spec.ismcts)
+        searcher = _sample_bot("ismcts", "--iterations", str(spec.ismcts))
 
         def searching(obs: Any, legal: list[Any], rng: random.Random) -> Any:
-            return search(obs, legal, config).move
+            return searcher.choose(obs, legal)
 
         return searching
 
+    greedy = _sample_bot("greedy")
     share = abs(spec.greedy_share)
     if spec.greedy_share < 0:
-        from sample_bots.greedy.policy import move_value
 
         def contrary(obs: Any, legal: list[Any], rng: random.Random) -> Any:
             if rng.random() < share:
-                return min(legal, key=lambda move: move_value(obs, move))
+                return least_liked(greedy, obs, legal)
             return rng.choice(legal)
 
         return contrary
 
     def mixed(obs: Any, legal: list[Any], rng: random.Random) -> Any:
-        return greedy(obs, legal) if rng.random() < share else rng.choice(legal)
+        return greedy.choose(obs, legal) if rng.random() < share else rng.choice(legal)
 
     return mixed
 
@@ -255,13 +275,13 @@ def round_robin_run(runner: Runner, n: int, seed: int) -> tuple[int, list[int]]:
 
 def swiss_run(runner: Runner, n: int, rounds: int, seed: int) -> tuple[int, list[int]]:
     """A Swiss of ``rounds`` rounds: matches played and the final order."""
-    from arena.formats.swiss import (
+    from arena.scheduling import GameResult
+    from arena.scheduling.swiss import (
         SwissRound,
         pair_swiss_round,
         swiss_players,
         swiss_standings,
     )
-    from arena.scheduling import GameResult
 
     games: list[GameResult] = []
     paired: list[SwissRound] = []
@@ -290,8 +310,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from arena.formats.swiss import check_swiss, default_swiss_rounds
     from arena.scheduling import SchedulingError
+    from arena.scheduling.swiss import check_swiss, default_swiss_rounds
 
     try:
         budgets = [int(b) for b in args.ismcts.split(",") if b.strip()]

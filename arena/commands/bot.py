@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+HELP = "write a new bot, check it, submit it to the site"
+
 GRPC_PREFIX = "grpc://"
 
 

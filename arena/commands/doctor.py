@@ -11,6 +11,8 @@ import argparse
 import json
 from typing import Any
 
+HELP = "say which of the bot sandbox's protections this host gives"
+
 
 def register(subparsers: Any) -> None:
     """Adds ``doctor`` to the ``arena`` parser."""

@@ -15,6 +15,8 @@ import os
 import sys
 from typing import Any
 
+HELP = "keep a site's address and API token for bot submit"
+
 
 def register(subparsers: Any) -> None:
     """Adds ``arena login`` to the ``arena`` parser."""

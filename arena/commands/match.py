@@ -15,11 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.commands import shown
-from arena.runner.sandbox import Limits
+HELP = "play a match between bots (sandboxed, over gRPC)"
 
 DEFAULT_GAMES = 10
-DEFAULT_LIMITS = Limits()
 MIB = 1024**2
 DEFAULT_MOVE_MS = 1000
 DEFAULT_BANK_MS = 60_000
@@ -27,6 +25,9 @@ DEFAULT_BANK_MS = 60_000
 
 def register(subparsers: Any) -> None:
     """Adds ``match`` to the ``arena`` parser."""
+    from arena.runner.sandbox import Limits
+
+    defaults = Limits()
     parser = subparsers.add_parser(
         "match",
         help="play a match between bots (sandboxed processes over gRPC)",
@@ -108,22 +109,22 @@ def register(subparsers: Any) -> None:
     )
     limits.add_argument("--memory", type=int, default=None, metavar="MIB",
                         help="memory of a seat's processes and tmpfs folders together "
-                        f"(default {DEFAULT_LIMITS.memory_bytes // MIB})")
+                        f"(default {defaults.memory_bytes // MIB})")
     limits.add_argument("--processes", type=int, default=None, metavar="N",
                         help="processes and threads of a seat (default "
-                        f"{DEFAULT_LIMITS.processes})")
+                        f"{defaults.processes})")
     limits.add_argument("--tmp-size", type=int, default=None, metavar="MIB",
                         help="size of a seat's /tmp and of its /dev/shm (default "
-                        f"{DEFAULT_LIMITS.tmp_bytes // MIB})")
+                        f"{defaults.tmp_bytes // MIB})")
     limits.add_argument("--cpu-time", type=int, default=None, metavar="S",
                         help="CPU seconds of each bot process (default: every game's bank, "
                         "one and a half times, plus a minute)")
     limits.add_argument("--file-size", type=int, default=None, metavar="MIB",
                         help="largest file a bot may write (default "
-                        f"{DEFAULT_LIMITS.file_bytes // MIB})")
+                        f"{defaults.file_bytes // MIB})")
     limits.add_argument("--open-files", type=int, default=None, metavar="N",
                         help=f"open files of each bot process (default "
-                        f"{DEFAULT_LIMITS.open_files})")
+                        f"{defaults.open_files})")
     parser.set_defaults(func=run)
 
 
@@ -175,6 +176,7 @@ def parse_options(items: list[str]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     """``arena match``."""
     from arena.commands import sprt
+    from arena.commands.match_output import print_header, print_table
     from arena.runner import BotError, BotRef, MatchError, MatchSpec, run_match, sandbox_available
 
     games = args.games
@@ -213,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         return sprt.run(args, spec, test)
 
     if not args.json:
-        _print_header(spec, sandbox_available())
+        print_header(spec, sandbox_available())
     if args.json:
         report = run_match(spec)
     else:
@@ -221,23 +223,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
         return 0
-    _print_table(report)
+    print_table(report)
     return 0
-
-
-def _print_header(spec: Any, has_sandbox: bool) -> None:
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    names = " vs ".join(bot.label for bot in spec.entrants)
-    if not spec.sandbox:
-        where = "[bold red]no sandbox (--unsafe-no-sandbox)[/]"
-    elif has_sandbox:
-        where = "bubblewrap sandbox"
-    else:
-        where = "[yellow]no bubblewrap: the sample bots run with limits only[/]"
-    clocks = f"{spec.move_time_ms} ms/move + {spec.bank_ms} ms bank"
-    console.print(f"[bold]{shown(names)}[/], {spec.variant}, {clocks}; {where}")
 
 
 def _run_with_progress(spec: Any, run_match: Any) -> Any:
@@ -264,58 +251,3 @@ def _run_with_progress(spec: Any, run_match: Any) -> Any:
             progress.update(task, completed=done, total=total, score=f"wins {score}")
 
         return run_match(spec, progress=update)
-
-
-def _print_table(report: Any) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    lines = report.summary()
-    seen = [line.label for line in lines]
-    for line in lines:  # the same bot twice: tell the entrants apart by their order
-        if seen.count(line.label) > 1:
-            line.label = f"{line.label} #{line.entrant + 1}"
-    for line in lines:  # a label may be what a bot said of itself (Describe)
-        line.label = shown(line.label)
-    table = Table(title=f"{report.rules.variant}, seed {report.seed}", title_justify="left")
-    table.add_column("bot", no_wrap=True)
-    for column in ("games", "W", "L", "D", "points", "scope", "faults", "score"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for line in lines:
-        estimate = line.elo()
-        table.add_row(
-            line.label,
-            str(line.games),
-            str(line.wins),
-            str(line.losses),
-            str(line.draws),
-            str(line.points),
-            str(line.scope),
-            str(line.faults),
-            f"{100 * estimate.score:.1f}%",
-        )
-    console.print(table)
-    if len(lines) == 2:
-        first = lines[0]
-        console.print(f"{first.label} vs {lines[1].label}:", highlight=False)
-        console.print(first.elo().describe(), highlight=False)
-    else:
-        for line in lines:
-            console.print(f"{line.label} vs the field: {line.elo().describe()}", highlight=False)
-    voids = [game for game in report.games if game.void is not None]
-    if voids:
-        console.print(f"[yellow]{len(voids)} void games (the arena failed, counted for nobody)")
-    for game in report.games:
-        for fault in game.faults:
-            label = shown(report.labels[game.seats[fault["seat"]]])
-            console.print(
-                f"game {game.index + 1}, seat {fault['seat']} ({label}): "
-                f"[bold]{shown(fault['kind'])}[/] {shown(fault['detail'])}",
-                markup=True,
-                highlight=False,
-            )
-        if game.void is not None:
-            console.print(f"game {game.index + 1}: void: {shown(game.void)}", highlight=False)
-    if report.spec.replays_dir is not None:
-        console.print(f"replays in {shown(str(report.spec.replays_dir))}/ (bot logs in its logs/)")

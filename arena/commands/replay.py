@@ -20,6 +20,8 @@ from arena.engine.replay import ReplayError, deal_of, read_replay, verify_replay
 from arena.engine.scoring import CATEGORIES
 from arena.engine.state import Game
 
+HELP = "verify and show game records (REPLAY.md format)"
+
 
 def register(subparsers: Any) -> None:
     """Adds ``replay verify`` and ``replay show`` to the ``arena`` parser."""

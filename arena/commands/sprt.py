@@ -103,7 +103,7 @@ def check(args: Any, spec: Any) -> Sprt:
 
 def run(args: Any, spec: Any, test: Sprt) -> int:
     """Plays pairs until the test decides or ``--max-games``; prints; the exit status."""
-    from arena.commands.match import _print_header, _print_table
+    from arena.commands.match_output import print_header, print_table
     from arena.runner import run_match, sandbox_available
 
     sprt = SprtRun(test)
@@ -121,7 +121,7 @@ def run(args: Any, spec: Any, test: Sprt) -> int:
             TimeElapsedColumn,
         )
 
-        _print_header(spec, sandbox_available())
+        print_header(spec, sandbox_available())
         console = Console(stderr=True)
         console.print(f"SPRT {test.describe()}: up to {max_pairs:,} pairs", highlight=False)
         with Progress(TextColumn("pairs"), BarColumn(), MofNCompleteColumn(),
@@ -139,7 +139,7 @@ def run(args: Any, spec: Any, test: Sprt) -> int:
     if args.json:
         print(json.dumps({"sprt": sprt.to_json(), "match": report.to_json()}, indent=2))
         return status
-    _print_table(report)
+    print_table(report)
     pairing = f"{report.labels[0]} against {report.labels[1]}"
     words = {"H1": f"H1 accepted (elo1={test.elo1:g} rather than elo0={test.elo0:g}): {pairing}",
              "H0": f"H0 accepted (elo0={test.elo0:g} rather than elo1={test.elo1:g}): {pairing}",

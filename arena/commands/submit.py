@@ -1,7 +1,7 @@
 """``arena bot submit FOLDER``: upload a bot folder to the site and wait for its validation.
 
 Packs the folder (:mod:`arena.sdk.packing`), checks the archive against the site's own upload
-rules before sending anything (:mod:`webui.league.archives`: no Django), then, with the API
+rules before sending anything (:mod:`arena.archives`: no Django), then, with the API
 token of ``arena login`` or ``ARENA_TOKEN`` (:mod:`arena.sdk.credentials`): creates the bot the
 first time, uploads the archive with a progress bar, follows the version until a worker has
 played its validation games (a duplicate pair against the random bot, the seats swapped), and
@@ -170,15 +170,15 @@ def submit(args: argparse.Namespace) -> int:
 
 def _pack(folder: str) -> Any:
     """The folder packed and checked by the site's own upload rules, or a :class:`Failure`."""
-    from arena.engine import VARIANTS
-    from arena.manifest import ManifestError
-    from arena.sdk.packing import PackError, pack_folder
-    from webui.league.archives import (
+    from arena.archives import (
         MAX_FILES,
         MAX_UNPACKED_BYTES,
         ArchiveError,
         check_archive,
     )
+    from arena.engine import VARIANTS
+    from arena.manifest import ManifestError
+    from arena.sdk.packing import PackError, pack_folder
 
     try:
         packed = pack_folder(folder, max_files=MAX_FILES, max_bytes=MAX_UNPACKED_BYTES)

@@ -12,7 +12,6 @@ game, as the match runner does.  :func:`make_player` turns what a user passes (`
 
 from __future__ import annotations
 
-import importlib.util
 import queue
 import random
 import threading
@@ -72,15 +71,14 @@ class RandomPolicy:
 
 
 def greedy_policy() -> Policy:
-    """The greedy sample bot's policy (``sample_bots/greedy/policy.py``), loaded in process."""
-    path = SAMPLE_BOTS / "greedy" / "policy.py"
-    if not path.is_file():
-        raise ValueError(f"the greedy policy needs the arena's sample bots ({path} is missing)")
-    spec = importlib.util.spec_from_file_location("arena_env_greedy_policy", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    choose: Policy = module.choose_move
+    """The greedy sample bot's choice (``sample_bots/greedy``), its bot made in this process
+    by its own script (:func:`arena.sdk.launch.load_bot`)."""
+    folder = SAMPLE_BOTS / "greedy"
+    if not (folder / "bot.toml").is_file():
+        raise ValueError(f"the greedy policy needs the arena's sample bots ({folder} is missing)")
+    from arena.sdk.launch import load_bot
+
+    choose: Policy = load_bot(folder).choose
     return choose
 
 

@@ -1,15 +1,19 @@
-"""Starts a bot folder as a local process for development and tests, without a sandbox.
+"""Runs a bot folder you trust without a sandbox: as a local process, or in this process.
 
-Reads the folder's ``bot.toml`` (:mod:`arena.manifest`), starts its ``command`` inside the folder
-with ``SCOPA_BOT_ADDRESS`` set to a unix socket in a fresh temporary folder, and waits for the
-``LISTENING`` line. This is how ``arena bot check FOLDER`` and the SDK tests run a bot you trust;
-it is not the match runner's launcher (:mod:`arena.runner` sandboxes untrusted bots).
+:class:`LocalBot` reads the folder's ``bot.toml`` (:mod:`arena.manifest`), starts its
+``command`` inside the folder with ``SCOPA_BOT_ADDRESS`` set to a unix socket in a fresh
+temporary folder, and waits for the ``LISTENING`` line. This is how ``arena bot check FOLDER``
+and the SDK tests run a bot you trust. :func:`load_bot` makes a Python SDK bot's
+:class:`~arena.sdk.Bot` in this process, as its own script makes it (benchmarks, the training
+environment's opponents). Neither is the match runner's launcher (:mod:`arena.runner`
+sandboxes untrusted bots).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import runpy
 import selectors
 import shutil
 import signal
@@ -18,11 +22,17 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
 from arena.manifest import Manifest, ManifestError, read_manifest
 from arena.protocol import ADDRESS_ENV, READY_PREFIX
+from arena.sdk.bot import Bot
+from arena.sdk.server import handing_over
+
+_LOADING = threading.Lock()
+"""One bot script at a time: it runs with this process's ``sys.argv`` set to its own."""
 
 
 def resolve_command(command: tuple[str, ...]) -> list[str]:
@@ -146,4 +156,39 @@ class LocalBot:
         self.stop()
 
 
-__all__ = ["LocalBot", "ManifestError", "resolve_command"]
+def load_bot(folder: str | Path, args: Sequence[str] | None = None) -> Bot:
+    """The :class:`~arena.sdk.Bot` of a Python SDK bot folder, made in this process.
+
+    Runs the script of the folder's ``bot.toml`` command (``["python", "bot.py", ...]``) as
+    ``__main__`` with ``args`` as its arguments (default: the command's own), as the arena
+    starts it, except that :func:`arena.sdk.serve` hands the bot back instead of serving it:
+    no process, no protocol, no sandbox, so only for bots you trust (benchmarks, the training
+    environment's opponents). The bot.toml's ``[env]`` is not applied, and the script runs
+    in this process's folder. Raises :class:`ValueError` (one line) for a folder whose bot
+    is not a Python SDK bot.
+    """
+    folder = Path(folder).resolve()
+    manifest = read_manifest(folder)
+    if not manifest.is_python or len(manifest.command) < 2:
+        raise ValueError(f"{folder}: {manifest.name} is not a Python bot (its command is "
+                         f"{' '.join(manifest.command)!r})")
+    script = folder / manifest.command[1]
+    if not script.is_file():
+        raise ValueError(f"{folder}: its command's script {manifest.command[1]!r} is missing")
+    argv = [str(script), *(manifest.command[2:] if args is None else args)]
+    with _LOADING, handing_over() as bots:
+        saved = sys.argv
+        sys.argv = argv
+        try:
+            runpy.run_path(str(script), run_name="__main__")
+        except SystemExit as exc:
+            raise ValueError(f"{folder}: {script.name} exited ({exc.code}) before serving "
+                             "its bot") from None
+        finally:
+            sys.argv = saved
+    if not bots:
+        raise ValueError(f"{folder}: {script.name} did not call arena.sdk.serve(bot)")
+    return bots[-1]
+
+
+__all__ = ["LocalBot", "ManifestError", "load_bot", "resolve_command"]

@@ -11,6 +11,7 @@ is treated the same way.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import signal
@@ -19,6 +20,7 @@ import threading
 import traceback
 from collections.abc import Iterator, Sequence
 from concurrent import futures
+from contextvars import ContextVar
 from typing import Any
 
 import grpc
@@ -42,6 +44,9 @@ from arena.protocol.convert import (
 from arena.sdk.bot import Bot, Clock, DealInfo, GameInfo, GameResult
 
 DEFAULT_ADDRESS = "127.0.0.1:50051"
+
+_HANDED_OVER: ContextVar[list[Bot] | None] = ContextVar("arena_sdk_handed_over", default=None)
+"""While :func:`handing_over` is active: where :func:`serve` puts its bot instead of serving."""
 
 log = logging.getLogger("arena.sdk")
 
@@ -200,12 +205,30 @@ def create_server(
     return server, bound
 
 
+@contextlib.contextmanager
+def handing_over() -> Iterator[list[Bot]]:
+    """While active (in this thread), :func:`serve` appends its bot to the list yielded and
+    returns instead of serving: how a bot's own script is run to make its bot in process."""
+    bots: list[Bot] = []
+    token = _HANDED_OVER.set(bots)
+    try:
+        yield bots
+    finally:
+        _HANDED_OVER.reset(token)
+
+
 def serve(bot: Bot, address: str | None = None, argv: Sequence[str] | None = None) -> None:
     """Serves ``bot`` until SIGTERM/SIGINT: the address is ``address``, else ``--address``,
     else ``$SCOPA_BOT_ADDRESS``, else 127.0.0.1:50051. Prints ``LISTENING <address>``.
 
-    Unknown command-line arguments are left for the bot (``parse_known_args``).
+    Unknown command-line arguments are left for the bot (``parse_known_args``). Inside
+    :func:`handing_over` (:func:`arena.sdk.launch.load_bot`) it hands ``bot`` over and returns
+    at once instead.
     """
+    handed_over = _HANDED_OVER.get()
+    if handed_over is not None:
+        handed_over.append(bot)
+        return
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format=f"{bot.name}: %(levelname)s %(message)s"
     )

@@ -67,7 +67,7 @@ def test_a_new_python_bot_checks_plays_random_and_passes_its_tests(
 def test_a_new_javascript_bot_installs_checks_plays_random_and_fits_the_upload_limits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], bwrap: str
 ) -> None:
-    from webui.league.archives import (
+    from arena.archives import (
         MAX_ARCHIVE_BYTES,
         MAX_FILES,
         MAX_UNPACKED_BYTES,

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.archives import check_archive, read_archive
 from arena.manifest import ManifestError
 from arena.sdk.packing import PackError, is_skipped, pack_folder
-from webui.league.archives import check_archive, read_archive
 
 MANIFEST = 'name = "packed"\nversion = "1.0"\ncommand = ["python", "bot.py"]\n'
 

@@ -40,13 +40,13 @@ def stored_version(owner: Any, name: str, validate: bool = False) -> Any:
     """A version uploaded on some other host: its archive in the database, no folder here."""
     import hashlib
 
-    from webui.league import services
+    from webui.league import versions
 
     data = playable_zip(name)
     sha256 = hashlib.sha256(data).hexdigest()
-    bot = services.create_bot(owner, name)
-    services.store_archive(sha256, "zip", data)
-    version, _ = services.register_version(
+    bot = versions.create_bot(owner, name)
+    versions.store_archive(sha256, "zip", data)
+    version, _ = versions.register_version(
         bot, sha256=sha256, manifest={"name": name, "variants": ["*"]},
         source_dir=f"bots/{sha256}", validate=validate,
     )
@@ -64,12 +64,12 @@ def damage(version: Any) -> None:
 def test_an_upload_whose_folder_is_gone_is_unpacked_from_the_database_and_validates(
     owner: Any, bwrap: str, settings: Any
 ) -> None:
-    from webui.league import services
+    from webui.league import versions
     from webui.league.models import BotVersion
     from webui.web.submission import add_version
     from workers import tasks
 
-    bot = services.create_bot(owner, "uploaded")
+    bot = versions.create_bot(owner, "uploaded")
     version, created = add_version(bot, playable_zip("uploaded"))
     assert created
     folder = Path(settings.ARENA_DATA_DIR) / version.source_dir
@@ -84,17 +84,17 @@ def test_an_upload_whose_folder_is_gone_is_unpacked_from_the_database_and_valida
 def test_a_match_of_an_upload_plays_on_a_host_that_never_saw_it(
     owner: Any, other_host: Path, bwrap: str
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants, versions
     from webui.league.models import Game, Match
     from workers import tasks
 
     version = stored_version(owner, "uploaded")
-    season = services.create_season(
-        name="elsewhere", variant=services.get_variant("scopa", {"target": 1}),
-        entrants=[version, services.register_folder_bot(owner, SAMPLES / "random")],
+    season = seasons.create_season(
+        name="elsewhere", variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=[version, versions.register_folder_bot(owner, SAMPLES / "random")],
         games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=3,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     match = Match.objects.get(season=season)
     assert tasks.play_match.run(match.pk) == f"match {match.pk}: recorded"
     games = list(Game.objects.filter(match=match))
@@ -136,18 +136,18 @@ def test_a_damaged_or_missing_archive_fails_validation_with_its_reason_and_nothi
 def test_a_match_whose_archive_is_damaged_is_void_with_the_reason(
     owner: Any, other_host: Path
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants, versions
     from webui.league.models import Game, Match
     from workers import tasks
 
     version = stored_version(owner, "broken")
     damage(version)
-    season = services.create_season(
-        name="damaged", variant=services.get_variant("scopa", {"target": 1}),
-        entrants=[version, services.register_folder_bot(owner, SAMPLES / "random")],
+    season = seasons.create_season(
+        name="damaged", variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=[version, versions.register_folder_bot(owner, SAMPLES / "random")],
         games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=3,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     match = Match.objects.get(season=season)
     assert tasks.play_match.run(match.pk).startswith(f"match {match.pk}: void")
     match.refresh_from_db()
@@ -195,13 +195,13 @@ def test_a_sample_bot_registered_from_another_checkout_is_this_checkouts_sample(
     owner: Any, tmp_path: Path
 ) -> None:
     from arena.runner import BotRef
-    from webui.league import services
+    from webui.league import versions
     from webui.league.bot_files import BotFilesError, bot_ref_text
 
     elsewhere = tmp_path / "other-checkout" / "sample_bots"
     shutil.copytree(SAMPLES / "random", elsewhere / "random",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    version = services.register_folder_bot(owner, elsewhere / "random")
+    version = versions.register_folder_bot(owner, elsewhere / "random")
     shutil.rmtree(elsewhere / "random")
     ref = BotRef.parse(bot_ref_text(version))
     assert ref.folder == (SAMPLES / "random").resolve() and ref.trusted
@@ -212,7 +212,7 @@ def test_a_sample_bot_registered_from_another_checkout_is_this_checkouts_sample(
     (elsewhere / "greedy" / "bot.toml").write_text(
         (elsewhere / "greedy" / "bot.toml").read_text().replace('name = "greedy"',
                                                                  'name = "greedy-fork"'))
-    fork = services.register_folder_bot(owner, elsewhere / "greedy")
+    fork = versions.register_folder_bot(owner, elsewhere / "greedy")
     shutil.rmtree(elsewhere / "greedy")
     with pytest.raises(BotFilesError, match="no archive"):
         bot_ref_text(fork)
@@ -226,7 +226,7 @@ def test_load_archives_stores_the_files_of_older_uploads_once(
 
     from django.core.management import CommandError, call_command
 
-    from webui.league import services
+    from webui.league import versions
     from webui.league.models import BotArchive
 
     archives = other_host / "archives"
@@ -236,16 +236,16 @@ def test_load_archives_stores_the_files_of_older_uploads_once(
         data = playable_zip(name)
         sha256 = hashlib.sha256(data).hexdigest()
         (archives / f"{sha256}.zip").write_bytes(data)
-        version, _ = services.register_version(
-            services.create_bot(owner, name), sha256=sha256, manifest={"name": name},
+        version, _ = versions.register_version(
+            versions.create_bot(owner, name), sha256=sha256, manifest={"name": name},
             source_dir=f"bots/{sha256}", archive_path=str(archives / f"{sha256}.zip"),
         )
         legacy.append(version)
-    lost, _ = services.register_version(
-        services.create_bot(owner, "lost"), sha256="f" * 64, manifest={"name": "lost"},
+    lost, _ = versions.register_version(
+        versions.create_bot(owner, "lost"), sha256="f" * 64, manifest={"name": "lost"},
         source_dir="bots/" + "f" * 64, archive_path=str(archives / ("f" * 64 + ".zip")),
     )
-    services.register_folder_bot(owner, SAMPLES / "random")  # a sample: no archive to load
+    versions.register_folder_bot(owner, SAMPLES / "random")  # a sample: no archive to load
 
     out, err = io.StringIO(), io.StringIO()
     with pytest.raises(CommandError, match="1 version"):

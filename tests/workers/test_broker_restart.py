@@ -2,7 +2,7 @@
 
 Redis (a private ``redis-server``) goes down and comes back empty while a worker of two
 processes plays: one match with its second process free (its channel waiting in BRPOP with an
-unacknowledged message: what used to kill the worker, see ``workers.celery_app.RedisChannel``),
+unacknowledged message: what used to kill the worker, see ``webui.league.queue.RedisChannel``),
 or two matches at once. The same worker process records each match once and then serves new
 tasks.
 """
@@ -31,19 +31,19 @@ def slow_season(matches_at_once: int) -> Any:
     greedy."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import seasons, variants, versions
 
     entrants = register(["ismcts", "greedy"])
     if matches_at_once == 2:
         owner = User.objects.get(username="arena")
-        copy, _ = services.register_version(
-            services.create_bot(owner, "ismcts-copy"), sha256="c" * 64,
+        copy, _ = versions.register_version(
+            versions.create_bot(owner, "ismcts-copy"), sha256="c" * 64,
             manifest={"name": "ismcts-copy", "version": "1", "command": ["python", "bot.py"]},
             source_dir=str(SAMPLES / "ismcts"), validate=False,
         )
         entrants += [copy, *register(["random"])]
-    return services.create_season(
-        name="under way", variant=services.get_variant("scopa", SHORT), entrants=entrants,
+    return seasons.create_season(
+        name="under way", variant=variants.get_variant("scopa", SHORT), entrants=entrants,
         games_per_pairing=4, move_time_ms=1000, bank_ms=10_000, seed=11,
     )
 
@@ -53,12 +53,12 @@ def slow_season(matches_at_once: int) -> Any:
 def test_a_busy_worker_survives_a_redis_restart_and_serves_on(
     live_private: Any, busy: int
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons
     from webui.league.models import Match
 
     live = live_private
     season = slow_season(busy)
-    services.start_season(season)
+    seasons.start_season(season)
     pool = live.workers(1, concurrency=2)
     worker = pool.processes[0]
     wait_for(lambda: Match.objects.filter(season=season, status="running").count() == busy,
@@ -87,24 +87,24 @@ def test_a_busy_worker_survives_a_redis_restart_and_serves_on(
 
 @pytest.mark.parametrize("url", ["redis://127.0.0.1:6379/0", "rediss://broker.example:6380/1"])
 def test_a_redis_broker_gets_the_mended_channel(settings: Any, url: str) -> None:
-    from workers import celery_app
+    from webui.league import queue
 
     settings.ARENA_BROKER_URL = url
-    app = celery_app.make_app()
+    app = queue.make_app()
     try:
         connection = app.connection_for_read()
-        assert connection.get_transport_cls() is celery_app.RedisTransport
-        assert connection.get_transport_cls().Channel is celery_app.RedisChannel
+        assert connection.get_transport_cls() is queue.RedisTransport
+        assert connection.get_transport_cls().Channel is queue.RedisChannel
         assert connection.hostname == url.split("//")[1].split(":")[0]
     finally:
         app.close()
 
 
 def test_the_embedded_broker_keeps_its_own_transport(settings: Any) -> None:
-    from workers import celery_app
+    from webui.league import queue
 
     settings.ARENA_BROKER_URL = ""
-    app = celery_app.make_app()
+    app = queue.make_app()
     try:
         assert app.connection_for_read().transport.driver_type == "filesystem"
     finally:

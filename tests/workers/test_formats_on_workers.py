@@ -34,7 +34,7 @@ def copies(tmp_path: Path, name: str, count: int) -> list[Any]:
     """``count`` versions of the sample bot ``name``: itself, then copies of its folder."""
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league.versions import register_folder_bot
 
     owner, _ = User.objects.get_or_create(username="arena")
     versions = register([name])
@@ -43,24 +43,24 @@ def copies(tmp_path: Path, name: str, count: int) -> list[Any]:
         shutil.copytree(SAMPLES / name, folder, ignore=shutil.ignore_patterns(
             "__pycache__", "node_modules"))
         (folder / "copy.txt").write_text(f"copy {k}\n")  # another version of the same bot
-        versions.append(services.register_folder_bot(owner, folder))
+        versions.append(register_folder_bot(owner, folder))
     return versions
 
 
 def test_a_swiss_season_survives_a_worker_killed_mid_round_and_counts_every_game_once(
     live: Any, tmp_path: Path,
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Game, Match
 
     versions = register(["ismcts", "greedy", "js-random"]) + copies(tmp_path, "random", 3)
-    season = services.create_season(
-        name="swiss on workers", variant=services.get_variant("scopa", {"target": 1}),
+    season = seasons.create_season(
+        name="swiss on workers", variant=variants.get_variant("scopa", {"target": 1}),
         entrants=versions, format="swiss", swiss_rounds=3, games_per_pairing=2,
         move_time_ms=1000, bank_ms=10_000, seed=21,
     )
-    assert season.planned_matches() == 9
-    services.start_season(season)
+    assert seasons.planned_matches(season) == 9
+    seasons.start_season(season)
     first = live.workers(1)
     searcher = Match.objects.filter(season=season, seats__version=versions[0]).get()
 
@@ -96,7 +96,7 @@ def test_a_swiss_season_survives_a_worker_killed_mid_round_and_counts_every_game
     for game in games:
         report = verify_replay(game.replay)
         assert report["ok"] and report["winner"] == game.winner_side
-    table = services.league_standings(season)
+    table = seasons.league_standings(season)
     assert sum(row.standing.score for row in table) == len(games)
     keys = [(-row.standing.score, -row.standing.buchholz) for row in table]
     assert keys == sorted(keys)
@@ -105,17 +105,17 @@ def test_a_swiss_season_survives_a_worker_killed_mid_round_and_counts_every_game
 def test_a_three_player_season_seats_everyone_everywhere_and_ranks_the_greedy_bots_first(
     live: Any, tmp_path: Path,
 ) -> None:
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Game, Rating
 
     greedy = copies(tmp_path, "greedy", 3)
     randoms = copies(tmp_path, "random", 3)
     entrants = [greedy[0], randoms[0], greedy[1], randoms[1], greedy[2], randoms[2]]
-    season = services.create_season(
-        name="three on workers", variant=services.get_variant("scopa-3", {"target": 6}),
+    season = seasons.create_season(
+        name="three on workers", variant=variants.get_variant("scopa-3", {"target": 6}),
         entrants=entrants, games_per_pairing=3, move_time_ms=1000, bank_ms=10_000, seed=8,
     )
-    assert season.planned_matches() == 20
+    assert seasons.planned_matches(season) == 20
     live.workers(2)
     run(season, live, timeout_s=300)
     season.refresh_from_db()
@@ -132,7 +132,7 @@ def test_a_three_player_season_seats_everyone_everywhere_and_ranks_the_greedy_bo
         report = verify_replay(game.replay)
         assert report["ok"], report.get("error")
         assert report["totals"] == game.totals
-    table = services.league_standings(season)
+    table = seasons.league_standings(season)
     assert {row.version.pk for row in table[:3]} == {v.pk for v in greedy}, [
         (row.version.label, row.standing.score) for row in table]
     assert sum(row.standing.score for row in table) == 60 * 3

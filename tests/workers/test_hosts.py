@@ -1,4 +1,4 @@
-"""Workers on separate hosts, across real network boundaries (:mod:`arena.bench.hostlab`).
+"""Workers on separate hosts, across real network boundaries (:mod:`workers.bench.hostlab`).
 
 PostgreSQL and Redis run on a services host, migrations, celery beat and the ``arena`` commands
 on the site's host, and two worker hosts run ``arena worker``: each host a network namespace on
@@ -46,7 +46,7 @@ EMPTY: dict[str, list[str]] = {"folders": [], "groups": [], "processes": []}
 
 
 def can_make_hosts() -> bool:
-    from arena.bench.hostlab import postgres_bin
+    from workers.bench.hostlab import postgres_bin
 
     try:
         postgres_bin()
@@ -62,7 +62,7 @@ def deployed() -> Iterator[Any]:
     """The services host, the site's host and two worker hosts; every namespace, link,
     process, control group and folder removed at the end, also after a failure."""
     require(can_make_hosts(), "root, iproute2, util-linux, PostgreSQL, redis-server, bwrap")
-    from arena.bench.hosts import deployment
+    from workers.bench.hosts import deployment
 
     with deployment() as dep:
         lab = dep.lab
@@ -77,7 +77,7 @@ def deployed() -> Iterator[Any]:
 
 def assert_counted_once(dep: Any) -> None:
     """Every match done with each of its games recorded once; every rated game rated once."""
-    from arena.bench.hosts import wait_until
+    from workers.bench.hosts import wait_until
 
     for match in dep.matches():
         assert match["status"] == "done", match
@@ -98,7 +98,7 @@ def assert_counted_once(dep: Any) -> None:
 
 
 def test_a_season_and_the_ladder_are_played_across_two_worker_hosts(deployed: Any) -> None:
-    from arena.bench.hosts import season_and_ladder
+    from workers.bench.hosts import season_and_ladder
 
     result = season_and_ladder(deployed)
     assert result.version_status == "ready"
@@ -120,7 +120,7 @@ def test_a_season_and_the_ladder_are_played_across_two_worker_hosts(deployed: An
 def test_a_host_cut_off_mid_match_stops_its_seats_and_the_other_takes_the_match_over(
     deployed: Any,
 ) -> None:
-    from arena.bench.hosts import cut_mid_match
+    from workers.bench.hosts import cut_mid_match
 
     cut = cut_mid_match(deployed, "w1", "w2", "cut-w1")
     # Mid-match: the bots were seated on w1 when its cable was pulled.
@@ -148,7 +148,7 @@ def test_a_host_cut_off_mid_match_stops_its_seats_and_the_other_takes_the_match_
 def test_a_host_whose_clock_is_a_minute_ahead_holds_its_leases_by_the_database_clock(
     deployed: Any,
 ) -> None:
-    from arena.bench.hosts import cut_mid_match
+    from workers.bench.hosts import cut_mid_match
 
     cut = cut_mid_match(deployed, "w2", "w1", "cut-w2")
     assert cut.holder_clock_ahead_s == 60
@@ -175,7 +175,7 @@ def test_a_host_whose_clock_is_a_minute_ahead_holds_its_leases_by_the_database_c
 def in_netns(netns: str, pid: int, within_s: float = 10.0) -> bool:
     """Whether ``pid`` is the one process in ``netns`` once it got there: a process started
     through nsenter enters the namespace a moment after Popen returns."""
-    from arena.bench.hostlab import netns_pids
+    from workers.bench.hostlab import netns_pids
 
     deadline = time.monotonic() + within_s
     while netns_pids(netns) != {pid}:
@@ -187,7 +187,7 @@ def in_netns(netns: str, pid: int, within_s: float = 10.0) -> bool:
 
 def test_a_lab_is_removed_whole_even_when_what_runs_in_it_fails() -> None:
     require(can_make_hosts(), "root, iproute2, util-linux, PostgreSQL, redis-server, bwrap")
-    from arena.bench.hostlab import Lab
+    from workers.bench.hostlab import Lab
 
     with pytest.raises(RuntimeError, match="went wrong"), Lab() as lab:
         host = lab.add_host("w1", 31)
@@ -202,7 +202,7 @@ def test_a_lab_is_removed_whole_even_when_what_runs_in_it_fails() -> None:
 
 def test_what_a_run_that_died_left_is_removed_by_the_next_lab() -> None:
     require(can_make_hosts(), "root, iproute2, util-linux, PostgreSQL, redis-server, bwrap")
-    from arena.bench.hostlab import PREFIX, sweep_stale_labs
+    from workers.bench.hostlab import PREFIX, sweep_stale_labs
 
     gone = subprocess.Popen(["true"])
     gone.wait()  # a pid nobody has now: the run that made the lab is dead

@@ -33,22 +33,23 @@ def on_ladder(live: Any, settings: Any, names: list[str]) -> list[Any]:
     owned by a user of its name."""
     from django.contrib.auth.models import User
 
-    from webui.league import ladder, services
+    from webui.league import ladder
+    from webui.league.versions import register_folder_bot
 
     settings.ARENA_LADDER_VARIANTS = [LADDER]
     live.env["ARENA_LADDER_VARIANTS"] = LADDER
     # Each its own owner: the ladder never pairs two bots of one owner.
-    versions = [services.register_folder_bot(User.objects.get_or_create(username=name)[0],
-                                             SAMPLES / name) for name in names]
+    versions = [register_folder_bot(User.objects.get_or_create(username=name)[0],
+                                    SAMPLES / name) for name in names]
     for version in versions:
         ladder.enter_version(version)
     return versions
 
 
 def sweep() -> None:
-    from webui.league import services
+    from webui.league import sweep
 
-    services.requeue_stale(grace_s=5.0)
+    sweep.requeue_stale(grace_s=5.0)
 
 
 def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_scheduler_task(
@@ -57,14 +58,14 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
     from django.contrib.auth.models import User
     from worker_helpers import playable_zip
 
-    from webui.league import ladder, services
+    from webui.league import ladder, queue, versions
     from webui.league.models import BotVersion, Game, LadderEntry, Match, Rating
+    from webui.league.ratings import update_ratings
     from webui.web.submission import add_version
-    from workers import celery_app
 
     samples = on_ladder(live, settings, ["random", "greedy"])
     author = User.objects.create_user("author")
-    version, _ = add_version(services.create_bot(author, "newcomer"), playable_zip("newcomer"))
+    version, _ = add_version(versions.create_bot(author, "newcomer"), playable_zip("newcomer"))
     live.workers(1, concurrency=2)
     wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "validating", 90,
              "the validation", live)
@@ -74,7 +75,7 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
     variant = ladder.ladder_variants()[0]
 
     def beat() -> None:  # what celery beat sends every ARENA_LADDER_INTERVAL_S
-        celery_app.app.send_task("arena.schedule_ladder")
+        queue.current_app().send_task("arena.schedule_ladder")
         sweep()
 
     def newcomer_rated() -> bool:
@@ -90,10 +91,10 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
             assert [g.index for g in games] == [0, 1]
             assert games[0].seats == [0, 1] and games[1].seats == [1, 0]  # seats swapped
     ratings = Rating.objects.filter(variant=variant)
-    assert {r.ladder for r in ratings} == {"ladder"}  # no season rating moved
+    assert {r.pool for r in ratings} == {"ladder"}  # no season rating moved
     assert {r.version_id for r in ratings} <= {version.pk, *(s.pk for s in samples)}
     # Every rated game is rated once: its ladder ratings' games add up to two per game.
-    services.update_ratings(variant.pk)
+    update_ratings(variant.pk)
     rated_games = Game.objects.filter(variant=variant, rating_seq__isnull=False).count()
     assert sum(r.games for r in Rating.objects.filter(variant=variant)) == 2 * rated_games
 
@@ -101,8 +102,9 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
 def test_a_worker_killed_during_a_ladder_match_has_it_played_again_and_rated_once(
     live: Any, settings: Any,
 ) -> None:
-    from webui.league import ladder, services
+    from webui.league import ladder
     from webui.league.models import Game, Match, Rating, RatingHistory
+    from webui.league.ratings import update_ratings
 
     on_ladder(live, settings, ["ismcts", "greedy"])
     [match_id] = ladder.schedule()
@@ -120,8 +122,8 @@ def test_a_worker_killed_during_a_ladder_match_has_it_played_again_and_rated_onc
     assert match.attempts == 2 and match.claimed_by != victim.claimed_by
     assert sorted(Game.objects.filter(match=match).values_list("index", flat=True)) == [0, 1]
     variant = match.play_variant()
-    services.update_ratings(variant.pk)
-    services.update_ratings(variant.pk)
+    update_ratings(variant.pk)
+    update_ratings(variant.pk)
     ratings = list(Rating.objects.filter(variant=variant))
     assert len(ratings) == 2 and all(r.games == 2 for r in ratings)
     assert RatingHistory.objects.filter(rating__in=ratings).count() == 4

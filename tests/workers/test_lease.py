@@ -29,19 +29,19 @@ def long_match(transactional_db: Any, postgres_available: bool, settings: Any,
     from django.contrib.auth.models import User
     from django.db import connection
 
-    from webui.league import services
+    from webui.league import seasons, variants, versions
     from webui.league.models import Match
 
     if connection.vendor != "postgresql":
         pytest.skip("the lease tests run on PostgreSQL")
     settings.ARENA_MATCH_LEASE_S = LEASE_S
     owner = User.objects.create_user("owner")
-    season = services.create_season(
-        name="long", variant=services.get_variant("scopa", {"target": 11}),
-        entrants=[services.register_folder_bot(owner, SAMPLES / n) for n in ("ismcts", "greedy")],
+    season = seasons.create_season(
+        name="long", variant=variants.get_variant("scopa", {"target": 11}),
+        entrants=[versions.register_folder_bot(owner, SAMPLES / n) for n in ("ismcts", "greedy")],
         games_per_pairing=2, move_time_ms=2000, bank_ms=60_000, seed=3,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     seats = tmp_path / "seats"
     seats.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(seats))
@@ -56,7 +56,7 @@ def children() -> list[str]:
     """The processes this test process has started that are still there (bots, bubblewrap)."""
     import os
 
-    from arena.bench.hostlab import cmdline, descendants
+    from workers.bench.hostlab import cmdline, descendants
 
     return sorted(cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
 
@@ -97,7 +97,7 @@ def test_a_worker_whose_match_is_taken_over_stops_it_and_its_seats_at_once(
 ) -> None:
     from django.utils import timezone
 
-    from webui.league import services
+    from webui.league import matches
     from webui.league.models import Game, Match
     from workers import tasks
 
@@ -109,7 +109,7 @@ def test_a_worker_whose_match_is_taken_over_stops_it_and_its_seats_at_once(
         # The lease ran out (this worker paused, say) and another host claimed the match.
         Match.objects.filter(pk=match.pk).update(
             lease_until=timezone.now() - timezone.timedelta(seconds=1))
-        assert services.claim_match(match.pk, "other-host:1") is not None
+        assert matches.claim_match(match.pk, "other-host:1") is not None
 
     with beside(take_over):
         result = tasks.play_match.run(match.pk)

@@ -1,6 +1,6 @@
 """Workers publish the moves they play; the site reads them from its own process.
 
-Production (Redis) is followed in Chromium (``tests/browser/test_live_progress.py``); here the
+Production (Redis) is followed in Chromium (``tests/webui/browser/test_live_progress.py``); here the
 embedded setup of ``arena demo``: a real local worker process on the embedded broker, the
 ``live`` cache in files under the data folder it shares with the site. And the publisher's
 throttle: the runner's callback only touches memory, the cache sees a bounded number of writes.
@@ -43,10 +43,11 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
     from django.core.cache import caches
     from django.db import connection
 
-    from webui.league import services
+    from webui.league import queue as league_queue
+    from webui.league import seasons, variants
     from webui.league.models import Match
-    from workers import celery_app
-    from workers.local import LocalWorkers
+    from webui.league.versions import register_folder_bot
+    from webui.local_workers import LocalWorkers
 
     # The site of this test is the demo's: no broker server, no Redis cache.
     assert caches["live"].__class__.__name__ == "FileBasedCache"
@@ -54,8 +55,8 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
     settings.ARENA_BROKER_URL = ""
     settings.ARENA_EMBEDDED_BROKER = True
     settings.ARENA_QUEUE = queue
-    app = celery_app.make_app()
-    monkeypatch.setattr(celery_app, "app", app)
+    app = league_queue.make_app()
+    monkeypatch.setattr(league_queue, "app", app)
     env = {
         "ARENA_DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/"
         f"{connection.settings_dict['NAME']}",
@@ -71,14 +72,14 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
                                   'command = ["python", "bot.py"]\nvariants = ["*"]\n')
     (bot / "bot.py").write_text(SLOW_BOT)
     owner = User.objects.create_user("owner")
-    versions = [services.register_folder_bot(owner, bot),
-                services.register_folder_bot(owner, ROOT / "sample_bots" / "random")]
-    season = services.create_season(
-        name="Demo live", variant=services.get_variant("scopa", {"target": 1}),
+    versions = [register_folder_bot(owner, bot),
+                register_folder_bot(owner, ROOT / "sample_bots" / "random")]
+    season = seasons.create_season(
+        name="Demo live", variant=variants.get_variant("scopa", {"target": 1}),
         entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=20_000)
     pool = LocalWorkers(1, env=env, log_dir=tmp_path / "logs").start()
     try:
-        services.start_season(season)
+        seasons.start_season(season)
         match = Match.objects.get(season=season)
         seen: list[dict[str, Any]] = []
         deadline = time.monotonic() + 120

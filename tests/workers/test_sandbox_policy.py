@@ -56,10 +56,10 @@ def no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def uploaded(owner: Any, name: str, marker: Path) -> Any:
-    from webui.league import services
+    from webui.league import versions
     from webui.web.submission import add_version
 
-    version, _ = add_version(services.create_bot(owner, name), marking_zip(name, marker))
+    version, _ = add_version(versions.create_bot(owner, name), marking_zip(name, marker))
     return version
 
 
@@ -95,21 +95,21 @@ def test_the_operator_can_opt_in_to_run_uploads_unsandboxed(
 
 
 def season_of(owner: Any, versions: list[Any]) -> Any:
-    from webui.league import services
+    from webui.league import seasons, variants
     from webui.league.models import Match
 
-    season = services.create_season(
-        name="unsandboxed", variant=services.get_variant("scopa", {"target": 1}),
+    season = seasons.create_season(
+        name="unsandboxed", variant=variants.get_variant("scopa", {"target": 1}),
         entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=5,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     return Match.objects.get(season=season)
 
 
 def test_a_match_with_an_uploaded_bot_is_void_without_the_sandbox_and_never_runs_it(
     owner: Any, no_sandbox: None, tmp_path: Path,
 ) -> None:
-    from webui.league import services
+    from webui.league import versions
     from webui.league.models import BotVersion, Game
     from workers import tasks
 
@@ -117,7 +117,7 @@ def test_a_match_with_an_uploaded_bot_is_void_without_the_sandbox_and_never_runs
     version = uploaded(owner, "uploaded", marker)
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
     version.refresh_from_db()
-    match = season_of(owner, [version, services.register_folder_bot(owner, SAMPLES / "random")])
+    match = season_of(owner, [version, versions.register_folder_bot(owner, SAMPLES / "random")])
     reason = REFUSED.format(label="uploaded@1")
     assert tasks.play_match.run(match.pk) == f"match {match.pk}: void ({reason})"
     match.refresh_from_db()
@@ -128,11 +128,11 @@ def test_a_match_with_an_uploaded_bot_is_void_without_the_sandbox_and_never_runs
 
 
 def test_sample_bots_still_play_without_the_sandbox(owner: Any, no_sandbox: None) -> None:
-    from webui.league import services
+    from webui.league import versions
     from webui.league.models import Game
     from workers import tasks
 
-    match = season_of(owner, [services.register_folder_bot(owner, SAMPLES / name)
+    match = season_of(owner, [versions.register_folder_bot(owner, SAMPLES / name)
                               for name in ("random", "greedy")])
     assert tasks.play_match.run(match.pk) == f"match {match.pk}: recorded"
     assert Game.objects.filter(match=match).count() == 2

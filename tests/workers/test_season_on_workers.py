@@ -1,6 +1,6 @@
 """Seasons played by real Celery worker processes on Redis and PostgreSQL, and their failures.
 
-The workers are subprocesses (:class:`workers.local.LocalWorkers`, the ``live`` fixtures of
+The workers are subprocesses (:class:`webui.local_workers.LocalWorkers`, the ``live`` fixtures of
 ``conftest.py``) that see the same database as the test (pytest-django's test database, in
 ``transaction=True`` tests so their writes are visible) and a queue of their own: on the
 machine's Redis under this run's key prefix, or on a private ``redis-server`` for the test that
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from arena.engine.replay import verify_replay
-from arena.rating import Ladder, RatedGame
+from arena.rating import RatedGame, Ratings
 from arena.scheduling import GameResult, standings
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -30,19 +30,19 @@ SHORT = {"target": 1}
 def register(names: list[str]) -> list[Any]:
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import versions
 
     owner, _ = User.objects.get_or_create(username="arena")
-    return [services.register_folder_bot(owner, SAMPLES / name) for name in names]
+    return [versions.register_folder_bot(owner, SAMPLES / name) for name in names]
 
 
 def new_season(name: str, bots: list[str], **kwargs: Any) -> Any:
-    from webui.league import services
+    from webui.league import seasons, variants
 
     defaults: dict[str, Any] = {"games_per_pairing": 2, "move_time_ms": 1000, "bank_ms": 10_000}
-    return services.create_season(
+    return seasons.create_season(
         name=name,
-        variant=services.get_variant("scopa", SHORT),
+        variant=variants.get_variant("scopa", SHORT),
         entrants=register(bots),
         seed=11,
         **{**defaults, **kwargs},
@@ -50,16 +50,17 @@ def new_season(name: str, bots: list[str], **kwargs: Any) -> Any:
 
 
 def run(season: Any, live: Any, timeout_s: float = 150.0) -> None:
-    from webui.league import services
+    from webui.league import seasons
 
     try:
-        services.run_season(season, timeout_s=timeout_s, sweep_every_s=1.0, grace_s=5.0)
+        seasons.run_season(season, timeout_s=timeout_s, sweep_every_s=1.0, grace_s=5.0)
     except TimeoutError as error:
         raise AssertionError(f"{error}\n--- worker logs ---\n{live.logs()}") from None
 
 
 def assert_recorded_once(season: Any) -> None:
     """Every match done, with exactly its planned games, each index once."""
+    from webui.league import seasons
     from webui.league.models import Game, Match
 
     matches = list(Match.objects.filter(season=season))
@@ -69,13 +70,13 @@ def assert_recorded_once(season: Any) -> None:
     for match in matches:
         indexes = sorted(Game.objects.filter(match=match).values_list("index", flat=True))
         assert indexes == list(range(match.games_planned)), (match.pairing, indexes)
-    assert season.planned_matches() == len(matches)
+    assert seasons.planned_matches(season) == len(matches)
 
 
 def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_replays(
     live: Any,
 ) -> None:
-    from webui.league import services
+    from webui.league import ratings, seasons
     from webui.league.models import Game, Rating, SeasonEntrant
 
     season = new_season("four", ["random", "greedy", "ismcts", "js-random"], knockout_size=2)
@@ -105,19 +106,19 @@ def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_rep
             )
     # The standings are what the replays say.
     expected = standings(number_of.values(), league_results)
-    table = services.league_standings(season)
+    table = seasons.league_standings(season)
     assert [(r.number, r.standing.score) for r in table] == [
         (s.entrant, s.score) for s in expected
     ]
     # The champion won the final.
     final = season.rounds.order_by("-number").first()
     assert final.phase == "knockout"
-    assert services.season_champion(season) == final.matches.get().winner
+    assert seasons.season_champion(season) == final.matches.get().winner
 
     # The ratings are the replays' winners rated in rating order...
     ordered = Game.objects.filter(variant=season.variant, void="").order_by("rating_seq")
     assert [g.rating_seq for g in ordered] == list(range(1, len(games) + 1))
-    ladder = Ladder()
+    ladder = Ratings()
     for game in ordered:
         winner = verify_replay(game.replay)["winner"]
         ladder.rate(RatedGame(((game.players[0],), (game.players[1],)), winner))
@@ -125,7 +126,7 @@ def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_rep
         variant=season.variant)}
     assert stored == {k: (e.mu, e.sigma, e.games) for k, e in ladder.entries.items()}
     # ... and recomputing them from scratch gives the same numbers.
-    services.recompute_ratings(season.variant_id)
+    ratings.recompute_ratings(season.variant_id)
     assert {
         r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.filter(variant=season.variant)
     } == stored
@@ -138,7 +139,7 @@ def test_a_worker_on_another_host_unpacks_an_uploaded_bot_from_the_database_and_
     from django.contrib.auth.models import User
     from worker_helpers import archive_files, folder_files, playable_zip
 
-    from webui.league import services
+    from webui.league import seasons, variants, versions
     from webui.league.models import BotVersion
     from webui.web.submission import add_version
 
@@ -146,14 +147,14 @@ def test_a_worker_on_another_host_unpacks_an_uploaded_bot_from_the_database_and_
     worker_data = Path(live.env["ARENA_DATA_DIR"])
     assert worker_data != Path(settings.ARENA_DATA_DIR)
     owner = User.objects.create_user("author")
-    version, _ = add_version(services.create_bot(owner, "uploaded"), playable_zip("uploaded"))
+    version, _ = add_version(versions.create_bot(owner, "uploaded"), playable_zip("uploaded"))
     live.workers(1)
     wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "validating", 60,
              "the validation")
     version.refresh_from_db()
     assert version.status == "ready", (version.status_reason, live.logs())
-    season = services.create_season(
-        name="second host", variant=services.get_variant("scopa", SHORT),
+    season = seasons.create_season(
+        name="second host", variant=variants.get_variant("scopa", SHORT),
         entrants=[version, *register(["random"])], games_per_pairing=2, move_time_ms=1000,
         bank_ms=10_000, seed=11,
     )
@@ -178,9 +179,9 @@ def test_a_worker_killed_mid_match_has_its_match_played_again_and_counted_once(
     from webui.league.models import Game, Match
 
     season = new_season("killed", ["ismcts", "greedy"], games_per_pairing=4)
-    from webui.league import services
+    from webui.league import seasons
 
-    services.start_season(season)
+    seasons.start_season(season)
     first = live.workers(1)
     match = Match.objects.get(season=season)
     wait_for(lambda: Match.objects.get(pk=match.pk).status == "running", 60, "a claim")
@@ -199,12 +200,12 @@ def test_a_worker_killed_mid_match_has_its_match_played_again_and_counted_once(
 
 
 def test_a_season_finishes_across_a_redis_restart(live_private: Any) -> None:
-    from webui.league import services
+    from webui.league import seasons
     from webui.league.models import Match
 
     live = live_private
     season = new_season("restart", ["random", "greedy", "ismcts", "js-random"])
-    services.start_season(season)
+    seasons.start_season(season)
     live.workers(2)
     wait_for(
         lambda: Match.objects.filter(season=season, status="done").exists(), 90, "a result"

@@ -21,16 +21,16 @@ def owner(db: Any) -> Any:
 
 
 def short_season(owner: Any) -> Any:
-    from webui.league import services
+    from webui.league import seasons, variants, versions
 
     entrants = [
-        services.register_folder_bot(owner, SAMPLES / name) for name in ("random", "greedy")
+        versions.register_folder_bot(owner, SAMPLES / name) for name in ("random", "greedy")
     ]
-    season = services.create_season(
-        name="tasks", variant=services.get_variant("scopa", {"target": 1}), entrants=entrants,
+    season = seasons.create_season(
+        name="tasks", variant=variants.get_variant("scopa", {"target": 1}), entrants=entrants,
         games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=5,
     )
-    services.start_season(season)
+    seasons.start_season(season)
     return season
 
 
@@ -54,13 +54,13 @@ def test_play_match_twice_plays_and_records_once(owner: Any) -> None:
 
 
 def test_record_match_refuses_a_stale_token_and_a_second_recording(owner: Any) -> None:
-    from webui.league import services
+    from webui.league import matches
     from webui.league.models import Game, Match
     from workers import tasks
 
     season = short_season(owner)
     match = Match.objects.get(season=season)
-    claim = services.claim_match(match.pk)
+    claim = matches.claim_match(match.pk)
     assert claim is not None
     from arena.runner import run_match
 
@@ -89,12 +89,12 @@ def test_schedule_round_and_update_ratings_twice_change_nothing_more(owner: Any)
 
 
 def test_validate_version_twice_validates_once(owner: Any) -> None:
-    from webui.league import services
+    from webui.league import versions
     from webui.league.models import BotVersion
     from workers import tasks
 
-    bot = services.create_bot(owner, "candidate")
-    version, _ = services.register_version(
+    bot = versions.create_bot(owner, "candidate")
+    version, _ = versions.register_version(
         bot, sha256="d" * 64, manifest={"name": "greedy", "variants": ["*"]},
         source_dir=str(SAMPLES / "greedy"),
     )
@@ -108,13 +108,13 @@ def test_validate_version_twice_validates_once(owner: Any) -> None:
 
 
 def test_a_validation_game_names_a_registered_sample_bot_by_its_version(owner: Any) -> None:
-    from webui.league import services
+    from webui.league import versions
     from workers import tasks
 
-    services.register_folder_bot(owner, SAMPLES / "random")
-    services.register_folder_bot(owner, SAMPLES / "greedy")  # random@1, then greedy@1
-    bot = services.create_bot(owner, "candidate")
-    version, _ = services.register_version(
+    versions.register_folder_bot(owner, SAMPLES / "random")
+    versions.register_folder_bot(owner, SAMPLES / "greedy")  # random@1, then greedy@1
+    bot = versions.create_bot(owner, "candidate")
+    version, _ = versions.register_version(
         bot, sha256="d" * 64, manifest={"name": "greedy", "variants": ["*"]},
         source_dir=str(SAMPLES / "greedy"),
     )
@@ -125,7 +125,7 @@ def test_a_validation_game_names_a_registered_sample_bot_by_its_version(owner: A
 
 def test_a_version_that_cannot_start_fails_validation_with_a_reason(owner: Any,
                                                                     tmp_path: Path) -> None:
-    from webui.league import services
+    from webui.league import versions
     from webui.league.models import BotVersion
     from workers import tasks
 
@@ -135,8 +135,8 @@ def test_a_version_that_cannot_start_fails_validation_with_a_reason(owner: Any,
         'name = "broken"\nversion = "1"\nauthor = "t"\n'
         'command = ["python", "-c", "raise SystemExit(3)"]\n'
     )
-    bot = services.create_bot(owner, "broken")
-    version, _ = services.register_version(
+    bot = versions.create_bot(owner, "broken")
+    version, _ = versions.register_version(
         bot, sha256="e" * 64, manifest={"name": "broken"}, source_dir=str(folder)
     )
     result = tasks.validate_version.run(version.pk)

@@ -75,12 +75,12 @@ def test_a_version_whose_choose_always_raises_fails_and_its_page_shows_why(
 ) -> None:
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import versions
     from webui.web.submission import add_version
 
     owner = User.objects.create_user("owner", password="owner-pass-123")
     live.workers(1)
-    bot = services.create_bot(owner, "broken")
+    bot = versions.create_bot(owner, "broken")
     version, created = add_version(bot, bot_zip("broken", ALWAYS_RAISES))
     assert created
     version = validated(version, live)
@@ -119,12 +119,12 @@ def test_a_version_with_a_few_fallbacks_passes_and_they_are_shown(
 ) -> None:
     from django.contrib.auth.models import User
 
-    from webui.league import services
+    from webui.league import versions
     from webui.web.submission import add_version
 
     owner = User.objects.create_user("owner")
     live.workers(1)
-    bot = services.create_bot(owner, "shaky")
+    bot = versions.create_bot(owner, "shaky")
     version, _ = add_version(bot, bot_zip("shaky", RAISES_ONCE_PER_GAME))
     version = validated(version, live)
 

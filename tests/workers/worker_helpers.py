@@ -43,6 +43,6 @@ def folder_files(folder: Any) -> dict[str, bytes]:
 
 def archive_files(data: bytes) -> dict[str, bytes]:
     """Every file of an archive by its path, as the site unpacks it."""
-    from webui.league.archives import read_archive
+    from arena.archives import read_archive
 
     return {f.path: f.data for f in read_archive(data)[1]}

@@ -68,11 +68,11 @@ class SeasonAdmin(admin.ModelAdmin):
 
     @admin.action(description="Start the selected draft seasons")
     def start_seasons(self, request, queryset):  # type: ignore[no-untyped-def]
-        from . import services
+        from . import seasons
 
         started = 0
         for season in queryset.filter(status=models.Season.Status.DRAFT):
-            services.start_season(season)
+            seasons.start_season(season)
             started += 1
         self.message_user(request, f"{started} season(s) started")
 
@@ -94,8 +94,8 @@ class GameAdmin(admin.ModelAdmin):
 
 @admin.register(models.Rating)
 class RatingAdmin(admin.ModelAdmin):
-    list_display = ("key", "variant", "ladder", "mu", "sigma", "conservative", "games")
-    list_filter = ("variant", "ladder")
+    list_display = ("key", "variant", "pool", "mu", "sigma", "conservative", "games")
+    list_filter = ("variant", "pool")
 
 
 @admin.register(models.LadderEntry)

@@ -6,7 +6,7 @@ The database is the source of truth of uploaded bots: each archive's bytes are a
 ``source_dir`` when this host has it (a relative one under this host's ``ARENA_DATA_DIR``);
 else this host's ``ARENA_BOTS_DIR/<sha256>``, unpacked there from the database on first use,
 after checking the bytes against the sha256, with the site's own safe unpacking
-(:mod:`webui.league.archives`), atomically, so processes racing on the same version all end up
+(:mod:`arena.archives`), atomically, so processes racing on the same version all end up
 with one good folder. A sample bot registered from a checkout elsewhere (an absolute folder this
 host lacks) is this checkout's sample bot of the same name when its content hash is the same.
 :func:`load_archive_files` (``manage.py load_archives``) stores the archive files of versions
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from django.conf import settings
 
+from arena.archives import ArchiveError, archive_kind, read_archive, unpack
 from arena.runner.bots import SAMPLE_BOTS
 
-from .archives import ArchiveError, archive_kind, read_archive, unpack
 from .models import BotArchive, BotVersion
 
 log = logging.getLogger("arena.league")
@@ -88,7 +88,7 @@ def sample_twin(version: BotVersion) -> Path | None:
     candidate = SAMPLE_BOTS / Path(version.source_dir).name
     if not candidate.is_dir():
         return None
-    from .services import folder_sha256
+    from .versions import folder_sha256
 
     return candidate if folder_sha256(candidate) == version.sha256 else None
 
@@ -110,7 +110,7 @@ def load_archive_files() -> LoadReport:
     ``sha256``. Safe to run again: stored archives are skipped. Versions with an address, and
     folder bots registered by an absolute path (the samples), have no archive and are left out.
     """
-    from . import services
+    from .versions import store_archive
 
     report = LoadReport()
     stored = set(BotArchive.objects.values_list("sha256", flat=True))
@@ -134,7 +134,7 @@ def load_archive_files() -> LoadReport:
         if kind is None or hashlib.sha256(data).hexdigest() != version.sha256:
             report.missing.append(f"{version.label}: {found} is not its archive (sha256 differs)")
             continue
-        services.store_archive(version.sha256, kind, data)
+        store_archive(version.sha256, kind, data)
         stored.add(version.sha256)
         report.loaded.append(version.label)
     return report

@@ -27,7 +27,10 @@ from django.utils import timezone
 from arena.runner.stats import EloEstimate, finite_or_none, format_elo
 
 from . import inputs, ladder
+from .errors import LeagueError
+from .matches import create_open_match
 from .models import Bot, BotVersion, Game, LadderEntry, Match, Variant
+from .variants import get_variant, variant_of
 
 MAX_DEALS = 10
 """Duplicate deals a challenge may ask for (two games each, seats swapped)."""
@@ -87,8 +90,6 @@ def _challenger(user: Any, name: str) -> BotVersion:
 def _variant(name: str) -> Variant:
     """The variant asked for, checked; not stored yet (:func:`create_challenge` stores it
     with the match, so a refused challenge leaves no variant behind)."""
-    from .services import LeagueError, variant_of
-
     try:
         variant = variant_of(*ladder.parse_variant(name))  # "scopa" or "scopa:target=21"
     except LeagueError as error:
@@ -132,8 +133,6 @@ def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scop
                 raise ChallengeError("rated", f"{version.label} is not active on the ladder: "
                                               "only challenges between ladder-active bots "
                                               "are rated")
-    from .services import get_variant
-
     with transaction.atomic():
         # The user's row serializes their requests: two at once cannot both pass the limit.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
@@ -144,7 +143,7 @@ def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scop
             raise ChallengeError("bot", f"{asked} challenges in the last hour: at most "
                                         f"{settings.ARENA_CHALLENGES_PER_HOUR}; try later", 429)
         played = get_variant(played.name, dict(played.options))
-        return ladder.create_open_match(
+        return create_open_match(
             Match.Kind.CHALLENGE, played, [mine, theirs], games=2 * deals, rated=rated,
             priority=PRIORITY, requested_by=user,
         )

@@ -54,7 +54,7 @@ def resolve_entrant(text: str) -> Any:
 
     from arena.runner import BotError, BotRef
 
-    from . import services
+    from . import errors, versions
     from .models import Bot, BotVersion
 
     name, at, number = text.partition("@")
@@ -62,22 +62,22 @@ def resolve_entrant(text: str) -> Any:
         version = BotVersion.objects.filter(bot__name=name, number=number if number.isdigit()
                                             else -1).first()
         if version is None:
-            raise services.LeagueError(f"no bot version {text!r}")
+            raise errors.LeagueError(f"no bot version {text!r}")
         return version
     bot = Bot.objects.filter(name=text).first()
     if bot is not None and not Path(text).is_dir():
         version = bot.latest_ready_version()
         if version is None:
-            raise services.LeagueError(f"bot {text!r} has no validated version")
+            raise errors.LeagueError(f"bot {text!r} has no validated version")
         return version
     try:
         ref = BotRef.parse(text)
     except BotError as error:
-        raise services.LeagueError(str(error)) from None
+        raise errors.LeagueError(str(error)) from None
     if ref.folder is None:
-        raise services.LeagueError(f"{text!r}: give a folder, a sample bot or name@N")
+        raise errors.LeagueError(f"{text!r}: give a folder, a sample bot or name@N")
     owner, _ = User.objects.get_or_create(username=SYSTEM_USER, defaults={"is_staff": True})
-    return services.register_folder_bot(owner, ref.folder, validate=False)
+    return versions.register_folder_bot(owner, ref.folder, validate=False)
 
 
 # ---- create ------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ SEAT_LIMIT_FLAGS = (
 
 def seat_limits_of(args: argparse.Namespace) -> dict[str, int]:
     """The seat limits the flags give, checked (a refusal names the flag)."""
-    from .limits import LimitError
+    from .ranges import RangeError
     from .seat_limits import check_seat_limits
 
     chosen: dict[str, int] = {}
@@ -144,8 +144,8 @@ def seat_limits_of(args: argparse.Namespace) -> dict[str, int]:
             continue
         try:
             check_seat_limits({name: value})
-        except LimitError as error:
-            raise LimitError(str(error).replace(f"limits.{name}", flag)) from None
+        except RangeError as error:
+            raise RangeError(str(error).replace(f"limits.{name}", flag)) from None
         chosen[name] = value
     return chosen
 
@@ -157,7 +157,7 @@ def field_of(flag: str) -> str:
 
 def create(args: argparse.Namespace) -> int:
     """``season create``: a draft season (or a started one with ``--start``)."""
-    from . import limits, services
+    from . import ranges, seasons, variants
 
     try:
         # The same ranges as the API and the form, named as this command's options.
@@ -166,13 +166,13 @@ def create(args: argparse.Namespace) -> int:
                             ("--seed", "seed")):
             value = getattr(args, field_of(flag))
             if value is not None:
-                limits.check_number(field, value, label=flag)
-        limits.check_bank(args.move_time, args.bank, "--bank", "--move-time")
+                ranges.check_number(field, value, label=flag)
+        ranges.check_bank(args.move_time, args.bank, "--bank", "--move-time")
         seat_limits = seat_limits_of(args)
         options = dict(parse_option(o) for o in args.option)
-        variant = services.get_variant(args.variant, options)
+        variant = variants.get_variant(args.variant, options)
         entrants = [resolve_entrant(text) for text in args.bot]
-        season = services.create_season(
+        season = seasons.create_season(
             name=args.name,
             variant=variant,
             entrants=entrants,
@@ -184,18 +184,18 @@ def create(args: argparse.Namespace) -> int:
             seed=args.seed,
             format=args.format,
             swiss_rounds=args.rounds,
-            limits=seat_limits,
+            seat_limits=seat_limits,
         )
     except ValueError as error:
         return fail(str(error))
     if args.start:
-        services.start_season(season)
+        seasons.start_season(season)
     if args.json:
         print(json.dumps(season_json(season)))
     else:
         print(f"season {season.name!r} created ({season.status}): {variant.label}, "
               f"{season.get_format_display()}, {len(entrants)} entrants, "
-              f"{season.planned_matches()} matches")
+              f"{seasons.planned_matches(season)} matches")
     return 0
 
 
@@ -219,9 +219,9 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from workers.local import LocalWorkers
+    from webui.local_workers import LocalWorkers
 
-    from . import services
+    from . import seasons
     from .models import Season
 
     season = Season.objects.filter(name=args.name).first()
@@ -245,12 +245,12 @@ def run(args: argparse.Namespace) -> int:
             "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
             TimeElapsedColumn(), console=console, transient=args.json,
         ) as bar:
-            task = bar.add_task(f"season {season.name}", total=season.planned_matches())
+            task = bar.add_task(f"season {season.name}", total=seasons.planned_matches(season))
 
             def progress(done: int, scheduled: int) -> None:
                 bar.update(task, completed=done)
 
-            services.run_season(season, timeout_s=args.timeout, progress=progress)
+            seasons.run_season(season, timeout_s=args.timeout, progress=progress)
     except TimeoutError as error:
         return fail(str(error))
     finally:
@@ -280,16 +280,18 @@ def standings(args: argparse.Namespace) -> int:
 
 def season_json(season: Any) -> dict[str, Any]:
     """A season, its format, its table and its champion, JSON-ready."""
-    from . import formats, services
+    from .formats import format_of
 
     done, scheduled = season.progress()
-    champion = services.season_champion(season)
+    season_format = format_of(season)
+    champion = season_format.champion()
     return {
         "name": season.name,
         "variant": season.variant.slug,
         "status": season.status,
-        "format": formats.format_summary(season),
-        "matches": {"done": done, "scheduled": scheduled, "planned": season.planned_matches()},
+        "format": season_format.summary(),
+        "matches": {"done": done, "scheduled": scheduled,
+                    "planned": season_format.planned_matches()},
         "champion": champion.label if champion else None,
         "standings": [
             {
@@ -309,7 +311,7 @@ def season_json(season: Any) -> dict[str, Any]:
                 "points_for": row.standing.points_for,
                 "points_against": row.standing.points_against,
             }
-            for row in services.league_standings(season)
+            for row in season_format.standings()
         ],
     }
 
@@ -319,30 +321,27 @@ def _place_column(place: int) -> tuple[str, Any]:
     return ordinal, lambda row: str(row["places"][place])
 
 
-def _standing_columns(kind: str, seats: int = 3) -> list[tuple[str, Any]]:
-    """The table's columns per format: a heading and how to print it from a row."""
-    def score(row: dict[str, Any]) -> str:
-        return f"{row['score']:g}"
+def _cell(key: str) -> Any:
+    """How a standing's ``key`` is printed."""
+    if key in {"score", "buchholz", "sonneborn_berger"}:
+        return lambda row: f"{row[key]:g}"
+    if key == "points":
+        return lambda row: f"{row['points_for']}-{row['points_against']}"
+    return lambda row: str(row[key])
 
-    def points(row: dict[str, Any]) -> str:
-        return f"{row['points_for']}-{row['points_against']}"
 
-    common = [("#", lambda r: str(r["rank"])), ("bot", lambda r: r["bot"]),
-              ("played", lambda r: str(r["played"]))]
-    if kind == "tables":
-        places = [_place_column(place) for place in range(seats)]
-        return [*common, *places, ("points", score), ("game points", lambda r: str(
-            r["points_for"]))]
-    wdl = [("won", lambda r: str(r["wins"])), ("drawn", lambda r: str(r["draws"])),
-           ("lost", lambda r: str(r["losses"]))]
-    if kind == "swiss":
-        return [*common, *wdl, ("byes", lambda r: str(r["byes"])), ("score", score),
-                ("Buchholz", lambda r: f"{r['buchholz']:g}"),
-                ("SB", lambda r: f"{r['sonneborn_berger']:g}"), ("points", points)]
-    if kind == "partnerships":
-        return [*common, *wdl, ("score", score), ("points", points)]
-    return [*common, *wdl, ("score", score), ("SB", lambda r: f"{r['sonneborn_berger']:g}"),
-            ("points", points)]
+def standing_columns(columns: tuple[tuple[str, str], ...], seats: int = 3
+                     ) -> list[tuple[str, Any]]:
+    """The table's columns: a heading and how to print it from a row, the format's
+    ``columns`` after rank, bot and games played."""
+    out: list[tuple[str, Any]] = [("#", lambda r: str(r["rank"])), ("bot", lambda r: r["bot"]),
+                                  ("played", lambda r: str(r["played"]))]
+    for key, heading in columns:
+        if key == "places":
+            out += [_place_column(place) for place in range(seats)]
+        else:
+            out.append((heading, _cell(key)))
+    return out
 
 
 def show_standings(season: Any, *, as_json: bool) -> int:
@@ -350,27 +349,25 @@ def show_standings(season: Any, *, as_json: bool) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from .formats import format_of
+
     data = season_json(season)
     if as_json:
         print(json.dumps(data))
         return 0
-    kind = data["format"]["name"]
+    season_format = format_of(season)
     table = Table(title=f"{data['name']} ({data['variant']}, {data['format']['label']}, "
                         f"{data['status']})")
-    columns = _standing_columns(kind, int(data["format"].get("seats", 3)))
+    columns = standing_columns(season_format.columns, int(data["format"].get("seats", 3)))
     for heading, _ in columns:
         table.add_column(heading, justify="left" if heading == "bot" else "right")
     for row in data["standings"]:
         table.add_row(*(cell(row) for _, cell in columns))
     console = Console()
     console.print(table)
-    if kind == "swiss":
-        console.print(f"{data['format']['rounds']} rounds; a bye scores "
-                      f"{data['format']['bye_score']:g}; ties broken by Buchholz, then "
-                      "Sonneborn-Berger")
-    elif kind == "tables":
-        console.print("placement points: 2 for first, 1 for second, 0 for third, shared "
-                      "when tied; a forfeit is last")
+    note = season_format.note(data["format"])
+    if note:
+        console.print(note)
     if data["champion"]:
         console.print(f"champion: [bold]{data['champion']}[/bold]")
     return 0
@@ -386,6 +383,7 @@ def list_seasons(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from . import seasons
     from .models import Season
 
     rows: list[dict[str, Any]] = []
@@ -393,7 +391,7 @@ def list_seasons(args: argparse.Namespace) -> int:
         done, _scheduled = season.progress()
         rows.append({"name": season.name, "variant": season.variant.slug,
                      "format": season.format, "status": season.status, "done": done,
-                     "planned": season.planned_matches()})
+                     "planned": seasons.planned_matches(season)})
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -419,7 +417,7 @@ def recompute(args: argparse.Namespace) -> int:
     Prints how many ratings changed by more than 1e-9 (0 when the incremental ratings were
     right, which they should always be).
     """
-    from . import services
+    from . import ratings
     from .models import Rating, Variant
 
     variant_id = None
@@ -429,7 +427,7 @@ def recompute(args: argparse.Namespace) -> int:
             return fail(f"no variant {args.variant!r}")
         variant_id = variant.pk
     before = {(r.variant_id, r.key): (r.mu, r.sigma, r.games) for r in Rating.objects.all()}
-    counts = services.recompute_ratings(variant_id)
+    counts = ratings.recompute_ratings(variant_id)
     after = {(r.variant_id, r.key): (r.mu, r.sigma, r.games) for r in Rating.objects.all()}
     changed = sum(
         1

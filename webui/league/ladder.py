@@ -3,18 +3,19 @@
 Every variant of ``ARENA_LADDER_VARIANTS`` (two sides; a preset, or a preset with option
 overrides such as ``scopa:target=21``) has a ladder. A bot is on it through its
 :class:`LadderEntry`: a version enters when it passes validation, and its owner may choose
-another ready version, pause or retire it (:func:`choose`). The scheduler (:func:`schedule`, run
-by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena demo``) keeps at most
-``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free slots with pairs from
-:func:`arena.ladder.pair`, a pure function: bots that waited too long first, then the most
-uncertain (highest sigma), each against the free bot of another owner with the closest
+another ready version, pause or retire it (:func:`choose`). The scheduler (:func:`schedule`,
+run by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena demo``) keeps at
+most ``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free slots with pairs
+from :func:`arena.ladder.pair`, a pure function: bots that waited too long first, then the
+most uncertain (highest sigma), each against the free bot of another owner with the closest
 conservative rating (mu while either is provisional), and never a bot over
 ``ARENA_LADDER_CAP_PER_HOUR`` matches in the last hour. A ladder match is an ordinary
-:class:`Match` (kind ``ladder``, no season): one duplicate deal, seats swapped, played by
-``arena.play_match`` with the same claim, lease and once-only recording as a season match.
+:class:`Match` (kind ``ladder``, no season, :func:`webui.league.matches.create_open_match`):
+one duplicate deal, seats swapped, played by ``arena.play_match`` with the same claim, lease
+and once-only recording as a season match.
 
 Ladder ratings are TrueSkill (:mod:`arena.rating`) with keys ``l:<version id>``, rated by the
-same writer as the seasons' (:func:`webui.league.services.update_ratings`) but from ladder
+same writer as the seasons' (:func:`webui.league.ratings.update_ratings`) but from ladder
 matches and rated challenges only; season games never move them and they never move season
 ratings. Their history is :class:`RatingHistory`, as for seasons.
 """
@@ -35,16 +36,18 @@ from django.utils import timezone
 
 from arena import rating as trueskill_rating
 from arena.ladder import STARVE_S, Candidate, pair, urgency
-from arena.seeds import draw_seed
 
+from .errors import LeagueError
+from .matches import create_open_match
 from .models import Bot, BotVersion, LadderEntry, Match, MatchSeat, Rating, Variant
+from .queue import queue_depth
+from .sweep import requeue_stale
+from .variants import get_variant
 
 log = logging.getLogger("arena.league")
 
 LADDER_DEALS = 1
 """Duplicate deals per ladder match: two games, the second with the seats swapped."""
-MOVE_TIME_MS = 1000
-BANK_MS = 30_000
 OPEN = [Match.Status.SCHEDULED, Match.Status.RUNNING]
 
 __all__ = ["STARVE_S", "Candidate", "LadderError", "pair", "schedule", "urgency"]
@@ -84,8 +87,6 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
 
 def ladder_variants() -> list[Variant]:
     """The variants with a ladder (two sides only), created on first use."""
-    from .services import LeagueError, get_variant
-
     out = []
     for text in settings.ARENA_LADDER_VARIANTS:
         try:
@@ -200,7 +201,7 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
     ids = [v.pk for v in versions]
     ratings = {
         r.version_id: r for r in Rating.objects.filter(
-            variant=variant, ladder=Rating.Ladder.LADDER, version_id__in=ids)
+            variant=variant, pool=Rating.Pool.LADDER, version_id__in=ids)
     }
     seats = MatchSeat.objects.filter(version_id__in=ids)
     hour_ago = now - timedelta(hours=1)
@@ -243,34 +244,6 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
                              int(recent.get(v.pk, 0)),
                              v.pk in busy, waited, opponent.get(v.pk)))
     return out
-
-
-def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion], *,
-                      games: int, rated: bool, priority: int = 0,
-                      requested_by: Any = None) -> Match:
-    """A scheduled match outside any season, enqueued on ``arena.play_match`` after commit."""
-    from .services import enqueue
-
-    now = timezone.now()
-    match = Match.objects.create(
-        kind=kind,
-        variant=variant,
-        rated=rated,
-        priority=priority,
-        pairing="-".join(str(v.pk) for v in versions),
-        seed=draw_seed(),
-        games_planned=games,
-        move_time_ms=MOVE_TIME_MS,
-        bank_ms=BANK_MS,
-        requested_by=requested_by,
-        created=now,
-        enqueued_at=now,
-    )
-    MatchSeat.objects.bulk_create(
-        MatchSeat(match=match, index=i, version=v, side=i % 2) for i, v in enumerate(versions)
-    )
-    enqueue("arena.play_match", match.pk)
-    return match
 
 
 def schedule(now: datetime | None = None) -> list[int]:
@@ -327,14 +300,10 @@ class LadderLoop:
     def _run(self) -> None:
         from django.db import close_old_connections, connection
 
-        from .services import requeue_stale
-
         try:
             while True:
                 try:
                     schedule()
-                    from workers.celery_app import queue_depth
-
                     requeue_stale(waiting=queue_depth())
                     for extra in self.also:
                         extra()
@@ -350,7 +319,7 @@ class LadderLoop:
 def leaderboard(variant: Variant) -> list[Rating]:
     """The variant's ladder ratings, best conservative rating first."""
     return list(
-        Rating.objects.filter(variant=variant, ladder=Rating.Ladder.LADDER)
+        Rating.objects.filter(variant=variant, pool=Rating.Pool.LADDER)
         .select_related("version__bot").order_by("-conservative", "key")
     )
 

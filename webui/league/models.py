@@ -1,8 +1,10 @@
 """The league's data: bots and their versions, variants, seasons, rounds, matches, games, ratings.
 
 These models hold state and answer questions about it; the changes that must happen together
-(scheduling a round, claiming a match, recording a result, rating it) live in
-:mod:`webui.league.services`. Nothing here plays a game.
+live in the league's modules by capability (:mod:`~webui.league.versions`,
+:mod:`~webui.league.seasons`, :mod:`~webui.league.matches`, :mod:`~webui.league.ratings`,
+:mod:`~webui.league.ladder`, :mod:`~webui.league.challenges`), which import these models and
+nothing imports back. Nothing here plays a game.
 """
 
 from __future__ import annotations
@@ -152,11 +154,11 @@ class Variant(models.Model):
 class Season(models.Model):
     """A league: entrants of one variant, played in one format.
 
-    Formats (the pure schedules are in :mod:`arena.formats`, the league's side of them in
-    :mod:`webui.league.formats`): a round-robin of two sides with an optional knockout for the
-    top N; a Swiss of ``swiss_rounds`` rounds; three-seat (or larger) tables for variants of
-    more than two sides; rotating partnerships (whist tournaments) for four-player
-    partnership variants.
+    Formats (the pure schedules are in :mod:`arena.scheduling`, the league's side of them, one
+    class each, in :mod:`webui.league.formats`): a round-robin of two sides with an optional
+    knockout for the top N; a Swiss of ``swiss_rounds`` rounds; three-seat (or larger) tables
+    for variants of more than two sides; rotating partnerships (whist tournaments) for
+    four-player partnership variants.
     """
 
     class Status(models.TextChoices):
@@ -185,7 +187,7 @@ class Season(models.Model):
     bank_ms = models.PositiveIntegerField(default=30_000)
     seed = models.BigIntegerField(default=0)
     # Overrides of the runner's seat limits, in MiB and seconds (webui.league.seat_limits).
-    limits = models.JSONField(default=dict, blank=True)
+    seat_limits = models.JSONField(default=dict, blank=True, db_column="limits")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -200,23 +202,12 @@ class Season(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def has_knockout(self) -> bool:
-        """Whether the top of the table plays a knockout bracket after the league."""
-        return self.format == self.Format.ROUND_ROBIN_KNOCKOUT and self.knockout_size >= 2
-
     def entrant_versions(self) -> list[BotVersion]:
         """The entrants in their number order (Berger numbers 1..n)."""
         return [
             e.version
             for e in self.season_entrants.select_related("version__bot").order_by("number")
         ]
-
-    def planned_matches(self) -> int:
-        """How many matches the whole season will have (league, then knockout)."""
-        from .formats import planned_matches
-
-        return planned_matches(self)
 
     def progress(self) -> tuple[int, int]:
         """(matches done or void, matches scheduled so far)."""
@@ -454,6 +445,17 @@ class Game(models.Model):
         """Whether the game ended without a winner (and was not void)."""
         return not self.void and self.winner_side is None
 
+    def places(self, sides: int) -> tuple[int, ...] | None:
+        """Each side's place in this game (0 first; ties share), None when void: the engine's
+        winner first, a forfeiting side last, the others by their points
+        (:func:`arena.scheduling.placement.places_of`)."""
+        from arena.scheduling.placement import places_of
+
+        totals = tuple(int(t) for t in self.totals) if self.totals else ()
+        forfeit = self.forfeit.get("side") if isinstance(self.forfeit, dict) else None
+        return places_of(sides, totals or (0,) * sides, self.winner_side,
+                         int(forfeit) if forfeit is not None else None, bool(self.void))
+
     def side_versions(self) -> list[list[int]]:
         """The bot version ids of each side, e.g. ``[[3, 3], [5, 5]]`` in a partnership game."""
         sides = int(self.variant.sides)
@@ -465,22 +467,24 @@ class Game(models.Model):
 
 
 class Rating(models.Model):
-    """The TrueSkill rating of one bot version in a variant, on one of its two ladders.
+    """The TrueSkill rating of one bot version in a variant, in one of its rating pools.
 
-    ``key`` is ``v:<version id>`` on the ``solo`` ladder (the version played every seat of its
-    side) and ``p:<version id>`` on the ``partners`` ladder (rated as one of two different
-    partners of a side, from team updates), both from season games; ``l:<version id>`` on the
-    continuous ``ladder`` (ladder matches and rated challenges); see :mod:`arena.rating`.
+    ``key`` is ``v:<version id>`` in the ``solo`` pool (the version played every seat of its
+    side) and ``p:<version id>`` in the ``partners`` pool (rated as one of two different
+    partners of a side, from team updates), both from season games; ``l:<version id>`` in the
+    pool of the continuous ``ladder`` (ladder matches and rated challenges); see
+    :mod:`arena.rating`. (The pool's column is named ``ladder``, as the API's parameter is.)
     """
 
-    class Ladder(models.TextChoices):
+    class Pool(models.TextChoices):
         SOLO = "solo", "each side one bot"
         PARTNERS = "partners", "rotating partnerships"
         LADDER = "ladder", "the continuous ladder"
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="ratings")
     key = models.CharField(max_length=64)
-    ladder = models.CharField(max_length=10, choices=Ladder.choices, default=Ladder.SOLO)
+    pool = models.CharField(max_length=10, choices=Pool.choices, default=Pool.SOLO,
+                            db_column="ladder")
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
     mu = models.FloatField()
     sigma = models.FloatField()
@@ -498,7 +502,7 @@ class Rating(models.Model):
         ]
         indexes = [
             models.Index(fields=["variant", "-conservative"], name="rating_leaderboard"),
-            models.Index(fields=["variant", "ladder", "-conservative"],
+            models.Index(fields=["variant", "pool", "-conservative"],
                          name="rating_ladder_board"),
         ]
 

@@ -2,10 +2,10 @@
 
 A season may override the runner's defaults (:class:`arena.runner.Limits`, docs/SECURITY.md)
 for its matches: a search-heavy league may give its bots more memory, a blitz league less CPU.
-The overrides are stored as a small JSON object on the season (``Season.limits``) in the units
+The overrides are stored as a small JSON object on the season (``Season.seat_limits``) in the units
 people use (MiB, seconds), checked here against ranges the host can keep, and turned into the
 runner's :class:`~arena.runner.Limits` by the workers. Not the ranges of the season's other
-numbers (:mod:`webui.league.limits`).
+numbers (:mod:`webui.league.ranges`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from .limits import LimitError
+from .ranges import RangeError
 
 MIB = 1024**2
 
@@ -30,26 +30,26 @@ SEAT_LIMITS: Mapping[str, tuple[int, int, str, str, int]] = {
 
 
 def check_seat_limits(value: Any, label: str = "limits") -> dict[str, int]:
-    """The overrides as stored: only known names, whole numbers in range; else LimitError
+    """The overrides as stored: only known names, whole numbers in range; else RangeError
     naming ``label.name``, its range and what was given."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise LimitError(f"{label} must be an object such as {{\"memory_mb\": 1024}}, "
+        raise RangeError(f"{label} must be an object such as {{\"memory_mb\": 1024}}, "
                          f"not {value!r}")
     unknown = sorted(set(value) - set(SEAT_LIMITS))
     if unknown:
-        raise LimitError(f"{label}.{unknown[0]} is not a seat limit; there are "
+        raise RangeError(f"{label}.{unknown[0]} is not a seat limit; there are "
                          f"{', '.join(SEAT_LIMITS)}")
     checked: dict[str, int] = {}
     for name, given in value.items():
         lo, hi, unit, _, _ = SEAT_LIMITS[name]
         shown = f" {unit}" if unit else ""
         if isinstance(given, bool) or not isinstance(given, int):
-            raise LimitError(f"{label}.{name} must be a whole number between {lo} and "
+            raise RangeError(f"{label}.{name} must be a whole number between {lo} and "
                              f"{hi}{shown}, not {given!r}")
         if not lo <= given <= hi:
-            raise LimitError(f"{label}.{name} must be between {lo} and {hi}{shown}, "
+            raise RangeError(f"{label}.{name} must be between {lo} and {hi}{shown}, "
                              f"not {given}")
         checked[name] = given
     return checked

@@ -20,7 +20,7 @@ page: every poll of the state is the page's heartbeat (``seen``), and a game who
 not checked in for ``ARENA_PLAY_ABANDON_S`` is abandoned. The worker's seat
 (:mod:`webui.play.seat`) watches for all three and leaves the game, which the runner then
 scores as the person's forfeit. Games go to a queue of their own
-(:func:`workers.celery_app.play_queue`), served
+(:func:`webui.league.queue.play_queue`), served
 by ``arena worker --play``, never by the workers that play bot matches. :func:`sweep` (celery
 beat's ``arena.sweep``, the demo's loop) sends again a game whose message was lost, and ends a
 game nobody started in time, or whose worker stopped.
@@ -39,7 +39,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena.engine import VARIANTS, EngineError, parse_move, rules_for
-from webui.league import inputs, services
+from webui.league import inputs, queue, variants
 from webui.league.models import Bot, BotVersion, Variant
 from webui.play.models import PlayGame, PlayMove
 
@@ -123,14 +123,14 @@ def start_game(user: Any, bot_name: str, variant_name: str, seat: str = "random"
             raise PlayError(429, f"you have {open_games} games waiting or under way, the most "
                                  f"a person may have at once ({most}): finish or resign one "
                                  "first")
-        variant: Variant = services.get_variant(variant_name)
+        variant: Variant = variants.get_variant(variant_name)
         now = timezone.now()
         game = PlayGame.objects.create(
             user=user, version=version, variant=variant, human_seat=human_seat,
             move_time_ms=settings.ARENA_PLAY_MOVE_TIME_MS, bank_ms=settings.ARENA_PLAY_BANK_MS,
             enqueued_at=now, seen=now,
         )
-        services.enqueue(PLAY_TASK, game.pk)
+        queue.enqueue(PLAY_TASK, game.pk)
     return game
 
 
@@ -333,7 +333,7 @@ def sweep(now: datetime.datetime | None = None, grace_s: float = 30.0,
             with transaction.atomic():
                 if PlayGame.objects.filter(pk=game.pk, status=PlayGame.Status.QUEUED,
                                            enqueued_at=game.enqueued_at).update(enqueued_at=now):
-                    services.enqueue(PLAY_TASK, game.pk)
+                    queue.enqueue(PLAY_TASK, game.pk)
                     count += 1
     return count
 

@@ -1,8 +1,8 @@
 """What the API accepts: its error, the JSON body's fields and the query parameters, checked.
 
 Every refusal is an :class:`ApiError`: a 4xx status and one line naming the field or parameter,
-what is allowed, and what was sent. Numbers are checked against :mod:`webui.league.limits`, the
-ranges the forms and the services use too; texts by :mod:`webui.league.inputs` (every string of
+what is allowed, and what was sent. Numbers are checked against :mod:`webui.league.ranges`, the
+ranges the forms and the league use too; texts by :mod:`webui.league.inputs` (every string of
 a body, keys included, as it is parsed: no NUL, no lone surrogate, no number that is not
 finite). Query strings and form fields are checked by
 :class:`webui.web.middleware.InputCheckMiddleware`, for every route. Nothing here reads or
@@ -17,7 +17,7 @@ from typing import Any
 
 from django.http import HttpRequest, QueryDict
 
-from webui.league import inputs, limits
+from webui.league import inputs, ranges
 
 MAX_JSON_BYTES = 2 * 1024 * 1024
 MISSING: Any = object()
@@ -69,13 +69,13 @@ def field(data: Mapping[str, Any], name: str, kind: type, default: Any = MISSING
 
 
 def number(data: Mapping[str, Any], name: str, default: Any = MISSING) -> Any:
-    """A season number (:data:`webui.league.limits.SEASON_NUMBERS`) in its range."""
+    """A season number (:data:`webui.league.ranges.SEASON_NUMBERS`) in its range."""
     value = field(data, name, int, default)
     if value is None or (value is default and default is not MISSING):
         return value
     try:
-        return limits.check_number(name, value, label=f"field {name!r}")
-    except limits.LimitError as exc:
+        return ranges.check_number(name, value, label=f"field {name!r}")
+    except ranges.RangeError as exc:
         raise ApiError(400, str(exc)) from None
 
 

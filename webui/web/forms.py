@@ -1,5 +1,5 @@
 """Forms of the site: signup, a new bot, a new version, a bot's description, a new token, a new
-season. Numbers come from :mod:`webui.league.limits`, as the API's do; the lengths of names
+season. Numbers come from :mod:`webui.league.ranges`, as the API's do; the lengths of names
 from their columns (:func:`webui.league.inputs.column_max`)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
+from arena.archives import MAX_ARCHIVE_BYTES
 from arena.engine import VARIANTS
-from webui.league import inputs, limits
-from webui.league.archives import MAX_ARCHIVE_BYTES
+from webui.league import inputs, ranges
 from webui.league.models import BotVersion, Season
 from webui.league.seat_limits import SEAT_LIMITS
 
@@ -27,8 +27,8 @@ def no_control_characters(value: str) -> None:
 
 
 def _bounded(field: str, **kwargs: Any) -> forms.IntegerField:
-    """An integer field with the range :mod:`webui.league.limits` gives ``field``."""
-    lo, hi = limits.SEASON_NUMBERS[field]
+    """An integer field with the range :mod:`webui.league.ranges` gives ``field``."""
+    lo, hi = ranges.SEASON_NUMBERS[field]
     return forms.IntegerField(min_value=lo, max_value=hi, **kwargs)
 
 
@@ -108,7 +108,7 @@ class BotForm(forms.Form):
         help_text="1 to 40 lowercase letters, digits or dashes; the name in bot.toml.",
     )
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=limits.DESCRIPTION_MAX)
+                                  max_length=ranges.DESCRIPTION_MAX)
     archive = ArchiveField(required=False, help_text=ARCHIVE_HELP)
 
     def clean_name(self) -> str:
@@ -128,7 +128,7 @@ class DescriptionForm(forms.Form):
     """A bot's description."""
 
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=limits.DESCRIPTION_MAX)
+                                  max_length=ranges.DESCRIPTION_MAX)
 
 
 class TokenForm(forms.Form):
@@ -199,8 +199,8 @@ class SeasonForm(forms.Form):
         move, bank = data.get("move_time_ms"), data.get("bank_ms")
         if move is not None and bank is not None:
             try:
-                limits.check_bank(move, bank, "the time bank", "the time per move")
-            except limits.LimitError as exc:
+                ranges.check_bank(move, bank, "the time bank", "the time per move")
+            except ranges.RangeError as exc:
                 self.add_error("bank_ms", str(exc))
         return data
 

@@ -1,4 +1,5 @@
-"""The JSON API of the continuous ladder and of challenges, added to :data:`api.ROUTES`.
+"""The JSON API of the continuous ladder and of challenges: its own route table
+(:data:`ROUTES`, :data:`SCHEMAS`), joined with the others by :mod:`webui.web.openapi`.
 
 ``GET /api/ladder/<variant>``: the ladder's leaderboard; ``GET|PATCH /api/bots/<name>/ladder``:
 a bot's ladder entry, which its owner changes (active version, pause, retire);
@@ -17,13 +18,10 @@ from webui.league import challenges, inputs, ladder
 from webui.league.models import Bot, LadderEntry, Match, Variant
 
 from . import reads
-from .api import ROUTES, SCHEMAS, Route, _list, _nullable, _obj, _ref, _token_user
 from .api_input import ApiError, field, json_body, text
+from .routes import Route, token_user
+from .schema import B, I, N, S, array, nullable, obj, ref
 
-S = {"type": "string"}
-I = {"type": "integer"}  # noqa: E741
-N = {"type": "number"}
-B = {"type": "boolean"}
 NAME_MAX = inputs.column_max(Bot, "name")
 VARIANT_MAX = challenges.VARIANT_MAX
 
@@ -77,7 +75,7 @@ def get_bot_ladder(request: HttpRequest, name: str) -> Any:
 
 
 def patch_bot_ladder(request: HttpRequest, name: str) -> Any:
-    user = _token_user(request)
+    user = token_user(request)
     bot = get_object_or_404(Bot, name=name)
     if bot.owner_id != user.pk:
         raise ApiError(403, f"only the owner of bot {bot.name!r} may change its ladder entry")
@@ -99,7 +97,7 @@ def patch_bot_ladder(request: HttpRequest, name: str) -> Any:
 
 
 def post_challenge(request: HttpRequest) -> Any:
-    user = _token_user(request)
+    user = token_user(request)
     data = json_body(request, {"bot", "opponent", "variant", "deals", "rated"})
     try:
         match = challenges.create_challenge(
@@ -121,27 +119,27 @@ def get_challenge(request: HttpRequest, match_id: int) -> Any:
     return challenges.detail(match)
 
 
-SCHEMAS.update({
-    "Ladder": _obj({"variant": _ref("Variant"), "ratings": _list(_ref("LeaderRow")),
-                    "active": _list(S), "open_ladder_matches": I, "open_challenges": I}),
-    "LadderEntry": _obj({"bot": S, "entry": _nullable(_obj({
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "Ladder": obj({"variant": ref("Variant"), "ratings": array(ref("LeaderRow")),
+                    "active": array(S), "open_ladder_matches": I, "open_challenges": I}),
+    "LadderEntry": obj({"bot": S, "entry": nullable(obj({
         "version": I, "label": S, "status": S, "updated": S})),
-        "versions": _list(_obj({"number": I, "label": S, "status": S, "status_reason": S}))}),
-    "LadderChoice": _obj({"version": I, "status": {"enum": list(LadderEntry.Status.values)}}),
-    "ChallengeCreate": _obj({"bot": S, "opponent": S, "variant": S, "deals": I, "rated": B},
+        "versions": array(obj({"number": I, "label": S, "status": S, "status_reason": S}))}),
+    "LadderChoice": obj({"version": I, "status": {"enum": list(LadderEntry.Status.values)}}),
+    "ChallengeCreate": obj({"bot": S, "opponent": S, "variant": S, "deals": I, "rated": B},
                             ["bot", "opponent"]),
-    "Challenge": _obj({
+    "Challenge": obj({
         "id": I, "status": S, "variant": S, "rated": B, "deals": I, "games_planned": I,
-        "challenger": _obj({"label": S, "bot": S}), "opponent": _obj({"label": S, "bot": S}),
-        "requested_by": _nullable(S), "created": S, "finished": _nullable(S),
-        "error": _nullable(S),
-        "result": _nullable(_obj({"wins": I, "draws": I, "losses": I, "void": I, "score": N,
-                                  "elo": _nullable(N), "error": _nullable(N), "los": N,
+        "challenger": obj({"label": S, "bot": S}), "opponent": obj({"label": S, "bot": S}),
+        "requested_by": nullable(S), "created": S, "finished": nullable(S),
+        "error": nullable(S),
+        "result": nullable(obj({"wins": I, "draws": I, "losses": I, "void": I, "score": N,
+                                  "elo": nullable(N), "error": nullable(N), "los": N,
                                   "describe": S})),
     }),
-})
+}
 
-ROUTES.extend([
+ROUTES: list[Route] = [
     Route("ladder/<slug:slug>", "ladder", {"GET": get_ladder},
           "The continuous ladder of a variant: its TrueSkill ratings (separate from the "
           "seasons'), the active bots, and the open matches.", {"GET": "Ladder"}),
@@ -162,4 +160,4 @@ ROUTES.extend([
     Route("challenges/<id:match_id>", "challenge", {"GET": get_challenge},
           "A challenge: its state, and once played the score with the Elo difference, its "
           "95% error and the LOS.", {"GET": "Challenge"}),
-])
+]

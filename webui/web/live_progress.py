@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from webui.league.formats import format_of
 from webui.league.live import read_state, read_states
 from webui.league.models import Match, MatchSeat, Season
 
@@ -108,7 +109,7 @@ def season_live(season: Season) -> dict[str, Any]:
         scheduled=Count("id"),
         done=Count("id", filter=Q(status__in=[Match.Status.DONE, Match.Status.VOID])),
     )
-    planned = max(season.planned_matches(), counts["scheduled"])
+    planned = max(format_of(season).planned_matches(), counts["scheduled"])
     running = list(
         Match.objects.filter(season=season, status=Match.Status.RUNNING)
         .select_related("round").order_by("round__number", "board")[:SEASON_LIVE_MATCHES]

@@ -4,7 +4,7 @@ The OpenAPI document describes every route the site answers, not only ``/api/``:
 with its query parameters, and each form with its fields, so that a client (and a fuzzer such
 as schemathesis) knows them all. The URL table lives in :mod:`webui.web.urls`,
 :mod:`webui.play.urls` and :mod:`webui.urls`; ``tests/web/test_pages.py`` checks that every
-route of those is described here or in :data:`webui.web.api.ROUTES`, so a new page without a
+route of those is described here or in :data:`webui.web.openapi.ROUTES`, so a new page without a
 description fails. Django's own admin is described by its login only (the rest is Django's,
 for staff).
 
@@ -18,9 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-S = {"type": "string"}
-I = {"type": "integer"}  # noqa: E741
-B = {"type": "boolean"}
+from .schema import ANY, I, S, ref
+
 TEXT = {"type": "string", "maxLength": 100_000}
 
 
@@ -129,8 +128,6 @@ PAGES: list[Page] = [
 
 def operations(page: Page, path_params: list[dict[str, Any]]) -> dict[str, Any]:
     """The OpenAPI operations of one page (``path_params`` from its path)."""
-    from .api import _ref
-
     html = {"text/html": {"schema": S}}
     errors = {code: {"description": what, "content": html} for code, what in (
         ("400", "bad input, said on the page"), ("403", "not allowed"),
@@ -156,7 +153,7 @@ def operations(page: Page, path_params: list[dict[str, Any]]) -> dict[str, Any]:
                                       "content": {"application/json": {"schema": ANY}}}
             for code in ("400", "403", "404", "409"):
                 op["responses"][code] = {"description": "refused", "content": {
-                    "application/json": {"schema": _ref("Error")}}}
+                    "application/json": {"schema": ref("Error")}}}
         elif method == "POST" and page.form:
             kind = "multipart/form-data" if page.upload else "application/x-www-form-urlencoded"
             op["requestBody"] = {"required": True, "content": {
@@ -166,5 +163,3 @@ def operations(page: Page, path_params: list[dict[str, Any]]) -> dict[str, Any]:
         out[method.lower()] = op
     return out
 
-
-ANY: dict[str, Any] = {}

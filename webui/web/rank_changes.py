@@ -32,9 +32,9 @@ def since(now: datetime | None = None) -> datetime:
     return then.replace(minute=0, second=0, microsecond=0)
 
 
-def ranks_at(variant_id: int, ladder: str, cutoff: datetime) -> dict[int, int]:
-    """Rating id -> its rank on ``variant_id``'s ``ladder`` at ``cutoff`` (rated ones only)."""
-    key = f"ranks:{variant_id}:{ladder}:{cutoff.strftime('%Y%m%d%H')}"
+def ranks_at(variant_id: int, pool: str, cutoff: datetime) -> dict[int, int]:
+    """Rating id -> its rank in ``variant_id``'s ``pool`` at ``cutoff`` (rated ones only)."""
+    key = f"ranks:{variant_id}:{pool}:{cutoff.strftime('%Y%m%d%H')}"
     found = cache.get(key)
     if isinstance(found, dict):
         return found
@@ -42,7 +42,7 @@ def ranks_at(variant_id: int, ladder: str, cutoff: datetime) -> dict[int, int]:
         RatingHistory.objects.filter(rating=OuterRef("pk"), created__lt=cutoff)
         .order_by("-seq").values("conservative")[:1]
     )
-    rows = (Rating.objects.filter(variant_id=variant_id, ladder=ladder)
+    rows = (Rating.objects.filter(variant_id=variant_id, pool=pool)
             .annotate(then=then).filter(then__isnull=False).values_list("id", "then"))
     order = sorted(rows, key=lambda row: (-row[1], row[0]))  # as the leaderboard: ties by id
     ranks = {rating_id: rank for rank, (rating_id, _) in enumerate(order, start=1)}
@@ -50,11 +50,11 @@ def ranks_at(variant_id: int, ladder: str, cutoff: datetime) -> dict[int, int]:
     return ranks
 
 
-def add_rank_changes(rows: list[dict[str, Any]], variant_id: int, ladder: str,
+def add_rank_changes(rows: list[dict[str, Any]], variant_id: int, pool: str,
                      now: datetime | None = None) -> list[dict[str, Any]]:
     """Adds ``rank_before`` and ``rank_change`` to leaderboard rows (each with ``rating_id``
     and ``rank``); returns the rows."""
-    before = ranks_at(variant_id, ladder, since(now))
+    before = ranks_at(variant_id, pool, since(now))
     for row in rows:
         was = before.get(int(row["rating_id"]))
         row["rank_before"] = was

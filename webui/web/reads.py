@@ -3,7 +3,9 @@
 Every page and its API twin call the same function here, so the API carries everything a page
 shows. The queries are shaped for large tables (100,000 games and more): bounded result sets,
 lookups by indexed keys, aggregates done by the database, rating charts thinned in SQL. This
-module only reads; the changes go through :mod:`webui.web.submission` and the league's services.
+module only reads; the changes go through :mod:`webui.web.submission` and the league's write
+paths. What a season's format shows (its summary, schedule, bracket) its format object says
+(:mod:`webui.league.formats`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,9 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q,
 from django.db.models.functions import Coalesce
 
 from arena.rating import is_provisional
-from arena.scheduling import bracket, knockout_round_count
 from arena.text import printable
 from webui.league import formats
-from webui.league.formats import StandingRow
+from webui.league.matches import match_score
 from webui.league.models import (
     Bot,
     BotVersion,
@@ -34,7 +35,6 @@ from webui.league.models import (
     Variant,
 )
 from webui.league.seat_limits import describe as describe_seat_limits
-from webui.league.services import cross_table, league_standings
 
 CHART_POINTS = 160
 """The most points a rating chart draws per series (the history is thinned to this)."""
@@ -204,12 +204,13 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[st
         "move_time_ms": s.move_time_ms,
         "bank_ms": s.bank_ms,
         # Every seat limit of the season's matches, its own overrides applied (MiB, seconds).
-        "seat_limits": describe_seat_limits(s.limits or {}, s.games_per_pairing, s.bank_ms),
-        "seat_limit_overrides": dict(s.limits or {}),
+        "seat_limits": describe_seat_limits(s.seat_limits or {}, s.games_per_pairing,
+                                            s.bank_ms),
+        "seat_limit_overrides": dict(s.seat_limits or {}),
         "entrants": entrants,
         "matches_done": done,
         # Every match the season will have (its later rounds are scheduled as it goes).
-        "matches_total": max(s.planned_matches(), total),
+        "matches_total": max(formats.format_of(s).planned_matches(), total),
         "matches_scheduled": total,
         "created": s.created.isoformat(),
         "started": s.started.isoformat() if s.started else None,
@@ -270,27 +271,28 @@ def rating_figures(r: Rating) -> dict[str, Any]:
     }
 
 
-LADDERS = {
-    Rating.Ladder.SOLO.value: "each side one bot: a bot version plays every seat of its side",
-    Rating.Ladder.PARTNERS.value: "rotating partnerships: each bot's own rating from games "
+POOLS = {
+    Rating.Pool.SOLO.value: "each side one bot: a bot version plays every seat of its side",
+    Rating.Pool.PARTNERS.value: "rotating partnerships: each bot's own rating from games "
     "beside different partners (TrueSkill team updates)",
 }
-"""The two ladders of a variant, as the leaderboard describes them."""
+"""The two season pools of a variant, as the leaderboard describes them (its ``ladder``
+parameter chooses one)."""
 
 
-def variant_ladders(variant: Variant) -> list[str]:
-    """The ladders a variant's leaderboard offers: partners only for partnership variants."""
+def variant_pools(variant: Variant) -> list[str]:
+    """The pools a variant's leaderboard offers: partners only for partnership variants."""
     if variant.players == 4 and variant.sides == 2:
-        return [Rating.Ladder.SOLO.value, Rating.Ladder.PARTNERS.value]
-    return [Rating.Ladder.SOLO.value]
+        return [Rating.Pool.SOLO.value, Rating.Pool.PARTNERS.value]
+    return [Rating.Pool.SOLO.value]
 
 
-def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
+def leaderboard(variant: Variant, pool: str = Rating.Pool.SOLO.value,
                 limit: int = 200) -> list[dict[str, Any]]:
-    """The ratings of a variant on one ladder, best conservative rating first, each with its
+    """The ratings of a variant in one pool, best conservative rating first, each with its
     rank 24 hours ago and the change since (:mod:`rank_changes`)."""
     rows = (
-        Rating.objects.filter(variant=variant, ladder=ladder)
+        Rating.objects.filter(variant=variant, pool=pool)
         .select_related("version__bot")
         .order_by("-conservative", "id")[:limit]
     )
@@ -305,13 +307,13 @@ def leaderboard(variant: Variant, ladder: str = Rating.Ladder.SOLO.value,
                 "rating_id": r.id,
                 "label": ref["label"],
                 "versions": [ref],
-                "ladder": r.ladder,
+                "ladder": r.pool,
                 **rating_figures(r),
             }
         )
     from .rank_changes import add_rank_changes
 
-    return add_rank_changes(out, variant.pk, ladder)
+    return add_rank_changes(out, variant.pk, pool)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,15 +394,15 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
     rows = (
         Rating.objects.filter(version__bot=bot)
         .select_related("variant", "version")
-        .order_by("variant__slug", "ladder", "-version__number")
+        .order_by("variant__slug", "pool", "-version__number")
     )
     return [
         {
             "variant": r.variant.slug,
             "variant_label": r.variant.label + (
-                " (rotating partnerships)" if r.ladder == Rating.Ladder.PARTNERS
-                else " (ladder)" if r.ladder == Rating.Ladder.LADDER else ""),
-            "ladder": r.ladder,
+                " (rotating partnerships)" if r.pool == Rating.Pool.PARTNERS
+                else " (ladder)" if r.pool == Rating.Pool.LADDER else ""),
+            "ladder": r.pool,
             "version": r.version.number,
             "label": f"{bot.name}@{r.version.number}",
             "rating_id": r.id,
@@ -489,23 +491,12 @@ def match_row(m: Match, seats: list[MatchSeat], refs: dict[int, VersionRef]) -> 
         "board": m.board,
         "status": m.status,
         "entrants": entrants,
-        "score": _match_score(summary, len(entrants)),
+        "score": match_score(summary, len(entrants)),
         "winner": refs[m.winner_id]["label"] if m.winner_id and m.winner_id in refs else None,
         "games_planned": m.games_planned,
         "finished": m.finished.isoformat() if m.finished else None,
         "error": m.error or None,
     }
-
-
-def _match_score(summary: Any, n: int) -> dict[str, list[int]] | None:
-    """Games won and game points of each entrant, from the match summary."""
-    if not isinstance(summary, dict):
-        return None
-    wins, points = summary.get("wins"), summary.get("points")
-    if not isinstance(wins, list) or len(wins) != n:
-        return None
-    return {"wins": [int(w) for w in wins],
-            "points": [int(p) for p in points] if isinstance(points, list) else []}
 
 
 def head_to_head(bot: Bot) -> list[dict[str, Any]]:
@@ -570,7 +561,14 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
         )
         for e in entrants
     }
-    table = league_standings(season)
+    entrant_refs = {ref["id"]: ref for ref in by_number.values()}
+
+    def ref(vid: Any) -> VersionRef | None:
+        """An entrant by version id, for the format's schedule and bracket."""
+        return None if vid is None else entrant_refs.get(int(vid)) or _unknown(int(vid))
+
+    season_format = formats.format_of(season)
+    table = season_format.standings()
     standing_rows = [
         {
             "rank": row.standing.rank,
@@ -591,15 +589,8 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
         }
         for row in table
     ]
-    scores = cross_table(season)
+    scores = season_format.cross_table()
     order = [row.number for row in table]
-    cross_rows = [
-        {
-            "entrant": a,
-            "cells": [None if a == b else scores.get((a, b)) for b in order],
-        }
-        for a in order
-    ]
     rounds = []
     for r in Round.objects.filter(season=season).annotate(
         n_matches=Count("matches"),
@@ -633,132 +624,16 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
             {"number": n, "version": ref} for n, ref in sorted(by_number.items())
         ],
         "standings": standing_rows,
-        "crosstable": {"order": order, "rows": cross_rows} if scores or (
-            season.format != formats.PARTNERSHIPS) else None,
+        "crosstable": None if scores is None else {"order": order, "rows": [
+            {"entrant": a, "cells": [None if a == b else scores.get((a, b)) for b in order]}
+            for a in order
+        ]},
         "rounds": rounds,
         "matches": match_rows,
-        "bracket": knockout_bracket(season, match_rows, table, by_number),
-        "format": formats.format_summary(season),
-        "schedule": format_schedule(season, by_number),
+        "bracket": season_format.bracket(match_rows, table, ref),
+        "format": season_format.summary(),
+        "schedule": season_format.schedule(ref),
     }
-
-
-def format_schedule(
-    season: Season, by_number: dict[int, VersionRef]
-) -> list[dict[str, Any]] | None:
-    """The rounds of a Swiss, tables or partnerships season as scheduled so far, with results.
-
-    Swiss rounds list their pairings with each bot's score when the round was paired and the
-    bye; table rounds list their tables (a partnership table as its two sides) and who sat
-    out. None for a round-robin, whose rounds are its cross-table and bracket.
-    """
-    if season.format in formats.CLASSIC:
-        return None
-    refs = {ref["id"]: ref for ref in by_number.values()}
-
-    def ref(vid: Any) -> VersionRef | None:
-        return None if vid is None else refs.get(int(vid)) or _unknown(int(vid))
-
-    matches = {
-        (number, board): (mid, status, summary)
-        for mid, number, board, status, summary in Match.objects.filter(season=season)
-        .values_list("id", "round__number", "board", "status", "summary")
-    }
-    out = []
-    for r in Round.objects.filter(season=season, phase=Round.Phase.LEAGUE).order_by("number"):
-        plan = r.plan or {}
-        item: dict[str, Any] = {"number": r.number, "status": r.status}
-        if season.format == formats.SWISS:
-            scores = plan.get("scores") or {}
-            pairings = []
-            for board, (a, b) in enumerate(plan.get("pairings", [])):
-                mid, status, summary = matches.get((r.number, board), (None, None, {}))
-                pairings.append({
-                    "board": board, "a": ref(a), "b": ref(b),
-                    "scores": [scores.get(str(a), 0.0), scores.get(str(b), 0.0)],
-                    "match": mid, "status": status,
-                    "result": _match_score(summary, 2),
-                })
-            item.update(pairings=pairings, bye=ref(plan.get("bye")),
-                        rematches=int(plan.get("rematches", 0)))
-        else:
-            tables = []
-            for board, table in enumerate(plan.get("tables", [])):
-                mid, status, summary = matches.get((r.number, board), (None, None, {}))
-                row: dict[str, Any] = {
-                    "board": board, "entrants": [ref(v) for v in table], "match": mid,
-                    "status": status, "result": _match_score(summary, len(table)),
-                }
-                if season.format == formats.PARTNERSHIPS:
-                    row["sides"] = [[ref(table[0]), ref(table[2])],
-                                    [ref(table[1]), ref(table[3])]]
-                tables.append(row)
-            item.update(tables=tables,
-                        sitting_out=[ref(v) for v in plan.get("sitting_out", [])])
-        out.append(item)
-    return out
-
-
-def knockout_bracket(
-    season: Season,
-    match_rows: list[dict[str, Any]],
-    table: list[StandingRow],
-    by_number: dict[int, VersionRef],
-) -> list[dict[str, Any]] | None:
-    """The knockout as columns of slots; projected from the standings before it starts."""
-    if not season.has_knockout:
-        return None
-    size = min(season.knockout_size, len(by_number))
-    if size < 2:
-        return None
-    refs = {ref["id"]: ref for ref in by_number.values()}
-    ko_rounds = list(
-        Round.objects.filter(season=season, phase=Round.Phase.KNOCKOUT).order_by("number")
-    )
-    by_round_board = {(m["round"], m["board"]): m for m in match_rows if m["phase"] == "knockout"}
-    seeds: list[int] = list((ko_rounds[0].plan or {}).get("seeds", [])) if ko_rounds else [
-        row.version.pk for row in table[:size]
-    ]
-    seed_of = {vid: k for k, vid in enumerate(seeds, start=1)}
-
-    def entry(vid: int | None) -> dict[str, Any] | None:
-        if vid is None:
-            return None
-        ref = refs.get(vid) or _unknown(vid)
-        return {"label": ref["label"], "bot": ref["bot"], "seed": seed_of.get(vid)}
-
-    columns: list[dict[str, Any]] = []
-    for r in ko_rounds:
-        slots = []
-        for board, slot in enumerate((r.plan or {}).get("slots", [])):
-            a, b = ([*list(slot), None, None])[:2]
-            m = by_round_board.get((r.number, board))
-            winner = m["winner"] if m else None
-            if b is None and a is not None:
-                winner = (refs.get(a) or _unknown(a))["label"]
-            slots.append(
-                {"a": entry(a), "b": entry(b), "match": m["id"] if m else None,
-                 "winner": winner, "score": m["score"] if m else None, "bye": b is None}
-            )
-        columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": False})
-    if not columns:
-        slots = []
-        for a, b in bracket(size):
-            va = seeds[a - 1] if a - 1 < len(seeds) else None
-            vb = seeds[b - 1] if b is not None and b - 1 < len(seeds) else None
-            slots.append({"a": entry(va), "b": entry(vb), "match": None,
-                          "winner": None, "score": None, "bye": b is None})
-        columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": True})
-    while len(columns) < knockout_round_count(size):
-        n = max(1, len(columns[-1]["slots"]) // 2)
-        columns.append({"title": _ko_title(n), "projected": True,
-                        "slots": [{"a": None, "b": None, "match": None, "winner": None,
-                                   "score": None, "bye": False} for _ in range(n)]})
-    return columns
-
-
-def _ko_title(slots: int) -> str:
-    return {1: "Final", 2: "Semi-finals", 4: "Quarter-finals"}.get(slots, f"Round of {slots * 2}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Seasons filled with engine-played games, for the site's tests, screenshots and benchmark.
 
 The games are real: dealt and played by :mod:`arena.engine` (a small greedy policy, seeded) and
-recorded in the REPLAY.md format; the results go through the league's own services (claim,
+recorded in the REPLAY.md format; the results go through the league's own write paths (claim,
 record, rate, schedule), exactly as a worker would hand them over. What is skipped is only the
 bot processes and gRPC, which the site never sees. Not used by the running site.
 """
@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from arena.engine import Game, Move, ReplayRecorder, rules_for
-from webui.league import services
+from webui.league import matches, ratings, seasons
 from webui.league.models import Match, Season
 
 
@@ -124,7 +124,7 @@ def play_season(season: Season, max_rounds: int = 100,
             Match.objects.filter(season=season, status=Match.Status.SCHEDULED).order_by("id")
         )
         for match in pending:
-            claim = services.claim_match(match.pk, "sampledata")
+            claim = matches.claim_match(match.pk, "sampledata")
             if claim is None:
                 continue
             if greedy_versions is not None:
@@ -134,10 +134,10 @@ def play_season(season: Season, max_rounds: int = 100,
             else:
                 greedy = match.pk % 3
                 report = match_report(match, greedy if greedy < 2 else None)
-            services.record_result(claim, report)
+            matches.record_result(claim, report)
             played += 1
-        services.update_ratings(season.variant_id)
-        services.schedule_next_round(season.pk)
+        ratings.update_ratings(season.variant_id)
+        seasons.schedule_next_round(season.pk)
         season.refresh_from_db()
         if season.status == Season.Status.FINISHED:
             break

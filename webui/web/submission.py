@@ -1,9 +1,9 @@
 """Stores a checked bot archive and adds it to its bot as a new version (validated by a worker).
 
-The archive is checked first (:mod:`webui.league.archives`); only an archive that passes is
+The archive is checked first (:mod:`arena.archives`); only an archive that passes is
 unpacked into its own folder, content-addressed by its sha256; then, in one transaction, its
-bytes are kept in the database (:func:`~webui.league.services.store_archive`, where workers on
-any host find them) and the league's :func:`~webui.league.services.register_version` adds the
+bytes are kept in the database (:func:`~webui.league.versions.store_archive`, where workers on
+any host find them) and the league's :func:`~webui.league.versions.register_version` adds the
 version, which enqueues the ``arena.validate_version`` task once the transaction commits. A
 refused archive leaves no file and no row behind. Access rules (who may upload to which bot) are
 the callers' job.
@@ -18,9 +18,9 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from arena.archives import ArchiveError, CheckedArchive, check_archive, unpack
 from arena.engine import VARIANTS
-from webui.league import services
-from webui.league.archives import ArchiveError, CheckedArchive, check_archive, unpack
+from webui.league import errors, versions
 from webui.league.models import Bot, BotVersion
 
 
@@ -49,15 +49,15 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
     existing = BotVersion.objects.filter(bot=bot, sha256=checked.sha256).first()
     if existing is not None:
         # The same version; its archive row is stored again if it went missing or was damaged.
-        services.store_archive(checked.sha256, checked.kind, data)
+        versions.store_archive(checked.sha256, checked.kind, data)
         return existing, False
     folder = Path(settings.ARENA_BOTS_DIR) / checked.sha256
     new_folder = False
     try:
         new_folder = not folder.exists() and unpack(checked.files, folder)
         with transaction.atomic():
-            services.store_archive(checked.sha256, checked.kind, data)
-            version, created = services.register_version(
+            versions.store_archive(checked.sha256, checked.kind, data)
+            version, created = versions.register_version(
                 bot,
                 sha256=checked.sha256,
                 manifest=checked.manifest,  # JSON-ready: parse_manifest made it so
@@ -65,7 +65,7 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
                 if folder.is_relative_to(settings.ARENA_DATA_DIR)
                 else str(folder),
             )
-    except (ArchiveError, services.LeagueError) as exc:
+    except (ArchiveError, errors.LeagueError) as exc:
         _cleanup(folder if new_folder else None)
         raise SubmissionError(str(exc)) from None
     except BaseException:
@@ -90,8 +90,8 @@ def create_bot_with_version(
         )
     with transaction.atomic():
         try:
-            bot = services.create_bot(owner, name, description)
-        except services.LeagueError as exc:
+            bot = versions.create_bot(owner, name, description)
+        except errors.LeagueError as exc:
             raise SubmissionError(str(exc)) from None
         version = add_version(bot, data)[0] if data else None
     return bot, version

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path
 
-from . import api, converters, guide, ladder_views, views
+from . import converters, guide, ladder_views, openapi, views
 
 converters.register()  # before the patterns below (the API's too) are built
 
@@ -40,7 +40,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("replay/", views.replay_open, name="replay-open"),
     path("cards/", views.cards, name="cards"),
     path("api/", views.api_docs, name="api-docs"),
-    path("api/", include(api.urlpatterns())),
+    path("api/", include(openapi.urlpatterns())),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

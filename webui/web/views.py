@@ -1,7 +1,8 @@
 """The site's pages. Thin views: one access helper per object, the data from :mod:`reads`.
 
-Pages never play matches: starting a season goes through the league's services, which enqueue
-tasks by name once the transaction commits; the pages read what the workers wrote.
+Pages never play matches: starting a season goes through the league
+(:mod:`webui.league.seasons`), which enqueues tasks by name once the transaction commits; the
+pages read what the workers wrote.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from webui.league import services
+from webui.league import errors, variants
+from webui.league.formats import format_of
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
+from webui.league.seasons import create_season, start_season
 
 from . import game_lists, live_progress, reads
-from .api import bot_page_data, openapi
+from .api import bot_page_data
 from .api_input import ApiError
 from .charts import rating_chart
 from .client_ip import client_ip
@@ -37,6 +40,7 @@ from .forms import (
     VersionForm,
 )
 from .models import ApiToken
+from .openapi import openapi
 from .replay_frames import card_label
 from .submission import SubmissionError, add_version, create_bot_with_version
 
@@ -66,14 +70,14 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def variant(request: HttpRequest, slug: str) -> HttpResponse:
     v = get_object_or_404(Variant, slug=slug)
-    ladders = reads.variant_ladders(v)
+    ladders = reads.variant_pools(v)
     ladder = request.GET.get("ladder") or ladders[0]
     if ladder not in ladders:
         raise Http404(f"{v.slug} has no {ladder!r} ladder")
     return render(request, "web/leaderboard.html", {
         "variant": reads.variant_json(v),
         "ladder": ladder,
-        "ladders": [{"name": name, "text": reads.LADDERS[name], "current": name == ladder}
+        "ladders": [{"name": name, "text": reads.POOLS[name], "current": name == ladder}
                     for name in ladders],
         "ratings": reads.leaderboard(v, ladder),
         "games": reads.recent_games(10, v),
@@ -207,9 +211,9 @@ def season_new(request: HttpRequest) -> HttpResponse:
         d = form.cleaned_data
         try:
             with transaction.atomic():
-                s = services.create_season(
+                s = create_season(
                     name=d["name"],
-                    variant=services.get_variant(d["variant"]),
+                    variant=variants.get_variant(d["variant"]),
                     entrants=list(d["entrants"]),
                     knockout_size=d["knockout_size"],
                     double_round_robin=d["double_round_robin"],
@@ -219,11 +223,11 @@ def season_new(request: HttpRequest) -> HttpResponse:
                     created_by=request.user,
                     format=d["format"],
                     swiss_rounds=d["rounds"],
-                    limits=form.seat_limits(),
+                    seat_limits=form.seat_limits(),
                 )
                 if d["start"]:
-                    services.start_season(s)
-        except services.LeagueError as exc:
+                    start_season(s)
+        except errors.LeagueError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Season {s.name} created" +
@@ -238,7 +242,7 @@ def season_new(request: HttpRequest) -> HttpResponse:
 def season_start(request: HttpRequest, season_id: int) -> HttpResponse:
     _staff(request)
     s = get_object_or_404(Season, pk=season_id)
-    if services.start_season(s):
+    if start_season(s):
         messages.success(request, f"Season {s.name} started: its first round is scheduled.")
     else:
         messages.error(request, f"Season {s.name} is {s.status}; only a draft can start.")
@@ -264,8 +268,13 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
             for row in data["crosstable"]["rows"]
         ]
     done, total = data["season"]["matches_done"], data["season"]["matches_total"]
+    season_format = format_of(s)
     return render(request, "web/season.html", {
         **data, "cross": cross, "obj": s,
+        # The format's own part of the page: its standings and schedule, its words.
+        "format_template": f"web/formats/{season_format.key}.html",
+        "format_headline": season_format.headline(data["format"]),
+        "cross_table_note": season_format.cross_table_note,
         "percent": int(100 * done / total) if total else 0,
         "poll_ms": live_progress.POLL_MS,
         "can_start": request.user.is_authenticated and request.user.is_staff

@@ -1,0 +1,316 @@
+"""Bot archives (zip or tar.gz): the checks an upload passes, and the one safe way to unpack.
+
+An archive is refused, with one line saying why, when it is too big, is not a zip or a tar.gz,
+holds a path that escapes its folder, a link or a special file, unpacks to too many files or
+too many bytes (an archive bomb), or lacks a ``bot.toml`` that passes :mod:`arena.manifest`
+(the runner's own rules).  Checking reads the archive in memory and writes nothing;
+:func:`unpack` writes checked files into a new folder, atomically. Standard library and the
+arena's own checks only: ``arena bot submit`` checks an upload with it before sending it; the
+site checks and unpacks uploads with it (:mod:`webui.web.submission`); workers, which never
+import the site, unpack archives from the database with it (:mod:`webui.league.bot_files`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import shutil
+import stat
+import tarfile
+import tempfile
+import tomllib
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from arena import inputs
+from arena import manifest as manifests
+from arena.manifest import MANIFEST_FILE as MANIFEST
+
+MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
+"""The largest archive accepted, as uploaded."""
+MAX_UNPACKED_BYTES = 50 * 1024 * 1024
+"""The most bytes an archive may unpack to, all files together."""
+MAX_FILES = 2000
+MAX_MANIFEST_BYTES = 64 * 1024
+"""``bot.toml`` is kept in the database with the version (a few hundred bytes, normally)."""
+"""The most files (and folders) an archive may hold."""
+
+
+class ArchiveError(ValueError):
+    """An archive that is refused; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class BotFile:
+    """One regular file of a checked archive."""
+
+    path: str
+    data: bytes
+    executable: bool = False
+
+
+@dataclass(frozen=True)
+class CheckedArchive:
+    """An archive that passed every check: its hash, kind, files and parsed manifest."""
+
+    sha256: str
+    kind: str  # "zip" or "tar.gz"
+    size: int
+    files: tuple[BotFile, ...]
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def unpacked_bytes(self) -> int:
+        """The total size of the files once unpacked."""
+        return sum(len(f.data) for f in self.files)
+
+
+def check_archive(data: bytes, variants: frozenset[str] | None = None) -> CheckedArchive:
+    """Checks ``data`` and returns its files and manifest, or raises :class:`ArchiveError`.
+
+    ``variants`` are the variant names a manifest may list (besides ``"*"``); None means every
+    variant the engine knows.
+    """
+    kind, files = read_archive(data)
+    by_path = {f.path: f for f in files}
+    if MANIFEST not in by_path:
+        raise ArchiveError(f"no {MANIFEST} at the top of the archive")
+    manifest = parse_manifest(by_path[MANIFEST].data, variants)
+    return CheckedArchive(
+        sha256=hashlib.sha256(data).hexdigest(),
+        kind=kind,
+        size=len(data),
+        files=tuple(sorted(files, key=lambda f: f.path)),
+        manifest=manifest,
+    )
+
+
+def archive_kind(data: bytes) -> str | None:
+    """``"zip"`` or ``"tar.gz"`` by the archive's first bytes, or None for anything else."""
+    if data[:4] in {b"PK\x03\x04", b"PK\x05\x06"}:
+        return "zip"
+    if data[:2] == b"\x1f\x8b":
+        return "tar.gz"
+    return None
+
+
+def read_archive(data: bytes) -> tuple[str, list[BotFile]]:
+    """The kind and the files of an archive within the limits, or raises :class:`ArchiveError`.
+
+    A single top folder holding everything is taken off (the bot is inside it). The manifest is
+    not looked at: that is :func:`check_archive`'s job.
+    """
+    if not data:
+        raise ArchiveError("the archive is empty")
+    if len(data) > MAX_ARCHIVE_BYTES:
+        raise ArchiveError(
+            f"the archive is {len(data):,} bytes; the limit is {MAX_ARCHIVE_BYTES:,} bytes"
+        )
+    kind = archive_kind(data)
+    if kind == "zip":
+        raw = _read_zip(data)
+    elif kind == "tar.gz":
+        raw = _read_tar(data)
+    else:
+        raise ArchiveError("not a zip or tar.gz archive")
+    return kind, _strip_common_folder(raw)
+
+
+def unpack(files: Iterable[BotFile], target: Path) -> bool:
+    """Writes ``files`` into the new folder ``target``, atomically: a scratch folder, renamed.
+
+    Everything is readable by all (the sandbox runs a bot as an unprivileged user of its own).
+    Returns False when ``target`` appeared meanwhile (another process unpacked the same archive:
+    content-addressed folders are equal), leaving it as it is. Raises :class:`ArchiveError` for
+    a path that would land outside the folder, ``OSError`` when the disk refuses; either way
+    nothing is left behind.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".unpack-", dir=target.parent))
+    try:
+        os.chmod(scratch, 0o755)
+        root = scratch.resolve()
+        for f in files:
+            path = scratch / f.path
+            # The paths were checked, but a file must never land outside its folder.
+            if root not in path.resolve().parents:
+                raise ArchiveError(f"path {f.path!r} escapes the archive's folder")
+            for parent in reversed(path.relative_to(scratch).parents[:-1]):
+                (scratch / parent).mkdir(mode=0o755, exist_ok=True)
+                os.chmod(scratch / parent, 0o755)
+            path.write_bytes(f.data)
+            os.chmod(path, 0o755 if f.executable else 0o644)
+        try:
+            scratch.rename(target)
+        except OSError:
+            if not target.is_dir():
+                raise
+            shutil.rmtree(scratch, ignore_errors=True)  # the same archive, unpacked already
+            return False
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return True
+
+
+def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[str, Any]:
+    """Checks ``bot.toml`` with :func:`arena.manifest.parse_manifest`, or raises ArchiveError.
+
+    Returns the document as JSON (kept as the version's manifest in a ``jsonb`` column): the
+    checked fields, plus any other keys the author wrote, dates as ISO 8601 text. Refused: a
+    file over :data:`MAX_MANIFEST_BYTES`, and any text (keys too) with a NUL or a lone
+    surrogate, or a number that is not finite (TOML's ``nan``, ``inf``), which the column
+    cannot hold (:mod:`webui.league.inputs`). ``variants`` default to the engine's.
+    """
+    if len(text) > MAX_MANIFEST_BYTES:
+        raise ArchiveError(f"{MANIFEST} is {len(text):,} bytes; the limit is "
+                           f"{MAX_MANIFEST_BYTES:,}")
+    try:
+        checked = manifests.parse_manifest(text, MANIFEST, variants)
+    except manifests.ManifestError as exc:
+        raise ArchiveError(str(exc)) from None
+    out = tomllib.loads(text.decode("utf-8"))
+    out.update(
+        name=checked.name,
+        version=checked.version,
+        author=checked.author,
+        command=list(checked.command),
+        variants=list(checked.variants),
+    )
+    try:
+        ready: dict[str, Any] = inputs.json_ready(out, MANIFEST)
+    except inputs.InputError as exc:
+        where = exc.field.removeprefix(MANIFEST + ".")
+        shown = MANIFEST if where == MANIFEST else f"{MANIFEST}: {where!r}"
+        raise ArchiveError(f"{shown} {exc.reason}") from None
+    return ready
+
+
+def _check_path(name: str) -> str:
+    if "\\" in name or "\x00" in name:
+        raise ArchiveError(f"path {name!r} holds a backslash or a NUL byte")
+    path = PurePosixPath(name)
+    if path.is_absolute() or name.startswith("/"):
+        raise ArchiveError(f"path {name!r} is absolute")
+    if any(part == ".." for part in path.parts):
+        raise ArchiveError(f"path {name!r} escapes the archive's folder")
+    if re.match(r"^[A-Za-z]:", name):
+        raise ArchiveError(f"path {name!r} names a drive")
+    clean = str(path)
+    if clean in {"", "."}:
+        raise ArchiveError(f"path {name!r} is empty")
+    return clean
+
+
+class _Budget:
+    """Counts files and unpacked bytes against the limits while reading."""
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.bytes = 0
+
+    def add_file(self) -> None:
+        self.files += 1
+        if self.files > MAX_FILES:
+            raise ArchiveError(f"the archive holds more than {MAX_FILES:,} files")
+
+    def read(self, stream: Any, name: str) -> bytes:
+        chunks: list[bytes] = []
+        while True:
+            chunk = stream.read(64 * 1024)
+            if not chunk:
+                break
+            self.bytes += len(chunk)
+            if self.bytes > MAX_UNPACKED_BYTES:
+                raise ArchiveError(
+                    f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+def _read_zip(data: bytes) -> list[BotFile]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ArchiveError(f"the zip archive is damaged: {exc}") from exc
+    budget = _Budget()
+    files: list[BotFile] = []
+    seen: set[str] = set()
+    for info in infos:
+        budget.add_file()
+        path = _check_path(info.filename.rstrip("/") if info.is_dir() else info.filename)
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            raise ArchiveError(f"{path!r} is a link; links are not allowed")
+        if info.is_dir():
+            continue
+        kind = stat.S_IFMT(mode)
+        if kind and kind != stat.S_IFREG:  # zips from some tools carry no file type: regular
+            raise ArchiveError(f"{path!r} is not a regular file")
+        if info.file_size > MAX_UNPACKED_BYTES:
+            raise ArchiveError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
+        if path in seen:
+            raise ArchiveError(f"{path!r} appears twice")
+        seen.add(path)
+        try:
+            with archive.open(info) as stream:
+                content = budget.read(stream, path)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise ArchiveError(f"the zip archive is damaged at {path!r}: {exc}") from exc
+        except NotImplementedError as exc:
+            raise ArchiveError(f"{path!r} uses an unsupported zip compression") from exc
+        files.append(BotFile(path, content, bool(mode & 0o111)))
+    return files
+
+
+def _read_tar(data: bytes) -> list[BotFile]:
+    budget = _Budget()
+    files: list[BotFile] = []
+    seen: set[str] = set()
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            while True:
+                member = archive.next()
+                if member is None:
+                    break
+                budget.add_file()
+                path = _check_path(member.name.rstrip("/") if member.isdir() else member.name)
+                if member.issym() or member.islnk():
+                    raise ArchiveError(f"{path!r} is a link; links are not allowed")
+                if member.isdir():
+                    continue
+                if not member.isfile():
+                    raise ArchiveError(f"{path!r} is not a regular file")
+                if member.size > MAX_UNPACKED_BYTES:
+                    raise ArchiveError(
+                        f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes"
+                    )
+                if path in seen:
+                    raise ArchiveError(f"{path!r} appears twice")
+                seen.add(path)
+                stream = archive.extractfile(member)
+                content = budget.read(stream, path) if stream is not None else b""
+                files.append(BotFile(path, content, bool(member.mode & 0o111)))
+    except ArchiveError:
+        raise
+    except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
+        raise ArchiveError(f"the tar.gz archive is damaged: {exc}") from exc
+    return files
+
+
+def _strip_common_folder(files: list[BotFile]) -> list[BotFile]:
+    """Archives made by zipping a folder hold one top folder: the bot is inside it."""
+    if not files or any(f.path == MANIFEST for f in files):
+        return files
+    tops = {f.path.split("/", 1)[0] for f in files}
+    if len(tops) != 1 or all("/" not in f.path for f in files):
+        return files
+    top = tops.pop()
+    return [BotFile(f.path[len(top) + 1 :], f.data, f.executable) for f in files]

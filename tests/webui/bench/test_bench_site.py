@@ -1,0 +1,59 @@
+"""``arena bench site --concurrency``: concurrent clients against the production server, end
+to end on a small SQLite database (a smoke test: the figures are printed for people, never
+asserted)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from service_checks import require
+
+from webui.serving import find_nginx
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def bench(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_"))}
+    env["ARENA_WEB_WORKERS"] = "2"
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "bench", "site", "--database-url",
+         f"sqlite:///{tmp_path / 'bench.sqlite3'}", *args],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+@pytest.mark.slow
+def test_concurrent_clients_get_every_page_with_healthz_as_the_baseline(tmp_path: Path) -> None:
+    require(find_nginx() is not None, "nginx")
+    result = bench("--games", "60", "--bots", "4", "--requests", "12", "--concurrency", "3",
+                   "--json", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["concurrency"] == 3
+    assert report["server"].startswith("gunicorn behind nginx, 2 workers")
+    pages = report["pages"]
+    assert pages[0]["page"] == "baseline: /healthz" and pages[0]["url"] == "/healthz"
+    assert {p["url"].split("/")[1] for p in pages} >= {"healthz", "variants", "bots", "games"}
+    for page in pages:
+        assert page["requests"] == 12, page
+        assert page["statuses"] == {"200": 12}, page
+        assert page["errors"] == page["server_errors"] == 0
+        assert page["p50"] <= page["p95"] <= page["max"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--concurrency", "0"], "--concurrency 0: between 1 and 1000"),
+    (["--no-nginx"], "--no-nginx goes with --concurrency"),
+])
+def test_it_rejects_bad_options_in_one_line(args: list[str], message: str,
+                                            tmp_path: Path) -> None:
+    result = bench(*args, tmp_path=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout.strip() == f"error: {message}"
+    assert not (tmp_path / "bench.sqlite3").exists()

@@ -1,0 +1,93 @@
+"""Local worker processes stop with their whole process group, and never signal a group that is
+no longer theirs (a reaped leader's pid, hence its group id, can go to another process)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.process_groups import exited_unreaped
+from webui.local_workers import LocalWorkers
+
+
+def group_members(pgid: int) -> list[int]:
+    """The pids whose process group is ``pgid`` (zombies included)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it ended while we looked
+            continue
+        if int(fields[2]) == pgid:
+            members.append(int(stat.parent.name))
+    return members
+
+
+def test_an_exited_process_is_seen_but_left_unreaped_so_its_pid_stays_taken() -> None:
+    process = subprocess.Popen(["true"], start_new_session=True)
+    assert exited_unreaped(process, timeout=30)
+    state = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    assert state == "Z" and process.returncode is None
+    assert process.wait() == 0
+
+
+def test_waiting_for_a_running_process_gives_up_without_reaping() -> None:
+    process = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert not exited_unreaped(process, timeout=0.2)
+        assert process.poll() is None
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.slow
+def test_stopping_a_worker_ends_its_pool_children_too(tmp_path: Path) -> None:
+    env = {"ARENA_DATA_DIR": str(tmp_path / "data"), "ARENA_BROKER_URL": "",
+           "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    logs = tmp_path / "logs"
+    pool = LocalWorkers(1, concurrency=2, env=env, log_dir=logs).start()
+    leader = pool.processes[0].pid
+    try:
+        deadline = time.monotonic() + 60
+        while len(group_members(leader)) < 3:  # the worker and its two pool processes
+            assert pool.processes[0].returncode is None and exited_unreaped(
+                pool.processes[0], 0) is False, [p.read_text() for p in logs.glob("*")]
+            assert time.monotonic() < deadline, "the worker's pool never started"
+            time.sleep(0.1)
+    finally:
+        pool.stop()
+    # The pool processes were killed with their group; each is gone once the kernel has
+    # finished it and init has reaped it, a moment later on a busy machine.
+    deadline = time.monotonic() + 10
+    while group_members(leader) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert group_members(leader) == []
+    assert pool.processes == []
+
+
+ADOPTER = """
+import subprocess, sys
+from arena.process_groups import become_subreaper, children, kill_orphans
+assert become_subreaper()
+# A child that starts a process in a session of its own and dies: an orphan, as a killed
+# worker leaves its bots' sandboxes.
+subprocess.run(["sh", "-c", "setsid sleep 600 & exit 0"], check=True)
+orphans = children()
+assert len(orphans) == 1, orphans
+print(kill_orphans(keep=set()), len(children()))
+"""
+
+
+def test_a_subreaper_adopts_and_ends_what_its_children_orphan() -> None:
+    """What ``arena web`` and ``arena demo`` do for their workers' bots (stop_all)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ADOPTER], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "0"]  # the orphan was adopted, killed and reaped

@@ -1,0 +1,219 @@
+"""``arena demo`` from a fresh environment (no database, no broker, an empty data folder): the
+login first, the site at once while its season plays, and Ctrl-C or SIGTERM leaving nothing
+behind. (``tests/test_quickstart.py`` runs it as the README's quick start does.)"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from web_helpers import descendants, process_table, still_running
+
+from webui.serving import free_port
+
+ROOT = Path(__file__).resolve().parents[3]
+
+pytestmark = pytest.mark.slow
+
+
+def fresh_env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_"))}
+    env["ARENA_DATA_DIR"] = str(data_dir)
+    env["ARENA_SANDBOX"] = "auto"
+    # The bots' seat folders (and so their sandboxes' command lines) under a folder of this
+    # test's: whatever outlives the demo is found by it, orphans included.
+    env["TMPDIR"] = str(data_dir.parent / "tmp")
+    Path(env["TMPDIR"]).mkdir(parents=True, exist_ok=True)
+    return env
+
+
+def left_behind(marker: Path) -> list[str]:
+    """Every process on the machine whose command line names ``marker``."""
+    return [command for _, _, command in process_table().values() if str(marker) in command]
+
+
+def get(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.status, response.read().decode()
+
+
+class Demo:
+    """An ``arena demo`` process in a session of its own, its output read as it comes (a
+    thread drains the pipe, so the demo never blocks on it)."""
+
+    def __init__(self, args: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena.cli", "demo", *args], cwd=ROOT, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def wait_for(self, words: str, timeout: float = 240.0) -> str:
+        """The output once it holds ``words``; fails with the output if the demo ends first."""
+        deadline = time.monotonic() + timeout
+        while words not in " ".join(self.text.split()):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.reader.join(timeout=5)
+                pytest.fail(f"the demo never printed {words!r}:\n{self.text}")
+            time.sleep(0.2)
+        return " ".join(self.text.split())
+
+    def stop(self, sig: int) -> int:
+        """Sends ``sig`` to the demo's process group, as a terminal's Ctrl-C (SIGINT) or a
+        service manager (SIGTERM) does, and waits for it."""
+        os.killpg(self.process.pid, sig)
+        status = self.process.wait(timeout=120)  # a bound on a hang, not a measure
+        self.reader.join(timeout=10)
+        return status
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
+def live(base: str, season: int) -> dict[str, object]:
+    return dict(json.loads(get(f"{base}/api/seasons/{season}/live")[1]))
+
+
+def log_in(base: str, password: str, path: str = "/admin/login/") -> urllib.request.OpenerDirector:
+    """A browser-like session logged in as the demo's account."""
+    import http.cookiejar
+
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    with opener.open(base + path, timeout=30) as response:
+        form = response.read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)
+    assert token, form
+    data = urllib.parse.urlencode({"csrfmiddlewaretoken": token.group(1), "username": "demo",
+                                   "password": password, "next": "/admin/"}).encode()
+    with opener.open(base + path, data=data, timeout=30) as response:
+        assert response.url == base + "/admin/", response.url
+    return opener
+
+
+def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_nothing(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    data = tmp_path / "data"
+    env = fresh_env(data)
+    # ismcts thinks a quarter of a second a move: its one match lasts well over a minute.
+    demo = Demo(["--bots", "greedy", "ismcts", "--port", str(port)], env)
+    try:
+        said = demo.wait_for("Serving the site at")
+        found = re.search(r"Log in as demo / (\S+) at", said)
+        assert found, said
+        password = found.group(1)
+        assert said.index("Log in as demo") < said.index("Demo season 1: 0 of 1 matches")
+        # The site answers while its season still plays.
+        status, page = get(f"{base}/seasons/1/")
+        assert status == 200 and "Demo season 1" in page and "data-live-url" in page
+        assert live(base, 1)["status"] == "running"
+        assert live(base, 1)["matches_done"] == 0
+        admin = log_in(base, password)
+        for path in ("/admin/", "/admin/league/season/", "/admin/auth/user/"):
+            with admin.open(base + path, timeout=30) as response:
+                assert response.status == 200, path
+                assert "have permission to view or edit" not in response.read().decode()
+        # Ctrl-C while the match is played, with its bots' processes running.
+        deadline = time.monotonic() + 120
+        while not live(base, 1)["playing"]:
+            assert time.monotonic() < deadline, demo.text
+            time.sleep(0.5)
+        children = descendants(demo.process.pid)
+        commands = [command for _, command in children.values()]
+        assert any("arena.cli worker" in c for c in commands), commands
+        assert any("bwrap" in c or "bot.py" in c for c in commands), commands
+        assert demo.stop(signal.SIGINT) == 0, demo.text
+        assert still_running(children) == []
+        assert left_behind(tmp_path) == []  # nor a bot started after that look (an orphan)
+        assert demo.text.rstrip().endswith("stopped")
+        assert "Traceback" not in demo.text, demo.text
+    finally:
+        demo.kill()
+    # The match was cut, not waited for: nobody recorded it (it is played again later).
+    with sqlite3.connect(data / "arena.sqlite3") as db:
+        statuses = [row[0] for row in db.execute("SELECT status FROM league_match")]
+    assert statuses == ["running"]
+
+    # The next run prints the same login, and SIGTERM to its group leaves nothing either.
+    demo = Demo(["--bots", "random", "greedy", "--port", str(port)], env)
+    try:
+        said = demo.wait_for("Serving the site at")
+        assert f"Log in as demo / {password} at" in said
+        assert "Demo season 2" in said
+        status, _ = get(f"{base}/seasons/2/")
+        assert status == 200
+        children = descendants(demo.process.pid)
+        assert demo.stop(signal.SIGTERM) == 0, demo.text
+        assert still_running(children) == []
+        assert left_behind(tmp_path) == []
+        assert "Traceback" not in demo.text, demo.text
+    finally:
+        demo.kill()
+
+
+def test_arena_password_gives_an_account_a_new_password_and_the_demo_prints_it(
+    transactional_db: object, settings: object, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The operator's reset (no e-mail), and the demo's login that follows it."""
+    from django.contrib.auth.models import User
+
+    from arena.cli import main
+    from webui.accounts import demo_login
+
+    settings.ARENA_DATA_DIR = tmp_path  # type: ignore[attr-defined]
+    first = demo_login()
+    assert first.created and first.password and first.user.is_superuser
+    saved = tmp_path / "demo-login"
+    assert saved.read_text().strip() == first.password
+    assert oct(saved.stat().st_mode & 0o777) == "0o600"
+    again = demo_login()  # every run prints it again
+    assert not again.created and again.password == first.password
+
+    assert main(["password", "demo"]) == 0
+    new = capsys.readouterr().out.split(": ", 1)[1].strip()
+    assert len(new) >= 12 and new != first.password
+    assert demo_login().password == new == saved.read_text().strip()
+    assert main(["password", "nobody"]) == 2
+    assert capsys.readouterr().err.strip() == "error: no account 'nobody'"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("short\n"))
+    assert main(["password", "demo", "--stdin"]) == 2
+    assert "at least 8 characters" in capsys.readouterr().err
+    assert User.objects.get(username="demo").check_password(new)  # nothing changed
+
+    # Changed on the site: the file no longer opens the account, and the demo says so.
+    user = User.objects.get(username="demo")
+    user.set_password("the owner's own")
+    user.save()
+    assert demo_login().password is None
+    # A demo of before the file: a new password, printed.
+    saved.unlink()
+    older = demo_login()
+    assert older.password and User.objects.get(username="demo").check_password(older.password)

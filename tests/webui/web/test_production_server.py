@@ -1,0 +1,188 @@
+"""The production server keeps answering while slow clients hold connections open.
+
+The site runs as deployed (:class:`webui.serving.ProductionServer`: gunicorn with
+``webui/gunicorn_conf.py``, behind nginx with ``deploy/nginx/arena.conf.template``) on a
+migrated SQLite database of its own. Slow clients send half a request header and then nothing,
+as the sockets that froze the sync workers did.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from service_checks import require
+from web_helpers import descendants, still_running, until_serving
+
+from webui.serving import ProductionServer, find_nginx, free_port, render_site_block
+
+ROOT = Path(__file__).resolve().parents[3]
+SLOW_PATH = "/api/openapi.json?from=a-slow-client"
+HALF_A_HEADER = f"GET {SLOW_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".encode()
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def site_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """A data dir and a migrated SQLite database for the server processes."""
+    data = tmp_path_factory.mktemp("served")
+    env = {
+        "ARENA_DATA_DIR": str(data),
+        "ARENA_DATABASE_URL": f"sqlite:///{data / 'db.sqlite3'}",
+        "ARENA_BROKER_URL": "",
+        "ARENA_HTTPS": "0",
+        "ARENA_WEB_WORKERS": "2",
+        "ARENA_WEB_THREADS": "4",
+    }
+    migrated = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT,
+                              env={**os.environ, **env}, capture_output=True, text=True,
+                              timeout=120)
+    assert migrated.returncode == 0, migrated.stderr
+    return env
+
+
+@pytest.fixture
+def nginx() -> str:
+    path = find_nginx()
+    require(path is not None, "nginx")
+    assert path is not None
+    return path
+
+
+def slow_clients(url: str, count: int) -> list[socket.socket]:
+    """``count`` connections that each sent half a request header, and nothing more."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    sockets = []
+    for _ in range(count):
+        sock = socket.create_connection((host, int(port)), timeout=10)
+        sock.sendall(HALF_A_HEADER)
+        sockets.append(sock)
+    return sockets
+
+
+def still_waiting(sock: socket.socket) -> bool:
+    """Whether nobody answered nor closed this connection yet."""
+    sock.setblocking(False)
+    try:
+        sock.recv(1)  # a byte (an answer) or b"" (closed): not waiting any more
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        sock.setblocking(True)
+
+
+def healthz(url: str) -> tuple[int, bytes]:
+    with urllib.request.urlopen(url + "/healthz", timeout=30) as answer:
+        return answer.status, answer.read()
+
+
+def served_requests(server: ProductionServer) -> list[str]:
+    """The request lines in gunicorn's access log."""
+    return re.findall(r'"([A-Z]+ \S+ HTTP/[\d.]+)"', server.log_tail("gunicorn", size=10**7))
+
+
+@pytest.fixture
+def behind_nginx(site_env: dict[str, str], nginx: str, tmp_path: Path
+                 ) -> Iterator[ProductionServer]:
+    with ProductionServer(port=free_port(), env=site_env, log_dir=tmp_path / "logs") as server:
+        yield server
+
+
+def test_many_slow_clients_never_reach_gunicorn_and_healthz_keeps_answering(
+    behind_nginx: ProductionServer,
+) -> None:
+    server = behind_nginx
+    capacity = 2 * 4  # gunicorn's workers x threads here
+    held: list[socket.socket] = []
+    try:
+        for _ in range(5):  # 250 slow clients, 30 times what gunicorn alone could hold
+            held += slow_clients(server.url, 50)
+            for _ in range(2):
+                assert healthz(server.url) == (200, b"ok\n")
+        assert len(held) > 30 * capacity
+        assert all(still_waiting(sock) for sock in held)
+        # nginx kept every one of them: gunicorn saw none, only the health checks.
+        served = served_requests(server)
+        assert served.count("GET /healthz HTTP/1.1") >= 10
+        assert not [line for line in served if SLOW_PATH in line]
+    finally:
+        for sock in held:
+            sock.close()
+    assert healthz(server.url) == (200, b"ok\n")
+
+
+def test_gunicorn_alone_answers_beside_more_slow_clients_than_it_has_processes(
+    site_env: dict[str, str], tmp_path: Path,
+) -> None:
+    # The issue: three slow sockets froze three sync workers. Threads in two processes take
+    # twice as many and still answer; nginx in front (above) takes the limit away.
+    with ProductionServer(port=free_port(), nginx=False, env=site_env,
+                          log_dir=tmp_path / "logs") as server:
+        held = slow_clients(server.url, 6)
+        try:
+            for _ in range(10):
+                assert healthz(server.url) == (200, b"ok\n")
+            assert all(still_waiting(sock) for sock in held)
+        finally:
+            for sock in held:
+                sock.close()
+
+
+def test_the_nginx_template_has_exactly_the_placeholders_the_compose_file_sets() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text()
+    block = render_site_block("web:8000", "80")
+    assert "server web:8000;" in block and "listen 80;" in block
+    assert "${" not in block
+    for name in ("ARENA_WEB_UPSTREAM", "ARENA_NGINX_LISTEN"):
+        assert re.search(rf"^\s+{name}: ", compose, re.MULTILINE), name
+    assert "python:webui.gunicorn_conf" in compose
+
+
+@pytest.mark.parametrize("name,value", [("ARENA_WEB_WORKERS", "0"),
+                                        ("ARENA_WEB_THREADS", "many"),
+                                        ("ARENA_WEB_TIMEOUT", "-5")])
+def test_gunicorn_refuses_a_bad_setting_naming_it(name: str, value: str) -> None:
+    env = {**os.environ, name: value}
+    result = subprocess.run([sys.executable, "-c", "import webui.gunicorn_conf"], cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert f"{name}={value!r}: expected a whole number from 1 to" in result.stderr
+
+
+def test_arena_web_production_serves_and_stops_on_sigterm_with_nothing_left(
+    site_env: dict[str, str], nginx: str,
+) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "web", "--production", "--port", str(port)],
+        cwd=ROOT, env={**os.environ, **site_env}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    try:
+        output = until_serving(process, "arena web --production")
+        assert "gunicorn behind nginx" in "".join(output)
+        assert healthz(f"http://127.0.0.1:{port}") == (200, b"ok\n")
+        children = descendants(process.pid)
+        commands = [command for _, command in children.values()]
+        assert any("gunicorn" in c for c in commands), commands
+        assert any("nginx" in c for c in commands), commands
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        assert still_running(children) == []
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+

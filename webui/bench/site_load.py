@@ -1,0 +1,145 @@
+"""Concurrent clients against a real server: ``arena bench site --concurrency N``.
+
+``N`` threads, each with its own kept-alive HTTP connection, request one page's URLs as fast as
+the server answers until the page's share of requests is done; then the next page. Every
+answer is read whole. Per page: p50, p95 and the largest latency, errors (a failed connection
+or any status but 200) among them answers of 500 and above, and requests per second. The first
+page is the baseline (``/healthz``: one ``SELECT 1``), measured in the same run under the same
+load. Standard library only; the server is started by :mod:`webui.bench.site` with the
+production configuration (:class:`webui.serving.ProductionServer`).
+"""
+
+from __future__ import annotations
+
+import http.client
+import itertools
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+
+@dataclass
+class PageLoad:
+    """What one page's requests gave."""
+
+    page: str
+    url: str
+    times_ms: list[float] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+    @property
+    def errors(self) -> int:
+        """Requests that failed or did not answer 200."""
+        return sum(n for status, n in self.statuses.items() if status != "200")
+
+    @property
+    def server_errors(self) -> int:
+        """Answers of 500 and above."""
+        return sum(n for status, n in self.statuses.items() if status[:1] == "5")
+
+    def percentile(self, p: float) -> float:
+        """The ``p``-th percentile of the latencies, nearest rank."""
+        ordered = sorted(self.times_ms)
+        if not ordered:
+            return math.nan
+        return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
+
+    def row(self) -> dict[str, Any]:
+        """The page's figures, JSON-ready."""
+        count = len(self.times_ms)
+        return {
+            "page": self.page, "url": self.url, "requests": count,
+            "p50": round(self.percentile(50), 2), "p95": round(self.percentile(95), 2),
+            "max": round(max(self.times_ms, default=math.nan), 2),
+            "errors": self.errors, "server_errors": self.server_errors,
+            "statuses": dict(sorted(self.statuses.items())),
+            "requests_per_s": round(count / self.wall_s, 1) if self.wall_s else 0.0,
+        }
+
+
+class _Client:
+    """One kept-alive connection; reconnects after an error."""
+
+    def __init__(self, base_url: str, timeout_s: float) -> None:
+        parts = urlsplit(base_url)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+        self.timeout_s = timeout_s
+        self.connection: http.client.HTTPConnection | None = None
+
+    def get(self, path: str) -> str:
+        """Requests ``path``, reads the whole answer; its status, or the error's name."""
+        try:
+            if self.connection is None:
+                self.connection = http.client.HTTPConnection(self.host, self.port,
+                                                             timeout=self.timeout_s)
+            self.connection.request("GET", path, headers={"Host": self.host})
+            answer = self.connection.getresponse()
+            answer.read()
+            if answer.will_close:
+                self.close()
+            return str(answer.status)
+        except (OSError, http.client.HTTPException) as error:
+            self.close()
+            return type(error).__name__
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+def load_page(base_url: str, page: str, urls: Sequence[str], clients: int, requests: int,
+              warmup: int = 0, timeout_s: float = 30.0) -> PageLoad:
+    """``clients`` threads share ``requests`` requests to ``urls`` (in turn); after
+    ``warmup`` untimed ones per client."""
+    result = PageLoad(page, urls[0])
+    lock = threading.Lock()
+    counter = itertools.count()
+    start = threading.Barrier(clients + 1, timeout=300)
+
+    def client_loop(k: int) -> None:
+        client = _Client(base_url, timeout_s)
+        try:
+            for i in range(warmup):
+                client.get(urls[(k + i) % len(urls)])
+            start.wait()
+            while True:
+                i = next(counter)  # itertools.count is atomic under the GIL
+                if i >= requests:
+                    return
+                began = time.perf_counter()
+                status = client.get(urls[i % len(urls)])
+                spent = (time.perf_counter() - began) * 1000
+                with lock:
+                    result.times_ms.append(spent)
+                    result.statuses[status] = result.statuses.get(status, 0) + 1
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=client_loop, args=(k,), daemon=True)
+               for k in range(clients)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    result.wall_s = time.perf_counter() - began
+    return result
+
+
+def load_pages(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], clients: int,
+               requests: int, progress: Any = None) -> list[dict[str, Any]]:
+    """:func:`load_page` for each page in turn (the first is the baseline); one row each."""
+    rows = []
+    for name, urls in pages:
+        rows.append(load_page(base_url, name, urls, clients, requests, warmup=2).row())
+        if progress is not None:
+            progress(name)
+    return rows

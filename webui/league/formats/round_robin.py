@@ -1,0 +1,218 @@
+"""The round-robin (``round-robin``), with its knockout for the top N
+(``round-robin+knockout``): two sides, Berger tables (:mod:`arena.scheduling`), every pair once
+(twice in a double round-robin), then a seeded bracket where a match needs a winner (the higher
+seed on a tie). Ranked by score, then head-to-head, Sonneborn-Berger, games won and game-point
+difference.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from arena import scheduling
+
+from ..matches import create_match
+from ..models import BotVersion, Round, Season, Variant
+from .base import (
+    FormatError,
+    Ref,
+    SeasonFormat,
+    SeasonShape,
+    StandingRow,
+    close_round_if_done,
+    entrant_numbers,
+    league_results,
+)
+
+ROUND_ROBIN = Season.Format.ROUND_ROBIN.value
+ROUND_ROBIN_KNOCKOUT = Season.Format.ROUND_ROBIN_KNOCKOUT.value
+
+
+class RoundRobin(SeasonFormat):
+    """Every pair of entrants once (or twice), then optionally a knockout of the top N."""
+
+    key = ROUND_ROBIN
+    stored = (ROUND_ROBIN, ROUND_ROBIN_KNOCKOUT)
+    columns: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("wins", "won"), ("draws", "drawn"), ("losses", "lost"), ("score", "score"),
+        ("sonneborn_berger", "SB"), ("points", "points"))
+
+    @classmethod
+    def is_default_for(cls, variant: Variant) -> bool:
+        return variant.sides == 2
+
+    @classmethod
+    def check_variant(cls, variant: Variant, knockout_size: int) -> None:
+        if variant.sides != 2:
+            raise FormatError(
+                f"format {cls.key!r} pairs two sides; variant {variant.slug} has "
+                f"{variant.sides}: use format 'tables'"
+            )
+
+    @classmethod
+    def shape(cls, variant: Variant, entrants: int, *, swiss_rounds: int | None,
+              games_per_pairing: int, knockout_size: int,
+              double_round_robin: bool) -> SeasonShape:
+        if swiss_rounds is not None:
+            raise FormatError(f"rounds {swiss_rounds}: only a Swiss season takes a number of "
+                              "rounds")
+        stored = ROUND_ROBIN_KNOCKOUT if knockout_size else ROUND_ROBIN
+        return SeasonShape(stored, 0, games_per_pairing)
+
+    @property
+    def has_knockout(self) -> bool:
+        return self.season.format == ROUND_ROBIN_KNOCKOUT and self.season.knockout_size >= 2
+
+    def planned_matches(self) -> int:
+        n = self.season.season_entrants.count()
+        league = n * (n - 1) // 2 * (2 if self.season.double_round_robin else 1)
+        return league + (self.season.knockout_size - 1 if self.has_knockout else 0)
+
+    def schedule_round(self, entrants: list[BotVersion], number: int,
+                       last: Round | None) -> Round | None:
+        plans = scheduling.round_robin(len(entrants), self.season.double_round_robin)
+        if number <= len(plans):
+            return self._league_round(entrants, plans[number - 1], number)
+        if self.has_knockout:
+            return self._knockout_round(entrants, last, number)
+        return None
+
+    def _league_round(self, entrants: list[BotVersion], plan: scheduling.RoundPlan,
+                      number: int) -> Round:
+        season = self.season
+        round_ = Round.objects.create(
+            season=season,
+            number=number,
+            phase=Round.Phase.LEAGUE,
+            plan={
+                "pairings": [[entrants[a - 1].pk, entrants[b - 1].pk] for a, b in plan.pairings],
+                "bye": entrants[plan.bye - 1].pk if plan.bye else None,
+            },
+        )
+        for board, (a, b) in enumerate(plan.pairings):
+            create_match(season, round_, board, [entrants[a - 1], entrants[b - 1]], f"{a}-{b}")
+        if not plan.pairings:  # nothing to play (cannot happen with >= 2 entrants)
+            close_round_if_done(round_)
+        return round_
+
+    def _knockout_round(self, entrants: list[BotVersion], last: Round | None,
+                        number: int) -> Round | None:
+        season = self.season
+        assert last is not None
+        by_id = {v.pk: v for v in entrants}
+        if last.phase == Round.Phase.LEAGUE:
+            table = self.standings()
+            seeds = [row.version for row in table[: season.knockout_size]]
+            slots_by_seed = scheduling.bracket(len(seeds))
+            slots = [
+                [seeds[a - 1].pk, seeds[b - 1].pk if b is not None else None]
+                for a, b in slots_by_seed
+            ]
+            seed_ids = [v.pk for v in seeds]
+        else:
+            advancing = knockout_advancing(last)
+            if len(advancing) < 2:
+                return None  # the final is over
+            slots = [[a, b] for a, b in scheduling.next_bracket_round(advancing)]
+            seed_ids = list(last.plan["seeds"])
+        round_ = Round.objects.create(
+            season=season,
+            number=number,
+            phase=Round.Phase.KNOCKOUT,
+            plan={"slots": slots, "seeds": seed_ids},
+        )
+        seed_of = {v: i for i, v in enumerate(seed_ids, start=1)}
+        for board, (a, b) in enumerate(slots):
+            if a is None or b is None:
+                continue  # a bye: the first seed advances without a match
+            create_match(season, round_, board, [by_id[a], by_id[b]],
+                         f"{seed_of[a]}-{seed_of[b]}")
+        return round_
+
+    def standings(self) -> list[StandingRow]:
+        by_number, _, numbers = entrant_numbers(self.season)
+        table = scheduling.standings(numbers, league_results(self.season, Round.Phase.LEAGUE))
+        return [StandingRow(by_number[s.entrant], s.entrant, s) for s in table]
+
+    def champion(self) -> BotVersion | None:
+        """The winner of the final (knockout), else the top of the table."""
+        if self.season.status != Season.Status.FINISHED:
+            return None
+        last = self.season.rounds.order_by("-number").first()
+        if last is not None and last.phase == Round.Phase.KNOCKOUT:
+            advancing = knockout_advancing(last)
+            if len(advancing) == 1:
+                return BotVersion.objects.get(pk=advancing[0])
+        return super().champion()
+
+    def bracket(self, match_rows: list[dict[str, Any]], table: list[StandingRow],
+                ref: Ref) -> list[dict[str, Any]] | None:
+        """The knockout as columns of slots; projected from the standings before it starts."""
+        season = self.season
+        if not self.has_knockout:
+            return None
+        size = min(season.knockout_size, len(table))
+        if size < 2:
+            return None
+        ko_rounds = list(
+            Round.objects.filter(season=season, phase=Round.Phase.KNOCKOUT).order_by("number")
+        )
+        by_round_board = {(m["round"], m["board"]): m for m in match_rows
+                          if m["phase"] == "knockout"}
+        seeds: list[int] = list((ko_rounds[0].plan or {}).get("seeds", [])) if ko_rounds else [
+            row.version.pk for row in table[:size]
+        ]
+        seed_of = {vid: k for k, vid in enumerate(seeds, start=1)}
+
+        def entry(vid: int | None) -> dict[str, Any] | None:
+            if vid is None:
+                return None
+            named = ref(vid) or {}
+            return {"label": named.get("label"), "bot": named.get("bot"),
+                    "seed": seed_of.get(vid)}
+
+        columns: list[dict[str, Any]] = []
+        for r in ko_rounds:
+            slots = []
+            for board, slot in enumerate((r.plan or {}).get("slots", [])):
+                a, b = ([*list(slot), None, None])[:2]
+                m = by_round_board.get((r.number, board))
+                winner = m["winner"] if m else None
+                if b is None and a is not None:
+                    winner = (ref(a) or {}).get("label")
+                slots.append(
+                    {"a": entry(a), "b": entry(b), "match": m["id"] if m else None,
+                     "winner": winner, "score": m["score"] if m else None, "bye": b is None}
+                )
+            columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": False})
+        if not columns:
+            slots = []
+            for a, b in scheduling.bracket(size):
+                va = seeds[a - 1] if a - 1 < len(seeds) else None
+                vb = seeds[b - 1] if b is not None and b - 1 < len(seeds) else None
+                slots.append({"a": entry(va), "b": entry(vb), "match": None,
+                              "winner": None, "score": None, "bye": b is None})
+            columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": True})
+        while len(columns) < scheduling.knockout_round_count(size):
+            n = max(1, len(columns[-1]["slots"]) // 2)
+            columns.append({"title": _ko_title(n), "projected": True,
+                            "slots": [{"a": None, "b": None, "match": None, "winner": None,
+                                       "score": None, "bye": False} for _ in range(n)]})
+        return columns
+
+
+def knockout_advancing(round_: Round) -> list[int]:
+    """The bot version ids advancing from each slot of a finished knockout round."""
+    winners = {m.board: m.winner_id for m in round_.matches.all()}
+    advancing: list[int] = []
+    for board, (a, b) in enumerate(round_.plan["slots"]):
+        if b is None:
+            advancing.append(a)
+        else:
+            winner = winners.get(board)
+            advancing.append(winner if winner is not None else a)
+    return advancing
+
+
+def _ko_title(slots: int) -> str:
+    return {1: "Final", 2: "Semi-finals", 4: "Quarter-finals"}.get(slots, f"Round of {slots * 2}")

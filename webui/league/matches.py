@@ -1,0 +1,308 @@
+"""Matches: created (for a season's round, the ladder or a challenge), claimed by one worker,
+leased while it plays, given back or void after failures of the infrastructure, and recorded
+once.
+
+A worker claims a match with a conditional update (``scheduled``, or ``running`` with a lease
+the database's clock says ran out, to ``running`` with a fresh ``claim_token``) and renews the
+lease while it plays; only the holder of the current token records the result, once
+("run it twice, count it once"). What follows a result (ratings, the next round) is enqueued by
+task name after the transaction commits. Nothing here plays a game: the workers call the runner
+and hand the report to :func:`record_result`.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import DurationField, ExpressionWrapper, F, Q
+from django.db.models.functions import Now
+from django.utils import timezone
+
+from arena.seeds import draw_seed
+
+from . import inputs
+from .models import BotVersion, Game, Match, MatchSeat, Round, Season, Variant
+from .queue import enqueue
+
+MOVE_TIME_MS = 1000
+"""The clock of a match outside a season (ladder, challenge): per move..."""
+BANK_MS = 30_000
+"""...and its bank."""
+
+
+def worker_name() -> str:
+    """``host:pid`` of this process, recorded on the matches it claims."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def create_match(season: Season, round_: Round, board: int, versions: Sequence[BotVersion],
+                 pairing: str) -> Match:
+    """A scheduled match of ``versions`` in runner order, enqueued after commit.
+
+    Each entrant's side in the first game is its index modulo the variant's sides (two
+    entrants: 0 and 1; three at a ``scopa-3`` table: 0, 1, 2; four at a partnership table:
+    the first and third against the second and fourth). For the schedulers only. Its seed is
+    drawn from secrets: never derived from the season's seed, which is shown.
+    """
+    match = Match.objects.create(
+        round=round_,
+        season=season,
+        variant=season.variant,
+        pairing=pairing,
+        board=board,
+        seed=draw_seed(),  # from secrets: never derived from the season's seed, which is shown
+        games_planned=season.games_per_pairing,
+        enqueued_at=timezone.now(),
+    )
+    sides = max(1, int(season.variant.sides))
+    MatchSeat.objects.bulk_create(
+        [MatchSeat(match=match, index=i, version=v, side=i % sides)
+         for i, v in enumerate(versions)]
+    )
+    enqueue("arena.play_match", match.pk)
+    return match
+
+
+def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion], *,
+                      games: int, rated: bool, priority: int = 0,
+                      requested_by: Any = None) -> Match:
+    """A scheduled match outside any season (the ladder's, a challenge), enqueued on
+    ``arena.play_match`` after commit."""
+    now = timezone.now()
+    match = Match.objects.create(
+        kind=kind,
+        variant=variant,
+        rated=rated,
+        priority=priority,
+        pairing="-".join(str(v.pk) for v in versions),
+        seed=draw_seed(),
+        games_planned=games,
+        move_time_ms=MOVE_TIME_MS,
+        bank_ms=BANK_MS,
+        requested_by=requested_by,
+        created=now,
+        enqueued_at=now,
+    )
+    MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, index=i, version=v, side=i % 2) for i, v in enumerate(versions)
+    )
+    enqueue("arena.play_match", match.pk)
+    return match
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A worker's hold on a match: only the holder of ``token`` may record its result."""
+
+    match_id: int
+    token: str
+    attempt: int
+
+
+def lease_end() -> Any:
+    """The end of a lease taken or renewed now, by the database's clock (an expression).
+
+    Leases are reckoned by the database alone: a worker's own clock never decides whether a
+    lease holds, so hosts whose clocks disagree still agree on who holds a match.
+    """
+    return Now() + timedelta(seconds=settings.ARENA_MATCH_LEASE_S)
+
+
+def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
+    """Takes a scheduled match (or one whose last worker's lease ran out) to play it.
+
+    A conditional update: of two workers claiming at once, one gets the match, the other None.
+    Whether the last lease ran out is the database's call, by its own clock.
+    """
+    token = str(uuid.uuid4())
+    changed = Match.objects.filter(pk=match_id).filter(
+        Q(status=Match.Status.SCHEDULED) | Q(status=Match.Status.RUNNING, lease_until__lt=Now())
+    ).update(
+        status=Match.Status.RUNNING,
+        claim_token=token,
+        claimed_by=(worker or worker_name())[:200],
+        claimed_at=Now(),
+        lease_until=lease_end(),
+        attempts=F("attempts") + 1,
+        started=Now(),
+    )
+    if changed != 1:
+        return None
+    attempts = Match.objects.values_list("attempts", flat=True).get(pk=match_id)
+    return Claim(match_id, token, attempts)
+
+
+def renew_lease(claim: Claim) -> bool:
+    """Extends the claim's lease (by the database's clock); False when the match was taken
+    over or finished."""
+    return Match.objects.filter(
+        pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
+    ).update(lease_until=lease_end()) == 1
+
+
+def release_match(claim: Claim, error: str) -> bool:
+    """Gives a match back after an infrastructure failure, to be played again."""
+    return Match.objects.filter(
+        pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
+    ).update(
+        status=Match.Status.SCHEDULED, claim_token="", lease_until=None,
+        error=inputs.storable(error[:2000])
+    ) == 1
+
+
+def lease_remaining(match_id: int) -> float:
+    """Seconds until the current claim on a running match expires (0 when free or expired),
+    by the database's clock."""
+    left = Match.objects.filter(
+        pk=match_id, status=Match.Status.RUNNING, lease_until__isnull=False
+    ).annotate(
+        left=ExpressionWrapper(F("lease_until") - Now(), output_field=DurationField())
+    ).values_list("left", flat=True).first()
+    if left is None:
+        return 0.0
+    return max(0.0, float(left.total_seconds()))
+
+
+def void_match(claim: Claim, reason: str) -> bool:
+    """Gives up a match for good (after too many infrastructure failures): it counts for nobody."""
+    with transaction.atomic():
+        changed = Match.objects.filter(
+            pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
+        ).update(status=Match.Status.VOID, error=inputs.storable(reason[:2000]),
+                 finished=timezone.now())
+        season_id = Match.objects.values_list("season_id", flat=True).get(pk=claim.match_id)
+        if changed and season_id is not None:
+            enqueue("arena.schedule_round", season_id)
+    return changed == 1
+
+
+def _void_reason(value: Any, replay: dict[str, Any]) -> str:
+    if isinstance(value, str):
+        return value
+    if value:
+        return str(replay.get("void") or "void")
+    return str(replay.get("void") or "")
+
+
+def record_result(claim: Claim, report: dict[str, Any]) -> bool:
+    """Records a played match once: its games, its summary and winner; enqueues the follow-ups.
+
+    ``report`` is :func:`workers.tasks.report_to_json` of the runner's ``MatchReport``:
+    ``{"games": [{"replay", "seats", "winner_side", "void", "forfeit", "faults",
+    "duration_ms"}], "duration_ms"}``. Only the current claim's holder records; a stale or
+    repeated call changes nothing and returns False. What the bots wrote into it (fault
+    details, fallback messages) is made storable (:func:`inputs.storable_json`).
+    """
+    report = inputs.storable_json(report)
+    with transaction.atomic():
+        match = Match.objects.select_for_update(of=("self",)).select_related(
+            "season__variant", "round", "variant").get(pk=claim.match_id)
+        if match.status != Match.Status.RUNNING or match.claim_token != claim.token:
+            return False
+        if match.games.exists():  # cannot happen while the token holds; never count twice
+            return False
+        entrants = [s.version for s in match.seats.order_by("index")]
+        variant = match.play_variant()
+        games = []
+        wins = [0] * len(entrants)
+        points = [0] * len(entrants)
+        for index, data in enumerate(report["games"]):
+            replay = data["replay"]
+            result = replay.get("result") or {}
+            seats = [int(s) for s in data["seats"]]
+            totals = [int(t) for t in result.get("totals", [])]
+            void = _void_reason(data.get("void"), replay)
+            winner_side = data.get("winner_side", result.get("winner"))
+            winner_side = None if void or winner_side is None else int(winner_side)
+            totals = totals or [int(t) for t in data.get("totals") or []]
+            # The replay names who sat where by bot version, as the site shows them.
+            replay = {**replay, "players": [entrants[e].label for e in seats]}
+            # Each entrant's side in this game (an entrant playing both seats of a side
+            # counts once).
+            side_of: dict[int, int] = {}
+            for seat, entrant in enumerate(seats):
+                side_of.setdefault(entrant, seat % variant.sides)
+            winner_entrant = None
+            if winner_side is not None:
+                winner_entrant = seats[int(winner_side) % len(seats)]
+                for entrant, side in side_of.items():
+                    if side == winner_side:
+                        wins[entrant] += 1
+            if totals and not void:
+                for entrant, side in side_of.items():
+                    points[entrant] += totals[side]
+            games.append(
+                Game(
+                    match=match,
+                    index=index,
+                    variant=variant,
+                    replay=replay,
+                    seats=seats,
+                    players=[entrants[e].pk for e in seats],
+                    totals=totals,
+                    winner_side=winner_side,
+                    winner_entrant=winner_entrant,
+                    forfeit=data.get("forfeit") or result.get("forfeit"),
+                    void=void,
+                    faults=data.get("faults") or replay.get("faults") or [],
+                    duration_ms=int(data.get("duration_ms") or 0),
+                )
+            )
+        Game.objects.bulk_create(games)
+        winner = _match_winner(entrants, wins, points, match)
+        now = timezone.now()
+        Match.objects.filter(pk=match.pk).update(
+            status=Match.Status.DONE,
+            finished=now,
+            duration_ms=int(report.get("duration_ms") or sum(g.duration_ms for g in games)),
+            summary={"wins": wins, "points": points, "games": len(games)},
+            winner=winner,
+            lease_until=None,
+        )
+        if match.rated:
+            enqueue("arena.update_ratings", variant.pk)
+        if match.round_id is None:  # a ladder match or a challenge: no round to close
+            return True
+        # The round's row serializes the matches finishing in it, so the last one sees the
+        # others done and asks for the next round.
+        Round.objects.select_for_update().filter(pk=match.round_id).first()
+        still_open = Match.objects.filter(round_id=match.round_id).exclude(
+            status__in=[Match.Status.DONE, Match.Status.VOID]
+        )
+        if not still_open.exists():
+            enqueue("arena.schedule_round", match.season_id)
+    return True
+
+
+def _match_winner(entrants: list[BotVersion], wins: list[int], points: list[int],
+                  match: Match) -> BotVersion | None:
+    """Most games won, then most game points; in a knockout, then the higher seed (league rank)."""
+    order = sorted(range(len(entrants)), key=lambda e: (-wins[e], -points[e]))
+    best, second = order[0], order[1]
+    if (wins[best], points[best]) != (wins[second], points[second]):
+        return entrants[best]
+    if match.round is not None and match.round.phase == Round.Phase.KNOCKOUT:
+        # A knockout needs a winner: the higher seed.
+        seeds = {version_id: i for i, version_id in enumerate(match.round.plan["seeds"])}
+        return min(entrants, key=lambda v: seeds.get(v.pk, 10**6))
+    return None
+
+
+def match_score(summary: Any, n: int) -> dict[str, list[int]] | None:
+    """Games won and game points of each of a match's ``n`` entrants, from its summary (None
+    before it is recorded)."""
+    if not isinstance(summary, dict):
+        return None
+    wins, points = summary.get("wins"), summary.get("points")
+    if not isinstance(wins, list) or len(wins) != n:
+        return None
+    return {"wins": [int(w) for w in wins],
+            "points": [int(p) for p in points] if isinstance(points, list) else []}

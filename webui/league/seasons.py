@@ -1,0 +1,208 @@
+"""Seasons: create one (its format checks and shapes it), start it, schedule each round when the
+one before it is complete, and read its table, cross-table, champion and planned matches.
+
+A season's format (:mod:`webui.league.formats`) does the format's part: these functions are the
+same for every format. Each is safe to run twice: a round number is unique and the season's row
+is the lock, so a round is scheduled once. Rounds are enqueued as matches
+(:mod:`webui.league.matches`); :func:`run_season` watches a season to its end from the shell.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from . import formats, inputs, ranges
+from .errors import LeagueError
+from .formats import StandingRow
+from .formats.base import close_round_if_done
+from .models import BotVersion, Round, Season, SeasonEntrant, Variant
+from .queue import queue_depth
+from .ratings import update_ratings
+from .seat_limits import check_seat_limits
+from .sweep import requeue_stale
+
+log = logging.getLogger("arena.league")
+
+
+def create_season(
+    *,
+    name: str,
+    variant: Variant,
+    entrants: Sequence[BotVersion],
+    knockout_size: int = 0,
+    double_round_robin: bool = False,
+    games_per_pairing: int = 2,
+    move_time_ms: int = 1000,
+    bank_ms: int = 30_000,
+    seed: int | None = None,
+    created_by: Any = None,
+    format: str | None = None,
+    swiss_rounds: int | None = None,
+    seat_limits: dict[str, int] | None = None,
+) -> Season:
+    """A draft season; entrants are numbered 1..n in the order given.
+
+    ``format`` is one of :data:`webui.league.formats.FORMAT_NAMES` (default: a round-robin for
+    two sides, tables for more), ``swiss_rounds`` the rounds of a Swiss (default ``ceil(log2
+    n) + 2``), ``seat_limits`` overrides of the bots' seat limits
+    (:data:`webui.league.seat_limits.SEAT_LIMITS`). Everything is checked before anything is
+    written: a refusal raises :class:`LeagueError` and creates nothing.
+    """
+    name = name.strip()
+    if not name:
+        raise LeagueError("a season needs a name")
+    if Season.objects.filter(name=name).exists():
+        raise LeagueError(f"season name {name!r} is taken")
+    ids = [v.pk for v in entrants]
+    if len(ids) < 2:
+        raise LeagueError("a season needs at least 2 entrants")
+    if len(set(ids)) != len(ids):
+        raise LeagueError("an entrant is listed twice")
+    if knockout_size and not 2 <= knockout_size <= len(ids):
+        raise LeagueError(f"knockout size {knockout_size}: between 2 and {len(ids)}, or 0")
+    try:
+        inputs.check_text("name", name, inputs.column_max(Season, "name"), name=True,
+                          label="the season's name")
+        ranges.check_season_numbers({
+            "knockout_size": knockout_size, "games_per_pairing": games_per_pairing,
+            "move_time_ms": move_time_ms, "bank_ms": bank_ms, "seed": seed,
+        })
+        seat_overrides = check_seat_limits(seat_limits)
+    except (ranges.RangeError, inputs.InputError) as error:
+        raise LeagueError(str(error)) from None
+    try:
+        season_format = formats.chosen_format(variant, format, knockout_size)
+        formats.check_entrants(variant, entrants)
+        shape = season_format.shape(variant, len(ids), swiss_rounds=swiss_rounds,
+                                    games_per_pairing=games_per_pairing,
+                                    knockout_size=knockout_size,
+                                    double_round_robin=double_round_robin)
+    except formats.FormatError as error:
+        raise LeagueError(str(error)) from None
+    with transaction.atomic():
+        season = Season.objects.create(
+            name=name,
+            variant=variant,
+            format=shape.format,
+            knockout_size=knockout_size,
+            swiss_rounds=shape.swiss_rounds,
+            double_round_robin=double_round_robin,
+            games_per_pairing=shape.games_per_pairing,
+            move_time_ms=move_time_ms,
+            bank_ms=bank_ms,
+            seed=random.SystemRandom().randrange(2**31) if seed is None else seed,
+            seat_limits=seat_overrides,
+            created_by=created_by,
+        )
+        SeasonEntrant.objects.bulk_create(
+            SeasonEntrant(season=season, version=v, number=i)
+            for i, v in enumerate(entrants, start=1)
+        )
+    return season
+
+
+def start_season(season: Season) -> bool:
+    """Draft to running, then schedules the first round (enqueued). False if already started."""
+    with transaction.atomic():
+        changed = Season.objects.filter(pk=season.pk, status=Season.Status.DRAFT).update(
+            status=Season.Status.RUNNING, started=timezone.now()
+        )
+        if changed:
+            schedule_next_round(season.pk)
+    season.refresh_from_db()
+    return changed == 1
+
+
+def schedule_next_round(season_id: int) -> Round | None:
+    """Schedules the season's next round when the last one is done; finishes the season.
+
+    One scheduler at a time per season (a row lock); a round number is unique, so running this
+    twice schedules a round once. Returns the new round, or None when nothing was due.
+    """
+    with transaction.atomic():
+        season = Season.objects.select_for_update().get(pk=season_id)
+        if season.status != Season.Status.RUNNING:
+            return None
+        last = season.rounds.order_by("-number").first()
+        if last is not None and not close_round_if_done(last):
+            return None
+        entrants = season.entrant_versions()
+        number = 1 if last is None else last.number + 1
+        new_round = formats.format_of(season).schedule_round(entrants, number, last)
+        if new_round is not None:
+            return new_round
+        Season.objects.filter(pk=season.pk, status=Season.Status.RUNNING).update(
+            status=Season.Status.FINISHED, finished=timezone.now()
+        )
+        log.info("season %s finished", season.name)
+        return None
+
+
+def planned_matches(season: Season) -> int:
+    """How many matches the whole season will have (league, then knockout)."""
+    return formats.format_of(season).planned_matches()
+
+
+def league_standings(season: Season) -> list[StandingRow]:
+    """The table of a season, ranked by its format's tie-breaks."""
+    return formats.format_of(season).standings()
+
+
+def cross_table(season: Season) -> dict[tuple[int, int], float] | None:
+    """League score of entrant number ``a`` against ``b``: ``{(a, b): score}``.
+
+    At tables of three or more, how often ``a`` finished above ``b`` (1/2 for the same
+    place); None for rotating partnerships, whose rota replaces it.
+    """
+    return formats.format_of(season).cross_table()
+
+
+def season_champion(season: Season) -> BotVersion | None:
+    """The winner of the final (knockout) or the top of the table, once the season is over."""
+    return formats.format_of(season).champion()
+
+
+def run_season(
+    season: Season,
+    *,
+    poll_s: float = 0.5,
+    sweep_every_s: float = 10.0,
+    grace_s: float = 30.0,
+    timeout_s: float | None = None,
+    progress: Any = None,
+) -> Season:
+    """Starts a season if it is a draft and waits, sweeping, until its workers finish it.
+
+    The workers play and record; this loop only watches, and every ``sweep_every_s`` enqueues
+    again what lost messages or dead workers left behind (:func:`requeue_stale`). ``progress``
+    is called with ``(done, scheduled)`` match counts. Raises ``TimeoutError`` after
+    ``timeout_s``. Finally rates whatever is still unrated (one writer: safe beside workers).
+    """
+    import time
+
+    start_season(season)
+    started = time.monotonic()
+    last_sweep = started
+    while True:
+        season.refresh_from_db()
+        if progress is not None:
+            progress(*season.progress())
+        if season.status == Season.Status.FINISHED:
+            break
+        now = time.monotonic()
+        if timeout_s is not None and now - started > timeout_s:
+            done, total = season.progress()
+            raise TimeoutError(f"season {season.name!r} not finished after {timeout_s:g} s "
+                               f"({done} of {total} matches done)")
+        if now - last_sweep >= sweep_every_s:
+            requeue_stale(grace_s=grace_s, waiting=queue_depth())
+            last_sweep = now
+        time.sleep(poll_s)
+    update_ratings(season.variant_id)
+    return season

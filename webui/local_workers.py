@@ -1,0 +1,178 @@
+"""Local Celery worker processes, started by the commands that need them.
+
+The embedded default has no broker server and no separate worker service: ``arena season run``
+(and ``arena demo``, ``arena web``) start real ``arena worker`` processes on this machine with
+:class:`LocalWorkers`, over the same broker the environment configures (the ``filesystem://``
+transport by default, Redis when ``ARENA_BROKER_URL`` says so), and stop them when done. Tests
+and ``arena bench season`` use it too, to kill and restart workers. A worker is a process
+started by its command, so whoever starts one imports nothing of :mod:`workers`. It is not a
+supervisor: in production, run ``arena worker`` under one (docker-compose, systemd).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+from arena.process_groups import become_subreaper, finish_group, kill_orphans, signal_group
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def worker_command(name: str, concurrency: int | None = 1, loglevel: str = "WARNING",
+                   beat: bool = False, play: bool = False) -> list[str]:
+    """The command line of one local worker: ``arena worker`` with this interpreter (``play``:
+    a Play worker, ``arena worker --play``; ``concurrency`` None: its default)."""
+    command = [sys.executable, "-m", "arena.cli", "worker", "--name", f"{name}@%h",
+               "--loglevel", loglevel]
+    if concurrency is not None:
+        command += ["--concurrency", str(concurrency)]
+    if beat:
+        command.append("--beat")
+    if play:
+        command.append("--play")
+    return command
+
+
+class LocalWorkers:
+    """``count`` worker processes of ``concurrency`` each, in their own process groups;
+    ``play``: Play workers (``arena worker --play``: the Play queue, a pool of threads,
+    ``ARENA_PLAY_SLOTS`` games each unless ``concurrency`` is given)."""
+
+    def __init__(
+        self,
+        count: int = 1,
+        *,
+        concurrency: int | None = 1,
+        env: Mapping[str, str] | None = None,
+        log_dir: Path | None = None,
+        loglevel: str = "WARNING",
+        prefix: str = "local",
+        play: bool = False,
+    ) -> None:
+        if count < 1:
+            raise ValueError(f"at least one worker, not {count}")
+        self.count = count
+        self.concurrency = concurrency
+        self.env = {**os.environ, **(env or {})}
+        self.env.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
+        self.env["PYTHONPATH"] = os.pathsep.join(
+            p for p in [str(ROOT), self.env.get("PYTHONPATH", "")] if p
+        )
+        self.log_dir = log_dir
+        self.loglevel = loglevel
+        self.prefix = prefix if not play or prefix != "local" else "play"
+        self.play = play
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self._logs: list[IO[bytes]] = []
+        self._started = 0
+
+    def start_one(self) -> subprocess.Popen[bytes]:
+        """Starts one more worker process and returns it."""
+        self._started += 1
+        name = f"{self.prefix}{self._started}-{os.getpid()}"
+        output: int | IO[bytes] = subprocess.DEVNULL
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed in stop)
+            self._logs.append(output)
+        process = subprocess.Popen(
+            worker_command(name, self.concurrency, self.loglevel, play=self.play),
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() ends its pool children too
+        )
+        self.processes.append(process)
+        return process
+
+    def start(self) -> LocalWorkers:
+        """Starts the workers (they connect to the broker on their own, in a second or two)."""
+        for _ in range(self.count):
+            self.start_one()
+        return self
+
+    def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+        """Sends ``sig`` to a worker's whole process group (SIGKILL: a crashed host)."""
+        signal_group(process, sig)
+        if sig == signal.SIGKILL:
+            process.wait()
+
+    def stop(self, timeout: float = 10.0, *, cold: bool = False) -> None:
+        """Asks every worker to finish, then kills stragglers after ``timeout`` seconds.
+
+        Warm (SIGTERM): a worker finishes the match it plays first, which can take minutes.
+        ``cold`` (SIGQUIT, Celery's cold shutdown): it stops at once; the match it was playing
+        is recorded by nobody and is played again from the start once its lease runs out (the
+        sweep sends it again), as after a crashed host.
+        """
+        self.signal_all(signal.SIGQUIT if cold else signal.SIGTERM)
+        self.finish(time.monotonic() + timeout)
+
+    def signal_all(self, sig: int) -> None:
+        """Sends ``sig`` to every worker's process group."""
+        for process in self.processes:
+            signal_group(process, sig)
+
+    def finish(self, deadline: float) -> None:
+        """Waits for the workers already asked to stop until ``deadline`` (monotonic), kills
+        what is left of their groups, and closes their logs."""
+        for process in self.processes:
+            # Its pool children share the group: none may outlive it.
+            finish_group(process, deadline - time.monotonic())
+        self.processes.clear()
+        for handle in self._logs:
+            handle.close()
+        self._logs.clear()
+
+    def __enter__(self) -> LocalWorkers:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+
+STOP_GRACE_S = 3.0
+"""How long :func:`stop_all` lets workers stop on their own before it kills their groups."""
+
+
+def stop_all(pools: list[LocalWorkers], grace_s: float = STOP_GRACE_S) -> None:
+    """Stops every pool at once with a cold shutdown: all are signalled first, then each gets
+    what is left of one grace period, so a command that started several pools is gone within
+    ``grace_s`` of being asked (Ctrl-C, SIGTERM) whatever its workers were playing."""
+    for pool in pools:
+        pool.signal_all(signal.SIGQUIT)
+    deadline = time.monotonic() + grace_s
+    for pool in pools:
+        pool.finish(deadline)
+    # What a killed worker had started in sessions of its own (a bot's sandbox) was adopted by
+    # this process (adopt_orphans) and is ended here.
+    if _adopting:
+        kill_orphans(keep=set())
+
+
+_adopting = False
+
+
+def adopt_orphans() -> bool:
+    """Makes this process adopt what its local workers orphan when they are killed (Linux),
+    so that :func:`stop_all` ends it too; for a process whose only other children are those
+    it stops before (``arena web``, ``arena demo``). True if it does."""
+    global _adopting
+    _adopting = become_subreaper()
+    return _adopting
