@@ -97,6 +97,28 @@ def children(pid: int | None = None) -> list[int]:
     return found
 
 
+def reap_exited(keep: set[int]) -> int:
+    """Reaps this process's exited children not in ``keep`` (adopted orphans that ended on
+    their own), without waiting; returns how many. A subreaper must do this as init would, or
+    they stay zombies for as long as it runs. The children in ``keep`` (those it waits for
+    itself, through their :class:`subprocess.Popen`) are left alone."""
+    reaped = 0
+    for pid in children():
+        if pid in keep:
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                state = handle.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != b"Z":
+            continue
+        with contextlib.suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                reaped += 1
+    return reaped
+
+
 def kill_orphans(keep: set[int], settle_s: float = 0.3, timeout: float = 3.0) -> int:
     """SIGKILLs this process's children not in ``keep`` (adopted orphans), each with the
     process group it leads, and reaps them, until none has come for ``settle_s``; returns how
@@ -111,8 +133,15 @@ def kill_orphans(keep: set[int], settle_s: float = 0.3, timeout: float = 3.0) ->
                 if os.getpgid(pid) == pid:
                     os.killpg(pid, signal.SIGKILL)
                 os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+            # Not a blocking wait: a process that cannot die yet (a seat frozen by its control
+            # group's freezer takes its SIGKILL only when thawed) must not hang the caller.
+            while time.monotonic() < deadline:
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                        break
+                except ChildProcessError:
+                    break
+                time.sleep(0.02)
             killed += 1
         if found:
             quiet_since = time.monotonic()

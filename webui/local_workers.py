@@ -15,13 +15,21 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from arena.process_groups import become_subreaper, finish_group, kill_orphans, signal_group
+from arena.process_groups import (
+    become_subreaper,
+    finish_group,
+    kill_orphans,
+    reap_exited,
+    signal_group,
+)
+from arena.runner.cgroups import end_orphaned_seats
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -160,6 +168,9 @@ def stop_all(pools: list[LocalWorkers], grace_s: float = STOP_GRACE_S) -> None:
     deadline = time.monotonic() + grace_s
     for pool in pools:
         pool.finish(deadline)
+    # A seat its killed worker had frozen (only the seat on move runs) cannot die until it is
+    # thawed: end the seat groups whose runner is gone.
+    end_orphaned_seats()
     # What a killed worker had started in sessions of its own (a bot's sandbox) was adopted by
     # this process (adopt_orphans) and is ended here.
     if _adopting:
@@ -167,12 +178,27 @@ def stop_all(pools: list[LocalWorkers], grace_s: float = STOP_GRACE_S) -> None:
 
 
 _adopting = False
+REAP_INTERVAL_S = 2.0
+"""How often an adopting process reaps the orphans that ended on their own."""
 
 
-def adopt_orphans() -> bool:
+def adopt_orphans(pools: list[LocalWorkers]) -> bool:
     """Makes this process adopt what its local workers orphan when they are killed (Linux),
-    so that :func:`stop_all` ends it too; for a process whose only other children are those
-    it stops before (``arena web``, ``arena demo``). True if it does."""
+    so that :func:`stop_all` ends it too; for a process whose only other children are the
+    workers of ``pools`` (``arena web``, ``arena demo``). True if it does.
+
+    An adopting process must also reap what ends on its own (a sandbox's bubblewrap whose bot
+    is done, which would otherwise stay a zombie for as long as the site runs): a daemon thread
+    does, every :data:`REAP_INTERVAL_S`, leaving the workers (``pools``, read at each round, so
+    pools started later count) to their own :class:`subprocess.Popen`."""
     global _adopting
     _adopting = become_subreaper()
+    if _adopting:
+
+        def reap() -> None:
+            while True:
+                time.sleep(REAP_INTERVAL_S)
+                reap_exited({p.pid for pool in list(pools) for p in list(pool.processes)})
+
+        threading.Thread(target=reap, name="orphan-reaper", daemon=True).start()
     return _adopting

@@ -485,6 +485,15 @@ def sweep_stale_groups(
     return removed
 
 
+def end_orphaned_seats() -> int:
+    """Ends, at once, the seat groups on this host whose runner died (see
+    :func:`sweep_stale_groups`); returns how many. For whoever kills runners (``arena web``
+    and ``arena demo`` stopping their workers): a seat frozen when its runner was killed takes
+    its ``SIGKILL`` only once thawed, which this does."""
+    found = backend()
+    return 0 if found is None else sweep_stale_groups(found)
+
+
 def make_group(label: str, memory_bytes: int, pids: int) -> SeatGroup | None:
     """A seat group on this host, or None when control groups are not available."""
     global _last_sweep
@@ -661,6 +670,7 @@ __all__ = [
     "SeatGroup",
     "TreeFreezer",
     "backend",
+    "end_orphaned_seats",
     "make_group",
     "orphaned_groups",
     "sweep_stale_groups",

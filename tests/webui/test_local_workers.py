@@ -91,3 +91,33 @@ def test_a_subreaper_adopts_and_ends_what_its_children_orphan() -> None:
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "0"]  # the orphan was adopted, killed and reaped
+
+
+REAPER = """
+import os, subprocess, sys, time
+from arena.process_groups import become_subreaper, children, reap_exited
+assert become_subreaper()
+kept = subprocess.Popen(["sleep", "600"])  # a worker: its own Popen waits for it
+# An orphan that ends on its own a moment later (a sandbox whose bot is done).
+subprocess.run(["sh", "-c", "setsid sleep 0.2 & exit 0"], check=True)
+deadline = time.monotonic() + 30  # a bound on a hang, not a measure
+reaped = 0
+while time.monotonic() < deadline and not reaped:
+    reaped += reap_exited(keep={kept.pid})
+    time.sleep(0.05)
+kept.terminate()
+still = kept.wait()
+print(reaped, children(), still)
+"""
+
+
+def test_an_adopting_process_reaps_orphans_that_end_and_leaves_its_own_children() -> None:
+    """Without reaping, every sandbox that ends under ``arena web`` would stay a zombie."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", REAPER], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    # One orphan reaped; the kept child's exit status was still its own Popen's (SIGTERM).
+    assert done.stdout.split() == ["1", "[]", "-15"], done.stdout

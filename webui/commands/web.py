@@ -96,9 +96,9 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     from webui.local_workers import LocalWorkers, adopt_orphans, stop_all
 
     count = workers if workers is not None else (1 if settings.ARENA_EMBEDDED_BROKER else 0)
-    pools = []
+    pools: list[LocalWorkers] = []
     if count > 0:
-        adopt_orphans()  # a killed worker's bots become ours to stop
+        adopt_orphans(pools)  # a killed worker's bots become ours to stop
         env = {"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)}
         pools.append(LocalWorkers(count, env=env, log_dir=settings.ARENA_LOGS_DIR).start())
         # People's games have a pool of their own: an open tab never holds a match's process.

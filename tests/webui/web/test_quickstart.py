@@ -21,7 +21,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -29,13 +28,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "web"))
 from web_helpers import descendants, still_running
 
 from webui.serving import free_port
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
