@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from web_helpers import manifest
+from archive_samples import manifest
 
 pytestmark = pytest.mark.django_db
 
