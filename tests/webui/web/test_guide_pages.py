@@ -117,7 +117,7 @@ def test_rank_changes_compare_with_the_ranking_of_24_hours_ago(
     assert rows and all(r["rank_change"] is None for r in rows)  # all rated today: new
     # Each rating's first point two days old: its rank then is by those first values.
     firsts = {}
-    for rating in Rating.objects.filter(variant=variant, ladder="solo"):
+    for rating in Rating.objects.filter(variant=variant, pool="solo"):
         first = RatingHistory.objects.filter(rating=rating).order_by("seq").first()
         assert first is not None
         RatingHistory.objects.filter(pk=first.pk).update(
