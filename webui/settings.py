@@ -75,6 +75,10 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     django-axes.
 ``ARENA_SIGNUPS_PER_HOUR``
     Accounts one client address may create per hour (default 5): django-ratelimit.
+``ARENA_EXPORT_PAGES_PER_MINUTE``, ``ARENA_EXPORT_MAX_LIMIT``
+    Pages of ``/api/games/export`` one client (a token's user, else an address) may ask for
+    per minute (default 30: django-ratelimit), and the most games one page holds (default
+    2000).
 ``ARENA_TRUSTED_PROXIES``
     Comma-separated addresses or networks of the proxies in front of the site (default
     ``127.0.0.1,::1``: nginx on this host, as ``arena web --production`` runs it). Only a
@@ -381,6 +385,8 @@ CACHES = {
 ARENA_LOGIN_FAILURES = int(os.environ.get("ARENA_LOGIN_FAILURES", "5"))
 ARENA_LOGIN_COOLOFF_MIN = float(os.environ.get("ARENA_LOGIN_COOLOFF_MIN", "15"))
 ARENA_SIGNUPS_PER_HOUR = int(os.environ.get("ARENA_SIGNUPS_PER_HOUR", "5"))
+ARENA_EXPORT_PAGES_PER_MINUTE = int(os.environ.get("ARENA_EXPORT_PAGES_PER_MINUTE", "30"))
+ARENA_EXPORT_MAX_LIMIT = int(os.environ.get("ARENA_EXPORT_MAX_LIMIT", "2000"))
 ARENA_TRUSTED_PROXIES = env_list("ARENA_TRUSTED_PROXIES", "127.0.0.1,::1")
 for _proxy in ARENA_TRUSTED_PROXIES:
     try:
