@@ -24,6 +24,8 @@ log = logging.getLogger("workers.training")
 
 YIELD_S = 2.0
 """Seconds a pair waits before it looks again for the league's waiting work."""
+RETRY_S = 30.0
+"""Seconds before the next pair when this host could not play one."""
 
 
 def pair_spec(test: SprtTest, index: int) -> Any:
@@ -62,11 +64,16 @@ def sprt_pair(test_id: int, yields: int = 0) -> str:
                                            "variant").get(pk=test_id)
     try:
         report = run_match(pair_spec(test, index))
-    except (MatchError, ValueError) as error:
+    except (MatchError, ValueError) as error:  # a bot folder or manifest that cannot play
         close_old_connections()
         SprtTest.objects.filter(pk=test_id, status=SprtTest.Status.RUNNING).update(
             status=SprtTest.Status.STOPPED, error=f"cannot be played: {error}"[:2000])
         return f"sprt {test_id}: stopped ({error})"
+    except Exception as error:  # this host's trouble (disk, database): the next pair, later
+        log.warning("sprt %s pair %s failed on this worker: %s", test_id, index, error)
+        close_old_connections()
+        sprt_tests.next_pair(test_id, countdown=RETRY_S)
+        return f"sprt {test_id}: pair {index} failed here"
     close_old_connections()
     scores = [sprt_tests.new_score(game) for game in report.games]
     sprt_tests.record_pair(test_id, index, scores, [game.replay for game in report.games])

@@ -56,7 +56,8 @@ def create_test(user: Any, bot: Bot, number: int, *, elo0: float = 0.0, elo1: fl
     try:
         test = Sprt(elo0=float(elo0), elo1=float(elo1), alpha=float(alpha), beta=float(beta))
     except (SprtError, ValueError, TypeError) as error:
-        raise TestError("elo1", str(error)) from None
+        named = [n for n in ("elo0", "elo1", "alpha", "beta") if n in str(error)]
+        raise TestError(named[0] if named else "elo1", str(error)) from None
     if isinstance(max_pairs, bool) or not isinstance(max_pairs, int) \
             or not 1 <= max_pairs <= MAX_PAIRS:
         raise TestError("max_pairs", f"max_pairs must be a whole number from 1 to {MAX_PAIRS}, "
