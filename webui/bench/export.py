@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True)
     data_dir = Path(tempfile.mkdtemp(prefix="arena-bench-export-"))
-    _, ours = _configure(args, data_dir)
+    url, ours = _configure(args, data_dir)
     import django
     from django.core.management import call_command
 
@@ -212,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
         size = out.stat().st_size
         base, load = idle.figures(), busy.figures()
         result = {
-            "database": "PostgreSQL", "games": stored, "fill_s": round(fill_s, 1),
+            "database": "PostgreSQL" if url.startswith("postgres") else "SQLite",
+            "games": stored, "fill_s": round(fill_s, 1),
             "server": "gunicorn" if args.no_nginx else "gunicorn behind nginx",
             "page_size": args.page_size,
             "download_s": round(download_s, 2), "games_per_s": round(stored / download_s),
