@@ -2,7 +2,7 @@
 
 Its commands are entry points of the group ``scopa_arena.commands`` (:mod:`arena.plugins`, as
 pytest finds its plugins): the library's own (``replay``, ``match``, ``bot``, ``login``,
-``bench``, ``doctor``, in :mod:`arena.commands`) and the platform's (``season``, ``demo``,
+``bench``, ``doctor``, ``games``, in :mod:`arena.commands`) and the platform's (``season``, ``demo``,
 ``web`` from :mod:`webui.commands`, ``worker`` from :mod:`workers.commands`), which appear when
 the platform is installed. The library imports none of them by name. An entry point names a
 module with ``HELP`` (one line) and ``register(subparsers)``, which adds the command's parser
