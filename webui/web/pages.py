@@ -3,10 +3,10 @@
 The OpenAPI document describes every route the site answers, not only ``/api/``: each page
 with its query parameters, and each form with its fields, so that a client (and a fuzzer such
 as schemathesis) knows them all. The URL table lives in :mod:`webui.web.urls`,
-:mod:`webui.training.urls`, :mod:`webui.play.urls` and :mod:`webui.urls`; ``tests/web/test_pages.py`` checks that every
-route of those is described here or in :data:`webui.web.openapi.ROUTES`, so a new page without a
-description fails. Django's own admin is described by its login only (the rest is Django's,
-for staff).
+:mod:`webui.training.urls`, :mod:`webui.play.urls` and :mod:`webui.urls`;
+``tests/web/test_pages.py`` checks that every route of those is described here or in
+:data:`webui.web.openapi.ROUTES`, so a new page without a description fails. Django's own
+admin is described by its login only (the rest is Django's, for staff).
 
 Forms are ``application/x-www-form-urlencoded`` (``multipart/form-data`` where they take a
 file) and need the session cookie and Django's CSRF token; answers are HTML: 200, a 302 to the
