@@ -14,7 +14,6 @@ A file cut short (a download stopped while it wrote) reads up to its last whole 
 any learning library: what to make of an observation (tensors, masks) is the caller's
 (``arena.env`` has an encoding).
 
->>> import gzip, io, json
 >>> from arena.engine import rules_for, random_game_replay
 >>> line = {"id": 7, "variant": "scopa", "replay": random_game_replay(rules_for("scopa"), 3)}
 >>> game = ExportedGame.from_json(line)
