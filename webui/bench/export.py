@@ -25,6 +25,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import threading
@@ -227,6 +228,7 @@ def run(args: argparse.Namespace) -> int:
         }
     finally:
         connection.close()
+        shutil.rmtree(data_dir, ignore_errors=True)  # the download: ~1.5 kB a game
         if ours and not args.keep:
             from webui.bench.site import _admin_sql
 
