@@ -2,11 +2,12 @@
 
 Its commands are entry points of the group ``scopa_arena.commands`` (:mod:`arena.plugins`, as
 pytest finds its plugins): the library's own (``replay``, ``match``, ``bot``, ``login``,
-``bench``, ``doctor``, in :mod:`arena.commands`) and the platform's (``season``, ``demo``,
-``web`` from :mod:`webui.commands`, ``worker`` from :mod:`workers.commands`), which appear when
-the platform is installed. The library imports none of them by name. An entry point names a
-module with ``HELP`` (one line) and ``register(subparsers)``, which adds the command's parser
-and sets ``func`` to a callable taking the parsed arguments and returning an exit status.
+``bench``, ``doctor``, ``games``, in :mod:`arena.commands`) and the platform's (``season``,
+``demo``, ``web`` from :mod:`webui.commands`, ``worker`` from :mod:`workers.commands`), which
+appear when the platform is installed. The library imports none of them by name. An entry
+point names a module with ``HELP`` (one line) and ``register(subparsers)``, which adds the
+command's parser and sets ``func`` to a callable taking the parsed arguments and returning an
+exit status.
 
 Only the chosen command's module is imported, so ``arena replay verify`` never loads gRPC or
 Django; ``arena --help`` imports each (they import nothing heavy at the top) for its line of

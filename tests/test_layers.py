@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PLATFORM = ("webui", "workers", "django", "celery", "kombu")
-LIBRARY_COMMANDS = {"replay", "bench", "match", "bot", "login", "doctor"}
+LIBRARY_COMMANDS = {"replay", "bench", "match", "bot", "login", "doctor", "games"}
 PLATFORM_COMMANDS = {"season", "demo", "web", "worker"}
 
 
@@ -182,7 +182,8 @@ def test_arena_help_lists_the_platforms_commands_when_it_is_installed() -> None:
     assert done.returncode == 0, done.stderr
     assert listed(done.stdout) >= LIBRARY_COMMANDS | PLATFORM_COMMANDS
     bench = run_arena(["bench", "--help"])
-    assert {"engine", "swiss", "season", "site", "ladder", "hosts"} <= benches(bench.stdout)
+    assert {"engine", "swiss", "season", "site", "ladder", "hosts", "export"} <= benches(
+        bench.stdout)
 
 
 def test_the_librarys_commands_work_without_the_platform(tmp_path: Path) -> None:

@@ -75,6 +75,14 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     django-axes.
 ``ARENA_SIGNUPS_PER_HOUR``
     Accounts one client address may create per hour (default 5): django-ratelimit.
+``ARENA_SPRT_PARALLEL``, ``ARENA_SPRT_MAX_YIELDS``
+    Pairs of one version test played at once (default 2), and how many times in a row a pair
+    waits (2 s each) behind a season's, the ladder's or a challenge's match before it is
+    played anyway (default 30).
+``ARENA_EXPORT_PAGES_PER_MINUTE``, ``ARENA_EXPORT_MAX_LIMIT``
+    Pages of ``/api/games/export`` one client (a token's user, else an address) may ask for
+    per minute (default 30: django-ratelimit), and the most games one page holds (default
+    2000).
 ``ARENA_TRUSTED_PROXIES``
     Comma-separated addresses or networks of the proxies in front of the site (default
     ``127.0.0.1,::1``: nginx on this host, as ``arena web --production`` runs it). Only a
@@ -213,6 +221,7 @@ INSTALLED_APPS = [
     "webui.league",
     "webui.web",
     "webui.play",
+    "webui.training",
 ]
 
 MIDDLEWARE = [
@@ -381,6 +390,8 @@ CACHES = {
 ARENA_LOGIN_FAILURES = int(os.environ.get("ARENA_LOGIN_FAILURES", "5"))
 ARENA_LOGIN_COOLOFF_MIN = float(os.environ.get("ARENA_LOGIN_COOLOFF_MIN", "15"))
 ARENA_SIGNUPS_PER_HOUR = int(os.environ.get("ARENA_SIGNUPS_PER_HOUR", "5"))
+ARENA_EXPORT_PAGES_PER_MINUTE = int(os.environ.get("ARENA_EXPORT_PAGES_PER_MINUTE", "30"))
+ARENA_EXPORT_MAX_LIMIT = int(os.environ.get("ARENA_EXPORT_MAX_LIMIT", "2000"))
 ARENA_TRUSTED_PROXIES = env_list("ARENA_TRUSTED_PROXIES", "127.0.0.1,::1")
 for _proxy in ARENA_TRUSTED_PROXIES:
     try:
@@ -406,3 +417,7 @@ ARENA_LADDER_CAP_PER_HOUR = int(os.environ.get("ARENA_LADDER_CAP_PER_HOUR", "20"
 ARENA_LADDER_BACKLOG = int(os.environ.get("ARENA_LADDER_BACKLOG", "2"))
 ARENA_LADDER_INTERVAL_S = float(os.environ.get("ARENA_LADDER_INTERVAL_S", "10"))
 ARENA_CHALLENGES_PER_HOUR = int(os.environ.get("ARENA_CHALLENGES_PER_HOUR", "10"))
+# Version tests (webui.training): pairs of one test in flight at once, and how many times in a
+# row a pair waits behind a match of the league before it is played anyway (2 s each).
+ARENA_SPRT_PARALLEL = int(os.environ.get("ARENA_SPRT_PARALLEL", "2"))
+ARENA_SPRT_MAX_YIELDS = int(os.environ.get("ARENA_SPRT_MAX_YIELDS", "30"))

@@ -20,5 +20,6 @@ urlpatterns = [
     path("admin/login/", admin_login),
     path("admin/", admin.site.urls),
     path("play/", include("webui.play.urls")),
+    path("", include("webui.training.urls")),
     path("", include("webui.web.urls")),
 ]

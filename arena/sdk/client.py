@@ -14,9 +14,9 @@ import http.client
 import json
 import socket
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
 CHUNK = 64 * 1024
 TIMEOUT_S = 30.0
@@ -28,6 +28,7 @@ class ClientError(ValueError):
     def __init__(self, message: str, status: int = 0) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = 0.0
 
 
 class ArenaClient:
@@ -99,6 +100,34 @@ class ArenaClient:
             if exc.status == 404:
                 return None
             raise
+
+    def export_page(self, query: Mapping[str, str | int]) -> tuple[bytes, dict[str, str]]:
+        """One page of ``/api/games/export`` (gzip JSON Lines) and its headers (lower-case
+        names). A refusal is a :class:`ClientError`; a 429's ``retry_after`` says when to ask
+        again."""
+        path = "/api/games/export?" + urlencode({k: str(v) for k, v in query.items()})
+        headers = {"Accept": "application/gzip", "User-Agent": "arena-cli"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        connection = self._connection()
+        try:
+            connection.request("GET", self._prefix + path, headers=headers)
+            response = connection.getresponse()
+            raw = response.read()
+            answer = {name.lower(): value for name, value in response.getheaders()}
+        except (OSError, http.client.HTTPException) as exc:
+            raise ClientError(f"cannot reach {self.server}: {_reason(exc)}") from None
+        finally:
+            connection.close()
+        if response.status == 200:
+            return raw, answer
+        try:
+            _answer(self.server, "GET", path, response.status, raw)
+        except ClientError as exc:
+            exc.retry_after = float(answer.get("retry-after") or 0)
+            raise
+        raise ClientError(f"{self.server}{path} answered GET with HTTP {response.status}",
+                          response.status)
 
     # --- the transport ---------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Server-drawn SVG charts: a bot's rating history (mu with its 3-sigma band).
+"""Server-drawn SVG charts: a bot's rating history (mu with its 3-sigma band), and an SPRT's
+LLR between its bounds.
 
 Plain SVG text with no script, so it shows on any phone and in any feed reader; the numbers
 come from :func:`webui.web.reads.bot_charts`. Drawing only: no queries here.
@@ -80,4 +81,44 @@ def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 2
                    f'width="10" height="10" fill="currentColor"/><text class="axis" '
                    f'x="{legend_x + 14}" y="{top + 13 + i * 16}">{escape(s["label"])}</text>')
     out.append("</svg>")
+    return mark_safe("".join(out))
+
+
+def llr_chart(history: list[float], lower: float, upper: float, width: int = 640,
+              height: int = 240) -> SafeString:
+    """An SVG line chart of an SPRT's log-likelihood ratio after each pair, between its two
+    bounds (dashed: accept H0 below ``lower``, H1 above ``upper``)."""
+    left, right, top, bottom = 44, 12, 12, 28
+    values = [0.0, *history]
+    y0 = min(lower, *values) * 1.08
+    y1 = max(upper, *values) * 1.08
+    x1 = max(1, len(values) - 1)
+    w, h = width - left - right, height - top - bottom
+
+    def sx(x: float) -> float:
+        return float(left + x / x1 * w)
+
+    def sy(y: float) -> float:
+        return float(top + (1 - (y - y0) / (y1 - y0)) * h)
+
+    out = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+           f'aria-label="LLR after each pair, between its bounds">']
+    for value, name in ((upper, "H1"), (0.0, ""), (lower, "H0")):
+        y = sy(value)
+        dash = ' stroke-dasharray="6 4"' if name else ""
+        out.append(f'<line class="grid-line bound" x1="{left}" x2="{width - right}" '
+                   f'y1="{y:.1f}" y2="{y:.1f}"{dash}/>')
+        label = f"{name} {value:.2f}" if name else "0"
+        out.append(f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" '
+                   f'text-anchor="end">{escape(label)}</text>')
+    out.append(f'<text class="axis" x="{left}" y="{height - 8}">pair 0</text>')
+    out.append(f'<text class="axis" x="{width - right}" y="{height - 8}" '
+               f'text-anchor="end">pair {len(history)}</text>')
+    line = " ".join(f"{sx(i):.1f},{sy(v):.1f}" for i, v in enumerate(values))
+    out.append(f'<g class="s0"><polyline points="{line}" fill="none" stroke="currentColor" '
+               f'stroke-width="2"><title>LLR</title></polyline>')
+    last = values[-1]
+    out.append(f'<circle cx="{sx(len(values) - 1):.1f}" cy="{sy(last):.1f}" r="3.5" '
+               f'fill="currentColor"><title>LLR {last:.2f} after {len(history)} pairs'
+               f'</title></circle></g></svg>')
     return mark_safe("".join(out))

@@ -2,7 +2,8 @@
 document built from them, so nothing is served undescribed.
 
 The tables: :data:`webui.web.api.ROUTES` (variants, bots, versions, seasons, matches, games,
-replays) and :data:`webui.web.ladder_api.ROUTES` (the ladder, challenges), with their schemas;
+replays), :data:`webui.web.export_api.ROUTES` (the games as a data set) and
+:data:`webui.web.ladder_api.ROUTES` (the ladder, challenges), with their schemas;
 the pages and forms (:data:`webui.web.pages.PAGES`) are described beside them.
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import URLPattern
 
-from . import api, ladder_api, routes
+from . import api, export_api, ladder_api, routes
 from .pages import PAGES, operations
 from .routes import Route
 from .schema import I, S, obj, openapi_path, ref
@@ -27,6 +28,7 @@ ROUTES: list[Route] = [
     Route("openapi.json", "openapi", {"GET": get_openapi}, "This description (OpenAPI 3.1).",
           {"GET": "OpenAPI"}),
     *api.ROUTES,
+    *export_api.ROUTES,
     *ladder_api.ROUTES,
 ]
 """Every route of the API, in the order of the document."""
@@ -35,8 +37,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "Error": obj({"error": S}, ["error"]),  # every refusal: a route's and a page's
     "OpenAPI": obj({"openapi": S, "paths": {"type": "object"}}),
     **api.SCHEMAS,
+    **export_api.SCHEMAS,
     **ladder_api.SCHEMAS,
 }
+
+
+MEDIA = {"GameExport": "application/gzip"}
+"""The answers that are not JSON: their media type, by schema."""
 
 
 def urlpatterns() -> list[URLPattern]:
@@ -59,7 +66,8 @@ def openapi() -> dict[str, Any]:
                 "responses": {
                     "200" if method == "GET" else "201" if route.tag == "create" else "200": {
                         "description": "success",
-                        "content": {"application/json": {"schema": ref(
+                        "content": {MEDIA.get(route.responses.get(method, ""),
+                                              "application/json"): {"schema": ref(
                             route.responses.get(method, "Error"))}},
                     },
                     "400": {"description": "bad input",
@@ -69,7 +77,7 @@ def openapi() -> dict[str, Any]:
                 },
             }
             query = [{"name": name, "in": "query", "required": False, "description": about,
-                      "schema": I if name in {"limit", "page"} else S}
+                      "schema": I if name in {"limit", "page", "after"} else S}
                      for name, about in route.params.items()] if method == "GET" else []
             if params or query:
                 op["parameters"] = params + query

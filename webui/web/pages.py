@@ -3,10 +3,10 @@
 The OpenAPI document describes every route the site answers, not only ``/api/``: each page
 with its query parameters, and each form with its fields, so that a client (and a fuzzer such
 as schemathesis) knows them all. The URL table lives in :mod:`webui.web.urls`,
-:mod:`webui.play.urls` and :mod:`webui.urls`; ``tests/web/test_pages.py`` checks that every
-route of those is described here or in :data:`webui.web.openapi.ROUTES`, so a new page without a
-description fails. Django's own admin is described by its login only (the rest is Django's,
-for staff).
+:mod:`webui.training.urls`, :mod:`webui.play.urls` and :mod:`webui.urls`;
+``tests/web/test_pages.py`` checks that every route of those is described here or in
+:data:`webui.web.openapi.ROUTES`, so a new page without a description fails. Django's own
+admin is described by its login only (the rest is Django's, for staff).
 
 Forms are ``application/x-www-form-urlencoded`` (``multipart/form-data`` where they take a
 file) and need the session cookie and Django's CSRF token; answers are HTML: 200, a 302 to the
@@ -75,6 +75,19 @@ PAGES: list[Page] = [
     Page("bots/<slug:name>/ladder/", ("GET", "POST"),
          "A bot's ladder entry; its owner picks the version, pauses or retires it.",
          form={"version": S, "status": S}, login=True),
+    Page("bots/<slug:name>/tests/", ("GET", "POST"),
+         "A bot's version tests (its owner and staff); its owner starts one: a ready "
+         "'version' against the ladder version, by SPRT (elo0, elo1, alpha, beta, max_pairs).",
+         form={"version": S, "elo0": S, "elo1": S, "alpha": S, "beta": S, "max_pairs": S},
+         login=True),
+    Page("bots/<slug:name>/tests/<id:test_id>/", ("GET",),
+         "A version test: its LLR after each pair between its bounds, the pentanomial, the "
+         "Elo estimate (the bot's owner and staff).", login=True),
+    Page("bots/<slug:name>/tests/<id:test_id>/promote/", ("POST",),
+         "Make the tested version the ladder version, once H1 is accepted (its owner).",
+         login=True),
+    Page("bots/<slug:name>/tests/<id:test_id>/stop/", ("POST",),
+         "Stop a running version test (its owner).", login=True),
     Page("ladder/", ("GET",), "Every ladder."),
     Page("ladder/<slug:slug>/", ("GET",), "One variant's ladder."),
     Page("challenges/", ("GET",), "The latest challenges and their results."),

@@ -17,7 +17,8 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import RequestDataTooBig
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
+from django.http.response import HttpResponseBase
 from django.urls import URLPattern, path
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
@@ -73,12 +74,12 @@ class Route:
     params: dict[str, str] = dataclass_field(default_factory=dict)  # query parameter -> text
 
 
-def dispatch(route: Route) -> Callable[..., HttpResponse]:
+def dispatch(route: Route) -> Callable[..., HttpResponseBase]:
     """The view of ``route``: its method's handler, answered as JSON."""
 
     @csrf_exempt
     @wraps(next(iter(route.methods.values())))
-    def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+    def view(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
         handler = route.methods.get(request.method or "GET")
         if handler is None:
             response = JsonResponse(
@@ -97,7 +98,7 @@ def dispatch(route: Route) -> Callable[..., HttpResponse]:
             return JsonResponse({"error": "the request body is too large"}, status=413)
         except (SubmissionError, errors.LeagueError) as exc:
             return JsonResponse({"error": str(exc)}, status=400)
-        if isinstance(result, HttpResponse):
+        if isinstance(result, HttpResponseBase):  # streamed answers too
             return result
         status = 201 if request.method == "POST" and route.tag == "create" else 200
         return JsonResponse(result, status=status, safe=False,
