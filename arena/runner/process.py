@@ -23,7 +23,7 @@ from collections import deque
 from pathlib import Path
 
 from arena.runner import cgroups, sandbox
-from arena.runner.protections import warn_once
+from arena.runner.fallbacks import warn_once
 from arena.runner.sandbox import HostError, Limits, SocketError
 from arena.text import printable
 
