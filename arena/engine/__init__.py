@@ -25,6 +25,7 @@ from arena.engine.cards import (
     rank_of,
     suit_of,
 )
+from arena.engine.moves import Move, parse_move
 from arena.engine.observation import Observation
 from arena.engine.replay import (
     ReplayError,
@@ -36,8 +37,15 @@ from arena.engine.replay import (
 )
 from arena.engine.rng import Rng
 from arena.engine.scoring import CATEGORIES, POINT_KEYS, DealScore, score_deal, side_points
-from arena.engine.state import Deal, Game, Move, needs_redeal, parse_move
-from arena.engine.variants import OPTION_NAMES, VARIANTS, Rules, rules_for
+from arena.engine.state import Deal, Game, needs_redeal
+from arena.engine.variants import (
+    OPTION_NAMES,
+    VARIANTS,
+    Rules,
+    forfeit_winner,
+    rules_for,
+    side_of_seat,
+)
 
 __all__ = [
     "CATEGORIES",
@@ -62,6 +70,7 @@ __all__ = [
     "Side",
     "VariantError",
     "card_name",
+    "forfeit_winner",
     "italian_name",
     "needs_redeal",
     "parse_card",
@@ -72,6 +81,7 @@ __all__ = [
     "read_replay",
     "rules_for",
     "score_deal",
+    "side_of_seat",
     "side_points",
     "suit_of",
     "verify_replay",

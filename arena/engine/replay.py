@@ -24,7 +24,8 @@ from arena.engine.cards import (
     card_name,
     parse_card,
 )
-from arena.engine.state import Deal, Game, Move, needs_redeal
+from arena.engine.moves import Move
+from arena.engine.state import Deal, Game, needs_redeal
 from arena.engine.variants import Rules, rules_for
 
 FORMAT = "scopa-replay"

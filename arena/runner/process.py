@@ -22,7 +22,8 @@ import time
 from collections import deque
 from pathlib import Path
 
-from arena.runner import cgroups, sandbox
+import arena.runner.cgroups as cgroups
+import arena.runner.sandbox as sandbox
 from arena.runner.fallbacks import warn_once
 from arena.runner.sandbox import HostError, Limits, SocketError
 from arena.text import printable
