@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from arena.engine.cards import (
     DECK,
@@ -42,6 +42,95 @@ _TOP_KEYS = {
 }
 _DEAL_KEYS = {"dealer", "deck", "hands", "table", "stock", "moves", "thrown_in"}
 _MOVE_KEYS = {"seat", "card", "capture", "ms", "clock", "auto"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The record, as types (docs/REPLAY.md is the format; cards by name)
+
+
+class ReplayMove(TypedDict):
+    """One move: the seat, its card and capture, and what the arena adds."""
+
+    seat: Seat
+    card: str
+    capture: list[str]
+    ms: NotRequired[int]  # thinking time
+    clock: NotRequired[int]  # the seat's bank after the move
+    auto: NotRequired[str]  # played by the arena for the seat ("timeout")
+
+
+class ReplayDeal(TypedDict):
+    """One deal: its dealer, its cards (a deck, or hands, table and stock) and its moves."""
+
+    dealer: Seat
+    deck: NotRequired[list[str]]
+    thrown_in: NotRequired[list[list[str]]]
+    hands: NotRequired[list[list[str]]]
+    table: NotRequired[list[str]]
+    stock: NotRequired[list[str]]
+    moves: list[ReplayMove]
+
+
+class ReplayFault(TypedDict):
+    """A seat's fault at a deal and move (indexes from 0)."""
+
+    deal: int
+    move: int
+    seat: Seat
+    kind: str
+    detail: str
+
+
+class ReplayForfeit(TypedDict):
+    """The side that forfeited the game, and why."""
+
+    side: Side
+    reason: str
+
+
+class ReplayResult(TypedDict):
+    """How the game ended: the totals per side and the winning side (None: nobody)."""
+
+    totals: list[int]
+    winner: Side | None
+    forfeit: NotRequired[ReplayForfeit]
+
+
+class Replay(TypedDict):
+    """One game's replay, as :class:`ReplayRecorder` makes it and docs/REPLAY.md defines it."""
+
+    format: str
+    version: int
+    variant: str
+    options: dict[str, Any]
+    players: list[str]
+    seed: int
+    deals: list[ReplayDeal]
+    result: NotRequired[ReplayResult]
+    void: NotRequired[str]
+    faults: NotRequired[list[ReplayFault]]
+    fallbacks: NotRequired[list[int]]
+    bot_seeds: NotRequired[list[int]]
+    started_at: NotRequired[str]
+    duration_ms: NotRequired[int]
+    match: NotRequired[str]
+
+
+def result_winner(rules: Rules, winner: Side | None, forfeit_side: Side | None,
+                  void: bool) -> Side | None:
+    """The winner a replay records: nobody in a void game; else the game's own winner, or, in
+    a game a side forfeited before it was won, :func:`arena.engine.variants.forfeit_winner`.
+
+    >>> from arena.engine.variants import rules_for
+    >>> scopa = rules_for("scopa")
+    >>> result_winner(scopa, None, 0, False), result_winner(scopa, 1, None, True)
+    (1, None)
+    """
+    if void:
+        return None
+    if forfeit_side is not None and winner is None:
+        return rules.forfeit_winner(forfeit_side)
+    return winner
 
 
 class ReplayError(EngineError):
@@ -375,10 +464,8 @@ def verify_replay(data: Mapping[str, Any]) -> dict[str, Any]:
         result = data.get("result")
         void = data.get("void")
         forfeit = result.get("forfeit") if isinstance(result, dict) else None
-        if void is not None:
-            winner = None
-        elif forfeit is not None and winner is None:
-            winner = 1 - forfeit["side"] if rules.num_sides == 2 else None
+        winner = result_winner(rules, winner, None if forfeit is None else forfeit["side"],
+                               void is not None)
         report["winner"] = winner
         if isinstance(result, dict):
             last = len(raw_deals) - 1 if raw_deals else None
@@ -460,19 +547,21 @@ class ReplayRecorder:
     ...     deal = game.new_deal(); recorder.start_deal(game, deal)
     ...     while not deal.is_over():
     ...         seat, move = deal.to_move, pick.choice(deal.legal_moves())
-    ...         deal.apply(move); recorder.record_move(seat, move, ms=3)
+    ...         deal.apply(move); _ = recorder.record_move(seat, move, ms=3)
     ...     _ = game.finish_deal(deal)
     >>> replay = recorder.finish(game)
     >>> verify_replay(read_replay(write_replay(replay)))["winner"] == game.winner
     True
     """
 
-    def __init__(self, rules: Rules, seed: int, players: Sequence[str]) -> None:
-        """A recorder for a game of ``rules`` from ``seed`` between ``players`` (one per seat)."""
+    def __init__(self, rules: Rules, seed: int, players: Sequence[str], *,
+                 match: str | None = None, started_at: str | None = None) -> None:
+        """A recorder for a game of ``rules`` from ``seed`` between ``players`` (one per seat);
+        ``match`` (an opaque id) and ``started_at`` say where the game came from."""
         if len(players) != rules.players:
             raise EngineError(f"{rules.variant} needs {rules.players} players, got {len(players)}")
         self.rules = rules
-        self.data: dict[str, Any] = {
+        self.data: Replay = {
             "format": FORMAT,
             "version": VERSION,
             "variant": rules.variant,
@@ -481,25 +570,57 @@ class ReplayRecorder:
             "seed": seed,
             "deals": [],
         }
-        self.faults: list[dict[str, Any]] = []
+        if match is not None:
+            self.data["match"] = match
+        if started_at is not None:
+            self.data["started_at"] = started_at
+        self.faults: list[ReplayFault] = []
+
+    @property
+    def deals(self) -> int:
+        """How many deals are recorded so far."""
+        return len(self.data["deals"])
+
+    @property
+    def moves_of_deal(self) -> int:
+        """How many moves the current deal has so far (0 before the first deal)."""
+        deals = self.data["deals"]
+        return len(deals[-1]["moves"]) if deals else 0
+
+    def set_players(self, players: Sequence[str]) -> None:
+        """Names the seats' players again (a bot that says its name once it has started)."""
+        if len(players) != self.rules.players:
+            raise EngineError(f"{self.rules.variant} needs {self.rules.players} players, "
+                              f"got {len(players)}")
+        self.data["players"] = list(players)
+
+    def set_bot_seeds(self, seeds: Sequence[int]) -> None:
+        """Records each seat's bot seed (given to the bots; REPLAY.md, ``bot_seeds``)."""
+        self.data["bot_seeds"] = [int(s) for s in seeds]
 
     def start_deal(self, game: Game | None, deal: Deal) -> None:
         """Records a deal about to be played: the game's deck, or else the deal's cards."""
-        entry: dict[str, Any] = {"dealer": deal.dealer}
         if deal.history:
             raise EngineError("start_deal needs a deal before its first move")
+        entry: ReplayDeal
         if game is not None and game.current_deck is not None and _dealt_from(
             deal, game.current_deck
         ):
+            deck = [card_name(c) for c in game.current_deck]
             if game.thrown_in:
-                entry["thrown_in"] = [[card_name(c) for c in d] for d in game.thrown_in]
-            entry["deck"] = [card_name(c) for c in game.current_deck]
+                thrown_in = [[card_name(c) for c in d] for d in game.thrown_in]
+                entry = {"dealer": deal.dealer, "thrown_in": thrown_in, "deck": deck,
+                         "moves": []}
+            else:
+                entry = {"dealer": deal.dealer, "deck": deck, "moves": []}
         else:
-            entry["hands"] = [[card_name(c) for c in hand] for hand in deal.hands]
-            entry["table"] = [card_name(c) for c in deal.table]
+            hands = [[card_name(c) for c in hand] for hand in deal.hands]
+            table = [card_name(c) for c in deal.table]
             if deal.rules.layout == "scopa":
-                entry["stock"] = [card_name(c) for c in deal.stock]
-        entry["moves"] = []
+                entry = {"dealer": deal.dealer, "hands": hands, "table": table,
+                         "stock": [card_name(c) for c in deal.stock], "moves": []}
+            else:
+                entry = {"dealer": deal.dealer, "hands": hands, "table": table, "moves": []}
         self.data["deals"].append(entry)
 
     def record_move(
@@ -509,11 +630,14 @@ class ReplayRecorder:
         ms: int | None = None,
         clock_ms: int | None = None,
         auto: str | None = None,
-    ) -> None:
-        """Records a move of the current deal, with the seat's thinking time and clock."""
+    ) -> ReplayMove:
+        """Records a move of the current deal, with the seat's thinking time and clock; returns
+        the move's record (shared with the replay: not to be changed)."""
         if not self.data["deals"]:
             raise EngineError("record_move before start_deal")
-        entry: dict[str, Any] = {"seat": seat, **move.to_json()}
+        card, capture = move
+        entry: ReplayMove = {"seat": seat, "card": card_name(card),
+                             "capture": [card_name(c) for c in capture]}
         if ms is not None:
             entry["ms"] = int(ms)
         if clock_ms is not None:
@@ -521,6 +645,7 @@ class ReplayRecorder:
         if auto is not None:
             entry["auto"] = auto
         self.data["deals"][-1]["moves"].append(entry)
+        return entry
 
     def record_fault(
         self,
@@ -547,39 +672,52 @@ class ReplayRecorder:
         game: Game,
         forfeit: tuple[Side, str] | Mapping[str, Any] | None = None,
         void: str | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
+        *,
+        fallbacks: Sequence[int] | None = None,
+        started_at: str | None = None,
+        duration_ms: int | None = None,
+        match: str | None = None,
+    ) -> Replay:
         """The finished replay: the result (with a forfeit or void if any) and extra fields.
 
-        ``forfeit`` is ``(side, reason)``: that side loses (in a 2-side game the other side
-        wins).  ``void`` is the reason the arena itself failed the game: it counts for nobody.
-        ``extra`` may set ``started_at``, ``duration_ms`` and ``match``.
+        ``forfeit`` is ``(side, reason)``: that side loses (:func:`result_winner`).  ``void``
+        is the reason the arena itself failed the game: it counts for nobody.  ``fallbacks``
+        counts per seat the moves its bot said it did not choose (kept when any is not 0);
+        ``started_at``, ``duration_ms`` and ``match`` say where the game came from.
         """
-        data = dict(self.data)
-        result: dict[str, Any] = {"totals": list(game.totals), "winner": game.winner}
+        data: Replay = {**self.data}
+        forfeited: ReplayForfeit | None = None
         if forfeit is not None:
             if isinstance(forfeit, Mapping):
-                side, reason = forfeit["side"], str(forfeit.get("reason", ""))
+                forfeited = {"side": forfeit["side"], "reason": str(forfeit.get("reason", ""))}
             else:
-                side, reason = forfeit
-            result["forfeit"] = {"side": side, "reason": reason}
-            if game.winner is None:
-                result["winner"] = 1 - side if self.rules.num_sides == 2 else None
+                forfeited = {"side": forfeit[0], "reason": forfeit[1]}
         if void is not None:
             data["void"] = void
-            result["winner"] = None
-        data["result"] = result
         if self.faults:
             data["faults"] = list(self.faults)
-        for key, value in extra.items():
-            if key not in ("started_at", "duration_ms", "match"):
-                raise EngineError(f"unknown replay field {key!r}")
-            data[key] = value
+        if fallbacks is not None and any(fallbacks):
+            data["fallbacks"] = list(fallbacks)
+        result: ReplayResult = {
+            "totals": list(game.totals),
+            "winner": result_winner(self.rules, game.winner,
+                                    None if forfeited is None else forfeited["side"],
+                                    void is not None),
+        }
+        if forfeited is not None:
+            result["forfeit"] = forfeited
+        data["result"] = result
+        if started_at is not None:
+            data["started_at"] = started_at
+        if duration_ms is not None:
+            data["duration_ms"] = duration_ms
+        if match is not None:
+            data["match"] = match
         return data
 
 
 def random_game_replay(rules: Rules, seed: int, players: Sequence[str] | None = None
-                       ) -> dict[str, Any]:
+                       ) -> Replay:
     """The replay of a whole game of uniformly random legal moves, all drawn from ``seed``.
 
     The same seed gives the same replay on every Python version (golden files, demos, tests).
