@@ -110,7 +110,7 @@ class Replay(TypedDict):
     void: NotRequired[str]
     faults: NotRequired[list[ReplayFault]]
     fallbacks: NotRequired[list[int]]
-    bot_seeds: NotRequired[list[int]]
+    bot_seeds: NotRequired[list[int | None]]  # None: a bot the arena did not start
     started_at: NotRequired[str]
     duration_ms: NotRequired[int]
     match: NotRequired[str]
@@ -594,9 +594,9 @@ class ReplayRecorder:
                               f"got {len(players)}")
         self.data["players"] = list(players)
 
-    def set_bot_seeds(self, seeds: Sequence[int]) -> None:
-        """Records each seat's bot seed (given to the bots; REPLAY.md, ``bot_seeds``)."""
-        self.data["bot_seeds"] = [int(s) for s in seeds]
+    def set_bot_seeds(self, seeds: Sequence[int | None]) -> None:
+        """Records each seat's bot seed (REPLAY.md, ``bot_seeds``; None: a bot not started)."""
+        self.data["bot_seeds"] = [None if s is None else int(s) for s in seeds]
 
     def start_deal(self, game: Game | None, deal: Deal) -> None:
         """Records a deal about to be played: the game's deck, or else the deal's cards."""
