@@ -32,6 +32,7 @@ from arena.engine.replay import (
     ReplayRecorder,
     random_game_replay,
     read_replay,
+    result_winner,
     verify_replay,
     write_replay,
 )
@@ -79,6 +80,7 @@ __all__ = [
     "random_game_replay",
     "rank_of",
     "read_replay",
+    "result_winner",
     "rules_for",
     "score_deal",
     "side_of_seat",

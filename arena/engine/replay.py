@@ -26,7 +26,7 @@ from arena.engine.cards import (
 )
 from arena.engine.moves import Move
 from arena.engine.state import Deal, Game, needs_redeal
-from arena.engine.variants import Rules, rules_for
+from arena.engine.variants import Rules, forfeit_winner, rules_for
 
 FORMAT = "scopa-replay"
 VERSION = 1
@@ -116,20 +116,19 @@ class Replay(TypedDict):
     match: NotRequired[str]
 
 
-def result_winner(rules: Rules, winner: Side | None, forfeit_side: Side | None,
+def result_winner(sides: int, winner: Side | None, forfeit_side: Side | None,
                   void: bool) -> Side | None:
     """The winner a replay records: nobody in a void game; else the game's own winner, or, in
-    a game a side forfeited before it was won, :func:`arena.engine.variants.forfeit_winner`.
+    a game a side forfeited before it was won, :func:`arena.engine.variants.forfeit_winner`
+    (``sides``: the game's number of sides).
 
-    >>> from arena.engine.variants import rules_for
-    >>> scopa = rules_for("scopa")
-    >>> result_winner(scopa, None, 0, False), result_winner(scopa, 1, None, True)
+    >>> result_winner(2, None, 0, False), result_winner(2, 1, None, True)
     (1, None)
     """
     if void:
         return None
     if forfeit_side is not None and winner is None:
-        return rules.forfeit_winner(forfeit_side)
+        return forfeit_winner(sides, forfeit_side)
     return winner
 
 
@@ -464,8 +463,8 @@ def verify_replay(data: Mapping[str, Any]) -> dict[str, Any]:
         result = data.get("result")
         void = data.get("void")
         forfeit = result.get("forfeit") if isinstance(result, dict) else None
-        winner = result_winner(rules, winner, None if forfeit is None else forfeit["side"],
-                               void is not None)
+        forfeit_side = None if forfeit is None else forfeit["side"]
+        winner = result_winner(rules.num_sides, winner, forfeit_side, void is not None)
         report["winner"] = winner
         if isinstance(result, dict):
             last = len(raw_deals) - 1 if raw_deals else None
@@ -700,7 +699,7 @@ class ReplayRecorder:
             data["fallbacks"] = list(fallbacks)
         result: ReplayResult = {
             "totals": list(game.totals),
-            "winner": result_winner(self.rules, game.winner,
+            "winner": result_winner(self.rules.num_sides, game.winner,
                                     None if forfeited is None else forfeited["side"],
                                     void is not None),
         }

@@ -1146,7 +1146,7 @@ class _GamePlay:
         if forfeit is not None:
             message = convert.game_end_message(
                 list(self.game.totals),
-                result_winner(self.rules, self.game.winner, forfeit["side"], False),
+                result_winner(self.rules.num_sides, self.game.winner, forfeit["side"], False),
                 forfeit_side=forfeit["side"],
                 reason=forfeit["reason"],
             )

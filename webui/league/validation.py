@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from arena.engine.replay import ReplayFault, ReplayForfeit
+
 FALLBACK_LIMIT = 0.5
 """The largest share of its answered moves a version may leave to the SDK's fallback."""
 
@@ -24,8 +26,8 @@ class PlayedGame(Protocol):
 
     seats: list[int]
     winner_side: int | None
-    forfeit: dict[str, Any] | None
-    faults: list[dict[str, Any]]
+    forfeit: ReplayForfeit | None
+    faults: list[ReplayFault]
     totals: list[int]
     void: str | None
     fallbacks: list[int]
