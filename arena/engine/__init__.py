@@ -30,10 +30,13 @@ from arena.engine.observation import Observation
 from arena.engine.replay import (
     ReplayError,
     ReplayRecorder,
+    ReplayStep,
     random_game_replay,
     read_replay,
+    recorded_winner,
     result_winner,
     verify_replay,
+    walk_replay,
     write_replay,
 )
 from arena.engine.rng import Rng
@@ -65,6 +68,7 @@ __all__ = [
     "Observation",
     "ReplayError",
     "ReplayRecorder",
+    "ReplayStep",
     "Rng",
     "Rules",
     "Seat",
@@ -80,6 +84,7 @@ __all__ = [
     "random_game_replay",
     "rank_of",
     "read_replay",
+    "recorded_winner",
     "result_winner",
     "rules_for",
     "score_deal",
@@ -87,5 +92,6 @@ __all__ = [
     "side_points",
     "suit_of",
     "verify_replay",
+    "walk_replay",
     "write_replay",
 ]

@@ -11,7 +11,8 @@ while a game is played.  This module reads and writes text; it does not touch fi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from arena.engine.cards import (
@@ -25,6 +26,7 @@ from arena.engine.cards import (
     parse_card,
 )
 from arena.engine.moves import Move
+from arena.engine.scoring import DealScore
 from arena.engine.state import Deal, Game, needs_redeal
 from arena.engine.variants import Rules, forfeit_winner, rules_for
 
@@ -402,6 +404,102 @@ def deal_of(rules: Rules, raw: Mapping[str, Any], index: int | None = None) -> D
     return deal
 
 
+@dataclass(frozen=True)
+class ReplayStep:
+    """One step of a replay re-played by :func:`walk_replay`: a deal dealt (no ``move``), a
+    move played (``move`` and ``seat`` set, the state before it in the ``*_before`` fields), or
+    a finished deal scored (``score`` set).  ``game`` and ``deal`` are the live engine objects:
+    read them at the step, before the walk goes on."""
+
+    deal_index: int
+    game: Game
+    deal: Deal
+    record: Mapping[str, Any]  # the deal's record, or the move's
+    move_index: int | None = None
+    seat: Seat | None = None
+    move: Move | None = None
+    scope_before: tuple[int, ...] = ()
+    table_before: tuple[Card, ...] = ()
+    stock_before: int = 0
+    score: DealScore | None = None
+
+
+def walk_replay(data: Mapping[str, Any], game: Game) -> Iterator[ReplayStep]:
+    """Re-plays a shape-checked replay (:func:`check_replay`) through ``game``, one step at a
+    time: the one walk that verifying, showing and drawing a replay share.
+
+    Raises :class:`ReplayError` (with the deal and move) where the record breaks the rules; a
+    game stopped part way (forfeit, void, still running) ends after its last move.
+
+    >>> from arena.engine.variants import rules_for
+    >>> replay = random_game_replay(rules_for("scopa"), 2)
+    >>> steps = list(walk_replay(replay, Game(rules_for("scopa"), 2)))
+    >>> sum(step.move is not None for step in steps) == sum(
+    ...     len(d["moves"]) for d in replay["deals"])
+    True
+    """
+    rules = game.rules
+    raw_deals = data["deals"]
+    for i, raw in enumerate(raw_deals):
+        if game.is_over():
+            raise ReplayError("the game was already won before this deal", i)
+        if i == 0:
+            game.dealer = raw["dealer"]
+        elif raw["dealer"] != game.dealer:
+            raise ReplayError(f"seat {raw['dealer']} deals, but the deal passes to seat "
+                              f"{game.dealer}", i)
+        try:
+            deal = game.prepare(deal_of(rules, raw, i))
+        except ReplayError:
+            raise
+        except EngineError as exc:
+            raise ReplayError(str(exc), i) from None
+        yield ReplayStep(i, game, deal, raw)
+        for j, raw_move in enumerate(raw["moves"]):
+            if deal.is_over():
+                raise ReplayError("the deal is already over", i, j)
+            seat = raw_move["seat"]
+            if seat != deal.to_move:
+                raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn",
+                                  i, j)
+            scope_before, table_before, stock_before = deal.scope, deal.table, len(deal.stock)
+            try:
+                move = Move.from_json(raw_move)
+                deal.apply(move)
+            except EngineError as exc:
+                raise ReplayError(f"seat {seat}: {exc}", i, j) from None
+            yield ReplayStep(i, game, deal, raw_move, j, seat, move, scope_before, table_before,
+                             stock_before)
+        if not deal.is_over():
+            if i != len(raw_deals) - 1:
+                raise ReplayError(f"the deal stops after {len(raw['moves'])} moves, "
+                                  "before every card is played", i)
+            return  # a game stopped part way (forfeit, void or still running)
+        yield ReplayStep(i, game, deal, raw, score=game.finish_deal(deal))
+
+
+def recorded_winner(data: Mapping[str, Any], game: Game, check: bool = True) -> Side | None:
+    """The winner of a walked replay (:func:`result_winner` of the game, its forfeit and void),
+    after checking (unless ``check`` is false) the recorded result against the moves:
+    :class:`ReplayError` if they disagree."""
+    result = data.get("result")
+    forfeit = result.get("forfeit") if isinstance(result, dict) else None
+    forfeit_side = None if forfeit is None else forfeit["side"]
+    winner = result_winner(game.rules.num_sides, game.winner, forfeit_side,
+                           data.get("void") is not None)
+    if check and isinstance(result, dict):
+        raw_deals = data["deals"]
+        last = len(raw_deals) - 1 if raw_deals else None
+        totals = list(game.totals)
+        if "totals" in result and result["totals"] != totals:
+            raise ReplayError(f"the result says totals {result['totals']}, the moves give "
+                              f"{totals}", last)
+        if "winner" in result and result["winner"] != winner:
+            raise ReplayError(f"the result says winner {result['winner']}, the moves give "
+                              f"{winner}", last)
+    return winner
+
+
 def verify_replay(data: Mapping[str, Any]) -> dict[str, Any]:
     """Re-plays every move and checks any recorded result: the ``--json`` report of REPLAY.md.
 
@@ -425,55 +523,13 @@ def verify_replay(data: Mapping[str, Any]) -> dict[str, Any]:
         return report
     game = Game(rules, data.get("seed") or 0)
     report["totals"] = game.totals
-    raw_deals = data["deals"]
     try:
-        for i, raw in enumerate(raw_deals):
-            if game.is_over():
-                raise ReplayError("the game was already won before this deal", i)
-            if i == 0:
-                game.dealer = raw["dealer"]
-            elif raw["dealer"] != game.dealer:
-                raise ReplayError(f"seat {raw['dealer']} deals, but the deal passes to seat "
-                                  f"{game.dealer}", i)
-            try:
-                deal = game.prepare(deal_of(rules, raw, i))
-            except ReplayError:
-                raise
-            except EngineError as exc:
-                raise ReplayError(str(exc), i) from None
-            for j, raw_move in enumerate(raw["moves"]):
-                if deal.is_over():
-                    raise ReplayError("the deal is already over", i, j)
-                seat = raw_move["seat"]
-                if seat != deal.to_move:
-                    raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn",
-                                      i, j)
-                try:
-                    deal.apply(Move.from_json(raw_move))
-                except EngineError as exc:
-                    raise ReplayError(f"seat {seat}: {exc}", i, j) from None
-            if not deal.is_over():
-                if i != len(raw_deals) - 1:
-                    raise ReplayError(f"the deal stops after {len(raw['moves'])} moves, "
-                                      "before every card is played", i)
-                break  # a game stopped part way (forfeit, void or still running)
-            deals_out.append(game.finish_deal(deal).to_json())
+        for step in walk_replay(data, game):
+            if step.score is not None:
+                deals_out.append(step.score.to_json())
         report["totals"] = list(game.totals)
-        winner = game.winner
-        result = data.get("result")
-        void = data.get("void")
-        forfeit = result.get("forfeit") if isinstance(result, dict) else None
-        forfeit_side = None if forfeit is None else forfeit["side"]
-        winner = result_winner(rules.num_sides, winner, forfeit_side, void is not None)
-        report["winner"] = winner
-        if isinstance(result, dict):
-            last = len(raw_deals) - 1 if raw_deals else None
-            if "totals" in result and result["totals"] != report["totals"]:
-                raise ReplayError(f"the result says totals {result['totals']}, the moves give "
-                                  f"{report['totals']}", last)
-            if "winner" in result and result["winner"] != winner:
-                raise ReplayError(f"the result says winner {result['winner']}, the moves give "
-                                  f"{winner}", last)
+        report["winner"] = recorded_winner(data, game, check=False)
+        recorded_winner(data, game)
     except ReplayError as exc:
         report["totals"] = list(game.totals)
         report.update(ok=False, error=exc.to_json())
