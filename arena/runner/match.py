@@ -117,9 +117,9 @@ class MatchSpec:
     # what the freezer closes: then bots compute at the same time, and partners can time
     # each other.
     freeze_idle_seats: bool = True
-    # Set from any thread to stop the match: it ends at its next wait (between moves, or while
-    # a seat thinks or starts), every seat is stopped as at the end of a match, and run_match
-    # returns the report of the games finished so far, with ``cancelled`` True.
+    # Set from any thread to stop the match: it ends before its next move or game, or at once
+    # while it waits (a seat thinking or starting); every seat is stopped as at the end of a
+    # match, and run_match returns the report of the games finished so far, ``cancelled``.
     cancel: threading.Event | None = None
 
 
@@ -582,6 +582,7 @@ class MatchRun:
         self.sets = math.ceil(spec.games / per_set)
         self.total = self.sets * per_set
         self.slots: dict[tuple[int, int], Slot] = {}
+        self._stopping = False  # cancelled: the match is ending (see check_cancel)
         self.sandboxed = [self._sandboxed(bot) for bot in spec.entrants]
         self.report = MatchReport(
             spec=spec,
@@ -642,12 +643,20 @@ class MatchRun:
         finally:
             watcher.cancel()
 
-    @staticmethod
-    async def _cancel_when_set(cancel: threading.Event, playing: asyncio.Future[Any]) -> None:
+    def check_cancel(self) -> None:
+        """Ends the match here (as a cancelled task) when the spec's ``cancel`` is set."""
+        if self.spec.cancel is not None and self.spec.cancel.is_set() and not self._stopping:
+            self._stopping = True
+            raise asyncio.CancelledError("the match was cancelled")
+
+    async def _cancel_when_set(self, cancel: threading.Event, playing: asyncio.Future[Any]
+                               ) -> None:
         """Cancels ``playing`` once ``cancel`` is set: at whatever it waits on (a seat's answer,
-        a seat starting, a message sent), its clean-up then stops every seat."""
-        while not playing.done():
+        a seat starting, a message sent), its clean-up then stops every seat. Only once: a
+        match already stopping (:meth:`check_cancel`) is left to its clean-up."""
+        while not playing.done() and not self._stopping:
             if cancel.is_set():
+                self._stopping = True
                 playing.cancel()
                 return
             await asyncio.sleep(CANCEL_POLL_S)
@@ -666,6 +675,7 @@ class MatchRun:
                         # processes that have seen no other game of it.
                         for slot in self.slots.values():
                             slot.fresh = True
+                    self.check_cancel()  # between games
                     turn = rotation if self.spec.duplicate else set_index
                     seats = seating(self.rules, len(self.spec.entrants), turn)
                     outcome = await self.play_game(index, set_index, seed, seats)
@@ -1042,6 +1052,7 @@ class _GamePlay:
         return kind, detail
 
     async def _turn(self, deal: Deal) -> None:
+        self.match.check_cancel()  # between moves
         seat = deal.to_move
         stream = self.streams[seat]
         assert stream is not None
