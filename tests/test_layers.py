@@ -127,15 +127,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_two_modules_import_each_other() -> None:
     graph = module_graph(("arena", "webui", "workers"))
-    # The engine's and the runner's own modules join this check when their last circles
-    # (observation and state, protections and sandbox) are gone.
-    later = ("arena.engine", "arena.runner")
-
-    def checked_later(module: str) -> bool:
-        return any(module == p or module.startswith(p + ".") for p in later)
-
-    found = [group for group in circles(graph)
-             if not all(checked_later(member) for member in group)]
+    found = circles(graph)
     assert found == []
 
 

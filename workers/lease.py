@@ -14,20 +14,18 @@ every quarter of ``ARENA_MATCH_LEASE_S`` and decides when this worker must let g
   by the database's clock, so once that much time has passed since the last successful
   renewal was sent, another worker may hold the match.
 
-Then the match this worker plays is stopped at once, the way Ctrl-C stops ``arena match``: the
-runner's match is cancelled, and its own clean-up stops every seat (bot processes, their
-control groups, their folders). The other worker plays the match again from the start; this
-one records nothing (only the current claim may record a result).
+Then the match this worker plays is stopped at once through the runner's own cancellation:
+:attr:`LeaseKeeper.cancel` is the match spec's ``cancel`` event, the match ends at its next
+wait, and its clean-up stops every seat (bot processes, their control groups, their folders)
+before ``run_match`` returns a report marked cancelled. The other worker plays the match again
+from the start; this one records nothing (only the current claim may record a result).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import signal
 import threading
 import time
-from collections.abc import Iterator
 from types import TracebackType
 
 from django.conf import settings
@@ -40,7 +38,7 @@ log = logging.getLogger("workers.lease")
 
 class LeaseKeeper:
     """Renews a match claim's lease in the background while its match is prepared and played,
-    and stops the match (:meth:`stopping_the_match`) when the lease is lost.
+    and sets :attr:`cancel` (the match spec's ``cancel``) when the lease is lost.
 
     ``since`` is the monotonic time at which the claim was asked for (default: now); the lease
     counts from there.
@@ -53,9 +51,8 @@ class LeaseKeeper:
         self.lost = False
         self.why = ""
         self.stopped = threading.Event()
+        self.cancel = threading.Event()  # set when the lease is lost: the match must stop
         self._lock = threading.Lock()
-        self._armed = False  # the main thread plays the match: a lost lease interrupts it
-        self._main = threading.main_thread().ident
         self._renewer = threading.Thread(target=self._renew, name="lease", daemon=True)
         self._watcher = threading.Thread(target=self._watch, name="lease-watch", daemon=True)
 
@@ -109,35 +106,4 @@ class LeaseKeeper:
             self.lost = True
             self.why = why
             log.warning("match %s: lease lost (%s); stopping it", self.claim.match_id, why)
-            if self._armed and self._main is not None:
-                # Ctrl-C for the match in the main thread: asyncio.run's handler cancels it.
-                signal.pthread_kill(self._main, signal.SIGINT)
-
-    @contextlib.contextmanager
-    def stopping_the_match(self) -> Iterator[None]:
-        """While in this block, a lost lease stops the match that the block plays with
-        :func:`arena.runner.run_match` in the main thread: ``run_match`` then raises
-        ``KeyboardInterrupt`` after its seats are stopped. Outside the main thread (a test
-        calling a task directly) a lost lease only drops the result at the end.
-        """
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        # asyncio.run cancels its task on SIGINT only when SIGINT has Python's default
-        # handler; a Celery pool process ignores it otherwise.
-        previous = signal.getsignal(signal.SIGINT)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        try:
-            with self._lock:
-                self._armed = True
-                lost = self.lost
-            if lost:
-                raise KeyboardInterrupt(f"lease lost: {self.why}")
-            yield
-        finally:
-            try:
-                with self._lock:  # a signal already sent may interrupt even this
-                    self._armed = False
-            finally:
-                if previous is not None:  # None: a handler not set from Python: left as is
-                    signal.signal(signal.SIGINT, previous)
+            self.cancel.set()

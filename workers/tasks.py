@@ -30,6 +30,16 @@ from celery import Task  # noqa: E402
 from celery.exceptions import SoftTimeLimitExceeded  # noqa: E402
 from django.db import close_old_connections  # noqa: E402
 
+from arena.engine import rules_for  # noqa: E402
+from arena.engine.replay import Replay  # noqa: E402
+from arena.runner import (  # noqa: E402
+    BotRef,
+    MatchError,
+    MatchReport,
+    MatchReportJson,
+    MatchSpec,
+    run_match,
+)
 from webui.league import matches, ratings, seasons, versions  # noqa: E402
 from webui.league.bot_files import BotFilesError, bot_ref_text  # noqa: E402
 from webui.league.live import LivePublisher  # noqa: E402
@@ -61,26 +71,6 @@ def backoff(retries: int) -> float:
     return float(min(300, 2 ** (retries + 1)))
 
 
-def report_to_json(report: Any) -> dict[str, Any]:
-    """The runner's ``MatchReport`` as the JSON that :func:`matches.record_result` takes."""
-    return {
-        "games": [
-            {
-                "replay": game.replay,
-                "seats": list(game.seats),
-                "winner_side": game.winner_side,
-                "void": game.void or "",
-                "forfeit": game.forfeit,
-                "faults": list(game.faults),
-                "duration_ms": int(game.duration_ms),
-            }
-            for game in report.games
-        ],
-        "duration_ms": int(report.duration_ms),
-        "logs": dict(getattr(report, "logs", {}) or {}),
-    }
-
-
 def empty_matches() -> bool:
     """``ARENA_BENCH_EMPTY_MATCHES=1``: record matches without playing them.
 
@@ -90,19 +80,17 @@ def empty_matches() -> bool:
     return os.environ.get("ARENA_BENCH_EMPTY_MATCHES", "") == "1"
 
 
-class EmptyReport:
+def empty_report(spec: MatchSpec) -> MatchReport:
     """A match report with no games, as :func:`empty_matches` records."""
-
-    games: list[Any] = []
-    duration_ms = 0
-    logs: dict[str, str] = {}
+    return MatchReport(spec=spec, rules=rules_for(spec.variant, spec.options or None),
+                       seed=spec.seed or 0, labels=[bot.label for bot in spec.entrants])
 
 
 class Unsandboxed(ValueError):
     """This worker may not run an uploaded bot: it has no sandbox (one line, why)."""
 
 
-def match_spec(match: Match) -> Any:
+def match_spec(match: Match) -> MatchSpec:
     """The runner's ``MatchSpec`` for a scheduled match (of a season, the ladder or a
     challenge), its bots' folders on this host.
 
@@ -110,8 +98,6 @@ def match_spec(match: Match) -> Any:
     archive to unpack it from, a damaged archive, a bad manifest, or :class:`Unsandboxed`
     (:mod:`workers.sandbox_policy`).
     """
-    from arena.runner import BotRef, MatchSpec
-
     variant = match.play_variant()
     move_time_ms, bank_ms = match.clocks()
     season_limits = match.season.seat_limits if match.season is not None else {}
@@ -139,11 +125,10 @@ def match_spec(match: Match) -> Any:
 def play_match(self: Task, match_id: int) -> str:
     """Claims a match, plays it with the runner while keeping its lease, records it once.
 
-    A lost lease (:mod:`workers.lease`: taken over, or no renewal for a whole lease) stops the
-    match at once, its seats with it, and records nothing: the match is another worker's.
+    A lost lease (:mod:`workers.lease`: taken over, or no renewal for a whole lease) cancels
+    the match at once (the runner's cancel event), its seats with it, and records nothing: the
+    match is another worker's.
     """
-    from arena.runner import MatchError, run_match
-
     asked = time.monotonic()
     claim = matches.claim_match(match_id)
     if claim is None:
@@ -173,12 +158,8 @@ def play_match(self: Task, match_id: int) -> str:
             labels = [v.label for v in match.entrants()]
             with LivePublisher(match_id, match.games_planned, labels) as live:
                 spec.on_move = live.on_move
-                with keeper.stopping_the_match():
-                    report = EmptyReport() if empty_matches() else run_match(spec)
-        except KeyboardInterrupt:
-            if not keeper.lost:
-                raise
-            return f"match {match_id}: lease lost ({keeper.why}); its seats are stopped"
+                spec.cancel = keeper.cancel
+                report = empty_report(spec) if empty_matches() else run_match(spec)
         except MatchError as error:
             keeper.stopped.set()
             matches.void_match(claim, f"cannot be played: {error}")
@@ -189,14 +170,16 @@ def play_match(self: Task, match_id: int) -> str:
             close_old_connections()
             matches.release_match(claim, f"{type(error).__name__}: {error}")
             raise self.retry(exc=error, countdown=backoff(self.request.retries)) from None
+    if report.cancelled:
+        return f"match {match_id}: lease lost ({keeper.why}); its seats are stopped"
     if keeper.lost:
         return f"match {match_id}: lease lost ({keeper.why}), result dropped"
-    recorded = matches.record_result(claim, report_to_json(report))
+    recorded = matches.record_result(claim, report.to_json(replays=True, logs=True))
     return f"match {match_id}: {'recorded' if recorded else 'already recorded'}"
 
 
 @arena_task("arena.record_match")
-def record_match(match_id: int, token: str, report: dict[str, Any]) -> bool:
+def record_match(match_id: int, token: str, report: MatchReportJson) -> bool:
     """Records a report played elsewhere under the claim ``token``; False if not the holder."""
     return matches.record_result(matches.Claim(match_id, token, 0), report)
 
@@ -237,7 +220,7 @@ def sample_label(name: str) -> str:
     return version.label if version is not None else f"{name} (sample bot)"
 
 
-def named(replay: dict[str, Any], seats: list[int], version: BotVersion) -> dict[str, Any]:
+def named(replay: Replay, seats: list[int], version: BotVersion) -> Replay:
     """A validation game's replay with its players named as the site names them: the version
     as ``name@N`` (not its bot.toml's ``name@version``), and the random sample bot.
 

@@ -15,9 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from arena.commands import shown as as_text
-from arena.engine import EngineError, Move, card_name, italian_name, rules_for
-from arena.engine.replay import ReplayError, deal_of, read_replay, verify_replay
-from arena.engine.scoring import CATEGORIES
+from arena.engine import Rules, card_name, italian_name, rules_for
+from arena.engine.replay import (
+    ReplayError,
+    ReplayStep,
+    read_replay,
+    recorded_winner,
+    verify_replay,
+    walk_replay,
+)
+from arena.engine.scoring import CATEGORIES, DealScore
 from arena.engine.state import Game
 
 HELP = "verify and show game records (REPLAY.md format)"
@@ -97,7 +104,6 @@ def _cards(cards: Any) -> str:
 def run_show(args: argparse.Namespace) -> int:
     """``arena replay show``."""
     from rich.console import Console
-    from rich.table import Table
 
     console = Console(highlight=False)
     try:
@@ -119,95 +125,32 @@ def run_show(args: argparse.Namespace) -> int:
         console.print(f"  seat {seat}: {as_text(str(name))}{label}")
     game = Game(rules, data.get("seed") or 0)
     faults = data.get("faults") or []
+    shown = False
     try:
-        for i, raw in enumerate(data["deals"]):
-            if i == 0:
-                game.dealer = raw["dealer"]
-            try:
-                deal = game.prepare(deal_of(rules, raw, i))
-            except ReplayError:
-                raise
-            except EngineError as exc:
-                raise ReplayError(str(exc), i) from None
-            shown = args.deal is None or args.deal == i + 1
-            if shown:
-                console.print(f"\n[bold]Deal {i + 1}[/bold], dealer seat {deal.dealer} "
-                              f"({as_text(str(players[deal.dealer]))})")
-                for seat, hand in enumerate(deal.hands):
-                    console.print(f"  hand of seat {seat}: {_cards(hand)}")
-                console.print(f"  table: {_cards(deal.table)}")
-            for j, raw_move in enumerate(raw["moves"]):
-                seat = raw_move["seat"]
-                if seat != deal.to_move or deal.is_over():
-                    raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn",
-                                      i, j)
-                move = Move.from_json(raw_move)
-                scope_before = deal.scope
-                stock_before = len(deal.stock)
-                table_before = set(deal.table)
-                try:
-                    deal.apply(move)
-                except EngineError as exc:
-                    raise ReplayError(f"seat {seat}: {exc}", i, j) from None
-                if not shown:
-                    continue
-                text = f"  {j + 1:3}. seat {seat} plays {_card(move.card)}"
-                if move.capture:
-                    text += ", takes " + " + ".join(card_name(c) for c in move.capture)
-                elif move.card not in deal.table and not deal.is_over():
-                    text += " to its pile"
-                if deal.scope != scope_before:
-                    text += "  [bold yellow]SCOPA![/bold yellow]"
-                notes = []
-                if raw_move.get("auto"):
-                    notes.append(f"played by the arena: {raw_move['auto']}")
-                if raw_move.get("ms") is not None:
-                    notes.append(f"{raw_move['ms']} ms")
-                if notes:
-                    text += f"  [dim]({', '.join(notes)})[/dim]"
-                console.print(text)
-                for fault in faults:
-                    if fault.get("deal") == i and fault.get("move") == j:
-                        console.print(f"       [red]fault[/red] seat {fault['seat']}: "
-                                      f"{as_text(str(fault['kind']))} "
-                                      f"{as_text(str(fault.get('detail', '')))}")
-                if len(deal.stock) < stock_before:
-                    console.print("       new hands: " + "; ".join(
-                        f"seat {s}: {_cards(h)}" for s, h in enumerate(deal.hands)))
-                if deal.is_over():
-                    left = table_before - set(move.capture)
-                    if not move.capture:
-                        left.add(move.card)
-                    if left and deal.last_capturer is not None:
-                        console.print(f"       the table ({_cards(sorted(left))}) goes to seat "
-                                      f"{deal.last_capturer}, the last to capture")
-            if not deal.is_over():
-                if i != len(data["deals"]) - 1:
-                    raise ReplayError("the deal stops before every card is played", i)
+        for step in walk_replay(data, game):
+            i, deal = step.deal_index, step.deal
+            if step.score is not None:  # the deal is over and scored
                 if shown:
-                    console.print("  (the game stops here)")
-                break
-            score = game.finish_deal(deal)
+                    _print_score(console, rules, game, step.score, i)
+                continue
+            if step.move is None:  # a deal is dealt
+                shown = args.deal is None or args.deal == i + 1
+                if shown:
+                    console.print(f"\n[bold]Deal {i + 1}[/bold], dealer seat {deal.dealer} "
+                                  f"({as_text(str(players[deal.dealer]))})")
+                    for seat, hand in enumerate(deal.hands):
+                        console.print(f"  hand of seat {seat}: {_cards(hand)}")
+                    console.print(f"  table: {_cards(deal.table)}")
+                continue
             if shown:
-                columns = [c for c in (*CATEGORIES, "total") if c not in _OPTIONAL
-                           or getattr(rules, c)]
-                table = Table(title=f"points of deal {i + 1}", title_justify="left")
-                table.add_column("side")
-                for category in columns:
-                    table.add_column(category.replace("_", " "), justify="right")
-                for side, row in enumerate(score.points):
-                    table.add_row(str(side), *(str(row[c]) for c in columns))
-                console.print(table)
-                console.print(f"  totals: {' - '.join(str(t) for t in game.totals)}")
-                if score.cappotto is not None:
-                    console.print(f"  [bold]cappotto[/bold]: side {score.cappotto} took every "
-                                  "coin and wins the game")
+                _print_move(console, step, faults)
+        if shown and data["deals"] and not game.is_over() and not step.deal.is_over():
+            console.print("  (the game stops here)")
     except ReplayError as exc:
         console.file.flush()
         print(f"{args.file}: {exc}", file=sys.stderr)
         return 1
     result = data.get("result") or {}
-    report = verify_replay(data)
     console.print()
     if data.get("void"):
         console.print(f"[bold]void[/bold]: {as_text(str(data['void']))} (counts for nobody)")
@@ -215,14 +158,71 @@ def run_show(args: argparse.Namespace) -> int:
         forfeit = result["forfeit"]
         console.print(f"[bold]forfeit[/bold] by side {forfeit['side']}: "
                       f"{as_text(str(forfeit.get('reason')))}")
-    if report["winner"] is not None:
-        console.print(f"[bold]side {report['winner']} wins[/bold], "
-                      f"{' - '.join(str(t) for t in report['totals'])}")
+    winner = recorded_winner(data, game, check=False)
+    totals = " - ".join(str(t) for t in game.totals)
+    if winner is not None:
+        console.print(f"[bold]side {winner} wins[/bold], {totals}")
     else:
-        console.print(f"no winner yet, {' - '.join(str(t) for t in report['totals'])}")
-    if not report["ok"]:
-        error = report["error"]
-        print(f"{args.file}: {ReplayError(error['reason'], error['deal'], error['move'])}",
-              file=sys.stderr)
+        console.print(f"no winner yet, {totals}")
+    try:
+        recorded_winner(data, game)
+    except ReplayError as exc:
+        print(f"{args.file}: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _print_move(console: Any, step: ReplayStep, faults: list[dict[str, Any]]) -> None:
+    """One move of ``arena replay show``, with its notes, faults, new hands and the table's
+    last cards."""
+    deal, move, raw_move = step.deal, step.move, step.record
+    assert move is not None and step.move_index is not None
+    i, j, seat = step.deal_index, step.move_index, step.seat
+    text = f"  {j + 1:3}. seat {seat} plays {_card(move.card)}"
+    if move.capture:
+        text += ", takes " + " + ".join(card_name(c) for c in move.capture)
+    elif move.card not in deal.table and not deal.is_over():
+        text += " to its pile"
+    if deal.scope != step.scope_before:
+        text += "  [bold yellow]SCOPA![/bold yellow]"
+    notes = []
+    if raw_move.get("auto"):
+        notes.append(f"played by the arena: {raw_move['auto']}")
+    if raw_move.get("ms") is not None:
+        notes.append(f"{raw_move['ms']} ms")
+    if notes:
+        text += f"  [dim]({', '.join(notes)})[/dim]"
+    console.print(text)
+    for fault in faults:
+        if fault.get("deal") == i and fault.get("move") == j:
+            console.print(f"       [red]fault[/red] seat {fault['seat']}: "
+                          f"{as_text(str(fault['kind']))} "
+                          f"{as_text(str(fault.get('detail', '')))}")
+    if len(deal.stock) < step.stock_before:
+        console.print("       new hands: " + "; ".join(
+            f"seat {s}: {_cards(h)}" for s, h in enumerate(deal.hands)))
+    if deal.is_over():
+        left = set(step.table_before) - set(move.capture)
+        if not move.capture:
+            left.add(move.card)
+        if left and deal.last_capturer is not None:
+            console.print(f"       the table ({_cards(sorted(left))}) goes to seat "
+                          f"{deal.last_capturer}, the last to capture")
+
+
+def _print_score(console: Any, rules: Rules, game: Game, score: DealScore, i: int) -> None:
+    """The points of a finished deal, the totals after it, and a cappotto."""
+    from rich.table import Table
+
+    columns = [c for c in (*CATEGORIES, "total") if c not in _OPTIONAL or getattr(rules, c)]
+    table = Table(title=f"points of deal {i + 1}", title_justify="left")
+    table.add_column("side")
+    for category in columns:
+        table.add_column(category.replace("_", " "), justify="right")
+    for side, row in enumerate(score.points):
+        table.add_row(str(side), *(str(row[c]) for c in columns))
+    console.print(table)
+    console.print(f"  totals: {' - '.join(str(t) for t in game.totals)}")
+    if score.cappotto is not None:
+        console.print(f"  [bold]cappotto[/bold]: side {score.cappotto} took every "
+                      "coin and wins the game")

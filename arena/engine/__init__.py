@@ -25,19 +25,31 @@ from arena.engine.cards import (
     rank_of,
     suit_of,
 )
+from arena.engine.moves import Move, parse_move
 from arena.engine.observation import Observation
 from arena.engine.replay import (
     ReplayError,
     ReplayRecorder,
+    ReplayStep,
     random_game_replay,
     read_replay,
+    recorded_winner,
+    result_winner,
     verify_replay,
+    walk_replay,
     write_replay,
 )
 from arena.engine.rng import Rng
 from arena.engine.scoring import CATEGORIES, POINT_KEYS, DealScore, score_deal, side_points
-from arena.engine.state import Deal, Game, Move, needs_redeal, parse_move
-from arena.engine.variants import OPTION_NAMES, VARIANTS, Rules, rules_for
+from arena.engine.state import Deal, Game, needs_redeal
+from arena.engine.variants import (
+    OPTION_NAMES,
+    VARIANTS,
+    Rules,
+    forfeit_winner,
+    rules_for,
+    side_of_seat,
+)
 
 __all__ = [
     "CATEGORIES",
@@ -56,12 +68,14 @@ __all__ = [
     "Observation",
     "ReplayError",
     "ReplayRecorder",
+    "ReplayStep",
     "Rng",
     "Rules",
     "Seat",
     "Side",
     "VariantError",
     "card_name",
+    "forfeit_winner",
     "italian_name",
     "needs_redeal",
     "parse_card",
@@ -70,10 +84,14 @@ __all__ = [
     "random_game_replay",
     "rank_of",
     "read_replay",
+    "recorded_winner",
+    "result_winner",
     "rules_for",
     "score_deal",
+    "side_of_seat",
     "side_points",
     "suit_of",
     "verify_replay",
+    "walk_replay",
     "write_replay",
 ]

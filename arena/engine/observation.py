@@ -3,8 +3,10 @@
 An :class:`Observation` holds exactly what RULES.md lets a seat see: its own hand, the table,
 every card played and captured (with who took it), hand and stock sizes, scope, the game's
 totals and whose turn it is; never another hand or the stock's order.  Search bots use
-:meth:`Observation.unseen_cards` and :meth:`Observation.determinize` to sample full deals
-consistent with it.  This module does not decide moves or talk to bots.
+:meth:`Observation.unseen_cards` and :meth:`arena.engine.state.Deal.determinize` to sample full
+deals consistent with it.  A deal builds its seats' views (:meth:`arena.engine.state.Deal.
+observation`) through the constructor; this module needs nothing of the deal's state.  It does
+not decide moves or talk to bots.
 """
 
 from __future__ import annotations
@@ -13,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.cards import DECK, Card, EngineError, Seat, card_name, parse_card
-from arena.engine.rng import Shuffler
-from arena.engine.state import Deal, Move
+from arena.engine.moves import Move, legal_moves
 from arena.engine.variants import Rules, rules_for
 
 
@@ -22,20 +23,15 @@ from arena.engine.variants import Rules, rules_for
 class Observation:
     """One seat's view of a deal in progress.
 
-    >>> from arena.engine.state import Game
-    >>> from arena.engine.rng import Rng
-    >>> game = Game(rules_for("scopone"), seed=3)
-    >>> deal = game.new_deal()
-    >>> obs = deal.observation(0)
-    >>> len(obs.hand), obs.hand_sizes, obs.stock_size, len(obs.unseen_cards())
-    (9, (9, 9, 9, 9), 0, 27)
-    >>> sample = obs.determinize(Rng(1))
-    >>> sample.hands[0] == deal.hands[0] and sample.table == deal.table
-    True
+    >>> from arena.engine.cards import parse_cards
+    >>> obs = Observation(rules=rules_for("scopa"), seat=0, to_move=0, dealer=1,
+    ...     hand=tuple(parse_cards("5c 10b 8s")), table=tuple(parse_cards("3d 5b 5s 8d")),
+    ...     hand_sizes=(3, 3), stock_size=30, history=(), captured=((), ()), scope=(0, 0),
+    ...     totals=(0, 0))
+    >>> len(obs.unseen_cards()), [m.name for m in obs.legal_moves()]
+    (33, ['5c:5b', '5c:5s', '10b:5b+5s', '8s:8d'])
     """
 
-    # Deal.observation sets an instance's __dict__ to these fields, in this order, instead of
-    # calling __init__ (a test checks the two agree): a field added here is added there too.
     rules: Rules
     seat: Seat
     to_move: Seat
@@ -62,39 +58,7 @@ class Observation:
         """This seat's legal moves when it is its turn (else an empty list)."""
         if self.seat != self.to_move or not self.hand:
             return []
-        deal = Deal(self.rules, self.dealer, [self.hand] * self.rules.players, self.table)
-        deal._to_move = self.seat
-        return deal.legal_moves()
-
-    def determinize(self, rng: Shuffler) -> Deal:
-        """A full deal consistent with this view: the unseen cards dealt out at random.
-
-        Other seats get hands of their real sizes and the stock its real size; this seat's
-        hand, the table, the piles, scope and history are as observed.  ``rng`` is an
-        :class:`arena.engine.rng.Rng` or a :class:`random.Random`.  The deal plays on from
-        here but cannot undo moves made before it.
-        """
-        unseen = sorted(self.unseen_cards())
-        needed = sum(n for s, n in enumerate(self.hand_sizes) if s != self.seat) + self.stock_size
-        if needed > len(unseen):
-            raise EngineError(f"the view needs {needed} unseen cards but only {len(unseen)} exist")
-        rng.shuffle(unseen)
-        hands: list[list[Card]] = []
-        pos = 0
-        for s, size in enumerate(self.hand_sizes):
-            if s == self.seat:
-                hands.append(list(self.hand))
-            else:
-                hands.append(unseen[pos:pos + size])
-                pos += size
-        stock = unseen[pos:pos + self.stock_size]
-        deal = Deal._restore(
-            self.rules, self.dealer, self.to_move, hands, self.table, stock,
-            self.captured, self.scope, self.history,
-        )
-        deal.deal_index = self.deal_index
-        deal.game_totals = self.totals
-        return deal
+        return legal_moves(self.rules, self.hand, self.table)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready form (cards by name)."""

@@ -11,8 +11,9 @@ while a game is played.  This module reads and writes text; it does not touch fi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NotRequired, TypedDict
 
 from arena.engine.cards import (
     DECK,
@@ -24,8 +25,10 @@ from arena.engine.cards import (
     card_name,
     parse_card,
 )
-from arena.engine.state import Deal, Game, Move, needs_redeal
-from arena.engine.variants import Rules, rules_for
+from arena.engine.moves import Move
+from arena.engine.scoring import DealScore
+from arena.engine.state import Deal, Game, needs_redeal
+from arena.engine.variants import Rules, forfeit_winner, rules_for
 
 FORMAT = "scopa-replay"
 VERSION = 1
@@ -41,6 +44,94 @@ _TOP_KEYS = {
 }
 _DEAL_KEYS = {"dealer", "deck", "hands", "table", "stock", "moves", "thrown_in"}
 _MOVE_KEYS = {"seat", "card", "capture", "ms", "clock", "auto"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The record, as types (docs/REPLAY.md is the format; cards by name)
+
+
+class ReplayMove(TypedDict):
+    """One move: the seat, its card and capture, and what the arena adds."""
+
+    seat: Seat
+    card: str
+    capture: list[str]
+    ms: NotRequired[int]  # thinking time
+    clock: NotRequired[int]  # the seat's bank after the move
+    auto: NotRequired[str]  # played by the arena for the seat ("timeout")
+
+
+class ReplayDeal(TypedDict):
+    """One deal: its dealer, its cards (a deck, or hands, table and stock) and its moves."""
+
+    dealer: Seat
+    deck: NotRequired[list[str]]
+    thrown_in: NotRequired[list[list[str]]]
+    hands: NotRequired[list[list[str]]]
+    table: NotRequired[list[str]]
+    stock: NotRequired[list[str]]
+    moves: list[ReplayMove]
+
+
+class ReplayFault(TypedDict):
+    """A seat's fault at a deal and move (indexes from 0)."""
+
+    deal: int
+    move: int
+    seat: Seat
+    kind: str
+    detail: str
+
+
+class ReplayForfeit(TypedDict):
+    """The side that forfeited the game, and why."""
+
+    side: Side
+    reason: str
+
+
+class ReplayResult(TypedDict):
+    """How the game ended: the totals per side and the winning side (None: nobody)."""
+
+    totals: list[int]
+    winner: Side | None
+    forfeit: NotRequired[ReplayForfeit]
+
+
+class Replay(TypedDict):
+    """One game's replay, as :class:`ReplayRecorder` makes it and docs/REPLAY.md defines it."""
+
+    format: str
+    version: int
+    variant: str
+    options: dict[str, Any]
+    players: list[str]
+    seed: int
+    deals: list[ReplayDeal]
+    result: NotRequired[ReplayResult]
+    void: NotRequired[str]
+    faults: NotRequired[list[ReplayFault]]
+    fallbacks: NotRequired[list[int]]
+    bot_seeds: NotRequired[list[int | None]]  # None: a bot the arena did not start
+    started_at: NotRequired[str]
+    duration_ms: NotRequired[int]
+    match: NotRequired[str]
+
+
+def result_winner(sides: int, winner: Side | None, forfeit_side: Side | None,
+                  void: bool) -> Side | None:
+    """The winner a replay records: nobody in a void game; else the game's own winner, or, in
+    a game a side forfeited before it was won, :func:`arena.engine.variants.forfeit_winner`
+    (``sides``: the game's number of sides).
+
+    >>> result_winner(2, None, 0, False), result_winner(2, 1, None, True)
+    (1, None)
+    """
+    if void:
+        return None
+    if forfeit_side is not None and winner is None:
+        return forfeit_winner(sides, forfeit_side)
+    return winner
 
 
 class ReplayError(EngineError):
@@ -313,6 +404,102 @@ def deal_of(rules: Rules, raw: Mapping[str, Any], index: int | None = None) -> D
     return deal
 
 
+@dataclass(frozen=True)
+class ReplayStep:
+    """One step of a replay re-played by :func:`walk_replay`: a deal dealt (no ``move``), a
+    move played (``move`` and ``seat`` set, the state before it in the ``*_before`` fields), or
+    a finished deal scored (``score`` set).  ``game`` and ``deal`` are the live engine objects:
+    read them at the step, before the walk goes on."""
+
+    deal_index: int
+    game: Game
+    deal: Deal
+    record: Mapping[str, Any]  # the deal's record, or the move's
+    move_index: int | None = None
+    seat: Seat | None = None
+    move: Move | None = None
+    scope_before: tuple[int, ...] = ()
+    table_before: tuple[Card, ...] = ()
+    stock_before: int = 0
+    score: DealScore | None = None
+
+
+def walk_replay(data: Mapping[str, Any], game: Game) -> Iterator[ReplayStep]:
+    """Re-plays a shape-checked replay (:func:`check_replay`) through ``game``, one step at a
+    time: the one walk that verifying, showing and drawing a replay share.
+
+    Raises :class:`ReplayError` (with the deal and move) where the record breaks the rules; a
+    game stopped part way (forfeit, void, still running) ends after its last move.
+
+    >>> from arena.engine.variants import rules_for
+    >>> replay = random_game_replay(rules_for("scopa"), 2)
+    >>> steps = list(walk_replay(replay, Game(rules_for("scopa"), 2)))
+    >>> sum(step.move is not None for step in steps) == sum(
+    ...     len(d["moves"]) for d in replay["deals"])
+    True
+    """
+    rules = game.rules
+    raw_deals = data["deals"]
+    for i, raw in enumerate(raw_deals):
+        if game.is_over():
+            raise ReplayError("the game was already won before this deal", i)
+        if i == 0:
+            game.dealer = raw["dealer"]
+        elif raw["dealer"] != game.dealer:
+            raise ReplayError(f"seat {raw['dealer']} deals, but the deal passes to seat "
+                              f"{game.dealer}", i)
+        try:
+            deal = game.prepare(deal_of(rules, raw, i))
+        except ReplayError:
+            raise
+        except EngineError as exc:
+            raise ReplayError(str(exc), i) from None
+        yield ReplayStep(i, game, deal, raw)
+        for j, raw_move in enumerate(raw["moves"]):
+            if deal.is_over():
+                raise ReplayError("the deal is already over", i, j)
+            seat = raw_move["seat"]
+            if seat != deal.to_move:
+                raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn",
+                                  i, j)
+            scope_before, table_before, stock_before = deal.scope, deal.table, len(deal.stock)
+            try:
+                move = Move.from_json(raw_move)
+                deal.apply(move)
+            except EngineError as exc:
+                raise ReplayError(f"seat {seat}: {exc}", i, j) from None
+            yield ReplayStep(i, game, deal, raw_move, j, seat, move, scope_before, table_before,
+                             stock_before)
+        if not deal.is_over():
+            if i != len(raw_deals) - 1:
+                raise ReplayError(f"the deal stops after {len(raw['moves'])} moves, "
+                                  "before every card is played", i)
+            return  # a game stopped part way (forfeit, void or still running)
+        yield ReplayStep(i, game, deal, raw, score=game.finish_deal(deal))
+
+
+def recorded_winner(data: Mapping[str, Any], game: Game, check: bool = True) -> Side | None:
+    """The winner of a walked replay (:func:`result_winner` of the game, its forfeit and void),
+    after checking (unless ``check`` is false) the recorded result against the moves:
+    :class:`ReplayError` if they disagree."""
+    result = data.get("result")
+    forfeit = result.get("forfeit") if isinstance(result, dict) else None
+    forfeit_side = None if forfeit is None else forfeit["side"]
+    winner = result_winner(game.rules.num_sides, game.winner, forfeit_side,
+                           data.get("void") is not None)
+    if check and isinstance(result, dict):
+        raw_deals = data["deals"]
+        last = len(raw_deals) - 1 if raw_deals else None
+        totals = list(game.totals)
+        if "totals" in result and result["totals"] != totals:
+            raise ReplayError(f"the result says totals {result['totals']}, the moves give "
+                              f"{totals}", last)
+        if "winner" in result and result["winner"] != winner:
+            raise ReplayError(f"the result says winner {result['winner']}, the moves give "
+                              f"{winner}", last)
+    return winner
+
+
 def verify_replay(data: Mapping[str, Any]) -> dict[str, Any]:
     """Re-plays every move and checks any recorded result: the ``--json`` report of REPLAY.md.
 
@@ -336,57 +523,13 @@ def verify_replay(data: Mapping[str, Any]) -> dict[str, Any]:
         return report
     game = Game(rules, data.get("seed") or 0)
     report["totals"] = game.totals
-    raw_deals = data["deals"]
     try:
-        for i, raw in enumerate(raw_deals):
-            if game.is_over():
-                raise ReplayError("the game was already won before this deal", i)
-            if i == 0:
-                game.dealer = raw["dealer"]
-            elif raw["dealer"] != game.dealer:
-                raise ReplayError(f"seat {raw['dealer']} deals, but the deal passes to seat "
-                                  f"{game.dealer}", i)
-            try:
-                deal = game.prepare(deal_of(rules, raw, i))
-            except ReplayError:
-                raise
-            except EngineError as exc:
-                raise ReplayError(str(exc), i) from None
-            for j, raw_move in enumerate(raw["moves"]):
-                if deal.is_over():
-                    raise ReplayError("the deal is already over", i, j)
-                seat = raw_move["seat"]
-                if seat != deal.to_move:
-                    raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn",
-                                      i, j)
-                try:
-                    deal.apply(Move.from_json(raw_move))
-                except EngineError as exc:
-                    raise ReplayError(f"seat {seat}: {exc}", i, j) from None
-            if not deal.is_over():
-                if i != len(raw_deals) - 1:
-                    raise ReplayError(f"the deal stops after {len(raw['moves'])} moves, "
-                                      "before every card is played", i)
-                break  # a game stopped part way (forfeit, void or still running)
-            deals_out.append(game.finish_deal(deal).to_json())
+        for step in walk_replay(data, game):
+            if step.score is not None:
+                deals_out.append(step.score.to_json())
         report["totals"] = list(game.totals)
-        winner = game.winner
-        result = data.get("result")
-        void = data.get("void")
-        forfeit = result.get("forfeit") if isinstance(result, dict) else None
-        if void is not None:
-            winner = None
-        elif forfeit is not None and winner is None:
-            winner = 1 - forfeit["side"] if rules.num_sides == 2 else None
-        report["winner"] = winner
-        if isinstance(result, dict):
-            last = len(raw_deals) - 1 if raw_deals else None
-            if "totals" in result and result["totals"] != report["totals"]:
-                raise ReplayError(f"the result says totals {result['totals']}, the moves give "
-                                  f"{report['totals']}", last)
-            if "winner" in result and result["winner"] != winner:
-                raise ReplayError(f"the result says winner {result['winner']}, the moves give "
-                                  f"{winner}", last)
+        report["winner"] = recorded_winner(data, game, check=False)
+        recorded_winner(data, game)
     except ReplayError as exc:
         report["totals"] = list(game.totals)
         report.update(ok=False, error=exc.to_json())
@@ -459,19 +602,21 @@ class ReplayRecorder:
     ...     deal = game.new_deal(); recorder.start_deal(game, deal)
     ...     while not deal.is_over():
     ...         seat, move = deal.to_move, pick.choice(deal.legal_moves())
-    ...         deal.apply(move); recorder.record_move(seat, move, ms=3)
+    ...         deal.apply(move); _ = recorder.record_move(seat, move, ms=3)
     ...     _ = game.finish_deal(deal)
     >>> replay = recorder.finish(game)
     >>> verify_replay(read_replay(write_replay(replay)))["winner"] == game.winner
     True
     """
 
-    def __init__(self, rules: Rules, seed: int, players: Sequence[str]) -> None:
-        """A recorder for a game of ``rules`` from ``seed`` between ``players`` (one per seat)."""
+    def __init__(self, rules: Rules, seed: int, players: Sequence[str], *,
+                 match: str | None = None, started_at: str | None = None) -> None:
+        """A recorder for a game of ``rules`` from ``seed`` between ``players`` (one per seat);
+        ``match`` (an opaque id) and ``started_at`` say where the game came from."""
         if len(players) != rules.players:
             raise EngineError(f"{rules.variant} needs {rules.players} players, got {len(players)}")
         self.rules = rules
-        self.data: dict[str, Any] = {
+        self.data: Replay = {
             "format": FORMAT,
             "version": VERSION,
             "variant": rules.variant,
@@ -480,25 +625,57 @@ class ReplayRecorder:
             "seed": seed,
             "deals": [],
         }
-        self.faults: list[dict[str, Any]] = []
+        if match is not None:
+            self.data["match"] = match
+        if started_at is not None:
+            self.data["started_at"] = started_at
+        self.faults: list[ReplayFault] = []
+
+    @property
+    def deals(self) -> int:
+        """How many deals are recorded so far."""
+        return len(self.data["deals"])
+
+    @property
+    def moves_of_deal(self) -> int:
+        """How many moves the current deal has so far (0 before the first deal)."""
+        deals = self.data["deals"]
+        return len(deals[-1]["moves"]) if deals else 0
+
+    def set_players(self, players: Sequence[str]) -> None:
+        """Names the seats' players again (a bot that says its name once it has started)."""
+        if len(players) != self.rules.players:
+            raise EngineError(f"{self.rules.variant} needs {self.rules.players} players, "
+                              f"got {len(players)}")
+        self.data["players"] = list(players)
+
+    def set_bot_seeds(self, seeds: Sequence[int | None]) -> None:
+        """Records each seat's bot seed (REPLAY.md, ``bot_seeds``; None: a bot not started)."""
+        self.data["bot_seeds"] = [None if s is None else int(s) for s in seeds]
 
     def start_deal(self, game: Game | None, deal: Deal) -> None:
         """Records a deal about to be played: the game's deck, or else the deal's cards."""
-        entry: dict[str, Any] = {"dealer": deal.dealer}
         if deal.history:
             raise EngineError("start_deal needs a deal before its first move")
+        entry: ReplayDeal
         if game is not None and game.current_deck is not None and _dealt_from(
             deal, game.current_deck
         ):
+            deck = [card_name(c) for c in game.current_deck]
             if game.thrown_in:
-                entry["thrown_in"] = [[card_name(c) for c in d] for d in game.thrown_in]
-            entry["deck"] = [card_name(c) for c in game.current_deck]
+                thrown_in = [[card_name(c) for c in d] for d in game.thrown_in]
+                entry = {"dealer": deal.dealer, "thrown_in": thrown_in, "deck": deck,
+                         "moves": []}
+            else:
+                entry = {"dealer": deal.dealer, "deck": deck, "moves": []}
         else:
-            entry["hands"] = [[card_name(c) for c in hand] for hand in deal.hands]
-            entry["table"] = [card_name(c) for c in deal.table]
+            hands = [[card_name(c) for c in hand] for hand in deal.hands]
+            table = [card_name(c) for c in deal.table]
             if deal.rules.layout == "scopa":
-                entry["stock"] = [card_name(c) for c in deal.stock]
-        entry["moves"] = []
+                entry = {"dealer": deal.dealer, "hands": hands, "table": table,
+                         "stock": [card_name(c) for c in deal.stock], "moves": []}
+            else:
+                entry = {"dealer": deal.dealer, "hands": hands, "table": table, "moves": []}
         self.data["deals"].append(entry)
 
     def record_move(
@@ -508,11 +685,14 @@ class ReplayRecorder:
         ms: int | None = None,
         clock_ms: int | None = None,
         auto: str | None = None,
-    ) -> None:
-        """Records a move of the current deal, with the seat's thinking time and clock."""
+    ) -> ReplayMove:
+        """Records a move of the current deal, with the seat's thinking time and clock; returns
+        the move's record (shared with the replay: not to be changed)."""
         if not self.data["deals"]:
             raise EngineError("record_move before start_deal")
-        entry: dict[str, Any] = {"seat": seat, **move.to_json()}
+        card, capture = move
+        entry: ReplayMove = {"seat": seat, "card": card_name(card),
+                             "capture": [card_name(c) for c in capture]}
         if ms is not None:
             entry["ms"] = int(ms)
         if clock_ms is not None:
@@ -520,6 +700,7 @@ class ReplayRecorder:
         if auto is not None:
             entry["auto"] = auto
         self.data["deals"][-1]["moves"].append(entry)
+        return entry
 
     def record_fault(
         self,
@@ -546,39 +727,52 @@ class ReplayRecorder:
         game: Game,
         forfeit: tuple[Side, str] | Mapping[str, Any] | None = None,
         void: str | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
+        *,
+        fallbacks: Sequence[int] | None = None,
+        started_at: str | None = None,
+        duration_ms: int | None = None,
+        match: str | None = None,
+    ) -> Replay:
         """The finished replay: the result (with a forfeit or void if any) and extra fields.
 
-        ``forfeit`` is ``(side, reason)``: that side loses (in a 2-side game the other side
-        wins).  ``void`` is the reason the arena itself failed the game: it counts for nobody.
-        ``extra`` may set ``started_at``, ``duration_ms`` and ``match``.
+        ``forfeit`` is ``(side, reason)``: that side loses (:func:`result_winner`).  ``void``
+        is the reason the arena itself failed the game: it counts for nobody.  ``fallbacks``
+        counts per seat the moves its bot said it did not choose (kept when any is not 0);
+        ``started_at``, ``duration_ms`` and ``match`` say where the game came from.
         """
-        data = dict(self.data)
-        result: dict[str, Any] = {"totals": list(game.totals), "winner": game.winner}
+        data: Replay = {**self.data}
+        forfeited: ReplayForfeit | None = None
         if forfeit is not None:
             if isinstance(forfeit, Mapping):
-                side, reason = forfeit["side"], str(forfeit.get("reason", ""))
+                forfeited = {"side": forfeit["side"], "reason": str(forfeit.get("reason", ""))}
             else:
-                side, reason = forfeit
-            result["forfeit"] = {"side": side, "reason": reason}
-            if game.winner is None:
-                result["winner"] = 1 - side if self.rules.num_sides == 2 else None
+                forfeited = {"side": forfeit[0], "reason": forfeit[1]}
         if void is not None:
             data["void"] = void
-            result["winner"] = None
-        data["result"] = result
         if self.faults:
             data["faults"] = list(self.faults)
-        for key, value in extra.items():
-            if key not in ("started_at", "duration_ms", "match"):
-                raise EngineError(f"unknown replay field {key!r}")
-            data[key] = value
+        if fallbacks is not None and any(fallbacks):
+            data["fallbacks"] = list(fallbacks)
+        result: ReplayResult = {
+            "totals": list(game.totals),
+            "winner": result_winner(self.rules.num_sides, game.winner,
+                                    None if forfeited is None else forfeited["side"],
+                                    void is not None),
+        }
+        if forfeited is not None:
+            result["forfeit"] = forfeited
+        data["result"] = result
+        if started_at is not None:
+            data["started_at"] = started_at
+        if duration_ms is not None:
+            data["duration_ms"] = duration_ms
+        if match is not None:
+            data["match"] = match
         return data
 
 
 def random_game_replay(rules: Rules, seed: int, players: Sequence[str] | None = None
-                       ) -> dict[str, Any]:
+                       ) -> Replay:
     """The replay of a whole game of uniformly random legal moves, all drawn from ``seed``.
 
     The same seed gives the same replay on every Python version (golden files, demos, tests).

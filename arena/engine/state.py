@@ -6,16 +6,18 @@ moves (each capture choice its own :class:`Move`) and applies and undoes them in
 search never copies a state it can undo.  :class:`Game` deals from a seed, applies the redeal
 rules, totals the deals and decides the winner with both tie rules and cappotto.  Scoring
 itself lives in :mod:`arena.engine.scoring`, what a seat may see in
-:mod:`arena.engine.observation`; this module does no I/O.
+:mod:`arena.engine.observation` (built by :meth:`Deal.observation`; :meth:`Deal.determinize`
+deals a view's unseen cards out again), moves and captures in :mod:`arena.engine.moves`; this
+module does no I/O.
 """
 
 from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Iterable, Sequence
-from itertools import chain, combinations
+from itertools import chain
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.engine.cards import (
     DECK,
@@ -27,111 +29,21 @@ from arena.engine.cards import (
     Side,
     card_name,
     cards_of,
-    parse_card,
 )
-from arena.engine.rng import Rng, derive_seed
+from arena.engine.moves import LAY as _LAY
+from arena.engine.moves import NAMES as _NAMES
+from arena.engine.moves import POW5 as _POW5
+from arena.engine.moves import RANK0 as _RANK0
+from arena.engine.moves import SUM_MEMO as _SUM_MEMO
+from arena.engine.moves import TAKE1 as _TAKE1
+from arena.engine.moves import Move, captures
+from arena.engine.moves import expand as _expand
+from arena.engine.moves import lookup as _lookup
+from arena.engine.moves import new_move as _new_move
+from arena.engine.observation import Observation
+from arena.engine.rng import Rng, Shuffler, derive_seed
 from arena.engine.scoring import CATEGORIES, DealScore, score_masks
 from arena.engine.variants import Rules
-
-if TYPE_CHECKING:
-    from arena.engine.observation import Observation
-
-# ---------------------------------------------------------------------------------------------
-# Moves
-
-
-class Move(tuple[Card, tuple[Card, ...]]):
-    """One play: a card from hand and the table cards it captures (``()`` to lay it down).
-
-    Immutable and hashable; ``capture`` is always sorted.
-
-    >>> move = parse_move("7d:4d+3b")
-    >>> move.name, move.card, move.capture
-    ('7d:4d+3b', 6, (3, 22))
-    >>> move.to_json()
-    {'card': '7d', 'capture': ['4d', '3b']}
-    >>> Move.from_json({"card": "5c", "capture": []}) == Move(parse_card("5c"))
-    True
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, card: Card, capture: Iterable[Card] = ()) -> Move:
-        """A move of ``card`` capturing ``capture`` (in any order)."""
-        card_name(card)
-        cap = tuple(sorted(capture))
-        for c in cap:
-            card_name(c)
-        return tuple.__new__(cls, (card, cap))
-
-    @property
-    def card(self) -> Card:
-        """The card played from hand."""
-        return self[0]
-
-    @property
-    def capture(self) -> tuple[Card, ...]:
-        """The table cards taken, sorted; empty when the card is laid down."""
-        return self[1]
-
-    @property
-    def name(self) -> str:
-        """Text form: ``"7d"`` (laid down) or ``"7d:3b+4d"``."""
-        if not self[1]:
-            return _NAMES[self[0]]
-        return _NAMES[self[0]] + ":" + "+".join(_NAMES[c] for c in self[1])
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"card": "7d", "capture": ["3b", "4d"]}``, the move form of REPLAY.md."""
-        return {"card": _NAMES[self[0]], "capture": [_NAMES[c] for c in self[1]]}
-
-    @classmethod
-    def from_json(cls, obj: Any) -> Move:
-        """The move of a ``{"card": ..., "capture": [...]}`` object; bad input: EngineError."""
-        if not isinstance(obj, dict) or "card" not in obj:
-            raise EngineError(f"a move is an object with 'card' and 'capture', not {obj!r}")
-        capture = obj.get("capture", [])
-        if not isinstance(capture, list):
-            raise EngineError(f"a move's 'capture' is a list of cards, not {capture!r}")
-        cards = [parse_card(c) for c in capture]
-        if len(set(cards)) != len(cards):
-            raise CardError(f"a card appears twice in the capture {capture!r}")
-        return cls(parse_card(obj["card"]), cards)
-
-    def __repr__(self) -> str:
-        return f"Move({self.name!r})"
-
-
-_NAMES: tuple[str, ...] = tuple(card_name(c) for c in DECK)
-_new_move = tuple.__new__
-
-
-def parse_move(text: str) -> Move:
-    """The move written as ``"7d"`` or ``"7d:3b+4d"``.
-
-    >>> parse_move("10s:5c+5b").name
-    '10s:5c+5b'
-    >>> parse_move("7d:")
-    Traceback (most recent call last):
-    ...
-    arena.engine.cards.CardError: not a move: '7d:' (write e.g. '7d' or '7d:3b+4d')
-    """
-    if not isinstance(text, str):
-        raise CardError(f"not a move: {text!r}")
-    card_text, sep, capture_text = text.strip().partition(":")
-    try:
-        card = parse_card(card_text)
-        capture = [parse_card(c) for c in capture_text.split("+")] if sep else []
-    except CardError:
-        raise CardError(f"not a move: {text!r} (write e.g. '7d' or '7d:3b+4d')") from None
-    if len(set(capture)) != len(capture):
-        raise CardError(f"not a move: {text!r} (a card is captured twice)")
-    return Move(card, capture)
-
-
-# Pre-built moves for the hot path: laying each card down, and each card taking one card.
-_LAY: tuple[Move, ...] = tuple(_new_move(Move, (c, ())) for c in DECK)
-_TAKE1: tuple[Move, ...] = tuple(_new_move(Move, (a, (b,))) for a in DECK for b in DECK)
 
 
 def _slice_cards(offset: int) -> tuple[tuple[Card, ...], ...]:
@@ -161,91 +73,6 @@ _SEAT_MOVE = itemgetter(0, 1)  # the (seat, move) of an undo entry
 _chain = chain.from_iterable
 
 # ---------------------------------------------------------------------------------------------
-# Capture sets, memoised by the table's ranks.
-#
-# The table's ranks are kept as a base-5 number (count of rank r times 5**r, r = 0..9), which
-# changes by one power of 5 per card.  The sets of ranks that make a sum depend only on that
-# number and the sum, so they are computed once and shared by every deal and every game.
-
-_POW5: tuple[int, ...] = tuple(5**r for r in range(10))
-_RANK0: tuple[int, ...] = tuple(c % 10 for c in DECK)
-_MEMO_LIMIT = 100_000  # about 35 MB at most; random play fills some 20,000
-
-Pattern = tuple[tuple[int, int], ...]  # ((rank index, how many), ...)
-# A memo entry per pattern: the ranks to take whole (when the pattern takes every card of each
-# of its ranks, the common case, known from the key), else None; and the pattern itself.
-Entry = tuple[tuple[int, ...] | None, Pattern]
-_SUM_MEMO: dict[int, tuple[Entry, ...]] = {}
-_FIFTEEN_MEMO: dict[int, tuple[Entry, ...]] = {}
-
-
-def _rank_patterns(key: int, target: int, min_size: int) -> tuple[Entry, ...]:
-    """Every multiset of the table's ranks (given by ``key``) summing to ``target``."""
-    counts = [key // _POW5[r] % 5 for r in range(10)]
-    out: list[Pattern] = []
-    chosen: list[tuple[int, int]] = []
-
-    def walk(r: int, remaining: int, size: int) -> None:
-        if remaining == 0:
-            if size >= min_size:
-                out.append(tuple(chosen))
-            return
-        if r >= 10 or r + 1 > remaining:
-            return
-        walk(r + 1, remaining, size)
-        for k in range(1, counts[r] + 1):
-            if k * (r + 1) > remaining:
-                break
-            chosen.append((r, k))
-            walk(r + 1, remaining - k * (r + 1), size + k)
-            chosen.pop()
-
-    walk(0, target, 0)
-    return tuple(
-        (tuple(r for r, _ in p) if all(counts[r] == k for r, k in p) else None, p) for p in out
-    )
-
-
-def _lookup(memo: dict[int, tuple[Entry, ...]], key: int, target: int, min_size: int
-            ) -> tuple[Entry, ...]:
-    slot = key * 16 + target
-    found = memo.get(slot)
-    if found is None:
-        if len(memo) >= _MEMO_LIMIT:
-            memo.clear()
-        found = memo[slot] = _rank_patterns(key, target, min_size)
-    return found
-
-
-def _expand(patterns: tuple[Entry, ...], by_rank: list[list[Card]]) -> list[tuple[Card, ...]]:
-    """The card sets (sorted tuples, in sorted order) that realise rank patterns on a table."""
-    caps: list[tuple[Card, ...]] = []
-    for whole, pattern in patterns:
-        if whole is not None:
-            cards: list[Card] = []
-            for r in whole:
-                cards += by_rank[r]
-            cards.sort()
-            caps.append(tuple(cards))
-            continue
-        partial: list[tuple[Card, ...]] = [()]
-        for r, k in pattern:
-            ranked = by_rank[r]
-            if k == len(ranked):
-                partial = [p + tuple(ranked) for p in partial]
-            elif k == 1:
-                partial = [(*p, c) for p in partial for c in ranked]
-            else:
-                options = list(combinations(ranked, k))
-                partial = [p + o for p in partial for o in options]
-        for p in partial:
-            caps.append(tuple(sorted(p)))
-    if len(caps) > 1:
-        caps.sort()
-    return caps
-
-
-# ---------------------------------------------------------------------------------------------
 # Deal
 
 _SCOPA = 1
@@ -259,6 +86,7 @@ class Deal:
 
     >>> from arena.engine.variants import rules_for
     >>> from arena.engine.cards import parse_cards
+    >>> from arena.engine.moves import parse_move
     >>> deal = Deal.from_hands(rules_for("scopa"), dealer=1,
     ...     hands=[parse_cards("5c 10b 8s"), parse_cards("1c 2c 3c")],
     ...     table=parse_cards("3d 5b 5s 8d"))
@@ -560,23 +388,7 @@ class Deal:
         return self._captures_for(card)
 
     def _captures_for(self, card: Card) -> list[tuple[Card, ...]]:
-        r = card % 10
-        by_rank = self._by_rank
-        key = self._tkey
-        rules = self.rules
-        if self._assi and r == 0:
-            if key == 0:
-                return [()]
-            if by_rank[0] and rules.assi_ace_takes_ace:
-                return [(a,) for a in by_rank[0]]
-            return [tuple(sorted(c for cards in by_rank for c in cards))]
-        if rules.quindici:
-            patterns = _lookup(_FIFTEEN_MEMO, key, 14 - r, 1)
-            return _expand(patterns, by_rank) if patterns else [()]
-        if by_rank[r]:
-            return [(c,) for c in by_rank[r]]
-        patterns = _lookup(_SUM_MEMO, key, r + 1, 2)
-        return _expand(patterns, by_rank) if patterns else [()]
+        return captures(self.rules, card, self._by_rank, self._tkey)
 
     def apply(self, move: Move | tuple[Card, Iterable[Card]]) -> None:
         """Plays ``move`` for the seat to move; raises :class:`IllegalMoveError` if not legal."""
@@ -727,29 +539,24 @@ class Deal:
         """What ``seat`` may see now (RULES.md, last section)."""
         if not 0 <= seat < self._n:
             raise EngineError(f"no seat {seat!r} in a {self._n}-player game")
-        cls = _observation_class or _load_observation_class()
-        # The instance's fields, every one in order, set at once: what the frozen dataclass's
-        # __init__ sets one object.__setattr__ at a time (tests check the two agree).
-        obs = _object_new(cls)
-        _object_setattr(obs, "__dict__", {
-            "rules": self.rules,
-            "seat": seat,
-            "to_move": self._to_move,
-            "dealer": self.dealer,
-            "hand": tuple(self._hands[seat]),
-            "table": tuple(sorted(_chain(self._by_rank))),
-            "hand_sizes": tuple(map(len, self._hands)),
-            "stock_size": len(self._stock) - self._stock_pos,
-            "history": self._history_tuple(),
-            "captured": _piles(self._captured),
-            "scope": tuple(self._scope),
-            "totals": tuple(self.game_totals),
-            "deal_index": self.deal_index,
-        })
-        return obs
+        return Observation(
+            rules=self.rules,
+            seat=seat,
+            to_move=self._to_move,
+            dealer=self.dealer,
+            hand=tuple(self._hands[seat]),
+            table=tuple(sorted(_chain(self._by_rank))),
+            hand_sizes=tuple(map(len, self._hands)),
+            stock_size=len(self._stock) - self._stock_pos,
+            history=self._history_tuple(),
+            captured=_piles(self._captured),
+            scope=tuple(self._scope),
+            totals=tuple(self.game_totals),
+            deal_index=self.deal_index,
+        )
 
     @classmethod
-    def _restore(
+    def restore(
         cls,
         rules: Rules,
         dealer: Seat,
@@ -773,22 +580,48 @@ class Deal:
                 break
         return deal
 
+    @classmethod
+    def determinize(cls, obs: Observation, rng: Shuffler) -> Deal:
+        """A full deal consistent with a seat's view: the unseen cards dealt out at random.
+
+        Other seats get hands of their real sizes and the stock its real size; the seat's
+        hand, the table, the piles, scope and history are as observed.  ``rng`` is an
+        :class:`arena.engine.rng.Rng` or a :class:`random.Random`.  The deal plays on from
+        here but cannot undo moves made before it.
+
+        >>> from arena.engine.variants import rules_for
+        >>> game = Game(rules_for("scopone"), seed=3)
+        >>> deal = game.new_deal()
+        >>> obs = deal.observation(0)
+        >>> sample = Deal.determinize(obs, Rng(1))
+        >>> sample.hands[0] == deal.hands[0] and sample.table == deal.table
+        True
+        """
+        unseen = sorted(obs.unseen_cards())
+        needed = sum(n for s, n in enumerate(obs.hand_sizes) if s != obs.seat) + obs.stock_size
+        if needed > len(unseen):
+            raise EngineError(f"the view needs {needed} unseen cards but only {len(unseen)} exist")
+        rng.shuffle(unseen)
+        hands: list[list[Card]] = []
+        pos = 0
+        for s, size in enumerate(obs.hand_sizes):
+            if s == obs.seat:
+                hands.append(list(obs.hand))
+            else:
+                hands.append(unseen[pos:pos + size])
+                pos += size
+        stock = unseen[pos:pos + obs.stock_size]
+        deal = cls.restore(
+            obs.rules, obs.dealer, obs.to_move, hands, obs.table, stock,
+            obs.captured, obs.scope, obs.history,
+        )
+        deal.deal_index = obs.deal_index
+        deal.game_totals = obs.totals
+        return deal
+
     def __repr__(self) -> str:
         return (f"<Deal {self.rules.variant} dealer={self.dealer} to_move={self._to_move} "
                 f"played={len(self._prefix) + len(self._undo)}>")
-
-
-_observation_class: type[Observation] | None = None  # imported on first use (it imports us)
-_object_new = object.__new__
-_object_setattr = object.__setattr__
-
-
-def _load_observation_class() -> type[Observation]:
-    global _observation_class
-    from arena.engine.observation import Observation
-
-    _observation_class = Observation
-    return Observation
 
 
 def _check_dealer(rules: Rules, dealer: Seat) -> None:

@@ -43,6 +43,29 @@ OPTION_NAMES: tuple[str, ...] = tuple(OPTION_CHOICES)
 MAX_TARGET = 1000
 
 
+def side_of_seat(seat: Seat, sides: int) -> Side:
+    """The side seat ``seat`` plays for in a game of ``sides`` sides: seats take the sides in
+    turn (with partners, seats 0 and 2 are side 0, seats 1 and 3 side 1).
+
+    The one rule for it, for code that knows a game's number of sides but not its rules.
+
+    >>> [side_of_seat(seat, 2) for seat in range(4)], side_of_seat(2, 3)
+    ([0, 1, 0, 1], 2)
+    """
+    return seat % sides
+
+
+def forfeit_winner(sides: int, side: Side) -> Side | None:
+    """Who wins a game that ``side`` forfeits: the other side of a two-side game; with more
+    sides, nobody (the game has no winner).
+
+    >>> forfeit_winner(2, 0), forfeit_winner(2, 1), forfeit_winner(3, 1)
+    (1, 0, None)
+    """
+    others = [s for s in range(sides) if s != side]
+    return others[0] if len(others) == 1 else None
+
+
 @dataclass(frozen=True)
 class Rules:
     """A variant's layout and every rule option (RULES.md names), as one immutable value.
@@ -82,7 +105,11 @@ class Rules:
 
     def side_of(self, seat: Seat) -> Side:
         """The side a seat plays for (``seat % 2`` with partners, else the seat itself)."""
-        return seat % 2 if self.partners else seat
+        return side_of_seat(seat, self.num_sides)
+
+    def forfeit_winner(self, side: Side) -> Side | None:
+        """Who wins a game that ``side`` forfeits (:func:`forfeit_winner`)."""
+        return forfeit_winner(self.num_sides, side)
 
     def seats_of(self, side: Side) -> tuple[Seat, ...]:
         """The seats that play for ``side``.

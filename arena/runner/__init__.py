@@ -16,10 +16,12 @@ from arena.runner import cgroups
 from arena.runner.bots import BotError, BotRef, Manifest, read_manifest, sample_bot_names
 from arena.runner.match import (
     EntrantSummary,
+    GameJson,
     GameOutcome,
     LiveMove,
     MatchError,
     MatchReport,
+    MatchReportJson,
     MatchSpec,
     run_match,
 )
@@ -31,6 +33,7 @@ __all__ = [
     "BotRef",
     "EloEstimate",
     "EntrantSummary",
+    "GameJson",
     "GameOutcome",
     "HostError",
     "Limits",
@@ -38,6 +41,7 @@ __all__ = [
     "Manifest",
     "MatchError",
     "MatchReport",
+    "MatchReportJson",
     "MatchSpec",
     "cgroups",
     "read_manifest",

@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import datetime
 import hashlib
-import json
 import logging
 import math
 import secrets
@@ -38,9 +37,27 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-from arena.engine import Deal, EngineError, Game, Move, Rules, card_name, rules_for
+from arena.engine import (
+    Deal,
+    EngineError,
+    Game,
+    Move,
+    Rules,
+    card_name,
+    rules_for,
+    side_of_seat,
+)
+from arena.engine.replay import (
+    Replay,
+    ReplayFault,
+    ReplayForfeit,
+    ReplayMove,
+    ReplayRecorder,
+    result_winner,
+    write_replay,
+)
 from arena.protocol import convert
 from arena.runner.bots import BotError, BotRef
 from arena.runner.link import Answer, BotLink, GameStream, TurnHandedOff
@@ -56,6 +73,8 @@ MAX_CLOCK_FAULTS = 3
 MAX_FALLBACK_NOTES = 3
 """Fallback answers recorded as faults per seat and game (all are counted in ``fallbacks``)."""
 DESCRIBE_TIMEOUT = 10.0
+CANCEL_POLL_S = 0.05
+"""How often a match looks at its spec's ``cancel`` event."""
 
 FORFEIT_KINDS = frozenset(
     {"crash", "disconnect", "garbled", "illegal", "start", "memory", "forbidden"}
@@ -98,6 +117,10 @@ class MatchSpec:
     # what the freezer closes: then bots compute at the same time, and partners can time
     # each other.
     freeze_idle_seats: bool = True
+    # Set from any thread to stop the match: it ends before its next move or game, or at once
+    # while it waits (a seat thinking or starting); every seat is stopped as at the end of a
+    # match, and run_match returns the report of the games finished so far, ``cancelled``.
+    cancel: threading.Event | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +130,7 @@ class LiveMove:
     game: int  # index of the game in the match, from 0
     deal: int  # index of the deal in the game, from 0
     move: int  # index of the move in the deal, from 0
-    record: dict[str, Any]  # as in the replay: seat, card, capture, ms, clock (and auto)
+    record: ReplayMove  # as in the replay: seat, card, capture, ms, clock (and auto)
     players: list[str]  # by seat
     totals: list[int]  # game points per side before this deal
     seats: list[int] = field(default_factory=list)  # the entrant index of each seat
@@ -125,13 +148,13 @@ class GameOutcome:
     set_index: int
     seed: int
     seats: list[int]  # entrant index per seat
-    replay: dict[str, Any]
+    replay: Replay
     totals: list[int]
     winner_side: int | None
     winner_entrants: list[int]  # every entrant of the winning side
     void: str | None
-    forfeit: dict[str, Any] | None
-    faults: list[dict[str, Any]]
+    forfeit: ReplayForfeit | None
+    faults: list[ReplayFault]
     duration_ms: int
     moves: int
     scope: list[int]  # scope per side over the game
@@ -145,6 +168,66 @@ class GameOutcome:
     def winner_entrant(self) -> int | None:
         """The winning entrant, or None for a draw, a void game, or a two-entrant side."""
         return self.winner_entrants[0] if len(self.winner_entrants) == 1 else None
+
+
+class GameJson(TypedDict):
+    """One game of :class:`MatchReportJson`."""
+
+    index: int
+    set: int
+    seed: int
+    seats: list[int]  # entrant index per seat
+    totals: list[int]
+    winner_side: int | None
+    winner_entrants: list[int]
+    void: str | None
+    forfeit: ReplayForfeit | None
+    faults: list[ReplayFault]
+    fallbacks: list[int]
+    duration_ms: int
+    moves: int
+    replay: NotRequired[Replay]  # when asked for
+
+
+class EntrantJson(TypedDict):
+    """One entrant's line of :class:`MatchReportJson` (:meth:`EntrantSummary.to_json`)."""
+
+    entrant: int
+    label: str
+    games: int
+    wins: int
+    losses: int
+    draws: int
+    void: int
+    points: int
+    points_against: int
+    scope: int
+    faults: int
+    answered: int
+    fallbacks: int
+    score: float
+    elo: float | None
+    elo_error: float | None
+    los: float
+
+
+class MatchReportJson(TypedDict):
+    """The one JSON form of a :class:`MatchReport`: what ``arena match --json`` prints and what
+    a worker hands over to be recorded (then with the replays and the bots' logs)."""
+
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    move_time_ms: int
+    bank_ms: int
+    entrants: list[str]
+    sandboxed: list[bool]
+    summary: list[EntrantJson]
+    elo: EntrantJson | None
+    games: list[GameJson]
+    duration_ms: int
+    cancelled: NotRequired[bool]  # only when the match was cancelled
+    logs: NotRequired[dict[str, str]]  # "entrant/slot" -> log text, when asked for
 
 
 @dataclass
@@ -169,7 +252,7 @@ class EntrantSummary:
         """This entrant's Elo difference against the rest of the match."""
         return EloEstimate.from_counts(self.wins, self.losses, self.draws)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EntrantJson:
         """A JSON-ready form, with the Elo estimate."""
         estimate = self.elo()
         return {
@@ -205,14 +288,13 @@ class MatchReport:
     logs: dict[str, str] = field(default_factory=dict)  # "entrant/slot" -> log text
     duration_ms: int = 0
     sandboxed: list[bool] = field(default_factory=list)  # by entrant
+    cancelled: bool = False  # stopped by the spec's cancel event before its last game
 
     def summary(self) -> list[EntrantSummary]:
         """One line per entrant: games, wins, losses, draws, points, scope, faults."""
         lines = [EntrantSummary(i, label) for i, label in enumerate(self.labels)]
         for game in self.games:
-            sides_of: dict[int, int] = {}
-            for seat, entrant in enumerate(game.seats):
-                sides_of[entrant] = self.rules.side_of(seat)
+            sides_of = entrant_sides(game.seats, self.rules.num_sides)
             for fault in game.faults:
                 lines[game.seats[fault["seat"]]].faults += 1
             for seat, entrant in enumerate(game.seats):
@@ -236,11 +318,12 @@ class MatchReport:
                     line.losses += 1
         return lines
 
-    def to_json(self, *, replays: bool = False) -> dict[str, Any]:
-        """The report for machines (``arena match --json``); replays only when asked."""
-        games = []
+    def to_json(self, *, replays: bool = False, logs: bool = False) -> MatchReportJson:
+        """The report for machines (``arena match --json``); replays and the bots' logs only
+        when asked (a worker hands both over to be recorded)."""
+        games: list[GameJson] = []
         for game in self.games:
-            entry: dict[str, Any] = {
+            entry: GameJson = {
                 "index": game.index,
                 "set": game.set_index,
                 "seed": game.seed,
@@ -259,7 +342,7 @@ class MatchReport:
                 entry["replay"] = game.replay
             games.append(entry)
         first = self.summary()[0] if self.labels else None
-        return {
+        out: MatchReportJson = {
             "variant": self.rules.variant,
             "options": self.rules.options(),
             "seed": self.seed,
@@ -272,6 +355,20 @@ class MatchReport:
             "games": games,
             "duration_ms": self.duration_ms,
         }
+        if self.cancelled:
+            out["cancelled"] = True
+        if logs:
+            out["logs"] = dict(self.logs)
+        return out
+
+
+def entrant_sides(seats: list[int], sides: int) -> dict[int, int]:
+    """Each entrant's side in a game, from the entrant of each seat (by the engine's rule,
+    :func:`arena.engine.side_of_seat`); an entrant in more than one seat keeps its first."""
+    out: dict[int, int] = {}
+    for seat, entrant in enumerate(seats):
+        out.setdefault(entrant, side_of_seat(seat, sides))
+    return out
 
 
 ProgressCallback = Callable[[int, int, GameOutcome], None]
@@ -470,8 +567,8 @@ class _Forfeit(Exception):
         self.detail = detail
 
 
-class Match:
-    """The state of one running match."""
+class MatchRun:
+    """The state of one running match (what :func:`run_match` plays)."""
 
     def __init__(self, spec: MatchSpec, rules: Rules, progress: ProgressCallback | None) -> None:
         self.spec = spec
@@ -485,6 +582,7 @@ class Match:
         self.sets = math.ceil(spec.games / per_set)
         self.total = self.sets * per_set
         self.slots: dict[tuple[int, int], Slot] = {}
+        self._stopping = False  # cancelled: the match is ending (see check_cancel)
         self.sandboxed = [self._sandboxed(bot) for bot in spec.entrants]
         self.report = MatchReport(
             spec=spec,
@@ -528,7 +626,42 @@ class Match:
         return self.slots[key]
 
     async def run(self) -> MatchReport:
-        """Plays every game, then ends every process."""
+        """Plays every game, then ends every process; stops early, the same way, when the
+        spec's ``cancel`` event is set (the report then says ``cancelled``)."""
+        cancel = self.spec.cancel
+        if cancel is None:
+            return await self._run()
+        playing = asyncio.ensure_future(self._run())
+        watcher = asyncio.ensure_future(self._cancel_when_set(cancel, playing))
+        try:
+            return await playing
+        except asyncio.CancelledError:
+            if not cancel.is_set() or not playing.cancelled():
+                raise  # this task itself is cancelled (Ctrl-C): not a cancelled match
+            self.report.cancelled = True
+            return self.report
+        finally:
+            watcher.cancel()
+
+    def check_cancel(self) -> None:
+        """Ends the match here (as a cancelled task) when the spec's ``cancel`` is set."""
+        if self.spec.cancel is not None and self.spec.cancel.is_set() and not self._stopping:
+            self._stopping = True
+            raise asyncio.CancelledError("the match was cancelled")
+
+    async def _cancel_when_set(self, cancel: threading.Event, playing: asyncio.Future[Any]
+                               ) -> None:
+        """Cancels ``playing`` once ``cancel`` is set: at whatever it waits on (a seat's answer,
+        a seat starting, a message sent), its clean-up then stops every seat. Only once: a
+        match already stopping (:meth:`check_cancel`) is left to its clean-up."""
+        while not playing.done() and not self._stopping:
+            if cancel.is_set():
+                self._stopping = True
+                playing.cancel()
+                return
+            await asyncio.sleep(CANCEL_POLL_S)
+
+    async def _run(self) -> MatchReport:
         started = time.perf_counter()
         per_set = self.total // self.sets
         try:
@@ -542,6 +675,7 @@ class Match:
                         # processes that have seen no other game of it.
                         for slot in self.slots.values():
                             slot.fresh = True
+                    self.check_cancel()  # between games
                     turn = rotation if self.spec.duplicate else set_index
                     seats = seating(self.rules, len(self.spec.entrants), turn)
                     outcome = await self.play_game(index, set_index, seed, seats)
@@ -570,7 +704,7 @@ class Match:
             return
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"game-{outcome.index + 1:04d}.json"
-        path.write_text(json.dumps(outcome.replay, indent=1) + "\n", encoding="utf-8")
+        path.write_text(write_replay(outcome.replay), encoding="utf-8")
 
     def _write_logs(self) -> None:
         folder = self.spec.replays_dir
@@ -590,22 +724,14 @@ class Match:
         started = time.perf_counter()
         slots = [self.slot(entrant, k) for entrant, k in _seat_slots(seats)]
         game = Game(self.rules, seed)
-        replay: dict[str, Any] = {
-            "format": "scopa-replay",
-            "version": 1,
-            "variant": self.rules.variant,
-            "options": self.rules.options(),
-            "players": [slot.label for slot in slots],
-            "seed": seed,
-            "deals": [],
-            "match": self.match_id,
-            "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        }
-        faults: list[dict[str, Any]] = []
-        play = _GamePlay(self, game, slots, replay, faults)
+        recorder = ReplayRecorder(
+            self.rules, seed, [slot.label for slot in slots], match=self.match_id,
+            started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        )
+        play = _GamePlay(self, game, slots, recorder)
         dropped = [slot.dropped_output() for slot in slots]
         void: str | None = None
-        forfeit: dict[str, Any] | None = None
+        forfeit: ReplayForfeit | None = None
         try:
             await play.run()
         except _Forfeit as stop:
@@ -623,7 +749,7 @@ class Match:
             except Exception:  # cleanup is best effort: start this game's bots afresh
                 for slot in slots:
                     await slot.shutdown()
-        replay["players"] = [slot.label for slot in slots]
+        recorder.set_players([slot.label for slot in slots])
         for seat, slot in enumerate(slots):
             extra = slot.dropped_output() - dropped[seat]
             if extra > 0 and slot not in slots[:seat]:
@@ -632,32 +758,19 @@ class Match:
                     "output",
                     f"wrote {extra:,} bytes of output more than its log keeps; they were dropped",
                 )
-        winner = game.winner
-        if forfeit is not None:
-            winner = self._winner_after_forfeit(game, forfeit["side"])
-        if void is not None:
-            winner = None
-        result: dict[str, Any] = {"totals": list(game.totals), "winner": winner}
-        if forfeit is not None:
-            result["forfeit"] = forfeit
-        if void is not None:
-            replay["void"] = void
-        if faults:
-            replay["faults"] = faults
-        if any(play.fallbacks):
-            replay["fallbacks"] = list(play.fallbacks)
-        replay["result"] = result
         duration = round((time.perf_counter() - started) * 1000)
-        replay["duration_ms"] = duration
+        replay = recorder.finish(game, forfeit, void, fallbacks=play.fallbacks,
+                                 duration_ms=duration)
+        result = replay.get("result")
+        winner = None if result is None else result["winner"]
         scope = [0] * self.rules.num_sides
         for score in game.scores:
             for side, points in enumerate(score.points):
                 scope[side] += points["scope"]
         winners = []
         if winner is not None:
-            winners = sorted(
-                {e for seat, e in enumerate(seats) if self.rules.side_of(seat) == winner}
-            )
+            winners = sorted(e for e, side in entrant_sides(seats, self.rules.num_sides).items()
+                             if side == winner)
         return GameOutcome(
             index=index,
             set_index=set_index,
@@ -669,7 +782,7 @@ class Match:
             winner_entrants=winners,
             void=void,
             forfeit=forfeit,
-            faults=faults,
+            faults=list(recorder.faults),
             duration_ms=duration,
             moves=play.moves,
             scope=scope,
@@ -678,11 +791,6 @@ class Match:
             fallbacks=list(play.fallbacks),
             answered=list(play.answered),
         )
-
-    def _winner_after_forfeit(self, game: Game, side: int) -> int | None:
-        """The other side wins a forfeited two-side game; with three sides, nobody does."""
-        others = [s for s in range(self.rules.num_sides) if s != side]
-        return others[0] if len(others) == 1 else None
 
 
 class _Void(Exception):
@@ -694,18 +802,16 @@ class _GamePlay:
 
     def __init__(
         self,
-        match: Match,
+        match: MatchRun,
         game: Game,
         slots: list[Slot],
-        replay: dict[str, Any],
-        faults: list[dict[str, Any]],
+        recorder: ReplayRecorder,
     ) -> None:
         self.match = match
         self.rules = match.rules
         self.game = game
         self.slots = slots
-        self.replay = replay
-        self.faults = faults
+        self.recorder = recorder
         self.streams: list[GameStream | None] = [None] * len(slots)
         self.banks = [match.spec.bank_ms] * len(slots)
         self.clock_faults = [0] * self.rules.num_sides
@@ -718,7 +824,6 @@ class _GamePlay:
         self.requests = convert.TurnRequestBuilder()  # encodes turn requests, reusing bytes
         self.faulty: set[int] = set()  # seats whose process must be restarted
         self.deal: Deal | None = None  # the deal in play
-        self.moves_of_deal: list[dict[str, Any]] = []  # its moves in the replay
         self.turn: tuple[Deal, int, list[Move], int, int] | None = None  # the turn in play
         self.running: int | None = None  # the one seat not frozen, once seats are frozen
         self._freezing = False  # seats are frozen between their turns (from the game's start)
@@ -727,16 +832,8 @@ class _GamePlay:
 
     def fault(self, seat: int, kind: str, detail: str) -> None:
         """Records a fault of ``seat`` at the current point of the game."""
-        self.faults.append(
-            {
-                "deal": max(0, len(self.replay["deals"]) - 1),
-                "move": len(self.moves_of_deal),
-                "seat": seat,
-                "kind": kind,
-                # A bot's words (a fallback's reason, a gRPC status, its last line): text only.
-                "detail": printable(detail)[:300],
-            }
-        )
+        # A bot's words (a fallback's reason, a gRPC status, its last line): text only.
+        self.recorder.record_fault(seat, kind, printable(detail)[:300])
 
     def forfeit(self, seat: int, kind: str, detail: str) -> _Forfeit:
         """Records the fault and returns the exception that ends the game."""
@@ -847,15 +944,7 @@ class _GamePlay:
     async def _start_deal(self) -> None:
         game = self.game
         deal = self.deal = game.new_deal()
-        entry: dict[str, Any] = {
-            "dealer": deal.dealer,
-            "deck": [card_name(c) for c in game.current_deck or ()],
-            "moves": [],
-        }
-        if game.thrown_in:
-            entry["thrown_in"] = [[card_name(c) for c in deck] for deck in game.thrown_in]
-        self.replay["deals"].append(entry)
-        self.moves_of_deal = entry["moves"]
+        self.recorder.start_deal(game, deal)
         self.requests.new_deal()
         await self._send_each(
             [convert.deal_start_message(deal.observation(s)) for s in range(len(self.slots))]
@@ -875,7 +964,7 @@ class _GamePlay:
                 raise _Void(f"the arena failed to start {slot.label}: {result!r}")
             if result is not None:
                 problems[self.slots.index(slot)] = result
-        self.replay["bot_seeds"] = [slot.bot_seed for slot in self.slots]
+        self.recorder.set_bot_seeds([slot.bot_seed for slot in self.slots])
         if not problems:
             return
         for seat, (kind, detail) in problems.items():
@@ -963,6 +1052,7 @@ class _GamePlay:
         return kind, detail
 
     async def _turn(self, deal: Deal) -> None:
+        self.match.check_cancel()  # between moves
         seat = deal.to_move
         stream = self.streams[seat]
         assert stream is not None
@@ -1016,11 +1106,9 @@ class _GamePlay:
         live = self.match.spec.on_move is not None
         scope_before = deal.scope if live else ()
         deal.apply_unchecked(move)  # one of the engine's own legal moves
-        record: dict[str, Any] = move.to_json()
-        record = {"seat": seat, **record, "ms": round(answer.elapsed_ms), "clock": self.banks[seat]}
-        if auto:
-            record["auto"] = "timeout"
-        self.moves_of_deal.append(record)
+        record = self.recorder.record_move(seat, move, ms=round(answer.elapsed_ms),
+                                           clock_ms=self.banks[seat],
+                                           auto="timeout" if auto else None)
         self.moves += 1
         played = self.requests.move_played(seat, move, by_arena=auto)
         for each in self.streams:
@@ -1029,7 +1117,7 @@ class _GamePlay:
         if live:
             self._tell_live(record, deal, deal.scope != scope_before)
 
-    def _tell_live(self, record: dict[str, Any], deal: Deal, scopa: bool) -> None:
+    def _tell_live(self, record: ReplayMove, deal: Deal, scopa: bool) -> None:
         """Hands the move to the match's ``on_move``; a failing callback costs nothing here."""
         assert self.match.spec.on_move is not None
         over = deal.is_over()
@@ -1045,9 +1133,9 @@ class _GamePlay:
         }
         live = LiveMove(
             game=len(self.match.report.games),
-            deal=len(self.replay["deals"]) - 1,
-            move=len(self.moves_of_deal) - 1,
-            record=dict(record),
+            deal=self.recorder.deals - 1,
+            move=self.recorder.moves_of_deal - 1,
+            record=record.copy(),
             players=[slot.label for slot in self.slots],
             totals=list(self.game.totals),
             seats=[slot.entrant for slot in self.slots],
@@ -1058,7 +1146,7 @@ class _GamePlay:
         except Exception:  # the live view is a courtesy; the game goes on without it
             log.exception("on_move failed")
 
-    async def close(self, forfeit: dict[str, Any] | None) -> None:
+    async def close(self, forfeit: ReplayForfeit | None) -> None:
         """Ends the streams (telling the bots how the game ended) and kills faulty bots."""
         self._thaw_all()
         open_streams = [
@@ -1069,7 +1157,7 @@ class _GamePlay:
         if forfeit is not None:
             message = convert.game_end_message(
                 list(self.game.totals),
-                self.match._winner_after_forfeit(self.game, forfeit["side"]),
+                result_winner(self.rules.num_sides, self.game.winner, forfeit["side"], False),
                 forfeit_side=forfeit["side"],
                 reason=forfeit["reason"],
             )
@@ -1091,10 +1179,11 @@ def run_match(spec: MatchSpec, progress: ProgressCallback | None = None) -> Matc
     """Plays a whole match and returns its report. Raises MatchError for an impossible spec.
 
     Bots' faults never raise: they are in the report's games. Safe to call from a thread that
-    runs an asyncio loop (the match then runs in a thread of its own).
+    runs an asyncio loop (the match then runs in a thread of its own). A match whose spec's
+    ``cancel`` is set stops with its seats and returns what it played (``report.cancelled``).
     """
     rules = check_spec(spec)
-    match = Match(spec, rules, progress)
+    match = MatchRun(spec, rules, progress)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -1118,12 +1207,17 @@ def run_match(spec: MatchSpec, progress: ProgressCallback | None = None) -> Matc
 
 __all__ = [
     "BotError",
+    "EntrantJson",
     "EntrantSummary",
+    "GameJson",
     "GameOutcome",
     "LiveMove",
     "MatchError",
     "MatchReport",
+    "MatchReportJson",
+    "MatchRun",
     "MatchSpec",
     "default_limits",
+    "entrant_sides",
     "run_match",
 ]

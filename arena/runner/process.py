@@ -22,8 +22,9 @@ import time
 from collections import deque
 from pathlib import Path
 
-from arena.runner import cgroups, sandbox
-from arena.runner.protections import warn_once
+import arena.runner.cgroups as cgroups
+import arena.runner.sandbox as sandbox
+from arena.runner.fallbacks import warn_once
 from arena.runner.sandbox import HostError, Limits, SocketError
 from arena.text import printable
 

@@ -3,8 +3,9 @@
 :func:`protections` inspects the host once (bubblewrap and its features, libseccomp, control
 groups, the runner's own privileges) and returns one :class:`Protection` per line of defence
 in docs/SECURITY.md, each active or replaced by its fallback. ``arena doctor`` prints them;
-``arena demo`` and ``arena worker`` print a summary when they start. :func:`warn_once` is how
-the runner says, once per process, that it fell back. Nothing here starts a bot.
+``arena demo`` and ``arena worker`` print a summary when they start (the runner's own warning,
+once per process, that it fell back is :func:`arena.runner.fallbacks.warn_once`). Nothing here
+starts a bot.
 """
 
 from __future__ import annotations
@@ -12,26 +13,12 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.runner import cgroups, sandbox, seccomp
 
 log = logging.getLogger("arena.runner")
-
-_warned: set[str] = set()
-_warned_lock = threading.Lock()
-
-
-def warn_once(key: str, message: str) -> None:
-    """Logs ``message`` as a warning the first time ``key`` is seen in this process."""
-    with _warned_lock:
-        if key in _warned:
-            return
-        _warned.add(key)
-    log.warning(message)
-
 
 @dataclass(frozen=True)
 class Protection:
@@ -135,4 +122,4 @@ def summary() -> str:
     return "protections: " + ", ".join(parts)
 
 
-__all__ = ["Protection", "protections", "summary", "warn_once"]
+__all__ = ["Protection", "protections", "summary"]

@@ -694,7 +694,7 @@ def launch_command(
 
 def _say_what_is_missing(features: BwrapFeatures) -> None:
     """Warns, once per process, of each protection this bubblewrap cannot give."""
-    from arena.runner.protections import warn_once
+    from arena.runner.fallbacks import warn_once
 
     if not features.size:
         warn_once("size", f"bubblewrap {features.version} has no --size: the bots' tmpfs "

@@ -1,6 +1,6 @@
 """Information-Set Monte Carlo Tree Search (SO-ISMCTS) over determinized deals, as pure code.
 
-Each iteration samples one deal consistent with what the seat sees (``Observation.determinize``),
+Each iteration samples one deal consistent with what the seat sees (``Deal.determinize``),
 walks a single tree shared by all determinizations choosing among the moves legal in that
 sample (UCB1 with availability counts, Cowling, Powley and Whitehouse 2012), adds one node,
 finishes the deal with a cheap greedy rollout and backs up the deal's result from the point of
@@ -150,7 +150,7 @@ def search(obs: Observation, legal_moves: Sequence[Move], config: SearchConfig) 
     done = 0
     while (limit is None or done < limit) and (deadline is None or time.perf_counter() < deadline):
         done += 1
-        deal = obs.determinize(rng)
+        deal = Deal.determinize(obs, rng)
         node = root
         path = [root]
         # Selection and expansion.

@@ -102,7 +102,7 @@ def test_an_observation_never_holds_another_seats_hand(ruleset: tuple[str, dict[
         assert not visible & hidden
         assert obs.hand == deal.hands[seat] and obs.hand_sizes == deal.hand_sizes
         assert obs.unseen_cards() == hidden
-        sample = obs.determinize(Rng(seed + seat))
+        sample = Deal.determinize(obs, Rng(seed + seat))
         assert sample.hands[seat] == deal.hands[seat] and sample.table == deal.table
         assert sample.hand_sizes == deal.hand_sizes and len(sample.stock) == len(deal.stock)
         assert sorted(all_cards(sample)) == list(DECK)
@@ -198,7 +198,7 @@ def test_observations_are_the_dataclass_built_plainly_through_undo_clone_and_res
             copy.undo()
             deal = copy
         elif roll == 2:  # go on in a deal restored from the observation
-            deal = obs.determinize(Rng(seed + steps))
+            deal = Deal.determinize(obs, Rng(seed + steps))
             undoable = 0
             assert deal.observation(seat) == obs
         else:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test
 
 from arena import env as scopa_env
-from arena.engine import VARIANTS, Game, Rng, parse_move, rules_for
+from arena.engine import VARIANTS, Deal, Game, Rng, parse_move, rules_for
 from arena.env import actions
 from arena.env.actions import ActionError, ActionSpace
 from arena.env.aec import IllegalActionError, ScopaEnv
@@ -180,7 +180,7 @@ def test_the_vector_changes_with_nothing_the_seat_cannot_see(variant: str, seed:
     for seat in range(rules.players):
         observation = deal.observation(seat)
         # Another deal the seat cannot tell apart: the hidden cards dealt out again.
-        other = observation.determinize(random.Random(seed))
+        other = Deal.determinize(observation, random.Random(seed))
         assert np.array_equal(layout.encode(other.observation(seat)), layout.encode(observation))
 
 

@@ -8,6 +8,7 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,33 @@ def test_a_live_view_that_fails_does_not_stop_the_match() -> None:
                      on_move=broken)
     report = run_match(spec)
     assert all(game.void is None and game.faults == [] for game in report.games)
+
+
+def test_a_cancelled_match_stops_its_seats_and_returns_what_it_played(tmp_path: Path) -> None:
+    cancel = threading.Event()
+
+    def cancel_in_the_second_game(live: LiveMove) -> None:
+        if live.game == 1 and live.move == 3:
+            cancel.set()
+
+    spec = MatchSpec(
+        [BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=4, seed=5,
+        replays_dir=tmp_path, on_move=cancel_in_the_second_game, cancel=cancel,
+    )
+
+    report = run_match(spec)
+    assert report.cancelled
+    assert len(report.games) == 1  # the second game was cut short: it is not in the report
+    assert report.to_json()["cancelled"] is True
+    assert [path.name for path in sorted(tmp_path.glob("game-*.json"))] == ["game-0001.json"]
+    verify_replays(tmp_path)
+    # Every seat's process was ended: the bots' logs were collected, as at a match's end.
+    assert report.logs and all(key.count("/") == 1 for key in report.logs)
+
+
+def test_a_match_whose_cancel_is_never_set_plays_to_its_end() -> None:
+    spec = MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2,
+                     seed=6, cancel=threading.Event())
+    report = run_match(spec)
+    assert not report.cancelled and len(report.games) == 2
+    assert "cancelled" not in report.to_json()

@@ -64,7 +64,7 @@ def test_record_match_refuses_a_stale_token_and_a_second_recording(owner: Any) -
     assert claim is not None
     from arena.runner import run_match
 
-    report = tasks.report_to_json(run_match(tasks.match_spec(match)))
+    report = run_match(tasks.match_spec(match)).to_json(replays=True, logs=True)
     assert not tasks.record_match.run(match.pk, "not-the-token", report)
     assert tasks.record_match.run(match.pk, claim.token, report)
     assert not tasks.record_match.run(match.pk, claim.token, report)

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arena.engine.replay import Replay
+
 SUMMARY = "page and API response times"
 
 TARGET_P95_MS = 50.0
@@ -101,7 +103,7 @@ def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:
     return url, ours
 
 
-def _replay_pool(count: int) -> list[dict[str, Any]]:
+def _replay_pool(count: int) -> list[Replay]:
     from webui.web.sampledata import engine_replay
 
     return [engine_replay("scopa", seed, ["a", "b"], greedy_seats=frozenset({seed % 2}))

@@ -23,6 +23,8 @@ import time
 from types import TracebackType
 from typing import Any, Protocol
 
+from arena.engine.replay import ReplayMove
+
 log = logging.getLogger("workers.live")
 
 PUBLISH_INTERVAL_S = 0.5
@@ -34,16 +36,24 @@ KEPT_MOVES = 40
 
 
 class MoveLike(Protocol):
-    """What the publisher reads of the runner's ``LiveMove``."""
+    """What the publisher reads of the runner's ``LiveMove`` (a frozen record: read only)."""
 
-    game: int
-    deal: int
-    move: int
-    record: dict[str, Any]
-    players: list[str]
-    totals: list[int]
-    seats: list[int]
-    table: dict[str, Any]
+    @property
+    def game(self) -> int: ...
+    @property
+    def deal(self) -> int: ...
+    @property
+    def move(self) -> int: ...
+    @property
+    def record(self) -> ReplayMove: ...
+    @property
+    def players(self) -> list[str]: ...
+    @property
+    def totals(self) -> list[int]: ...
+    @property
+    def seats(self) -> list[int]: ...
+    @property
+    def table(self) -> dict[str, Any]: ...
 
 
 def match_key(match_id: int | str) -> str:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -26,11 +26,15 @@ from django.db.models import DurationField, ExpressionWrapper, F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from arena.engine import result_winner, side_of_seat
 from arena.seeds import draw_seed
 
 from . import inputs
 from .models import BotVersion, Game, Match, MatchSeat, Round, Season, Variant
 from .queue import enqueue
+
+if TYPE_CHECKING:
+    from arena.runner import MatchReportJson
 
 MOVE_TIME_MS = 1000
 """The clock of a match outside a season (ladder, challenge): per move..."""
@@ -64,7 +68,7 @@ def create_match(season: Season, round_: Round, board: int, versions: Sequence[B
     )
     sides = max(1, int(season.variant.sides))
     MatchSeat.objects.bulk_create(
-        [MatchSeat(match=match, index=i, version=v, side=i % sides)
+        [MatchSeat(match=match, index=i, version=v, side=side_of_seat(i, sides))
          for i, v in enumerate(versions)]
     )
     enqueue("arena.play_match", match.pk)
@@ -184,7 +188,7 @@ def void_match(claim: Claim, reason: str) -> bool:
     return changed == 1
 
 
-def _void_reason(value: Any, replay: dict[str, Any]) -> str:
+def _void_reason(value: Any, replay: Mapping[str, Any]) -> str:
     if isinstance(value, str):
         return value
     if value:
@@ -192,16 +196,18 @@ def _void_reason(value: Any, replay: dict[str, Any]) -> str:
     return str(replay.get("void") or "")
 
 
-def record_result(claim: Claim, report: dict[str, Any]) -> bool:
+def record_result(claim: Claim, report: MatchReportJson) -> bool:
     """Records a played match once: its games, its summary and winner; enqueues the follow-ups.
 
-    ``report`` is :func:`workers.tasks.report_to_json` of the runner's ``MatchReport``:
-    ``{"games": [{"replay", "seats", "winner_side", "void", "forfeit", "faults",
-    "duration_ms"}], "duration_ms"}``. Only the current claim's holder records; a stale or
-    repeated call changes nothing and returns False. What the bots wrote into it (fault
-    details, fallback messages) is made storable (:func:`inputs.storable_json`).
+    ``report`` is the runner's ``MatchReport.to_json(replays=True, logs=True)``; of each game
+    it reads the replay, the seats, the winning side, void, forfeit, faults and duration.
+    Each entrant's side and the winner are the engine's rules (:func:`arena.engine.
+    side_of_seat`, :func:`arena.engine.result_winner`). Only the current claim's holder
+    records; a stale or repeated call changes nothing and returns False. What the bots wrote
+    into it (fault details, fallback messages) is made storable (:func:`inputs.storable_json`).
     """
-    report = inputs.storable_json(report)
+    # The same record, its strings made storable (and any number that is not finite null).
+    report = cast("MatchReportJson", inputs.storable_json(report))
     with transaction.atomic():
         match = Match.objects.select_for_update(of=("self",)).select_related(
             "season__variant", "round", "variant").get(pk=claim.match_id)
@@ -214,14 +220,21 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
         games = []
         wins = [0] * len(entrants)
         points = [0] * len(entrants)
+        sides = int(variant.sides)
         for index, data in enumerate(report["games"]):
+            if "replay" not in data:
+                raise ValueError("a report to record has each game's replay "
+                                 "(MatchReport.to_json(replays=True))")
             replay = data["replay"]
-            result = replay.get("result") or {}
+            result = replay.get("result")
             seats = [int(s) for s in data["seats"]]
-            totals = [int(t) for t in result.get("totals", [])]
+            totals = [int(t) for t in result["totals"]] if result is not None else []
             void = _void_reason(data.get("void"), replay)
-            winner_side = data.get("winner_side", result.get("winner"))
-            winner_side = None if void or winner_side is None else int(winner_side)
+            forfeit = data.get("forfeit") or (None if result is None else result.get("forfeit"))
+            said = data.get("winner_side", None if result is None else result["winner"])
+            winner_side = result_winner(sides, None if said is None else int(said),
+                                        None if forfeit is None else int(forfeit["side"]),
+                                        bool(void))
             totals = totals or [int(t) for t in data.get("totals") or []]
             # The replay names who sat where by bot version, as the site shows them.
             replay = {**replay, "players": [entrants[e].label for e in seats]}
@@ -229,10 +242,12 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
             # counts once).
             side_of: dict[int, int] = {}
             for seat, entrant in enumerate(seats):
-                side_of.setdefault(entrant, seat % variant.sides)
+                side_of.setdefault(entrant, side_of_seat(seat, sides))
             winner_entrant = None
             if winner_side is not None:
-                winner_entrant = seats[int(winner_side) % len(seats)]
+                # The entrant in the winning side's first seat.
+                winner_entrant = seats[min(seat for seat in range(len(seats))
+                                           if side_of_seat(seat, sides) == winner_side)]
                 for entrant, side in side_of.items():
                     if side == winner_side:
                         wins[entrant] += 1
@@ -250,7 +265,7 @@ def record_result(claim: Claim, report: dict[str, Any]) -> bool:
                     totals=totals,
                     winner_side=winner_side,
                     winner_entrant=winner_entrant,
-                    forfeit=data.get("forfeit") or result.get("forfeit"),
+                    forfeit=forfeit,
                     void=void,
                     faults=data.get("faults") or replay.get("faults") or [],
                     duration_ms=int(data.get("duration_ms") or 0),

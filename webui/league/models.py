@@ -16,6 +16,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from arena.engine import side_of_seat
+
 
 class Bot(models.Model):
     """A bot, owned by one user; its code lives in its versions."""
@@ -462,7 +464,7 @@ class Game(models.Model):
         players: list[int] = list(self.players)
         out: list[list[int]] = [[] for _ in range(sides)]
         for seat, version_id in enumerate(players):
-            out[seat % sides].append(version_id)
+            out[side_of_seat(seat, sides)].append(version_id)
         return out
 
 

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import F, Max, Q
 
 from arena import rating as trueskill_rating
+from arena.engine import side_of_seat
 
 from .models import Game, Match, Rating, RatingHistory, Variant
 
@@ -21,7 +22,7 @@ from .models import Game, Match, Rating, RatingHistory, Variant
 def _rated_game(game: Game, sides: int) -> trueskill_rating.RatedGame:
     per_side: list[list[int]] = [[] for _ in range(sides)]
     for seat, version_id in enumerate(game.players):
-        per_side[seat % sides].append(int(version_id))
+        per_side[side_of_seat(seat, sides)].append(int(version_id))
     # Two sides: the winner (a forfeit already names the other side). More: the full ranking,
     # the forfeiting side last and the others by their points.
     places = game.places(sides) if sides > 2 else None

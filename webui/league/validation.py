@@ -15,6 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from arena.engine import side_of_seat
+from arena.engine.replay import ReplayFault, ReplayForfeit
+
 FALLBACK_LIMIT = 0.5
 """The largest share of its answered moves a version may leave to the SDK's fallback."""
 
@@ -24,8 +27,8 @@ class PlayedGame(Protocol):
 
     seats: list[int]
     winner_side: int | None
-    forfeit: dict[str, Any] | None
-    faults: list[dict[str, Any]]
+    forfeit: ReplayForfeit | None
+    faults: list[ReplayFault]
     totals: list[int]
     void: str | None
     fallbacks: list[int]
@@ -53,7 +56,7 @@ def judge(games: Sequence[PlayedGame], labels: Sequence[str], sides: int,
     forfeited = False
     for index, game in enumerate(games):
         own_seats = {seat for seat, entrant in enumerate(game.seats) if entrant == own}
-        own_sides = {seat % sides for seat in own_seats}
+        own_sides = {side_of_seat(seat, sides) for seat in own_seats}
         players = [labels[e] if e < len(labels) else f"entrant {e}" for e in game.seats]
         game_answered = sum(game.answered[s] for s in own_seats if s < len(game.answered))
         game_fallbacks = sum(game.fallbacks[s] for s in own_seats if s < len(game.fallbacks))
@@ -73,7 +76,7 @@ def judge(games: Sequence[PlayedGame], labels: Sequence[str], sides: int,
         winner = None
         if game.winner_side is not None:
             winner = " & ".join(p for seat, p in enumerate(players)
-                                if seat % sides == game.winner_side)
+                                if side_of_seat(seat, sides) == game.winner_side)
         summaries.append({
             "index": index,
             "players": players,

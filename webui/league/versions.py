@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,7 @@ def register_folder_bot(owner: Any, folder: Path, *, validate: bool = False) -> 
 
 
 def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str = "",
-                      replay: dict[str, Any] | None = None,
+                      replay: Mapping[str, Any] | None = None,
                       games: list[dict[str, Any]] | None = None) -> bool:
     """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``; a ready
     version enters the continuous ladder (:mod:`webui.league.ladder`).

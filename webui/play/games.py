@@ -38,7 +38,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from arena.engine import VARIANTS, EngineError, parse_move, rules_for
+from arena.engine import VARIANTS, EngineError, parse_move, rules_for, side_of_seat
 from webui.league import inputs, queue, variants
 from webui.league.models import Bot, BotVersion, Variant
 from webui.play.models import PlayGame, PlayMove
@@ -286,7 +286,7 @@ def finish(game_id: int, replay: dict[str, Any], totals: list[int], winner_side:
     game = PlayGame.objects.select_related("user", "version__bot").get(pk=game_id)
     replay = {**replay, "players": players(game)}
     sides = max(1, len(totals))
-    if left and forfeit is not None and forfeit.get("side") == game.human_seat % sides:
+    if left and forfeit is not None and forfeit.get("side") == side_of_seat(game.human_seat, sides):
         forfeit = {**forfeit, "reason": left}
         result = dict(replay.get("result") or {})
         result["forfeit"] = forfeit

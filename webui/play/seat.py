@@ -37,7 +37,7 @@ from typing import Any
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from arena.engine import Move, Observation, card_name
+from arena.engine import Move, Observation, card_name, side_of_seat
 from arena.runner import LiveMove
 from arena.sdk import Bot, DealInfo, GameResult
 from webui.play.models import PlayGame, PlayMove
@@ -115,7 +115,7 @@ class TableView:
             self.hand_sizes[seat] = max(0, self.hand_sizes[seat] - 1)
         if capture:
             self.table = [c for c in self.table if c not in capture]
-            side = seat % self.sides
+            side = side_of_seat(seat, self.sides)
             self.captured[side] += len(capture) + 1
             if not self.table:
                 self.scope[side] += 1

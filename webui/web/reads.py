@@ -18,6 +18,7 @@ from django.db import connection
 from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 
+from arena.engine import side_of_seat
 from arena.rating import is_provisional
 from arena.text import printable
 from webui.league import formats
@@ -143,7 +144,8 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
     # A side played by one version in both seats is that version once ("ismcts@1"), not
     # "ismcts@1 & ismcts@1"; two different partners are both named.
     side_names = [
-        " & ".join(dict.fromkeys(p["label"] for k, p in enumerate(players) if k % sides == s))
+        " & ".join(dict.fromkeys(p["label"] for k, p in enumerate(players)
+                                 if side_of_seat(k, sides) == s))
         for s in range(sides)
     ]
     if g.void:

@@ -9,21 +9,24 @@ The browser gets the result as JSON (``/api/games/<id>/frames``, ``/api/replays/
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from arena.engine import (
     Deal,
     EngineError,
-    Move,
+    Game,
     ReplayError,
+    ReplayStep,
     card_name,
     parse_card,
-    parse_cards,
     read_replay,
+    recorded_winner,
     rules_for,
     side_points,
-    verify_replay,
+    walk_replay,
 )
+from arena.engine.replay import check_replay
 from arena.text import printable
 
 FRAMES_FORMAT = "scopa-arena-frames"
@@ -140,18 +143,9 @@ def _faults(replay: dict[str, Any]) -> list[FaultInfo]:
     return out
 
 
-def _start_deal(rules: Any, raw: dict[str, Any]) -> Deal:
-    dealer = int(raw["dealer"])
-    if raw.get("deck") is not None:
-        return Deal.from_deck(rules, dealer, parse_cards(raw["deck"]))
-    hands = [parse_cards(h) for h in raw["hands"]]
-    table = parse_cards(raw.get("table") or [])
-    stock = parse_cards(raw.get("stock") or [])
-    return Deal.from_hands(rules, dealer, hands, table, stock)
-
-
 def expand_replay(replay: dict[str, Any] | str) -> Frames:
-    """Replays ``replay`` through the engine and returns every frame.
+    """Replays ``replay`` through the engine (:func:`arena.engine.walk_replay`, the walk that
+    verifying it takes too) and returns every frame.
 
     A replay whose moves go wrong part way (an illegal move in a hand-edited file) still gives
     the frames up to the bad move, with ``error`` saying where and why; a replay that cannot be
@@ -171,18 +165,6 @@ def expand_replay(replay: dict[str, Any] | str) -> Frames:
     sides = int(rules.num_sides)
     faults = _faults(data)
 
-    error: dict[str, Any] | None = None
-    verified_points: list[dict[str, Any]] = []
-    winner: int | None = None
-    try:
-        report = verify_replay(data)
-        verified_points = list(report.get("deals") or [])
-        winner = report.get("winner")
-        if not report.get("ok", False):
-            error = dict(report.get("error") or {"reason": "the replay does not verify"})
-    except (ReplayError, EngineError, ValueError) as exc:
-        error = {"deal": getattr(exc, "deal", None), "move": getattr(exc, "move", None),
-                 "reason": str(exc)}
     result = data.get("result") if isinstance(data.get("result"), dict) else None
     if result is not None:  # a forfeit's reason, a void game's cause: a bot's words, as text
         result = dict(result)
@@ -191,96 +173,26 @@ def expand_replay(replay: dict[str, Any] | str) -> Frames:
         forfeit = result.get("forfeit")
         if isinstance(forfeit, dict) and isinstance(forfeit.get("reason"), str):
             result["forfeit"] = {**forfeit, "reason": printable(forfeit["reason"])}
+
+    walk = _FrameWalk(seats, sides, side_of, faults)
+    error: dict[str, Any] | None = None
+    winner: int | None = None
+    try:
+        check_replay(data)
+        game = Game(rules, data.get("seed") or 0)
+        for step in walk_replay(data, game):
+            walk.step(step)
+        walk.close_deal(stopped=False)
+        winner = recorded_winner(data, game, check=False)
+        recorded_winner(data, game)
+    except ReplayError as exc:
+        error = exc.to_json()
+        walk.close_deal(stopped=True)
+    except (EngineError, KeyError, TypeError, ValueError) as exc:
+        error = {"deal": None, "move": None, "reason": str(exc)}
+        walk.close_deal(stopped=True)
     if result is not None and winner is None and result.get("winner") is not None:
         winner = int(result["winner"])
-
-    frames: list[Frame] = []
-    deals: list[DealInfo] = []
-    totals = [0] * sides
-    clocks: list[int | None] = [None] * seats
-
-    for d_index, raw_deal in enumerate(data.get("deals") or []):
-        try:
-            deal = _start_deal(rules, raw_deal)
-        except (EngineError, KeyError, TypeError, ValueError) as exc:
-            error = error or {"deal": d_index, "move": None, "reason": f"bad deal: {exc}"}
-            break
-        dealer = int(raw_deal["dealer"])
-        deal_faults = [f for f in faults if f["deal"] == d_index]
-        first = len(frames)
-        frames.append(_frame(deal, d_index, 0, dealer, seats, totals, clocks, None, []))
-        moves = raw_deal.get("moves") or []
-        stopped = False
-        for m_index, raw_move in enumerate(moves):
-            try:
-                move = Move.from_json({"card": raw_move["card"],
-                                       "capture": raw_move.get("capture") or []})
-                seat = int(raw_move["seat"])
-                if seat != deal.to_move:
-                    raise ValueError(f"seat {seat} played but seat {deal.to_move} was to move")
-                scope_before = list(deal.scope)
-                table_before = set(deal.table)
-                deal.apply(move)
-            except (EngineError, KeyError, TypeError, ValueError) as exc:
-                error = error or {"deal": d_index, "move": m_index, "reason": str(exc)}
-                stopped = True
-                break
-            side = side_of[seat]
-            scopa = list(deal.scope)[side] > scope_before[side]
-            # Cards left on the table at the end of the deal go to the last capturer.
-            expected = table_before - set(move.capture)
-            if not move.capture:
-                expected.add(move.card)
-            leftover = sorted(expected - set(deal.table)) if deal.is_over() else []
-            clock = raw_move.get("clock")
-            if isinstance(clock, int):
-                clocks[seat] = clock
-            ms = raw_move.get("ms")
-            info = MoveInfo(
-                seat=seat,
-                side=side,
-                card=card_name(move.card),
-                capture=[card_name(c) for c in move.capture],
-                scopa=scopa,
-                ms=ms if isinstance(ms, int) else None,
-                clock=clock if isinstance(clock, int) else None,
-                auto=str(raw_move["auto"]) if raw_move.get("auto") else None,
-                leftover=[card_name(c) for c in leftover],
-                leftover_side=(
-                    side_of[deal.last_capturer]
-                    if leftover and deal.last_capturer is not None
-                    else None
-                ),
-            )
-            here = [f for f in deal_faults if f["move"] == m_index]
-            frames.append(_frame(deal, d_index, m_index + 1, dealer, seats, totals, clocks,
-                                 info, here))
-        # Faults after the last recorded move (a crash that ended the game) go on the last frame.
-        late = [f for f in deal_faults if f["move"] >= len(moves) or (stopped and
-                                                                      f["move"] >= 0)]
-        for f in late:
-            if f not in frames[-1]["faults"]:
-                frames[-1]["faults"].append(f)
-        score: DealScoreInfo | None = None
-        if not stopped and deal.is_over():
-            points = _points(deal, verified_points, d_index, sides)
-            totals = [t + p["total"] for t, p in zip(totals, points["points"], strict=True)]
-            score = DealScoreInfo(points=points["points"], cappotto=points["cappotto"],
-                                  totals=list(totals))
-            frames[-1]["score"] = score
-        deals.append(
-            DealInfo(
-                index=d_index,
-                dealer=dealer,
-                first_frame=first,
-                last_frame=len(frames) - 1,
-                moves=len(moves),
-                thrown_in=len(raw_deal.get("thrown_in") or []),
-                score=score,
-            )
-        )
-        if stopped:
-            break
 
     options = rules.options() if hasattr(rules, "options") else dict(data.get("options") or {})
     return Frames(
@@ -294,8 +206,8 @@ def expand_replay(replay: dict[str, Any] | str) -> Frames:
         side_of=side_of,
         partners=bool(rules.partners),
         seed=data.get("seed"),
-        deals=deals,
-        frames=frames,
+        deals=walk.deals,
+        frames=walk.frames,
         result=result,
         winner=winner,
         faults=faults,
@@ -303,21 +215,101 @@ def expand_replay(replay: dict[str, Any] | str) -> Frames:
     )
 
 
-def _points(
-    deal: Deal, verified: list[dict[str, Any]], index: int, sides: int
-) -> dict[str, Any]:
-    """The score of a finished deal, from the engine (falling back on verify's report)."""
-    try:
-        ds = deal.score()
-        points = [side_points(p) for p in ds.points]
-        return {"points": points, "cappotto": ds.cappotto}
-    except (EngineError, AttributeError, ValueError):
-        if index < len(verified):
-            v = verified[index]
-            return {"points": [side_points(p) for p in v["points"]],
-                    "cappotto": v.get("cappotto")}
-        return {"points": [side_points() for _ in range(sides)],
-                "cappotto": None}
+class _FrameWalk:
+    """Builds the frames from the engine's walk over a replay, one step at a time."""
+
+    def __init__(self, seats: int, sides: int, side_of: list[int],
+                 faults: list[FaultInfo]) -> None:
+        self.seats, self.sides, self.side_of, self.faults = seats, sides, side_of, faults
+        self.frames: list[Frame] = []
+        self.deals: list[DealInfo] = []
+        self.totals = [0] * sides
+        self.clocks: list[int | None] = [None] * seats
+        self.deal: Deal | None = None  # the deal being drawn
+        self.index = 0
+        self.raw: Mapping[str, Any] = {}
+        self.dealer = 0
+        self.first = 0
+        self.deal_faults: list[FaultInfo] = []
+        self.score: DealScoreInfo | None = None
+
+    def step(self, step: ReplayStep) -> None:
+        deal = step.deal
+        if step.score is not None:  # the deal is over and scored
+            points = [side_points(p) for p in step.score.points]
+            self.totals = [t + p["total"] for t, p in zip(self.totals, points, strict=True)]
+            self.score = DealScoreInfo(points=points, cappotto=step.score.cappotto,
+                                       totals=list(self.totals))
+            self.frames[-1]["score"] = self.score
+            self.close_deal(stopped=False)
+            return
+        if step.move is None:  # a deal is dealt
+            self.deal, self.index, self.raw = deal, step.deal_index, step.record
+            self.dealer = int(step.record["dealer"])
+            self.deal_faults = [f for f in self.faults if f["deal"] == step.deal_index]
+            self.first = len(self.frames)
+            self.score = None
+            self.frames.append(_frame(deal, self.index, 0, self.dealer, self.seats, self.totals,
+                                      self.clocks, None, []))
+            return
+        move, raw_move = step.move, step.record
+        seat = int(raw_move["seat"])
+        side = self.side_of[seat]
+        scopa = list(deal.scope)[side] > step.scope_before[side]
+        # Cards left on the table at the end of the deal go to the last capturer.
+        expected = set(step.table_before) - set(move.capture)
+        if not move.capture:
+            expected.add(move.card)
+        leftover = sorted(expected - set(deal.table)) if deal.is_over() else []
+        clock = raw_move.get("clock")
+        if isinstance(clock, int):
+            self.clocks[seat] = clock
+        ms = raw_move.get("ms")
+        info = MoveInfo(
+            seat=seat,
+            side=side,
+            card=card_name(move.card),
+            capture=[card_name(c) for c in move.capture],
+            scopa=scopa,
+            ms=ms if isinstance(ms, int) else None,
+            clock=clock if isinstance(clock, int) else None,
+            auto=str(raw_move["auto"]) if raw_move.get("auto") else None,
+            leftover=[card_name(c) for c in leftover],
+            leftover_side=(
+                self.side_of[deal.last_capturer]
+                if leftover and deal.last_capturer is not None
+                else None
+            ),
+        )
+        m_index = step.move_index
+        assert m_index is not None
+        here = [f for f in self.deal_faults if f["move"] == m_index]
+        self.frames.append(_frame(deal, self.index, m_index + 1, self.dealer, self.seats,
+                                  self.totals, self.clocks, info, here))
+
+    def close_deal(self, stopped: bool) -> None:
+        """Ends the deal being drawn (scored, stopped part way, or stopped by an error)."""
+        if self.deal is None:
+            return
+        moves = self.raw.get("moves") or []
+        # Faults after the last recorded move (a crash that ended the game) go on the last frame.
+        late = [f for f in self.deal_faults if f["move"] >= len(moves) or (stopped and
+                                                                           f["move"] >= 0)]
+        for f in late:
+            if f not in self.frames[-1]["faults"]:
+                self.frames[-1]["faults"].append(f)
+        self.deals.append(
+            DealInfo(
+                index=self.index,
+                dealer=self.dealer,
+                first_frame=self.first,
+                last_frame=len(self.frames) - 1,
+                moves=len(moves),
+                thrown_in=len(self.raw.get("thrown_in") or []),
+                score=self.score,
+            )
+        )
+        self.deal = None
 
 
 def _frame(

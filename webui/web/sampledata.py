@@ -9,11 +9,15 @@ bot processes and gRPC, which the site never sees. Not used by the running site.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.engine import Game, Move, ReplayRecorder, rules_for
+from arena.engine import Game, Move, ReplayRecorder, rules_for, side_of_seat
+from arena.engine.replay import Replay
 from webui.league import matches, ratings, seasons
 from webui.league.models import Match, Season
+
+if TYPE_CHECKING:
+    from arena.runner import GameJson, MatchReportJson
 
 
 def _greedy(moves: list[Move], pick: random.Random) -> Move:
@@ -32,7 +36,7 @@ def engine_replay(
     options: dict[str, Any] | None = None,
     greedy_seats: frozenset[int] = frozenset(),
     fault_at: tuple[int, int] | None = None,
-) -> dict[str, Any]:
+) -> Replay:
     """A whole game played by the engine: random players, greedy in ``greedy_seats``.
 
     ``fault_at=(deal, move)`` records a timeout of the seat to move there (the arena moves).
@@ -68,7 +72,7 @@ def engine_replay(
 
 
 def match_report(match: Match, greedy_entrant: int | None = 0,
-                 greedy_entrants: frozenset[int] | None = None) -> dict[str, Any]:
+                 greedy_entrants: frozenset[int] | None = None) -> MatchReportJson:
     """The report a worker would hand over for ``match``: duplicate sets of engine games.
 
     Each set seats the entrants as the runner does: seat ``s`` of rotation ``r`` gets entrant
@@ -83,7 +87,7 @@ def match_report(match: Match, greedy_entrant: int | None = 0,
     greedy_ones = greedy_entrants if greedy_entrants is not None else frozenset(
         {greedy_entrant} if greedy_entrant is not None else set())
     per_set = len(entrants)
-    games = []
+    games: list[GameJson] = []
     for index in range(match.games_planned):
         rotation = index % per_set
         seats = [(seat + rotation) % per_set for seat in range(variant.players)]
@@ -98,16 +102,41 @@ def match_report(match: Match, greedy_entrant: int | None = 0,
             fault_at=(0, 2) if index == 0 and first else None,
         )
         replay["match"] = str(match.pk)
+        result = replay.get("result")
+        totals = [] if result is None else result["totals"]
+        winner = None if result is None else result["winner"]
+        moves = sum(len(d["moves"]) for d in replay["deals"])
         games.append({
-            "replay": replay,
+            "index": index,
+            "set": index // per_set,
+            "seed": replay["seed"],
             "seats": seats,
-            "winner_side": (replay.get("result") or {}).get("winner"),
-            "void": "",
+            "totals": totals,
+            "winner_side": winner,
+            "winner_entrants": sorted({e for seat, e in enumerate(seats)
+                                       if side_of_seat(seat, variant.sides) == winner}),
+            "void": None,
             "forfeit": None,
             "faults": list(replay.get("faults") or []),
-            "duration_ms": 40 * sum(len(d["moves"]) for d in replay["deals"]),
+            "fallbacks": [0] * len(seats),
+            "duration_ms": 40 * moves,
+            "moves": moves,
+            "replay": replay,
         })
-    return {"games": games, "duration_ms": sum(g["duration_ms"] for g in games)}
+    move_time_ms, bank_ms = match.clocks()
+    return {
+        "variant": variant.name,
+        "options": dict(variant.options),
+        "seed": match.seed,
+        "move_time_ms": move_time_ms,
+        "bank_ms": bank_ms,
+        "entrants": [v.label for v in entrants],
+        "sandboxed": [False] * len(entrants),
+        "summary": [],  # what record_result does not read
+        "elo": None,
+        "games": games,
+        "duration_ms": sum(g["duration_ms"] for g in games),
+    }
 
 
 def play_season(season: Season, max_rounds: int = 100,
