@@ -13,6 +13,7 @@ version once H1 is accepted (the owner only).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -118,7 +119,7 @@ def new_score(game: Any) -> float | None:
 
 
 def record_pair(test_id: int, index: int, scores: list[float | None],
-                replays: list[dict[str, Any]]) -> bool:
+                replays: Sequence[Mapping[str, Any]]) -> bool:
     """Counts pair ``index`` of a test once (False when it was counted already), updates the
     LLR and decides; a test that has decided counts no more pairs."""
     with transaction.atomic():
