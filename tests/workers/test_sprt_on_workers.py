@@ -5,15 +5,13 @@ H1; unrated (no league game, no rating); then one click makes it the ladder vers
 from __future__ import annotations
 
 import time
-import tomllib
-from pathlib import Path
 from typing import Any
 
 import pytest
+from sample_versions import sample_versions
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 LADDER = "scopa:target=1"  # about one deal a game
 
 
@@ -23,23 +21,13 @@ def test_greedy_against_random_is_decided_h1_on_the_workers_and_promoted(
     from django.contrib.auth.models import User
 
     from webui.league.models import Game, LadderEntry, Rating
-    from webui.league.versions import create_bot, folder_sha256, register_version
     from webui.training import sprt_tests
     from webui.training.models import SprtPair, SprtTest
 
     settings.ARENA_LADDER_VARIANTS = [LADDER]
     live.env["ARENA_LADDER_VARIANTS"] = LADDER
     author = User.objects.create_user("author")
-    bot = create_bot(author, "mine", "")
-    made = []
-    for name in ("random", "greedy"):
-        folder = SAMPLES / name
-        version, _ = register_version(
-            bot, sha256=folder_sha256(folder),
-            manifest=tomllib.loads((folder / "bot.toml").read_text()),
-            source_dir=str(folder), validate=False)
-        made.append(version)
-    LadderEntry.objects.update_or_create(bot=bot, defaults={"version": made[0]})
+    bot, made = sample_versions(author, "mine", ("random", "greedy"))
     other = User.objects.create_user("other")
     client.force_login(other)
     assert client.post("/bots/mine/tests/", {"version": "2"}).status_code == 403
@@ -83,24 +71,14 @@ def test_a_pair_waits_behind_the_leagues_waiting_matches(live: Any, settings: An
 
     from webui.league import variants
     from webui.league.matches import create_open_match
-    from webui.league.models import LadderEntry, Match
-    from webui.league.versions import create_bot, folder_sha256, register_version
+    from webui.league.models import Match
     from webui.training import sprt_tests
     from webui.training.models import SprtTest
     from workers.training import sprt_pair
 
     settings.ARENA_LADDER_VARIANTS = [LADDER]
     author = User.objects.create_user("author")
-    bot = create_bot(author, "mine", "")
-    made = []
-    for name in ("random", "greedy"):
-        folder = SAMPLES / name
-        version, _ = register_version(
-            bot, sha256=folder_sha256(folder),
-            manifest=tomllib.loads((folder / "bot.toml").read_text()),
-            source_dir=str(folder), validate=False)
-        made.append(version)
-    LadderEntry.objects.update_or_create(bot=bot, defaults={"version": made[0]})
+    bot, made = sample_versions(author, "mine", ("random", "greedy"))
     test = sprt_tests.create_test(author, bot, 2, elo1=100, max_pairs=10)
     create_open_match(Match.Kind.CHALLENGE, variants.get_variant("scopa"), made, games=2,
                       rated=False)

@@ -5,14 +5,12 @@ what bad input is told. (The test played to a decision on real workers is in
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from typing import Any
 
 import pytest
+from sample_versions import sample_versions
 
 pytestmark = pytest.mark.django_db
-
-SAMPLES = Path(__file__).resolve().parents[3] / "sample_bots"
 
 
 @pytest.fixture
@@ -21,25 +19,11 @@ def two_versions(settings: Any) -> dict[str, Any]:
     ready; and another user."""
     from django.contrib.auth.models import User
 
-    from webui.league.models import LadderEntry
-    from webui.league.versions import create_bot, folder_sha256, register_version
-
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.ARENA_LADDER_VARIANTS = ["scopa:target=1"]
     author = User.objects.create_user("author", password="author-pass-123")
     other = User.objects.create_user("other", password="other-pass-123")
-    bot = create_bot(author, "mine", "")
-    import tomllib
-
-    made = []
-    for name in ("random", "greedy"):
-        folder = SAMPLES / name
-        version, _ = register_version(
-            bot, sha256=folder_sha256(folder),
-            manifest=tomllib.loads((folder / "bot.toml").read_text()),
-            source_dir=str(folder), validate=False)
-        made.append(version)
-    LadderEntry.objects.update_or_create(bot=bot, defaults={"version": made[0]})
+    bot, made = sample_versions(author, "mine", ("random", "greedy"))
     return {"author": author, "other": other, "bot": bot, "old": made[0], "new": made[1]}
 
 

@@ -81,3 +81,14 @@ def played_season(users: dict[str, Any]) -> Any:
     play_season(season)
     season.refresh_from_db()
     return season
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home of this test's own with no saved login, and no token or server in the
+    environment: what a command line sees of the site is public."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    monkeypatch.delenv("ARENA_SERVER", raising=False)
+    return tmp_path

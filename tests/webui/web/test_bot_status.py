@@ -16,15 +16,6 @@ from arena.cli import build_parser, main
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No saved login and no token: the bot's pages are public."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("ARENA_TOKEN", raising=False)
-    monkeypatch.delenv("ARENA_SERVER", raising=False)
-    return tmp_path
-
 
 def test_status_shows_validations_ratings_and_games(
     home: Path, played_season: Any, users: dict[str, Any], live_server: Any,

@@ -10,16 +10,14 @@ import os
 import re
 import signal
 import sqlite3
-import subprocess
 import sys
-import threading
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import descendants, process_table, still_running
+from web_helpers import Streamed, descendants, process_table, still_running
 
 from webui.serving import free_port
 
@@ -49,36 +47,20 @@ def get(url: str) -> tuple[int, str]:
         return response.status, response.read().decode()
 
 
-class Demo:
-    """An ``arena demo`` process in a session of its own, its output read as it comes (a
-    thread drains the pipe, so the demo never blocks on it)."""
+class Demo(Streamed):
+    """An ``arena demo`` process in a session of its own, its output read as it comes."""
+
+    name = "the demo"
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena.cli", "demo", *args], cwd=ROOT, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        self.lines: list[str] = []
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line)
+        super().__init__([sys.executable, "-m", "arena.cli", "demo", *args], ROOT, env)
 
     @property
     def text(self) -> str:
-        return "".join(self.lines)
+        return self.output
 
     def wait_for(self, words: str, timeout: float = 240.0) -> str:
-        """The output once it holds ``words``; fails with the output if the demo ends first."""
-        deadline = time.monotonic() + timeout
-        while words not in " ".join(self.text.split()):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.reader.join(timeout=5)
-                pytest.fail(f"the demo never printed {words!r}:\n{self.text}")
-            time.sleep(0.2)
-        return " ".join(self.text.split())
+        return super().wait_for(words, timeout)
 
     def stop(self, sig: int) -> int:
         """Sends ``sig`` to the demo's process group, as a terminal's Ctrl-C (SIGINT) or a

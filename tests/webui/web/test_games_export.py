@@ -23,14 +23,6 @@ EXTRA = 37
 """Games added to the played season's (enough for several pages)."""
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.delenv("ARENA_TOKEN", raising=False)
-    monkeypatch.delenv("ARENA_SERVER", raising=False)
-    return tmp_path
-
 
 @pytest.fixture
 def many_games(played_season: Any, settings: Any) -> dict[str, Any]:

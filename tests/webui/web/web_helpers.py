@@ -4,6 +4,8 @@ command's output. (The archives the submission tests upload: ``archive_samples``
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,45 @@ def until_serving(process: subprocess.Popen[str], what: str) -> list[str]:
         if "Serving the site at" in line:
             return output
     pytest.fail(f"{what} ended without serving:\n" + "".join(output))
+
+
+class Streamed:
+    """A command in a session of its own, its output read as it comes (a thread drains the
+    pipe, so the command never blocks on it)."""
+
+    name = "the command"
+
+    def __init__(self, command: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, start_new_session=True)
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+
+    @property
+    def output(self) -> str:
+        """Everything printed so far, as printed."""
+        return "".join(self.lines)
+
+    @property
+    def words(self) -> str:
+        """Everything printed so far, its lines and spaces made single spaces (a terminal
+        wraps long lines)."""
+        return " ".join(self.output.split())
+
+    def wait_for(self, words: str, timeout: float) -> str:
+        """:attr:`words` once they hold ``words``; fails with the output if the command ends
+        first or ``timeout`` (a bound on a hang, not a measure) passes."""
+        deadline = time.monotonic() + timeout
+        while words not in self.words:
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.reader.join(timeout=5)
+                pytest.fail(f"{self.name} never printed {words!r}:\n{self.output}")
+            time.sleep(0.2)
+        return self.words
