@@ -365,15 +365,7 @@ class SeatGroup:
             self.freezer.close()
             self.freezer = None
         for folder in reversed(self._made):
-            for _ in range(100):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
-            else:
+            if not remove_group_folder(folder, tries=100):
                 log.warning("could not remove the seat group %s", folder)
         self._made = []
 
@@ -428,6 +420,20 @@ def orphaned_groups(found: Backend, prefix: str = "scopa-") -> list[str]:
     return orphans
 
 
+def remove_group_folder(folder: Path, tries: int = 50, pause_s: float = 0.01) -> bool:
+    """Removes an emptied control group's folder, trying again while the kernel still counts
+    its last processes; whether it is gone (already gone counts)."""
+    for _ in range(tries):
+        try:
+            folder.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(pause_s)
+    return False
+
+
 def _end_group(found: Backend, name: str) -> bool:
     """Thaws, kills and removes a seat group left by a dead runner; whether it is gone."""
     if found.freezer_parent is not None:
@@ -447,16 +453,7 @@ def _end_group(found: Backend, name: str) -> bool:
         time.sleep(0.01)
     gone = True
     for folder in reversed(folders):
-        for _ in range(50):
-            try:
-                folder.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.01)
-        else:
-            gone = False
+        gone = remove_group_folder(folder) and gone
     return gone
 
 

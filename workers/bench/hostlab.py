@@ -245,6 +245,8 @@ class HostGroups:
 
     def remove(self) -> None:
         """Kills what is left inside and removes the groups, seats' groups first."""
+        from arena.runner.cgroups import remove_group_folder
+
         for _ in range(50):
             pids = self.pids()
             if not pids:
@@ -254,14 +256,7 @@ class HostGroups:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.05)
         for folder in [*self.seat_groups(), *self.folders]:
-            for _ in range(40):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.05)
+            remove_group_folder(folder, tries=40, pause_s=0.05)
 
 
 def make_host_groups(name: str) -> HostGroups | None:
