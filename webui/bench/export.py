@@ -24,7 +24,6 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import shutil
 import statistics
 import tempfile
@@ -62,27 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:
     """Points Django at the bench database; returns its URL and whether it is ours to drop."""
-    from webui.bench.site import _admin_sql
+    from webui.bench.site import bench_database
 
-    url = args.database_url
-    ours = url is None
-    if url is None:
-        url = f"postgresql://postgres@127.0.0.1:5432/{BENCH_DB}"
-        if not args.keep:
-            _admin_sql(f"DROP DATABASE IF EXISTS {BENCH_DB}")
-        try:
-            _admin_sql(f"CREATE DATABASE {BENCH_DB}")
-        except Exception as error:  # kept from a previous --keep run
-            if "already exists" not in str(error):
-                raise
-    os.environ.update(
-        ARENA_DATABASE_URL=url, ARENA_DATA_DIR=str(data_dir), ARENA_HTTPS="0",
-        ARENA_DEBUG="0", ARENA_ALLOWED_HOSTS="testserver,localhost,127.0.0.1",
-        DJANGO_SETTINGS_MODULE="webui.settings",
-        ARENA_EXPORT_PAGES_PER_MINUTE="100000", ARENA_EXPORT_MAX_LIMIT=str(args.page_size),
-    )
-    os.environ.pop("ARENA_BROKER_URL", None)
-    return url, ours
+    return bench_database(
+        args.database_url, args.keep, BENCH_DB, data_dir, sqlite_fallback=False,
+        ARENA_EXPORT_PAGES_PER_MINUTE="100000", ARENA_EXPORT_MAX_LIMIT=str(args.page_size))
 
 
 class Prober:

@@ -74,18 +74,22 @@ def _admin_sql(statement: str) -> None:
         conn.execute(statement.encode())
 
 
-def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:
-    """Points Django at the bench database; returns its URL and whether it is ours to drop."""
+def bench_database(database_url: str | None, keep: bool, name: str, data_dir: Path, *,
+                   sqlite_fallback: bool = True, **environ: str) -> tuple[str, bool]:
+    """Points Django at a bench's database: ``database_url``, else a scratch PostgreSQL
+    database ``name`` (emptied first unless ``keep``), else, without PostgreSQL and with
+    ``sqlite_fallback``, a SQLite file in ``data_dir``; ``environ`` adds settings. Returns the
+    URL and whether the database is the bench's own to drop."""
     ours = False
-    url = args.database_url
+    url = database_url
     if url is None:
-        if _postgres_answers():
-            url = f"postgresql://postgres@127.0.0.1:5432/{BENCH_DB}"
+        if not sqlite_fallback or _postgres_answers():
+            url = f"postgresql://postgres@127.0.0.1:5432/{name}"
             ours = True
-            if not args.keep:
-                _admin_sql(f"DROP DATABASE IF EXISTS {BENCH_DB}")
+            if not keep:
+                _admin_sql(f"DROP DATABASE IF EXISTS {name}")
             try:
-                _admin_sql(f"CREATE DATABASE {BENCH_DB}")
+                _admin_sql(f"CREATE DATABASE {name}")
             except Exception as error:  # it exists (kept from a previous --keep run)
                 if "already exists" not in str(error):
                     raise
@@ -98,9 +102,15 @@ def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:
         ARENA_DEBUG="0",
         ARENA_ALLOWED_HOSTS="testserver,localhost,127.0.0.1",
         DJANGO_SETTINGS_MODULE="webui.settings",
+        **environ,
     )
     os.environ.pop("ARENA_BROKER_URL", None)
     return url, ours
+
+
+def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:
+    """Points Django at the bench database; returns its URL and whether it is ours to drop."""
+    return bench_database(args.database_url, args.keep, BENCH_DB, data_dir)
 
 
 def _replay_pool(count: int) -> list[Replay]:
