@@ -21,14 +21,12 @@ import re
 import shutil
 import signal
 import subprocess
-import threading
-import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import descendants, still_running
+from web_helpers import Streamed, descendants, still_running
 
 from webui.serving import free_port
 
@@ -49,7 +47,13 @@ def code_block(after: str) -> list[str]:
 
 
 def fresh_clone(target: Path) -> None:
-    """The checkout's tracked files (as they are now), with their times, and its .venv."""
+    """The checkout's tracked files (as they are now), with their times, and its .venv.
+
+    The clone shares the checkout's .venv: the checkout's own set-up runs first, so that the
+    clone's finds nothing to install (a reinstall from the clone would point the shared
+    .venv's editable install and its scripts at the clone, which is gone after the test)."""
+    subprocess.run([str(ROOT / "scripts" / "setup"), "--dev"], cwd=ROOT, check=True,
+                   capture_output=True)
     listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
                             check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
@@ -64,34 +68,20 @@ def fresh_clone(target: Path) -> None:
         (target / "sample_bots" / "js-random" / "node_modules").symlink_to(modules)
 
 
-class Terminal:
+class Terminal(Streamed):
     """The first terminal: a command in a session of its own, its output read as it comes."""
 
-    def __init__(self, line: str, cwd: Path, env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            ["bash", "-c", line], cwd=cwd, env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, start_new_session=True)
-        self.lines: list[str] = []
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+    name = "the terminal"
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line)
+    def __init__(self, line: str, cwd: Path, env: dict[str, str]) -> None:
+        super().__init__(["bash", "-c", line], cwd, env)
 
     @property
     def text(self) -> str:
-        return " ".join("".join(self.lines).split())
+        return self.words
 
     def wait_for(self, words: str, timeout: float = 600.0) -> str:
-        deadline = time.monotonic() + timeout  # a bound on a hang, not a measure
-        while words not in self.text:
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.reader.join(timeout=5)
-                pytest.fail(f"never printed {words!r}:\n{''.join(self.lines)}")
-            time.sleep(0.2)
-        return self.text
+        return super().wait_for(words, timeout)
 
 
 def make_token(base: str, password: str) -> str:
