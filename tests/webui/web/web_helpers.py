@@ -3,6 +3,7 @@ command's output. (The archives the submission tests upload: ``archive_samples``
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import threading
 import time
@@ -60,6 +61,13 @@ def until_serving(process: subprocess.Popen[str], what: str) -> list[str]:
     pytest.fail(f"{what} ended without serving:\n" + "".join(output))
 
 
+def _interruptible() -> None:
+    """In the child before it runs the command: Ctrl-C (SIGINT) works as at a terminal, even
+    when the tests were started where it is ignored (a background job of a script, as CI's
+    may be), which a child would otherwise inherit and Python would then leave ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Streamed:
     """A command in a session of its own, its output read as it comes (a thread drains the
     pipe, so the command never blocks on it)."""
@@ -69,7 +77,7 @@ class Streamed:
     def __init__(self, command: list[str], cwd: Path, env: dict[str, str]) -> None:
         self.process = subprocess.Popen(
             command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, start_new_session=True)
+            text=True, start_new_session=True, preexec_fn=_interruptible)
         self.lines: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
