@@ -220,6 +220,8 @@ class BotProcess:
                 self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
                 try:
                     sandbox.copy_bot_folder(self.folder, self._copy_dir)
+                    if self.python:
+                        sandbox.compile_bot_folder(self._copy_dir / "bot")
                 except HostError:
                     sandbox.remove_tree(self._copy_dir)
                     self._copy_dir = None
