@@ -121,6 +121,10 @@ class MatchSpec:
     # while it waits (a seat thinking or starting); every seat is stopped as at the end of a
     # match, and run_match returns the report of the games finished so far, ``cancelled``.
     cancel: threading.Event | None = None
+    # False only for the baseline of ``arena bench match``: a seat's process then plays every
+    # game of a duplicate set and knows each hand of the set's later games. Never in a match
+    # that counts.
+    fresh_per_game: bool = True
 
 
 @dataclass(frozen=True)
@@ -669,7 +673,7 @@ class MatchRun:
             for set_index in range(self.sets):
                 seed = set_seed(self.seed, set_index)
                 for rotation in range(per_set):
-                    if rotation > 0:
+                    if rotation > 0 and self.spec.fresh_per_game:
                         # The games of a set deal the same cards: a process that played one
                         # of them knows every hand of the next. Each game of a set gets
                         # processes that have seen no other game of it.
