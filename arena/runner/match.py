@@ -561,7 +561,8 @@ class Slot:
         def start() -> int | None:
             try:
                 spare.start({"SCOPA_BOT_SEED": str(seed)}, spare=True)
-            except (StartError, HostError):  # the game's own start tries again, and judges
+            except (StartError, HostError) as error:  # the game's own start tries again
+                spare.log.add(f"[arena] a spare did not start ahead of its game: {error}\n")
                 return None
             return seed
 
