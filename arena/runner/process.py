@@ -253,7 +253,8 @@ class BotProcess:
                 try:
                     sandbox.copy_bot_folder(self.folder, self._copy_dir)
                     if self.python:
-                        sandbox.compile_bot_folder(self._copy_dir / "bot")
+                        main = self.command[1] if len(self.command) > 1 else None
+                        sandbox.compile_bot_folder(self._copy_dir / "bot", main)
                 except HostError:
                     sandbox.remove_tree(self._copy_dir)
                     self._copy_dir = None

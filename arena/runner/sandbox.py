@@ -338,17 +338,65 @@ def compile_package() -> bool:
     return False
 
 
-def compile_bot_folder(folder: Path) -> None:
-    """Writes the bytecode of the Python files of a seat's private copy of a bot's folder.
+BOT_COMPILE_MAX_FILE = 1024 * 1024
+"""A bot's module larger than this is left for it to compile at its start."""
+BOT_COMPILE_TIMEOUT_S = 20.0
+
+# Run in a child process under prlimit: the compiler reads the bot's (untrusted) sources, so a
+# compile bomb costs that child, not the runner. Only regular files are read and only real
+# __pycache__ folders written: a bot's link (to a host file, or a __pycache__ pointing out of
+# its folder) is never followed, so nothing of the host ends up compiled into the bot's copy.
+_COMPILE_BOT = r"""
+import os, py_compile, stat, sys
+root, limit, main = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for folder, dirs, files in os.walk(root):
+    dirs[:] = [name for name in dirs if name != "__pycache__"]
+    try:
+        if not stat.S_ISDIR(os.lstat(os.path.join(folder, "__pycache__")).st_mode):
+            continue
+    except FileNotFoundError:
+        pass
+    for name in files:
+        path = os.path.join(folder, name)
+        info = os.lstat(path)
+        if folder == root and name == main:
+            continue
+        if name.endswith(".py") and stat.S_ISREG(info.st_mode) and info.st_size <= limit:
+            try:
+                py_compile.compile(path, doraise=True)
+            except Exception:
+                pass
+"""
+
+
+def compile_bot_folder(folder: Path, main: str | None = None) -> None:
+    """Writes the bytecode of the modules of a seat's private copy of a Python bot's folder.
 
     Done on the host before the copy is bound read-only at ``/bot``: the bot's modules are
-    then compiled once per seat and match, not at each of its starts. A file that does not
-    compile is left for the bot to fail on (its own fault, at its start). Never raises.
+    then compiled once per seat and match, not at each of its starts. ``main`` (the script of
+    its command, run as ``__main__``, which Python never caches) alone is no reason to start
+    the compiler. A file that does not compile is left for the bot to fail on (its own fault,
+    at its start). Never raises.
     """
-    import compileall
-
-    with contextlib.suppress(Exception):
-        compileall.compile_dir(str(folder), quiet=2, workers=1)
+    modules = [  # os.walk enters no linked folder (a bot's link may point anywhere)
+        name
+        for where, _, files in os.walk(folder)
+        for name in files
+        if name.endswith(".py") and (name != main or where != str(folder))
+    ]
+    if not modules:
+        return
+    argv = [
+        "prlimit", "--cpu=10", f"--as={2 * 1024**3}", f"--fsize={16 * 1024**2}", "--",
+        sys.executable, "-I", "-S", "-c", _COMPILE_BOT, str(folder), str(BOT_COMPILE_MAX_FILE),
+        main or "",
+    ]
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, timeout=BOT_COMPILE_TIMEOUT_S, check=False,
+            env={"PATH": SANDBOX_PATH},
+        )
 
 
 @functools.cache

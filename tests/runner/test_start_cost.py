@@ -5,6 +5,7 @@ install's finder nor the engine's replays, and runs with frozen standard modules
 from __future__ import annotations
 
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -76,3 +77,36 @@ def test_a_sandboxed_python_seat_starts_on_the_runners_bytecode_and_no_more(
     }, process.log.text()
     # The bytecode went to the seat's private copy: the bot's own folder is left as it was.
     assert not (folder / "__pycache__").exists()
+
+
+def test_compiling_a_bots_copy_follows_none_of_its_links(tmp_path: Path) -> None:
+    from arena.runner.sandbox import compile_bot_folder
+
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "settings.py").write_text('SECRET_KEY = "of the host"\n')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    bot = tmp_path / "bot"
+    (bot / "pkg").mkdir(parents=True)
+    (bot / "bot.py").write_text("import helper\n")
+    (bot / "helper.py").write_text("VALUE = 1\n")
+    (bot / "secret.py").symlink_to(host / "settings.py")  # a host file, compiled as root
+    (bot / "pkg" / "mod.py").write_text("VALUE = 2\n")
+    (bot / "pkg" / "__pycache__").symlink_to(outside)  # writing here would write outside
+    (bot / "hostdir").symlink_to(host)  # a linked folder: never entered
+
+    compile_bot_folder(bot, "bot.py")
+
+    cached = sorted(p.name for p in (bot / "__pycache__").iterdir())
+    assert cached == [f"helper.{sys.implementation.cache_tag}.pyc"]  # not the main script
+    assert list(outside.iterdir()) == []
+    assert not (host / "__pycache__").exists()
+
+
+def test_a_bot_with_only_its_main_script_starts_no_compiler(tmp_path: Path) -> None:
+    from arena.runner.sandbox import compile_bot_folder
+
+    (tmp_path / "bot.py").write_text("VALUE = 1\n")
+    compile_bot_folder(tmp_path, "bot.py")
+    assert not (tmp_path / "__pycache__").exists()
