@@ -5,6 +5,12 @@ Plays a match between two sample bots (random vs random by default) through
 run, the same number of games of random moves in this process with the engine alone: the
 difference is what processes, the protocol, clocks and replays cost. Also reports how long a
 sandboxed bot takes to start (from launch to ``LISTENING``). Run by hand, not as a test.
+
+Each run plays the match twice: as the arena plays it, each game of a duplicate set with fresh
+bot processes (``games_per_second``), and as a baseline with the processes reused across a set
+(``reused_games_per_second``: the old, unsafe way, which a process of one game of a set knows
+the next's hands; only here). ``fresh_over_reused`` is the median over the runs of the ratio
+measured within each run; the other figures are the median run's.
 """
 
 from __future__ import annotations
@@ -25,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", default="scopa", help="variant (scopa)")
     parser.add_argument(
         "--bots", nargs=2, default=["random", "random"], metavar="BOT", help="two sample bots"
+    )
+    parser.add_argument("--runs", type=int, default=3, help="runs, each fresh and reused (3)")
+    parser.add_argument(
+        "--prestart", action="store_true",
+        help="also play each run with the next game's seats started ahead (MatchSpec.prestart)",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -50,16 +61,62 @@ def engine_games(variant: str, games: int, seed: int = 1) -> tuple[float, int]:
     return time.perf_counter() - start, decisions
 
 
-def measure(games: int, variant: str, bots: list[str]) -> dict[str, Any]:
-    """Plays the match and the engine-only games; returns the figures."""
-    from arena.runner import BotRef, MatchSpec, run_match, sandbox_available
+def play(
+    games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False
+) -> tuple[Any, float]:
+    """The report of one match and its seconds; ``fresh=False`` reuses processes in a set,
+    ``prestart`` starts the next game's seats ahead."""
+    from arena.runner import BotRef, MatchSpec, run_match
 
     spec = MatchSpec(
-        [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000
+        [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000,
+        fresh_per_game=fresh, prestart=prestart,
     )
     started = time.perf_counter()
     report = run_match(spec)
-    total = time.perf_counter() - started
+    return report, time.perf_counter() - started
+
+
+def measure_runs(
+    games: int, variant: str, bots: list[str], runs: int, prestart: bool = False
+) -> dict[str, Any]:
+    """``runs`` runs of :func:`measure`, the figures of the median one with the medians."""
+    results = [measure(games, variant, bots, reused_first=index % 2 == 1, prestart=prestart)
+               for index in range(runs)]
+    results.sort(key=lambda figures: figures["games_per_second"])
+    figures = dict(results[len(results) // 2])
+    keys = ["games_per_second", "reused_games_per_second", "fresh_over_reused"]
+    if prestart:
+        keys += ["prestart_games_per_second", "prestart_over_reused"]
+    for key in keys:
+        figures[key] = round(statistics.median(result[key] for result in results), 2)
+    figures["runs"] = [
+        {key: result[key] for key in [*keys, "median_restart_ms"]} for result in results
+    ]
+    return figures
+
+
+def measure(
+    games: int, variant: str, bots: list[str], *, reused_first: bool = False,
+    prestart: bool = False,
+) -> dict[str, Any]:
+    """Plays the match with fresh processes and with reused ones (in the order asked), with
+    seats started ahead if asked, and the engine-only games; returns the figures."""
+    from arena.runner import sandbox_available
+
+    extra: dict[str, Any] = {}
+    if reused_first:
+        reused, reused_total = play(games, variant, bots, fresh=False)
+        report, total = play(games, variant, bots, fresh=True)
+    else:
+        report, total = play(games, variant, bots, fresh=True)
+        reused, reused_total = play(games, variant, bots, fresh=False)
+    if prestart:
+        ahead, ahead_total = play(games, variant, bots, fresh=True, prestart=True)
+        extra["prestart_games_per_second"] = round(len(ahead.games) / ahead_total, 2)
+        extra["prestart_over_reused"] = round(
+            (len(ahead.games) / ahead_total) / (len(reused.games) / reused_total), 3
+        )
     played = [game for game in report.games if game.void is None]
     decisions = sum(game.moves for game in played)
     first = report.games[0].duration_ms if report.games else 0
@@ -75,6 +132,10 @@ def measure(games: int, variant: str, bots: list[str]) -> dict[str, Any]:
         "faults": sum(len(game.faults) for game in report.games),
         "seconds": round(total, 3),
         "games_per_second": round(len(report.games) / total, 2),
+        "reused_games_per_second": round(len(reused.games) / reused_total, 2),
+        "fresh_over_reused": round(
+            (len(report.games) / total) / (len(reused.games) / reused_total), 3
+        ),
         "decisions_per_second": round(decisions / total, 1),
         "first_game_ms_with_start_up": first,
         "median_game_ms": statistics.median(later) if later else first,
@@ -83,6 +144,7 @@ def measure(games: int, variant: str, bots: list[str]) -> dict[str, Any]:
         "median_restart_ms": round(statistics.median(restarts), 1) if restarts else 0.0,
         "engine_games_per_second": round(len(report.games) / engine_seconds, 1),
         "engine_decisions_per_second": round(engine_decisions / engine_seconds, 1),
+        **extra,
     }
 
 
@@ -93,8 +155,11 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 2:
         print("arena bench match: --games must be at least 2")
         return 2
+    if args.runs < 1:
+        print("arena bench match: --runs must be at least 1")
+        return 2
     try:
-        figures = measure(args.games, args.variant, args.bots)
+        figures = measure_runs(args.games, args.variant, args.bots, args.runs, args.prestart)
     except (BotError, ValueError) as error:
         print(f"arena bench match: {error}")
         return 2
@@ -118,12 +183,28 @@ def run(args: argparse.Namespace) -> int:
         f"{figures['decisions_per_second']:.0f}",
     )
     table.add_row(
+        "the same, processes reused across a duplicate set (unsafe: bench only)",
+        f"{figures['reused_games_per_second']:.1f}",
+        "",
+    )
+    if "prestart_games_per_second" in figures:
+        table.add_row(
+            "fresh processes, the next game's started ahead (prestart)",
+            f"{figures['prestart_games_per_second']:.1f}",
+            "",
+        )
+    table.add_row(
         "engine alone, same number of random games (baseline)",
         f"{figures['engine_games_per_second']:.1f}",
         f"{figures['engine_decisions_per_second']:.0f}",
     )
     console = Console()
     console.print(table)
+    console.print(
+        f"fresh processes per game / reused: {figures['fresh_over_reused']:.2f} (median of "
+        f"{len(figures['runs'])} runs, each ratio within its run: "
+        f"{', '.join(str(run['fresh_over_reused']) for run in figures['runs'])})"
+    )
     console.print(
         f"median game {figures['median_game_ms']} ms "
         f"({figures['median_game_ms_without_start_up']} ms of play); the first game, with the "

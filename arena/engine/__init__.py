@@ -9,6 +9,8 @@ seed on every Python version.  It knows nothing of bots, gRPC, Celery or Django.
 True
 """
 
+from typing import TYPE_CHECKING, Any
+
 from arena.engine.cards import (
     DECK,
     Card,
@@ -27,18 +29,6 @@ from arena.engine.cards import (
 )
 from arena.engine.moves import Move, parse_move
 from arena.engine.observation import Observation
-from arena.engine.replay import (
-    ReplayError,
-    ReplayRecorder,
-    ReplayStep,
-    random_game_replay,
-    read_replay,
-    recorded_winner,
-    result_winner,
-    verify_replay,
-    walk_replay,
-    write_replay,
-)
 from arena.engine.rng import Rng
 from arena.engine.scoring import CATEGORIES, POINT_KEYS, DealScore, score_deal, side_points
 from arena.engine.state import Deal, Game, needs_redeal
@@ -50,6 +40,37 @@ from arena.engine.variants import (
     rules_for,
     side_of_seat,
 )
+
+if TYPE_CHECKING:
+    from arena.engine.replay import (
+        ReplayError,
+        ReplayRecorder,
+        ReplayStep,
+        random_game_replay,
+        read_replay,
+        recorded_winner,
+        result_winner,
+        verify_replay,
+        walk_replay,
+        write_replay,
+    )
+
+_REPLAY_NAMES = frozenset({
+    "ReplayError", "ReplayRecorder", "ReplayStep", "random_game_replay", "read_replay",
+    "recorded_winner", "result_winner", "verify_replay", "walk_replay", "write_replay",
+})
+
+
+def __getattr__(name: str) -> Any:
+    # Replays are imported on first use: a bot process never needs them, and each of its
+    # starts would pay for them (json, hashlib and the module itself).
+    if name in _REPLAY_NAMES:
+        from arena.engine import replay
+
+        value = getattr(replay, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'arena.engine' has no attribute {name!r}")
 
 __all__ = [
     "CATEGORIES",

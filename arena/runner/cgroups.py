@@ -276,6 +276,17 @@ class SeatGroup:
             self.remove()
             raise
 
+    def set_idle(self, idle: bool) -> None:
+        """Gives the seat the lowest CPU weight (a spare starting while a game plays) or the
+        seats' equal one back. Without a CPU controller it does nothing."""
+        if self.cpu_dir is None:
+            return
+        with contextlib.suppress(OSError):
+            if self.backend.kind == "v2":
+                _write(self.cpu_dir / "cpu.weight", "1" if idle else str(CPU_WEIGHT))
+            else:
+                _write(self.cpu_dir / "cpu.shares", "2" if idle else str(CPU_SHARES))
+
     @property
     def can_freeze(self) -> bool:
         """Whether the group has a freezer (else the runner stops the seat with signals)."""

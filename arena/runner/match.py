@@ -121,6 +121,15 @@ class MatchSpec:
     # while it waits (a seat thinking or starting); every seat is stopped as at the end of a
     # match, and run_match returns the report of the games finished so far, ``cancelled``.
     cancel: threading.Event | None = None
+    # Start the seats of a set's next game while its current game plays (Slot.prestart):
+    # fresh processes, at the lowest CPU weight, frozen once they listen, at most one game
+    # ahead. Off by default: on two busy cores the starts are CPU, and it measured no gain
+    # (README, benchmarks); ``arena bench match`` measures it beside the default.
+    prestart: bool = False
+    # False only for the baseline of ``arena bench match``: a seat's process then plays every
+    # game of a duplicate set and knows each hand of the set's later games. Never in a match
+    # that counts.
+    fresh_per_game: bool = True
 
 
 @dataclass(frozen=True)
@@ -460,13 +469,24 @@ class Slot:
     """One bot process (or remote connection) serving seats of one entrant."""
 
     def __init__(
-        self, bot: BotRef, entrant: int, k: int, process: BotProcess | None, variant: str
+        self,
+        bot: BotRef,
+        entrant: int,
+        k: int,
+        process: BotProcess | None,
+        variant: str,
+        make_spare: Callable[[BotProcess], BotProcess] | None = None,
     ) -> None:
         self.bot = bot
         self.variant = variant
         self.entrant = entrant
         self.k = k
         self.process = process
+        # The slot's second process (its own folder copy, group and seat folder): the spare
+        # started for the next game while this one plays, then the two swap roles.
+        self._make_spare = make_spare
+        self._other: BotProcess | None = None
+        self._spare: asyncio.Future[int | None] | None = None  # its start: the bot seed
         self.link: BotLink | None = None
         self.label = bot.label
         self.fresh = True  # needs (re)starting before its next game
@@ -485,8 +505,16 @@ class Slot:
         """
         if not self.fresh and (self.process is None or self.process.is_running()):
             return None
+        spare_seed = await self._take_spare()
         await self.shutdown()
-        if self.process is not None:
+        if self.process is not None and spare_seed is not None and self._other is not None:
+            # The spare has seen no game: it becomes this game's process, the old one (dead
+            # now) the next spare.
+            self.process, self._other = self._other, self.process
+            self.process.promote()
+            self.bot_seed = spare_seed
+            target = self.process.address
+        elif self.process is not None:
             seed = draw_seed()
             try:
                 await asyncio.to_thread(self.process.start, {"SCOPA_BOT_SEED": str(seed)})
@@ -520,6 +548,53 @@ class Slot:
         self.fresh = False
         return None
 
+    def prestart(self) -> None:
+        """Starts a spare process for this slot's next game, in the background (once)."""
+        if self.process is None or self._make_spare is None or self._spare is not None:
+            return
+        if self._other is None:
+            self._other = self._make_spare(self.process)
+        spare = self._other
+        spare.abort(stop=False)
+        seed = draw_seed()
+
+        def start() -> int | None:
+            try:
+                spare.start({"SCOPA_BOT_SEED": str(seed)}, spare=True)
+            except (StartError, HostError) as error:  # the game's own start tries again
+                spare.log.add(f"[arena] a spare did not start ahead of its game: {error}\n")
+                return None
+            return seed
+
+        self._spare = asyncio.ensure_future(asyncio.to_thread(start))
+
+    async def _take_spare(self) -> int | None:
+        """Waits for the spare's start: its bot seed, or None (no spare, or it failed)."""
+        task, self._spare = self._spare, None
+        if task is None:
+            return None
+        if self._other is not None:
+            self._other.hurry()
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if self._other is not None:
+                self._other.abort()
+            with contextlib.suppress(BaseException):
+                await task
+            raise
+
+    async def _drop_spare(self) -> None:
+        """Calls off a spare's start and stops it (the match ends, fails or is cancelled)."""
+        task, self._spare = self._spare, None
+        if self._other is not None:
+            self._other.abort()
+        if task is not None:
+            with contextlib.suppress(BaseException):
+                await task
+        if self._other is not None:
+            await asyncio.to_thread(self._other.close)
+
     def exit_detail(self) -> str | None:
         """How the process ended, if it did: ``exit status 1``, ``killed by SIGKILL``."""
         if self.process is None:
@@ -550,13 +625,30 @@ class Slot:
         return 0 if self.process is None else self.process.log.dropped_bytes
 
     async def close(self) -> None:
-        """Shuts down for good: the process, and its private copy of the bot folder."""
+        """Shuts down for good: the process, its spare, and their copies of the bot folder."""
+        await self._drop_spare()
         await self.shutdown()
         if self.process is not None:
             await asyncio.to_thread(self.process.close)
 
 
 # ---- the match ----------------------------------------------------------------------------
+
+
+def _spare_of(process: BotProcess) -> BotProcess:
+    """A second process for the slot of ``process``: same bot and limits, its own folders and
+    group, writing to the same log."""
+    return BotProcess(
+        label=f"{process.label}s",
+        command=list(process.command),
+        folder=process.folder,
+        limits=process.limits,
+        sandboxed=process.sandboxed,
+        python=process.python,
+        start_timeout=process.start_timeout,
+        env=dict(process.env),
+        log=process.log,
+    )
 
 
 class _Forfeit(Exception):
@@ -583,6 +675,7 @@ class MatchRun:
         self.total = self.sets * per_set
         self.slots: dict[tuple[int, int], Slot] = {}
         self._stopping = False  # cancelled: the match is ending (see check_cancel)
+        self._next_seats: list[int] | None = None  # the next game's, when it needs spares
         self.sandboxed = [self._sandboxed(bot) for bot in spec.entrants]
         self.report = MatchReport(
             spec=spec,
@@ -622,8 +715,17 @@ class MatchRun:
                     # seed comes with each start).
                     env=dict(bot.manifest.env),
                 )
-            self.slots[key] = Slot(bot, entrant, k, process, self.rules.variant)
+            self.slots[key] = Slot(
+                bot, entrant, k, process, self.rules.variant, make_spare=_spare_of
+            )
         return self.slots[key]
+
+    def prestart_next(self) -> None:
+        """Starts the spares of the next game's seats, once this game's seats are ready."""
+        if self._next_seats is None:
+            return
+        for entrant, k in _seat_slots(self._next_seats):
+            self.slot(entrant, k).prestart()
 
     async def run(self) -> MatchReport:
         """Plays every game, then ends every process; stops early, the same way, when the
@@ -669,7 +771,7 @@ class MatchRun:
             for set_index in range(self.sets):
                 seed = set_seed(self.seed, set_index)
                 for rotation in range(per_set):
-                    if rotation > 0:
+                    if rotation > 0 and self.spec.fresh_per_game:
                         # The games of a set deal the same cards: a process that played one
                         # of them knows every hand of the next. Each game of a set gets
                         # processes that have seen no other game of it.
@@ -678,6 +780,13 @@ class MatchRun:
                     self.check_cancel()  # between games
                     turn = rotation if self.spec.duplicate else set_index
                     seats = seating(self.rules, len(self.spec.entrants), turn)
+                    self._next_seats = None
+                    if (self.spec.prestart and self.spec.fresh_per_game
+                            and self.spec.duplicate and rotation + 1 < per_set):
+                        # The next game of the set needs fresh processes: start them ahead.
+                        self._next_seats = seating(
+                            self.rules, len(self.spec.entrants), rotation + 1
+                        )
                     outcome = await self.play_game(index, set_index, seed, seats)
                     self.report.games.append(outcome)
                     self._write_replay(outcome)
@@ -850,6 +959,7 @@ class _GamePlay:
         one is left with the read. Whatever ends the game, the last driver hands it here.
         """
         await self._start_bots()
+        self.match.prestart_next()
         spec = self.match.spec
         players = [slot.label for slot in self.slots]
         for seat, slot in enumerate(self.slots):

@@ -154,6 +154,7 @@ class BotProcess:
         python: bool,
         start_timeout: float = 30.0,
         env: dict[str, str] | None = None,
+        log: CappedLog | None = None,
     ) -> None:
         self.label = label
         self.command = command
@@ -163,7 +164,7 @@ class BotProcess:
         self.python = python
         self.start_timeout = start_timeout
         self.env = dict(env or {})
-        self.log = CappedLog()
+        self.log = log if log is not None else CappedLog()
         self.address = ""
         self.seat_dir: Path | None = None
         self.starts = 0
@@ -176,7 +177,10 @@ class BotProcess:
         self._memory_fault: str | None = None
         self._freezer: cgroups.SeatGroup | cgroups.TreeFreezer | None = None
         self.frozen = False
+        self.idle = False  # a spare: lowest CPU weight, frozen once listening
         self._ready = threading.Event()
+        self._abort = threading.Event()
+        self._weight_lock = threading.Lock()  # a spare's weight, set by two threads
         self._threads: list[threading.Thread] = []
 
     @property
@@ -196,21 +200,49 @@ class BotProcess:
             return f"cgroup {self._group.backend.kind}"
         return "watchdog" if self._watchdog is not None else "none"
 
-    def start(self, env: dict[str, str] | None = None) -> None:
+    def start(self, env: dict[str, str] | None = None, *, spare: bool = False) -> None:
         """Starts the bot and waits for its ``LISTENING`` line and its socket.
 
-        ``env`` adds variables for this start (a fresh bot seed). Raises StartError when the
-        bot exits, stays silent past ``start_timeout`` or binds no socket, and HostError when
-        the host cannot start it (no folder, no sandbox, bwrap failing).
+        ``env`` adds variables for this start (a fresh bot seed). ``spare``: a seat started
+        ahead of its game, while another plays: it starts at the lowest CPU weight and is
+        frozen once it listens, until :meth:`promote`. Raises StartError when the bot exits,
+        stays silent past ``start_timeout`` or binds no socket (or the start is aborted), and
+        HostError when the host cannot start it (no folder, no sandbox, bwrap failing).
         """
         self.stop()
         self.starts += 1
         self._memory_fault = None
+        if not spare:  # a spare's start may be called off before it begins (see abort)
+            self._abort.clear()
+        self.idle = spare
         try:
             self._start(env)
+            if spare:
+                self.freeze()
         except BaseException:  # whatever went wrong, nothing of this start is left behind
             self.stop()
             raise
+
+    def abort(self, stop: bool = True) -> None:
+        """Makes a start under way (or about to begin) in another thread give up at once
+        (StartError); ``stop=False`` lets the next start go ahead again."""
+        if stop:
+            self._abort.set()
+        else:
+            self._abort.clear()
+
+    def hurry(self) -> None:
+        """A spare still starting is wanted now: it gets a seat's CPU weight back (called from
+        any thread; the spare stays frozen once it listens, until :meth:`promote`)."""
+        with self._weight_lock:
+            self.idle = False
+            if self._group is not None:
+                self._group.set_idle(False)
+
+    def promote(self) -> None:
+        """A spare becomes a seat of the game about to start: its CPU weight, then running."""
+        self.hurry()
+        self.thaw()
 
     def _start(self, env: dict[str, str] | None) -> None:
         self.seat_dir = sandbox.make_seat_dir(self.label)
@@ -220,6 +252,9 @@ class BotProcess:
                 self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
                 try:
                     sandbox.copy_bot_folder(self.folder, self._copy_dir)
+                    if self.python:
+                        main = self.command[1] if len(self.command) > 1 else None
+                        sandbox.compile_bot_folder(self._copy_dir / "bot", main)
                 except HostError:
                     sandbox.remove_tree(self._copy_dir)
                     self._copy_dir = None
@@ -228,6 +263,9 @@ class BotProcess:
         self._group = cgroups.make_group(
             self.label, self.limits.memory_bytes, self.limits.processes
         )
+        with self._weight_lock:
+            if self._group is not None and self.idle:
+                self._group.set_idle(True)
         if self._group is None:
             warn_once("watchdog", "no control group for the bots: each seat's memory is "
                       "watched by the runner (every 100 ms), its processes counted per uid")
@@ -279,9 +317,14 @@ class BotProcess:
                 raise StartError(
                     f"exited with status {process.returncode} before listening ({_last_line(text)})"
                 )
+            if self.idle:  # a spare's clock runs from when its game wants it (hurry)
+                deadline = time.monotonic() + self.start_timeout
             if time.monotonic() > deadline:
                 self.stop()
                 raise StartError(f"did not print LISTENING within {self.start_timeout:g} s")
+            if self._abort.is_set():
+                self.stop()
+                raise StartError("its start was called off")
         try:
             self._socket_fd = self._open_socket(plan)
         except SocketError as error:

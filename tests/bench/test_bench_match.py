@@ -1,0 +1,42 @@
+"""``arena bench match`` plays each run with fresh processes per game and with processes reused
+across a set, and reports both with their ratio (a smoke test: figures are for people and are
+asserted only in their shape, their counts and their arithmetic)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
+
+def bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena.cli", "bench", "match", *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_the_match_benchmark_reports_fresh_reused_and_started_ahead_in_one_run(
+    bwrap: str,
+) -> None:
+    result = bench("--games", "4", "--runs", "1", "--prestart", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["games"] == 4 and report["faults"] == 0
+    assert report["restarts"] == 2  # the second game of each of the two sets
+    (run,) = report["runs"]
+    ratio = run["games_per_second"] / run["reused_games_per_second"]
+    assert report["fresh_over_reused"] == pytest.approx(ratio, abs=0.02)
+    assert report["prestart_games_per_second"] > 0
+    assert set(run) >= {"prestart_over_reused", "median_restart_ms"}
+
+
+def test_it_rejects_fewer_than_one_run() -> None:
+    refused = bench("--runs", "0")
+    assert refused.returncode == 2
+    assert "--runs must be at least 1" in refused.stdout
