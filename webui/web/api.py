@@ -76,26 +76,17 @@ def _can_see_private(user: Any, bot: Bot) -> bool:
 def bot_page_data(bot: Bot, private: bool) -> dict[str, Any]:
     """Everything the bot page shows.
 
-    The rating charts and the head-to-head records change only when the bot's games are
-    rated, so they are cached under the bot's rating state (each rating's game count): a
-    newly rated game makes a new key, and the page is never staler than the ratings.
+    The rating charts are cached under the bot's version (:mod:`read_cache`), which every
+    rating update of its versions bumps; the head-to-head records are its read model, a row
+    per opponent.
     """
-    from django.core.cache import cache
-
     ratings = reads.bot_ratings(bot)
-    state = ",".join(f"{r['rating_id']}.{r['games']}" for r in ratings)
-    key = f"web:bot:v1:{bot.pk}:{state}"
-    rated: dict[str, Any] | None = cache.get(key)
-    if rated is None:
-        rated = {"charts": reads.bot_charts(bot, ratings),
-                 "head_to_head": reads.head_to_head(bot)}
-        cache.set(key, rated, 3600)
     return {
         "bot": reads.bot_json(bot, private),
         "ratings": ratings,
-        "charts": rated["charts"],
+        "charts": reads.bot_charts(bot, ratings),
         "recent_matches": reads.recent_matches(bot),
-        "head_to_head": rated["head_to_head"],
+        "head_to_head": reads.head_to_head(bot),
     }
 
 
