@@ -72,6 +72,7 @@ def create_match(season: Season, round_: Round, board: int, versions: Sequence[B
          for i, v in enumerate(versions)]
     )
     enqueue("arena.play_match", match.pk)
+    read_models.bump_on_commit(read_models.matches_scope(v.bot_id) for v in versions)
     return match
 
 
@@ -99,6 +100,7 @@ def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion
         MatchSeat(match=match, index=i, version=v, side=i % 2) for i, v in enumerate(versions)
     )
     enqueue("arena.play_match", match.pk)
+    read_models.bump_on_commit(read_models.matches_scope(v.bot_id) for v in versions)
     return match
 
 
@@ -142,7 +144,7 @@ def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
         )
         if changed != 1:
             return None
-        _bump_season_of(match_id)
+        _bump_started(match_id)
     attempts = Match.objects.values_list("attempts", flat=True).get(pk=match_id)
     return Claim(match_id, token, attempts)
 
@@ -165,15 +167,16 @@ def release_match(claim: Claim, error: str) -> bool:
             error=inputs.storable(error[:2000])
         )
         if changed:
-            _bump_season_of(claim.match_id)
+            _bump_started(claim.match_id)
     return changed == 1
 
 
-def _bump_season_of(match_id: int) -> None:
-    """A season match changed state (claimed, given back): its season's page is stale."""
+def _bump_started(match_id: int) -> None:
+    """A match was claimed or given back: its season's page and its bots' recent matches
+    are stale."""
     season_id = Match.objects.values_list("season_id", flat=True).get(pk=match_id)
-    if season_id is not None:
-        read_models.bump([read_models.season_scope(season_id)])
+    read_models.bump(read_models.match_scopes(season_id, read_models.match_bots(match_id),
+                                              finished=False))
 
 
 def lease_remaining(match_id: int) -> float:
@@ -200,7 +203,8 @@ def void_match(claim: Claim, reason: str) -> bool:
         if changed and season_id is not None:
             enqueue("arena.schedule_round", season_id)
         if changed:
-            read_models.bump(read_models.match_scopes(season_id))
+            read_models.bump(read_models.match_scopes(season_id,
+                                                      read_models.match_bots(claim.match_id)))
     return changed == 1
 
 
@@ -311,7 +315,8 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             if not still_open.exists():
                 enqueue("arena.schedule_round", match.season_id)
         # Last: the pages this result changes, in the same transaction as the result.
-        read_models.bump(read_models.match_scopes(match.season_id))
+        read_models.bump(read_models.match_scopes(match.season_id,
+                                                  {v.bot_id for v in entrants}))
     return True
 
 

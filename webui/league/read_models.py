@@ -7,6 +7,7 @@ shows, so a write makes the next read of its scopes fresh and no other:
 - ``home``: the home page (recent games, seasons' progress, how many are rated per variant);
 - ``board:<variant>:<pool>``: a leaderboard (a variant's season pools and its ladder);
 - ``bot:<bot>``: a bot's rating charts;
+- ``matches:<bot>``: a bot's recent matches (created, claimed, given back, recorded, void);
 - ``season:<season>``: a season's standings, cross-table, rounds and progress.
 
 Every write that changes a scope bumps it in its own transaction (:func:`bump`, the last
@@ -25,7 +26,7 @@ from typing import TypedDict
 
 from django.db import connection, transaction
 
-from .models import Bot, HeadToHead, Rating, ReadVersion, Season
+from .models import Bot, HeadToHead, MatchSeat, Rating, ReadVersion, Season
 
 HOME = "home"
 
@@ -38,6 +39,11 @@ def board_scope(variant_id: int, pool: str) -> str:
 def bot_scope(bot_id: int) -> str:
     """The scope of a bot's page."""
     return f"bot:{bot_id}"
+
+
+def matches_scope(bot_id: int) -> str:
+    """The scope of a bot's recent matches."""
+    return f"matches:{bot_id}"
 
 
 def season_scope(season_id: int) -> str:
@@ -68,6 +74,16 @@ def bump(scopes: Iterable[str]) -> None:
         )
 
 
+def bump_on_commit(scopes: Iterable[str]) -> None:
+    """Bumps the scopes once the caller's transaction has committed, in a statement of its
+    own: for writes inside longer transactions that bump other scopes too (a round's matches
+    as they are created), where a bump in the middle would hold its rows while the
+    transaction takes others. Readers may see the committed rows under the old versions for
+    that instant; only a new match's appearance waits so, never a recorded result."""
+    wanted = list(scopes)
+    transaction.on_commit(lambda: bump(wanted))
+
+
 def versions(scopes: Iterable[str]) -> dict[str, int]:
     """The current version of each scope (0 for one never bumped), in one query."""
     wanted = list(dict.fromkeys(scopes))
@@ -75,14 +91,24 @@ def versions(scopes: Iterable[str]) -> dict[str, int]:
     return {scope: int(found.get(scope, 0)) for scope in wanted}
 
 
-def match_scopes(season_id: int | None) -> list[str]:
-    """What a match recorded or given up makes stale: the home page (recent games, seasons'
-    progress) and its season's page. Its bots' pages change with their ratings, which bump
-    them (their head-to-head is a read model of its own, read as it is)."""
-    scopes = [HOME]
+def match_scopes(season_id: int | None, bot_ids: Iterable[int],
+                 finished: bool = True) -> list[str]:
+    """What a change of one match's state makes stale: its season's page and its bots' recent
+    matches; ``finished`` (recorded or given up): the home page too (recent games, seasons'
+    progress). Its bots' charts change with their ratings, which bump them; their
+    head-to-head is a read model of its own, read as it is."""
+    scopes = [matches_scope(bot) for bot in bot_ids]
+    if finished:
+        scopes.append(HOME)
     if season_id is not None:
         scopes.append(season_scope(season_id))
     return scopes
+
+
+def match_bots(match_id: int) -> set[int]:
+    """The bots of a match's entrants."""
+    return set(MatchSeat.objects.filter(match_id=match_id).values_list("version__bot_id",
+                                                                       flat=True))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,7 +197,8 @@ def recompute_reads() -> RecomputeReport:
             for (bot, opp), (g, w, d, lost) in sorted(wanted.items()) if (bot, opp) in differing
         )
         scopes = {HOME, *ReadVersion.objects.values_list("scope", flat=True)}
-        scopes |= {bot_scope(pk) for pk in Bot.objects.values_list("pk", flat=True)}
+        bots = list(Bot.objects.values_list("pk", flat=True))
+        scopes |= {bot_scope(pk) for pk in bots} | {matches_scope(pk) for pk in bots}
         scopes |= {season_scope(pk) for pk in Season.objects.values_list("pk", flat=True)}
         scopes |= {board_scope(v, pool) for v, pool in
                    Rating.objects.values_list("variant_id", "pool").distinct()}

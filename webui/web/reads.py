@@ -488,7 +488,13 @@ def _bot_charts(ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
-    """The bot's latest matches, newest first, with every entrant (three small queries)."""
+    """The bot's latest matches, newest first, with every entrant (cached under the version
+    of its matches, which creating, claiming, giving back, recording and voiding bump)."""
+    return cached(f"matches:{bot.pk}:{limit}", [read_models.matches_scope(bot.pk)],
+                  lambda: _recent_matches(bot, limit))
+
+
+def _recent_matches(bot: Bot, limit: int) -> list[dict[str, Any]]:
     # Newest first straight from the seats' index, then those few matches by key.
     ids = list(
         MatchSeat.objects.filter(version__bot=bot)
