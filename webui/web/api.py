@@ -76,18 +76,10 @@ def _can_see_private(user: Any, bot: Bot) -> bool:
 def bot_page_data(bot: Bot, private: bool) -> dict[str, Any]:
     """Everything the bot page shows.
 
-    The rating charts are cached under the bot's version (:mod:`read_cache`), which every
-    rating update of its versions bumps; the head-to-head records are its read model, a row
-    per opponent.
+    Its versions are read as they are; the rest is its summary (:func:`reads.bot_summary`),
+    cached under the versions of its ratings and of its matches.
     """
-    ratings = reads.bot_ratings(bot)
-    return {
-        "bot": reads.bot_json(bot, private),
-        "ratings": ratings,
-        "charts": reads.bot_charts(bot, ratings),
-        "recent_matches": reads.recent_matches(bot),
-        "head_to_head": reads.head_to_head(bot),
-    }
+    return {"bot": reads.bot_json(bot, private), **reads.bot_summary(bot)}
 
 
 def get_bot(request: HttpRequest, name: str) -> Any:

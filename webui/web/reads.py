@@ -144,6 +144,17 @@ def _variants_overview() -> list[dict[str, Any]]:
     return out
 
 
+def home_overview() -> dict[str, Any]:
+    """What the home page shows (variants, running and finished seasons, recent games), one
+    cached read under the home page's version."""
+    return cached("home", [read_models.HOME], lambda: {
+        "variants": _variants_overview(),
+        "running": _seasons(Season.Status.RUNNING, 10),
+        "finished": _seasons(Season.Status.FINISHED, 5),
+        "games": _recent_games(12, None),
+    })
+
+
 def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None) -> dict[str, Any]:
     """One game as lists show it (no replay)."""
     players = [refs.get(int(p)) or _unknown(int(p)) for p in (g.players or [])]
@@ -443,6 +454,20 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
         }
         for r in rows
     ]
+
+
+def bot_summary(bot: Bot) -> dict[str, Any]:
+    """A bot's ratings, their charts, its recent matches and its head-to-head records: one
+    cached read under the bot's version (its ratings) and its matches' (a result recorded, a
+    match claimed). The charts are cached apart, under the ratings' version alone, so a claimed
+    match does not draw them again."""
+    def build() -> dict[str, Any]:
+        ratings = bot_ratings(bot)
+        return {"ratings": ratings, "charts": bot_charts(bot, ratings),
+                "recent_matches": _recent_matches(bot, 15), "head_to_head": head_to_head(bot)}
+
+    return cached(f"bot:{bot.pk}",
+                  [read_models.bot_scope(bot.pk), read_models.matches_scope(bot.pk)], build)
 
 
 def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str, float]]:
