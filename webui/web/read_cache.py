@@ -58,17 +58,19 @@ def cached(name: str, scopes: Sequence[str], build: Callable[[], T]) -> T:
         hit = cache.get(key)
         if hit is not None:
             return cast(T, hit["value"])
-        if not cache.add(key + ":lock", 1, LOCK_S):
+        builder = cache.add(key + ":lock", 1, LOCK_S)
+        if not builder:
             deadline = time.monotonic() + WAIT_S
             while time.monotonic() < deadline:
                 time.sleep(POLL_S)
                 hit = cache.get(key)
                 if hit is not None:
                     return cast(T, hit["value"])
-            return build()  # the builder is slow or gone: build without waiting longer
     except Exception:  # a cache that fails must not take the page down
         log.warning("reads cache unavailable for %s", name, exc_info=True)
         return build()
+    if not builder:
+        return build()  # the builder is slow or gone: build without waiting longer
     try:
         value = build()
     except BaseException:

@@ -274,3 +274,17 @@ def test_recompute_reads_finds_and_puts_right_a_damaged_head_to_head(
         right.games, right.wins, right.draws, right.losses)
     assert cli.recompute_reads(argparse.Namespace(json=True)) == 0
     assert json.loads(capsys.readouterr().out)["differences"] == 0
+
+
+def test_pages_are_served_when_the_reads_cache_fails(client: Any, ladder_pair: list[Any],
+                                                     settings: Any) -> None:
+    record_ladder_match(ladder_pair)
+    caches = dict(settings.CACHES)
+    caches["reads"] = {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                       "LOCATION": "redis://127.0.0.1:1/0"}  # nothing listens there
+    settings.CACHES = caches
+    stored = {r.key: r.games for r in Rating.objects.filter(pool=Rating.Pool.LADDER)}
+    answer = client.get("/api/ladder/scopa")
+    assert answer.status_code == 200
+    assert {r["key"]: r["games"] for r in answer.json()["ratings"]} == stored
+    assert client.get("/").status_code == 200
