@@ -92,7 +92,8 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     Where workers publish the moves of the matches they play for the live pages (the
     ``live`` cache): a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is
     one, else files under ``$ARENA_DATA_DIR/live`` (the embedded setup: the site and the local
-    workers share that folder).
+    workers share that folder). The site's ``reads`` cache (its pages' reads, shared by every
+    web process) is there too, under its own key prefix (files: ``$ARENA_DATA_DIR/reads``).
 ``ARENA_LADDER_VARIANTS``
     Space-separated variants (two sides) that have a continuous ladder: a RULES.md preset,
     or a preset with option overrides (``scopa:target=21,napola=true``). Default ``scopa scopone``;
@@ -383,6 +384,10 @@ CACHES = {
     # instant may both be counted as the last one allowed.
     "limits": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
                          ARENA_BROKER_PREFIX, DATA_DIR, "limits"),
+    # Shared by every process of the site: the pages' reads (leaderboards, bots, seasons, the
+    # home page), keyed by the versions of their scopes (webui.web.read_cache).
+    "reads": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
+                        ARENA_BROKER_PREFIX, DATA_DIR, "reads"),
 }
 
 # Throttles (docs/SECURITY.md, "The site"): failed logins by django-axes, signups by

@@ -2,8 +2,9 @@
 
 ``arena season create NAME --bot random --bot greedy ...``, ``arena season run NAME``
 (starts local worker processes when no broker is configured, shows a progress bar, prints the
-table), ``arena season standings NAME``, ``arena season list`` and
-``arena season recompute-ratings``. Django is loaded only when one of them runs; the logic is in
+table), ``arena season standings NAME``, ``arena season list``,
+``arena season recompute-ratings`` and ``recompute-reads``. Django is loaded only when one of
+them runs; the logic is in
 :mod:`webui.league.cli`, shared with the Django management commands.
 """
 
@@ -28,7 +29,8 @@ def _platform(action: str) -> Callable[[argparse.Namespace], int]:
 
 
 def register(subparsers: Any) -> None:
-    """Adds ``season create|run|standings|list|recompute-ratings`` to the ``arena`` parser."""
+    """Adds ``season create|run|standings|list|recompute-ratings|recompute-reads`` to the
+    ``arena`` parser."""
     parser = subparsers.add_parser(
         "season",
         help="create, run and follow seasons (round-robin, knockout, Swiss, tables, "
@@ -45,6 +47,8 @@ def register(subparsers: Any) -> None:
         ("list", cli.add_list_arguments, "list_seasons", "list the seasons"),
         ("recompute-ratings", cli.add_recompute_arguments, "recompute",
          "recompute every rating from the results, in order"),
+        ("recompute-reads", cli.add_recompute_reads_arguments, "recompute_reads",
+         "rebuild the site's read models (head-to-head, cached pages) and report differences"),
     ]:
         action_parser = sub.add_parser(name, help=help_text, description=help_text.capitalize())
         adder(action_parser)

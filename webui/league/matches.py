@@ -29,7 +29,7 @@ from django.utils import timezone
 from arena.engine import result_winner, side_of_seat
 from arena.seeds import draw_seed
 
-from . import inputs
+from . import inputs, read_models
 from .models import BotVersion, Game, Match, MatchSeat, Round, Season, Variant
 from .queue import enqueue
 
@@ -72,6 +72,7 @@ def create_match(season: Season, round_: Round, board: int, versions: Sequence[B
          for i, v in enumerate(versions)]
     )
     enqueue("arena.play_match", match.pk)
+    read_models.bump_on_commit(read_models.matches_scope(v.bot_id) for v in versions)
     return match
 
 
@@ -99,6 +100,7 @@ def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion
         MatchSeat(match=match, index=i, version=v, side=i % 2) for i, v in enumerate(versions)
     )
     enqueue("arena.play_match", match.pk)
+    read_models.bump_on_commit(read_models.matches_scope(v.bot_id) for v in versions)
     return match
 
 
@@ -127,19 +129,22 @@ def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
     Whether the last lease ran out is the database's call, by its own clock.
     """
     token = str(uuid.uuid4())
-    changed = Match.objects.filter(pk=match_id).filter(
-        Q(status=Match.Status.SCHEDULED) | Q(status=Match.Status.RUNNING, lease_until__lt=Now())
-    ).update(
-        status=Match.Status.RUNNING,
-        claim_token=token,
-        claimed_by=(worker or worker_name())[:200],
-        claimed_at=Now(),
-        lease_until=lease_end(),
-        attempts=F("attempts") + 1,
-        started=Now(),
-    )
-    if changed != 1:
-        return None
+    with transaction.atomic():
+        changed = Match.objects.filter(pk=match_id).filter(
+            Q(status=Match.Status.SCHEDULED)
+            | Q(status=Match.Status.RUNNING, lease_until__lt=Now())
+        ).update(
+            status=Match.Status.RUNNING,
+            claim_token=token,
+            claimed_by=(worker or worker_name())[:200],
+            claimed_at=Now(),
+            lease_until=lease_end(),
+            attempts=F("attempts") + 1,
+            started=Now(),
+        )
+        if changed != 1:
+            return None
+        _bump_started(match_id)
     attempts = Match.objects.values_list("attempts", flat=True).get(pk=match_id)
     return Claim(match_id, token, attempts)
 
@@ -154,12 +159,24 @@ def renew_lease(claim: Claim) -> bool:
 
 def release_match(claim: Claim, error: str) -> bool:
     """Gives a match back after an infrastructure failure, to be played again."""
-    return Match.objects.filter(
-        pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
-    ).update(
-        status=Match.Status.SCHEDULED, claim_token="", lease_until=None,
-        error=inputs.storable(error[:2000])
-    ) == 1
+    with transaction.atomic():
+        changed = Match.objects.filter(
+            pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
+        ).update(
+            status=Match.Status.SCHEDULED, claim_token="", lease_until=None,
+            error=inputs.storable(error[:2000])
+        )
+        if changed:
+            _bump_started(claim.match_id)
+    return changed == 1
+
+
+def _bump_started(match_id: int) -> None:
+    """A match was claimed or given back: its season's page and its bots' recent matches
+    are stale."""
+    season_id = Match.objects.values_list("season_id", flat=True).get(pk=match_id)
+    read_models.bump(read_models.match_scopes(season_id, read_models.match_bots(match_id),
+                                              finished=False))
 
 
 def lease_remaining(match_id: int) -> float:
@@ -185,6 +202,9 @@ def void_match(claim: Claim, reason: str) -> bool:
         season_id = Match.objects.values_list("season_id", flat=True).get(pk=claim.match_id)
         if changed and season_id is not None:
             enqueue("arena.schedule_round", season_id)
+        if changed:
+            read_models.bump(read_models.match_scopes(season_id,
+                                                      read_models.match_bots(claim.match_id)))
     return changed == 1
 
 
@@ -272,6 +292,7 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
                 )
             )
         Game.objects.bulk_create(games)
+        read_models.add_head_to_head(match.pk)
         winner = _match_winner(entrants, wins, points, match)
         now = timezone.now()
         Match.objects.filter(pk=match.pk).update(
@@ -284,16 +305,18 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
         )
         if match.rated:
             enqueue("arena.update_ratings", variant.pk)
-        if match.round_id is None:  # a ladder match or a challenge: no round to close
-            return True
-        # The round's row serializes the matches finishing in it, so the last one sees the
-        # others done and asks for the next round.
-        Round.objects.select_for_update().filter(pk=match.round_id).first()
-        still_open = Match.objects.filter(round_id=match.round_id).exclude(
-            status__in=[Match.Status.DONE, Match.Status.VOID]
-        )
-        if not still_open.exists():
-            enqueue("arena.schedule_round", match.season_id)
+        if match.round_id is not None:  # a ladder match or a challenge has no round to close
+            # The round's row serializes the matches finishing in it, so the last one sees
+            # the others done and asks for the next round.
+            Round.objects.select_for_update().filter(pk=match.round_id).first()
+            still_open = Match.objects.filter(round_id=match.round_id).exclude(
+                status__in=[Match.Status.DONE, Match.Status.VOID]
+            )
+            if not still_open.exists():
+                enqueue("arena.schedule_round", match.season_id)
+        # Last: the pages this result changes, in the same transaction as the result.
+        read_models.bump(read_models.match_scopes(match.season_id,
+                                                  {v.bot_id for v in entrants}))
     return True
 
 

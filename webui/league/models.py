@@ -587,3 +587,44 @@ class LadderEntry(models.Model):
     def is_active(self) -> bool:
         """Whether the ladder schedules matches for it."""
         return self.status == self.Status.ACTIVE
+
+
+class ReadVersion(models.Model):
+    """The version of one scope of what the site shows (a leaderboard, a bot, a season, the
+    home page), bumped in the transaction of every write that changes it.
+
+    The site's shared cache keys each read by the versions of exactly the scopes it shows
+    (:mod:`webui.league.read_models`), so a committed write makes the next read fresh and
+    leaves every other scope's cached reads alone. A new scope starts at a random number, so
+    a database made afresh (or restored) never meets a cached read of another one's numbers.
+    """
+
+    scope = models.CharField(max_length=64, primary_key=True)  # "bot:12", "board:3:ladder"
+    number = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.scope}={self.number}"
+
+
+class HeadToHead(models.Model):
+    """A bot's record against one opponent bot: games, wins, draws, losses (a read model).
+
+    Added to in :func:`webui.league.matches.record_result`'s transaction from the games it
+    records, so the bot page reads a row per opponent however many games were played;
+    :func:`webui.league.read_models.recompute_reads` rebuilds it from the games.
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="head_to_head")
+    opponent = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+")
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "opponent"], name="headtohead_unique_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} v {self.opponent_id}: {self.wins}-{self.draws}-{self.losses}"

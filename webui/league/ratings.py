@@ -16,7 +16,8 @@ from django.db.models import F, Max, Q
 from arena import rating as trueskill_rating
 from arena.engine import side_of_seat
 
-from .models import Game, Match, Rating, RatingHistory, Variant
+from . import read_models
+from .models import BotVersion, Game, Match, Rating, RatingHistory, Variant
 
 
 def _rated_game(game: Game, sides: int) -> trueskill_rating.RatedGame:
@@ -96,6 +97,8 @@ def update_ratings(variant_id: int, batch: int = 500) -> int:
                 return rated
             seq = Game.objects.filter(variant=variant).aggregate(s=Max("rating_seq"))["s"] or 0
             pools = {False: _stored(variant), True: _stored(variant, True)}
+            changed_pools: set[str] = set()
+            changed_versions: set[int] = set()
             for game in pending:
                 seq += 1
                 on_ladder = game.match.kind != Match.Kind.SEASON
@@ -103,6 +106,8 @@ def update_ratings(variant_id: int, batch: int = 500) -> int:
                 Game.objects.filter(pk=game.pk, rating_seq__isnull=True).update(rating_seq=seq)
                 for entry in entries:
                     rating = _store_entry(variant, entry, on_ladder)
+                    changed_pools.add(rating.pool)
+                    changed_versions.add(rating.version_id)
                     RatingHistory.objects.create(
                         rating=rating,
                         game=game,
@@ -111,7 +116,16 @@ def update_ratings(variant_id: int, batch: int = 500) -> int:
                         sigma=entry.sigma,
                         conservative=entry.conservative,
                     )
+            _bump_ratings(variant.pk, changed_pools, changed_versions)
             rated += len(pending)
+
+
+def _bump_ratings(variant_id: int, pools: set[str], version_ids: set[int]) -> None:
+    """Last in a rating transaction: the leaderboards, bots and home page it changed."""
+    bots = set(BotVersion.objects.filter(pk__in=version_ids).values_list("bot_id", flat=True))
+    read_models.bump([read_models.HOME,
+                      *(read_models.board_scope(variant_id, pool) for pool in pools),
+                      *(read_models.bot_scope(bot) for bot in bots)])
 
 
 def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
@@ -128,6 +142,8 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
     for variant in variants:
         with transaction.atomic():
             variant = Variant.objects.select_for_update().get(pk=variant.pk)
+            before = set(Rating.objects.filter(variant=variant).values_list("version_id",
+                                                                            flat=True))
             RatingHistory.objects.filter(rating__variant=variant).delete()
             Rating.objects.filter(variant=variant).delete()
             Game.objects.filter(variant=variant).exclude(void="").update(rating_seq=None)
@@ -162,6 +178,8 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
                 )
                 for game, seq, entry, scope in history
             )
+            _bump_ratings(variant.pk, set(Rating.Pool.values),
+                          {rating.version_id for rating in stored.values()} | before)
             counts[variant.slug] = len(games)
     return counts
 

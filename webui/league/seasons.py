@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import formats, inputs, ranges
+from . import formats, inputs, ranges, read_models
 from .errors import LeagueError
 from .formats import StandingRow
 from .formats.base import close_round_if_done
@@ -104,6 +104,8 @@ def create_season(
             SeasonEntrant(season=season, version=v, number=i)
             for i, v in enumerate(entrants, start=1)
         )
+        # The seasons' lists and the season's page (a new season may show a new variant).
+        read_models.bump([read_models.HOME, read_models.season_scope(season.pk)])
     return season
 
 
@@ -135,11 +137,15 @@ def schedule_next_round(season_id: int) -> Round | None:
         entrants = season.entrant_versions()
         number = 1 if last is None else last.number + 1
         new_round = formats.format_of(season).schedule_round(entrants, number, last)
+        # Last: a new round or the season's end changes its page and the home page's progress.
+        scopes = [read_models.HOME, read_models.season_scope(season.pk)]
         if new_round is not None:
+            read_models.bump(scopes)
             return new_round
         Season.objects.filter(pk=season.pk, status=Season.Status.RUNNING).update(
             status=Season.Status.FINISHED, finished=timezone.now()
         )
+        read_models.bump(scopes)
         log.info("season %s finished", season.name)
         return None
 

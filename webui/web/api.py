@@ -76,27 +76,10 @@ def _can_see_private(user: Any, bot: Bot) -> bool:
 def bot_page_data(bot: Bot, private: bool) -> dict[str, Any]:
     """Everything the bot page shows.
 
-    The rating charts and the head-to-head records change only when the bot's games are
-    rated, so they are cached under the bot's rating state (each rating's game count): a
-    newly rated game makes a new key, and the page is never staler than the ratings.
+    Its versions are read as they are; the rest is its summary (:func:`reads.bot_summary`),
+    cached under the versions of its ratings and of its matches.
     """
-    from django.core.cache import cache
-
-    ratings = reads.bot_ratings(bot)
-    state = ",".join(f"{r['rating_id']}.{r['games']}" for r in ratings)
-    key = f"web:bot:v1:{bot.pk}:{state}"
-    rated: dict[str, Any] | None = cache.get(key)
-    if rated is None:
-        rated = {"charts": reads.bot_charts(bot, ratings),
-                 "head_to_head": reads.head_to_head(bot)}
-        cache.set(key, rated, 3600)
-    return {
-        "bot": reads.bot_json(bot, private),
-        "ratings": ratings,
-        "charts": rated["charts"],
-        "recent_matches": reads.recent_matches(bot),
-        "head_to_head": rated["head_to_head"],
-    }
+    return {"bot": reads.bot_json(bot, private), **reads.bot_summary(bot)}
 
 
 def get_bot(request: HttpRequest, name: str) -> Any:

@@ -57,14 +57,9 @@ def ladder_variant(request: HttpRequest, slug: str) -> HttpResponse:
     variant = next((v for v in ladder.ladder_variants() if v.slug == slug), None)
     if variant is None:
         raise Http404(f"{slug!r} has no ladder")
-    recent = Match.objects.filter(variant=variant).exclude(kind=Match.Kind.SEASON).order_by(
-        "-id")[:15]
     return render(request, "web/ladder.html", {
         "ladders": [ladder_json(variant)], "single": True,
-        "recent": [reads.match_row(m, list(m.seats.order_by("index")),
-                                   reads.version_refs(list(m.seats.values_list(
-                                       "version_id", flat=True))))
-                   for m in recent],
+        "recent": reads.recent_open_matches(variant),
         **_challenge_context(request),
     })
 

@@ -21,12 +21,13 @@ from django.db.models.functions import Coalesce
 from arena.engine import side_of_seat
 from arena.rating import is_provisional
 from arena.text import printable
-from webui.league import formats
+from webui.league import formats, read_models
 from webui.league.matches import match_score
 from webui.league.models import (
     Bot,
     BotVersion,
     Game,
+    HeadToHead,
     Match,
     MatchSeat,
     Rating,
@@ -36,6 +37,8 @@ from webui.league.models import (
     Variant,
 )
 from webui.league.seat_limits import describe as describe_seat_limits
+
+from .read_cache import cached
 
 CHART_POINTS = 160
 """The most points a rating chart draws per series (the history is thinned to this)."""
@@ -123,7 +126,11 @@ def shown_variants() -> Any:
 
 def variants_overview() -> list[dict[str, Any]]:
     """The variants lists show (:func:`shown_variants`), with how many entities are rated in
-    each."""
+    each (cached with the home page)."""
+    return cached("variants", [read_models.HOME], _variants_overview)
+
+
+def _variants_overview() -> list[dict[str, Any]]:
     rated = dict(
         Rating.objects.values_list("variant_id").annotate(n=Count("id")).values_list(
             "variant_id", "n"
@@ -135,6 +142,17 @@ def variants_overview() -> list[dict[str, Any]]:
         row["rated"] = rated.get(v.id, 0)
         out.append(row)
     return out
+
+
+def home_overview() -> dict[str, Any]:
+    """What the home page shows (variants, running and finished seasons, recent games), one
+    cached read under the home page's version."""
+    return cached("home", [read_models.HOME], lambda: {
+        "variants": _variants_overview(),
+        "running": _seasons(Season.Status.RUNNING, 10),
+        "finished": _seasons(Season.Status.FINISHED, 5),
+        "games": _recent_games(12, None),
+    })
 
 
 def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None) -> dict[str, Any]:
@@ -177,7 +195,12 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
 
 
 def recent_games(limit: int = 12, variant: Variant | None = None) -> list[dict[str, Any]]:
-    """The latest games, newest first."""
+    """The latest games, newest first (cached with the home page: every result changes it)."""
+    return cached(f"games:{limit}:{variant.pk if variant is not None else ''}",
+                  [read_models.HOME], lambda: _recent_games(limit, variant))
+
+
+def _recent_games(limit: int, variant: Variant | None) -> list[dict[str, Any]]:
     qs = Game.objects.select_related("variant", "match__season").defer("replay")
     if variant is not None:
         qs = qs.filter(variant=variant)
@@ -233,7 +256,13 @@ def _count_of(model: Any, **filters: Any) -> Subquery:
 
 
 def seasons(status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-    """Seasons, newest first, with their progress counted by the database."""
+    """Seasons, newest first, with their progress counted by the database (cached with the
+    home page, which every season's progress bumps)."""
+    return cached(f"seasons:{status or ''}:{limit}", [read_models.HOME],
+                  lambda: _seasons(status, limit))
+
+
+def _seasons(status: str | None, limit: int) -> list[dict[str, Any]]:
     qs = Season.objects.select_related("variant")
     if status:
         qs = qs.filter(status=status)
@@ -292,7 +321,20 @@ def variant_pools(variant: Variant) -> list[str]:
 def leaderboard(variant: Variant, pool: str = Rating.Pool.SOLO.value,
                 limit: int = 200) -> list[dict[str, Any]]:
     """The ratings of a variant in one pool, best conservative rating first, each with its
-    rank 24 hours ago and the change since (:mod:`rank_changes`)."""
+    rank 24 hours ago and the change since (:mod:`rank_changes`).
+
+    Cached under the leaderboard's version (bumped as its ratings are updated) and the hour
+    the rank changes count from.
+    """
+    from .rank_changes import since
+
+    hour = since().strftime("%Y%m%d%H")
+    return cached(f"board:{variant.pk}:{pool}:{limit}:{hour}",
+                  [read_models.board_scope(variant.pk, pool)],
+                  lambda: _leaderboard(variant, pool, limit))
+
+
+def _leaderboard(variant: Variant, pool: str, limit: int) -> list[dict[str, Any]]:
     rows = (
         Rating.objects.filter(variant=variant, pool=pool)
         .select_related("version__bot")
@@ -414,6 +456,20 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
     ]
 
 
+def bot_summary(bot: Bot) -> dict[str, Any]:
+    """A bot's ratings, their charts, its recent matches and its head-to-head records: one
+    cached read under the bot's version (its ratings) and its matches' (a result recorded, a
+    match claimed). The charts are cached apart, under the ratings' version alone, so a claimed
+    match does not draw them again."""
+    def build() -> dict[str, Any]:
+        ratings = bot_ratings(bot)
+        return {"ratings": ratings, "charts": bot_charts(bot, ratings),
+                "recent_matches": _recent_matches(bot, 15), "head_to_head": head_to_head(bot)}
+
+    return cached(f"bot:{bot.pk}",
+                  [read_models.bot_scope(bot.pk), read_models.matches_scope(bot.pk)], build)
+
+
 def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str, float]]:
     """A rating's history in rating order, thinned in SQL to about ``points`` points, each
     with its game number among the rating's own games."""
@@ -438,7 +494,13 @@ def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str,
 
 
 def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One chart per variant: a series per version of the bot."""
+    """One chart per variant: a series per version of the bot (cached under the bot's version,
+    which its rating updates bump)."""
+    return cached(f"charts:{bot.pk}", [read_models.bot_scope(bot.pk)],
+                  lambda: _bot_charts(ratings))
+
+
+def _bot_charts(ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     charts: dict[tuple[str, str], dict[str, Any]] = {}
     for r in ratings:
         chart = charts.setdefault(
@@ -451,7 +513,13 @@ def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
-    """The bot's latest matches, newest first, with every entrant (three small queries)."""
+    """The bot's latest matches, newest first, with every entrant (cached under the version
+    of its matches, which creating, claiming, giving back, recording and voiding bump)."""
+    return cached(f"matches:{bot.pk}:{limit}", [read_models.matches_scope(bot.pk)],
+                  lambda: _recent_matches(bot, limit))
+
+
+def _recent_matches(bot: Bot, limit: int) -> list[dict[str, Any]]:
     # Newest first straight from the seats' index, then those few matches by key.
     ids = list(
         MatchSeat.objects.filter(version__bot=bot)
@@ -460,6 +528,30 @@ def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
     )
     matches = list(
         Match.objects.filter(id__in=list(dict.fromkeys(ids))[:limit])
+        .select_related("season", "round")
+        .prefetch_related(
+            Prefetch("seats", queryset=MatchSeat.objects.select_related("version__bot")
+                     .order_by("index"))
+        )
+        .order_by("-id")[:limit]
+    )
+    out = []
+    for m in matches:
+        seats = list(m.seats.all())
+        refs = {
+            s.version_id: VersionRef(id=s.version_id, label=s.version.label,
+                                     bot=s.version.bot.name, number=s.version.number)
+            for s in seats
+        }
+        out.append(match_row(m, seats, refs))
+    return out
+
+
+def recent_open_matches(variant: Variant, limit: int = 15) -> list[dict[str, Any]]:
+    """A variant's latest ladder matches and challenges, newest first, with their entrants
+    (three queries, whatever the limit)."""
+    matches = list(
+        Match.objects.filter(variant=variant).exclude(kind=Match.Kind.SEASON)
         .select_related("season", "round")
         .prefetch_related(
             Prefetch("seats", queryset=MatchSeat.objects.select_related("version__bot")
@@ -502,32 +594,12 @@ def match_row(m: Match, seats: list[MatchSeat], refs: dict[int, VersionRef]) -> 
 
 
 def head_to_head(bot: Bot) -> list[dict[str, Any]]:
-    """The bot's record (games won, drawn, lost) against each opponent bot, in one query."""
-    # Opponents are the entrants of the other sides (a partner at a rotating partnership
-    # table shares its side, which the seats of a match keep in every game); a side won when
-    # the winning entrant is on it.
-    sql = """
-        SELECT ob.name,
-               COUNT(*),
-               SUM(CASE WHEN w.side = me.side THEN 1 ELSE 0 END),
-               SUM(CASE WHEN w.side = opp.side THEN 1 ELSE 0 END),
-               SUM(CASE WHEN g.winner_entrant IS NULL THEN 1 ELSE 0 END)
-        FROM league_matchseat me
-        JOIN league_botversion mv ON mv.id = me.version_id
-        JOIN league_matchseat opp ON opp.match_id = me.match_id AND opp.side <> me.side
-        JOIN league_botversion ov ON ov.id = opp.version_id
-        JOIN league_bot ob ON ob.id = ov.bot_id
-        JOIN league_game g ON g.match_id = me.match_id
-        LEFT JOIN league_matchseat w ON w.match_id = g.match_id AND w."index" = g.winner_entrant
-        WHERE mv.bot_id = %s AND g.void = ''
-        GROUP BY ob.name
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [bot.id])
-        rows = cursor.fetchall()
-    out = []
+    """The bot's record (games won, drawn, lost) against each opponent bot: its head-to-head
+    read model (:class:`~webui.league.models.HeadToHead`, a row per opponent), one query."""
+    rows = HeadToHead.objects.filter(bot=bot).values_list(
+        "opponent__name", "games", "wins", "losses", "draws")
+    out: list[dict[str, Any]] = []
     for name, games, wins, losses, draws in rows:
-        games, wins, losses, draws = int(games), int(wins or 0), int(losses or 0), int(draws or 0)
         out.append(
             {
                 "opponent": name,
@@ -550,7 +622,43 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
     """A season: its standings, cross-table, rounds, matches and knockout bracket.
 
     ``match_limit`` keeps only the latest league matches (the knockout ones are all kept).
+    The standings, cross-table, rounds and progress are cached under the season's version
+    (:func:`season_tables`); the matches and the bracket are read here.
     """
+    tables = season_tables(season)
+    entrant_refs = {e["version"]["id"]: e["version"] for e in tables["entrants"]}
+
+    def ref(vid: Any) -> VersionRef | None:
+        """An entrant by version id, for the format's bracket."""
+        return None if vid is None else entrant_refs.get(int(vid)) or _unknown(int(vid))
+
+    base = Match.objects.filter(season=season).select_related("round", "season")
+    knockout = list(base.filter(round__phase=Round.Phase.KNOCKOUT))
+    league = base.filter(round__phase=Round.Phase.LEAGUE).order_by("-round__number", "board")
+    shown = list(league[:match_limit] if match_limit is not None else league)
+    matches = sorted(knockout + shown, key=lambda m: (m.round.number if m.round else 0, m.board))
+    seats = defaultdict(list)
+    for s in MatchSeat.objects.filter(match_id__in=[m.pk for m in matches]).order_by("index"):
+        seats[s.match_id].append(s)
+    refs = version_refs(s.version_id for lst in seats.values() for s in lst)
+    match_rows = [match_row(m, seats[m.id], refs) for m in matches]
+    season_format = formats.format_of(season)
+    return {
+        **{key: value for key, value in tables.items() if key != "table"},
+        "matches": match_rows,
+        "bracket": season_format.bracket(match_rows, tables["table"], ref),
+    }
+
+
+def season_tables(season: Season) -> dict[str, Any]:
+    """A season's row, entrants, standings, cross-table, rounds, format summary and schedule
+    (``table``: its format's standing rows, for the bracket), cached under the season's
+    version: a recorded result, a claimed match or a new round makes it fresh."""
+    return cached(f"season:{season.pk}", [read_models.season_scope(season.pk)],
+                  lambda: _season_tables(season))
+
+
+def _season_tables(season: Season) -> dict[str, Any]:
     entrants = list(
         SeasonEntrant.objects.filter(season=season).select_related("version__bot").order_by(
             "number"
@@ -610,17 +718,8 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
                 "running": r.n_running,
             }
         )
-    base = Match.objects.filter(season=season).select_related("round", "season")
-    knockout = list(base.filter(round__phase=Round.Phase.KNOCKOUT))
-    league = base.filter(round__phase=Round.Phase.LEAGUE).order_by("-round__number", "board")
-    shown = list(league[:match_limit] if match_limit is not None else league)
-    matches = sorted(knockout + shown, key=lambda m: (m.round.number if m.round else 0, m.board))
-    seats = defaultdict(list)
-    for s in MatchSeat.objects.filter(match_id__in=[m.pk for m in matches]).order_by("index"):
-        seats[s.match_id].append(s)
-    refs = version_refs(s.version_id for lst in seats.values() for s in lst)
-    match_rows = [match_row(m, seats[m.id], refs) for m in matches]
     return {
+        "table": table,
         "season": season_row(season),
         "entrants": [
             {"number": n, "version": ref} for n, ref in sorted(by_number.items())
@@ -631,8 +730,6 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
             for a in order
         ]},
         "rounds": rounds,
-        "matches": match_rows,
-        "bracket": season_format.bracket(match_rows, table, ref),
         "format": season_format.summary(),
         "schedule": season_format.schedule(ref),
     }

@@ -17,10 +17,11 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from webui.league import errors, variants
+from webui.league import errors, read_models, variants
 from webui.league.formats import format_of
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seasons import create_season, start_season
@@ -41,6 +42,8 @@ from .forms import (
 )
 from .models import ApiToken
 from .openapi import openapi
+from .rank_changes import since
+from .read_cache import cached
 from .replay_frames import card_label
 from .submission import SubmissionError, add_version, create_bot_with_version
 
@@ -60,11 +63,7 @@ def _staff(request: HttpRequest) -> None:
 
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "web/home.html", {
-        "variants": reads.variants_overview(),
-        "running": reads.seasons(Season.Status.RUNNING, limit=10),
-        "finished": reads.seasons(Season.Status.FINISHED, limit=5),
-        "games": reads.recent_games(12),
-        "hero_cards": ["7d", "1s", "10c", "3b"],
+        **reads.home_overview(), "hero_cards": ["7d", "1s", "10c", "3b"],
     })
 
 
@@ -79,9 +78,18 @@ def variant(request: HttpRequest, slug: str) -> HttpResponse:
         "ladder": ladder,
         "ladders": [{"name": name, "text": reads.POOLS[name], "current": name == ladder}
                     for name in ladders],
-        "ratings": reads.leaderboard(v, ladder),
+        "table": _leaderboard_table(v, ladder),
         "games": reads.recent_games(10, v),
     })
+
+
+def _leaderboard_table(v: Variant, ladder: str) -> str:
+    """The leaderboard's table as HTML, drawn once per version of the leaderboard (and hour
+    of its rank changes) and shared by every web process (:mod:`read_cache`)."""
+    hour = since().strftime("%Y%m%d%H")
+    return cached(f"html:board:{v.pk}:{ladder}:{hour}", [read_models.board_scope(v.pk, ladder)],
+                  lambda: render_to_string("web/_leaderboard_table.html",
+                                           {"ratings": reads.leaderboard(v, ladder)}))
 
 
 def bots(request: HttpRequest) -> HttpResponse:
