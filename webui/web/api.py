@@ -166,11 +166,14 @@ def get_season_live(request: HttpRequest, season_id: int) -> Any:
 
 
 def get_games(request: HttpRequest) -> Any:
-    slugs = list(reads.shown_variants().order_by("slug").values_list("slug", flat=True))
-    slug = query_choice(request.GET, "variant", slugs)
+    variant = None
+    if request.GET.get("variant"):
+        # The variants lists show, read only when one is asked for (the error lists them).
+        slugs = list(reads.shown_variants().order_by("slug").values_list("slug", flat=True))
+        slug = query_choice(request.GET, "variant", slugs)
+        variant = Variant.objects.get(slug=slug)
     limit = query_int(request.GET, "limit", 1, 100, 20)
     position = paging.parse_position(request.GET, len(match_lists.GAMES_ORDER))
-    variant = Variant.objects.get(slug=slug) if slug else None
     return match_lists.recorded_games(variant, position, limit)
 
 

@@ -38,10 +38,12 @@ GAMES_ORDER = ("-id",)
 def season_matches(season: Season, position: Position, limit: int = SEASON_PAGE
                    ) -> dict[str, Any]:
     """One page of a season's matches with the cursors of its neighbours."""
-    rows = Match.objects.filter(season=season).select_related("round", "season")
+    rows = Match.objects.filter(season=season).select_related("round")
     page = keyset_page(rows, SEASON_ORDER,
                        lambda m: (m.round.number if m.round else 0, m.board, m.pk),
                        position, limit)
+    for m in page.rows:
+        m.season = season  # every row's: no join for it
     seats = defaultdict(list)
     for s in MatchSeat.objects.filter(match_id__in=[m.pk for m in page.rows]).order_by(
             "match_id", "index"):
