@@ -403,16 +403,19 @@ def measure(requests: int) -> list[dict[str, Any]]:
 
     client = Client()
     bots, games, season = _sample_urls()
+    if season is None:
+        raise RuntimeError("the bench database holds no season")
+    deep = deep_cursors(bots, season)
     pages = [
         ("baseline: the deck page (no query)", ["/cards/"], None),
         ("leaderboard", ["/variants/scopa/"], None),
         ("bot page (most games first)", [f"/bots/{b}/" for b in bots], None),
         ("bot page, nothing cached", [f"/bots/{b}/" for b in bots], lambda url: cache.clear()),
         ("replay page", [f"/games/{g}/" for g in games], None),
-        ("bot games, wins, page 2 (API)",
-         [f"/api/bots/{b}/games?result=win&page=2" for b in bots], None),
+        ("bot games, wins, from page 200 on (API)",
+         [f"/api/bots/{b}/games?result=win&after={deep['bots'][b]}" for b in bots], None),
         ("bot games, against one bot (API)",
-         [f"/api/bots/{b}/games?opponent={bots[-1] if b != bots[-1] else bots[0]}&page=1"
+         [f"/api/bots/{b}/games?opponent={bots[-1] if b != bots[-1] else bots[0]}"
           for b in bots], None),
         ("season live progress (API)", [f"/api/seasons/{season}/live"], None),
         ("home page (for information)", ["/"], None),
