@@ -59,7 +59,7 @@ def season_match_page(season: Season, query: QueryDict) -> dict[str, Any]:
     its links: :class:`~webui.web.api_input.ApiError` for a bad cursor."""
     position = parse_position(query, len(SEASON_ORDER), "matches_after", "matches_before")
     data = season_matches(season, position, SEASON_PAGE)
-    links = page_links(query, data["next"], data["prev"], "matches_after", "matches_before")
+    links = page_links(data["next"], data["prev"], "matches_after", "matches_before")
     return {**data, **links, "at_top": position == Position()}
 
 

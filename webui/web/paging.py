@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
+from urllib.parse import urlencode
 
 from django.db.models import Model, Q, QuerySet
 from django.http import QueryDict
@@ -136,20 +137,11 @@ def keyset_page(rows: QuerySet[T], fields: Sequence[str], key: Callable[[T], Key
                 cursor_text(key(shown[0])) if shown and position.after is not None else None)
 
 
-def page_links(query: QueryDict, next_cursor: str | None, prev_cursor: str | None,
-               after: str = "after", before: str = "before",
-               keep: Sequence[str] = ()) -> dict[str, str | None]:
+def page_links(next_cursor: str | None, prev_cursor: str | None, after: str = "after",
+               before: str = "before") -> dict[str, str | None]:
     """The query strings of a page's neighbours (``next_query``, ``prev_query``; None at
-    either end), keeping the request's parameters ``keep`` (its filters)."""
+    either end) for a page whose only parameter is its cursor."""
     def link(name: str, cursor: str | None) -> str | None:
-        if cursor is None:
-            return None
-        params = QueryDict(mutable=True)
-        for k in keep:
-            value = query.get(k)
-            if value:
-                params[k] = str(value)
-        params[name] = cursor
-        return params.urlencode()
+        return None if cursor is None else urlencode({name: cursor})
 
     return {"next_query": link(after, next_cursor), "prev_query": link(before, prev_cursor)}
