@@ -90,10 +90,11 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     address for the throttles above.
 ``ARENA_CACHE_URL``
     Where workers publish the moves of the matches they play for the live pages (the
-    ``live`` cache): a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is
-    one, else files under ``$ARENA_DATA_DIR/live`` (the embedded setup: the site and the local
-    workers share that folder). The site's ``reads`` cache (its pages' reads, shared by every
-    web process) is there too, under its own key prefix (files: ``$ARENA_DATA_DIR/reads``).
+    ``live`` cache), and where the site keeps what its processes share (the ``reads`` of its
+    pages, the ``frames`` of recorded games, the signup counters), each under its own key
+    prefix: a ``redis://`` URL. Unset: the broker's Redis when ``ARENA_BROKER_URL`` is one, else
+    files under ``$ARENA_DATA_DIR/live`` (and ``reads``, ``frames``, ``limits``: the embedded
+    setup's site and local workers share those folders).
 ``ARENA_LADDER_VARIANTS``
     Space-separated variants (two sides) that have a continuous ladder: a RULES.md preset,
     or a preset with option overrides (``scopa:target=21,napola=true``). Default ``scopa scopone``;
@@ -228,6 +229,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # An ETag on every GET answer that has none, and a 304 when the request already holds it
+    # (webui.web.http_cache marks what never changes immutable itself).
+    "django.middleware.http.ConditionalGetMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -354,28 +358,33 @@ ARENA_PLAY_START_TIMEOUT_S = float(os.environ.get("ARENA_PLAY_START_TIMEOUT_S", 
 
 
 def live_cache(cache_url: str, broker_url: str, prefix: str, data_dir: Path,
-               name: str = "live") -> dict[str, object]:
+               name: str = "live", timeout: int = 3600) -> dict[str, object]:
     """A cache every process shares (the ``live`` one by default): Redis when one is
-    configured, else files under ``data_dir/name``, which every local process shares."""
+    configured, else files under ``data_dir/name``, which every local process shares.
+    ``timeout``: seconds an entry is kept."""
     url = cache_url or (broker_url if broker_url.startswith(("redis://", "rediss://")) else "")
     if url:
         return {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
             "KEY_PREFIX": f"{prefix}arena-{name}",
-            "TIMEOUT": 3600,
+            "TIMEOUT": timeout,
         }
     return {
         "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
         "LOCATION": str(data_dir / name),
-        "TIMEOUT": 3600,
+        "TIMEOUT": timeout,
         "OPTIONS": {"MAX_ENTRIES": 2000},
     }
 
 
 CACHES = {
-    # Each process's own: cached pages and replay frames (never shared state).
+    # Each process's own: cached parts of pages (never shared state).
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # Shared by every process of the site: the viewer's frames of recorded games, computed
+    # once (webui.web.http_cache; a game never changes), kept a day after they were made.
+    "frames": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
+                         ARENA_BROKER_PREFIX, DATA_DIR, "frames", timeout=86_400),
     # Shared between the workers that play matches and the site that shows them live.
     "live": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
                        ARENA_BROKER_PREFIX, DATA_DIR),

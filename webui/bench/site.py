@@ -26,8 +26,11 @@ import socket
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from arena.engine.replay import Replay
 
@@ -35,6 +38,11 @@ SUMMARY = "page and API response times"
 
 TARGET_P95_MS = 50.0
 BENCH_DB = "arena_bench_site"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+DEEP_PAGE = 200
+"""The page of a long list the bench reads beside its first (20 games a page: a bot's 4,000th
+game; a shorter list: four fifths of the way down)."""
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +63,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(gunicorn behind nginx) instead of in-process requests")
     parser.add_argument("--no-nginx", action="store_true",
                         help="with --concurrency: gunicorn alone, no nginx in front")
+    parser.add_argument("--crowd", action="store_true",
+                        help="with --concurrency: also a mixed crowd, the clients over every "
+                        "page at once while the ladder plays on a real worker")
+    parser.add_argument("--runs", type=int, default=1, metavar="N",
+                        help="with --concurrency: measure N times against the same server and "
+                        "report each figure's median and spread (default 1)")
+    parser.add_argument("--cache-url", default=None, metavar="URL",
+                        help="the Redis of the site's shared caches (default: "
+                        "redis://127.0.0.1:6379/0 when it answers, under a key prefix of the "
+                        "run's own, removed at the end; 'none': files in the data folder)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -108,9 +126,40 @@ def bench_database(database_url: str | None, keep: bool, name: str, data_dir: Pa
     return url, ours
 
 
+def _redis_answers(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379),
+                                      timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
 def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:
-    """Points Django at the bench database; returns its URL and whether it is ours to drop."""
-    return bench_database(args.database_url, args.keep, BENCH_DB, data_dir)
+    """Points Django at the bench database and the shared caches (the site's Redis, under a
+    prefix of this run's own); returns the database's URL and whether it is ours to drop."""
+    environ: dict[str, Any] = {"ARENA_LADDER_VARIANTS": "scopa"}
+    cache_url = args.cache_url
+    if cache_url is None and args.concurrency is not None and _redis_answers(DEFAULT_REDIS):
+        cache_url = DEFAULT_REDIS
+    if cache_url and cache_url != "none":
+        environ["ARENA_CACHE_URL"] = cache_url
+        environ["ARENA_BROKER_PREFIX"] = f"arena-bench-site-{os.getpid()}-"
+    return bench_database(args.database_url, args.keep, BENCH_DB, data_dir, **environ)
+
+
+def _forget_cached() -> None:
+    """Removes this run's keys from the shared Redis (its prefix's)."""
+    url = os.environ.get("ARENA_CACHE_URL")
+    prefix = os.environ.get("ARENA_BROKER_PREFIX", "")
+    if not url or not prefix.startswith("arena-bench-site-"):
+        return
+    import redis
+
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter(match=f"*{prefix}*", count=1000):
+        client.delete(key)
 
 
 def _replay_pool(count: int) -> list[Replay]:
@@ -349,27 +398,30 @@ def _sample_urls() -> tuple[list[str], list[int], int | None]:
 
 def measure(requests: int) -> list[dict[str, Any]]:
     """Times each page; returns one row per page."""
-    from django.core.cache import cache
+    from django.core.cache import cache, caches
     from django.test import Client
 
     client = Client()
     bots, games, season = _sample_urls()
+    if season is None:
+        raise RuntimeError("the bench database holds no season")
+    deep = deep_cursors(bots, season)
     pages = [
         ("baseline: the deck page (no query)", ["/cards/"], None),
         ("leaderboard", ["/variants/scopa/"], None),
         ("bot page (most games first)", [f"/bots/{b}/" for b in bots], None),
         ("bot page, nothing cached", [f"/bots/{b}/" for b in bots], lambda url: cache.clear()),
         ("replay page", [f"/games/{g}/" for g in games], None),
-        ("bot games, wins, page 2 (API)",
-         [f"/api/bots/{b}/games?result=win&page=2" for b in bots], None),
+        ("bot games, wins, from page 200 on (API)",
+         [f"/api/bots/{b}/games?result=win&after={deep['bots'][b]}" for b in bots], None),
         ("bot games, against one bot (API)",
-         [f"/api/bots/{b}/games?opponent={bots[-1] if b != bots[-1] else bots[0]}&page=1"
+         [f"/api/bots/{b}/games?opponent={bots[-1] if b != bots[-1] else bots[0]}"
           for b in bots], None),
         ("season live progress (API)", [f"/api/seasons/{season}/live"], None),
         ("home page (for information)", ["/"], None),
         ("season page, 780 matches (for information)", [f"/seasons/{season}/"], None),
         ("replay frames, computed (no cache)", [f"/api/games/{g}/frames" for g in games],
-         lambda url: cache.clear()),
+         lambda url: caches["frames"].clear()),
         ("replay frames, cached", [f"/api/games/{g}/frames" for g in games[:5]], None),
     ]
     rows = []
@@ -380,68 +432,214 @@ def measure(requests: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _deep(keys: Any, count: int, per_page: int) -> str:
+    """The cursor of page :data:`DEEP_PAGE` of a list (``keys``: its keys in order), or of
+    the page four fifths down a shorter one."""
+    from webui.web.paging import cursor_text
+
+    at = min(DEEP_PAGE * per_page, int(count * 0.8)) - 1
+    return cursor_text(tuple(keys[max(0, at)]))
+
+
+def deep_cursors(bots: list[str], season: int) -> dict[str, Any]:
+    """Cursors far down the long lists: each bot's games, every game, the season's matches."""
+    from webui.league.models import Bot, Game, Match
+    from webui.web import game_lists, match_lists
+
+    out: dict[str, Any] = {"bots": {}}
+    for name in bots:
+        bot = Bot.objects.get(name=name)
+        games = game_lists.games(bot, None, game_lists.Filters())
+        out["bots"][name] = _deep(games.order_by(*game_lists.ORDER).values_list(
+            "match_id", "index"), games.count(), game_lists.DEFAULT_LIMIT)
+    everyone = Game.objects.order_by(*match_lists.GAMES_ORDER).values_list("id")
+    out["games"] = _deep(everyone, Game.objects.count(), 20)
+    matches = Match.objects.filter(season_id=season)
+    out["season"] = _deep(matches.order_by(*match_lists.SEASON_ORDER).values_list(
+        "round__number", "board", "id"), matches.count(), match_lists.SEASON_PAGE)
+    return out
+
+
 def concurrent_pages() -> list[tuple[str, list[str]]]:
-    """The pages the concurrent clients request, the baseline first."""
+    """The pages the concurrent clients request, the baseline first: every page and API read
+    of the site that grows with its history, the first page of each long list and one far
+    down it."""
     bots, games, season = _sample_urls()
+    if season is None:
+        raise RuntimeError("the bench database holds no season")
+    deep = deep_cursors(bots, season)
+    other = {b: bots[-1] if b != bots[-1] else bots[0] for b in bots}
     return [
         ("baseline: /healthz", ["/healthz"]),
         ("deck page (no query)", ["/cards/"]),
-        ("leaderboard", ["/variants/scopa/"]),
-        ("bot page", [f"/bots/{b}/" for b in bots]),
-        ("replay page", [f"/games/{g}/" for g in games]),
         ("home page", ["/"]),
-        ("season page", [f"/seasons/{season}/"]),
+        ("leaderboard", ["/variants/scopa/"]),
+        ("leaderboard (API)", ["/api/variants/scopa/leaderboard"]),
+        ("ladder leaderboard", ["/ladder/scopa/"]),
+        ("bot page", [f"/bots/{b}/" for b in bots]),
+        ("bot page, games page 200", [f"/bots/{b}/?after={deep['bots'][b]}" for b in bots]),
+        ("bot (API)", [f"/api/bots/{b}" for b in bots]),
+        ("bot's games (API)", [f"/api/bots/{b}/games" for b in bots]),
+        ("bot's games, page 200 (API)",
+         [f"/api/bots/{b}/games?after={deep['bots'][b]}" for b in bots]),
+        ("bot's games, wins against one bot (API)",
+         [f"/api/bots/{b}/games?result=win&opponent={other[b]}" for b in bots]),
+        ("version's games (API)", [f"/api/bots/{b}/versions/1/games" for b in bots]),
+        ("season page (780 matches)", [f"/seasons/{season}/"]),
+        ("season page, matches page 11",
+         [f"/seasons/{season}/?matches_after={deep['season']}"]),
+        ("season (API)", [f"/api/seasons/{season}"]),
+        ("season's matches, page 11 (API)",
+         [f"/api/seasons/{season}/matches?after={deep['season']}"]),
+        ("season live progress (API)", [f"/api/seasons/{season}/live"]),
+        ("replay page", [f"/games/{g}/" for g in games]),
         ("replay frames (API)", [f"/api/games/{g}/frames" for g in games]),
+        ("replay download (API)", [f"/api/games/{g}/replay" for g in games]),
         ("games list (API)", ["/api/games"]),
+        ("games list, page 200 (API)", [f"/api/games?after={deep['games']}"]),
     ]
 
 
+def _median_row(runs: list[dict[str, Any]], base_runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One page's figures over runs: each figure's median, the spread of p95 and requests/s,
+    and their ratios to the baseline's of the same run (medians)."""
+    row = dict(runs[len(runs) // 2])
+    for key in ("p50", "p95", "max", "requests_per_s"):
+        row[key] = round(statistics.median(r[key] for r in runs), 2)
+    row["requests"] = sum(r["requests"] for r in runs)
+    row["errors"] = sum(r["errors"] for r in runs)
+    row["server_errors"] = sum(r["server_errors"] for r in runs)
+    statuses: dict[str, int] = {}
+    for r in runs:
+        for status, n in r["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + n
+    row["statuses"] = dict(sorted(statuses.items()))
+    row["p95_runs"] = [r["p95"] for r in runs]
+    row["requests_per_s_runs"] = [r["requests_per_s"] for r in runs]
+    row["p95_vs_baseline"] = round(statistics.median(
+        r["p95"] / (b["p95"] or 1.0) for r, b in zip(runs, base_runs, strict=True)), 2)
+    row["requests_per_s_vs_baseline"] = round(statistics.median(
+        r["requests_per_s"] / (b["requests_per_s"] or 1.0)
+        for r, b in zip(runs, base_runs, strict=True)), 3)
+    return row
+
+
+@contextmanager
+def ladder_playing() -> Iterator[Any]:
+    """The ladder playing on one real worker process (the embedded broker): the random and
+    greedy sample bots, each its own owner's, on the scopa ladder; yields a function that
+    counts the ladder games recorded since it started."""
+    from django.contrib.auth.models import User
+
+    from webui.commands.demo import LADDER_INTERVAL_S
+    from webui.league import ladder, versions
+    from webui.league.models import Game
+    from webui.local_workers import LocalWorkers
+
+    for name in ("random", "greedy"):  # the ladder pairs only other owners' bots
+        owner, _ = User.objects.get_or_create(username=f"bench-ladder-{name}")
+        ladder.enter_version(versions.register_folder_bot(owner, SAMPLES / name))
+    ladder_games = Game.objects.filter(match__kind="ladder")
+    before = ladder_games.count()
+    pool = LocalWorkers(1, env={"ARENA_SANDBOX": "auto"}).start()
+    loop = ladder.LadderLoop(interval_s=LADDER_INTERVAL_S).start()
+    try:
+        yield lambda: ladder_games.count() - before
+    finally:
+        loop.stop()
+        pool.stop()
+
+
 def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]:
-    """Serves the site as in production and loads each page with ``--concurrency`` clients."""
-    from webui.bench.site_load import load_pages
+    """Serves the site as in production and loads each page with ``--concurrency`` clients,
+    ``--runs`` times; with ``--crowd``, also every page at once while the ladder plays."""
+    from webui.bench.site_load import load_crowd, load_pages
     from webui.serving import ProductionServer, free_port
 
     pages = concurrent_pages()
+    result: dict[str, Any] = {"runs": args.runs, "concurrency": args.concurrency}
     with ProductionServer(port=free_port(), nginx=not args.no_nginx) as server:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
         with Progress("[progress.description]{task.description}", BarColumn(),
                       MofNCompleteColumn(), TimeElapsedColumn(), console=console,
                       transient=args.json) as bar:
-            task = bar.add_task(f"{args.concurrency} clients", total=len(pages))
-            rows = load_pages(server.url, pages, args.concurrency, args.requests,
-                              progress=lambda name: bar.advance(task))
+            runs = []
+            for run in range(args.runs):
+                task = bar.add_task(f"{args.concurrency} clients, page by page, run "
+                                    f"{run + 1} of {args.runs}", total=len(pages))
+                runs.append(load_pages(server.url, pages, args.concurrency, args.requests,
+                                       progress=lambda name, task=task: bar.advance(task)))
+            result["pages"] = [_median_row([r[k] for r in runs], [r[0] for r in runs])
+                               for k in range(len(pages))]
+            if args.crowd:
+                crowds = []
+                task = bar.add_task(f"a crowd of {args.concurrency} while the ladder plays",
+                                    total=args.runs)
+                with ladder_playing() as ladder_games:
+                    for _ in range(args.runs):
+                        crowds.append(load_crowd(server.url, pages, args.concurrency,
+                                                 args.requests * len(pages) // 2))
+                        bar.advance(task)
+                    played = ladder_games()
+                base = [c["pages"][0] for c in crowds]
+                result["crowd"] = {
+                    "all": _median_row([c["all"] for c in crowds], base),
+                    "pages": [_median_row([c["pages"][k] for c in crowds], base)
+                              for k in range(len(pages))],
+                    "ladder_games": played,
+                }
         workers = os.environ.get("ARENA_WEB_WORKERS") or str((os.cpu_count() or 1) + 1)
         threads = os.environ.get("ARENA_WEB_THREADS") or "4"
-    return {"server": ("gunicorn" if args.no_nginx else "gunicorn behind nginx")
-            + f", {workers} workers x {threads} threads",
-            "concurrency": args.concurrency, "pages": rows}
+    result["server"] = (("gunicorn" if args.no_nginx else "gunicorn behind nginx")
+                        + f", {workers} workers x {threads} threads")
+    result["cache"] = "redis" if os.environ.get("ARENA_CACHE_URL") else "files"
+    return result
+
+
+def _figures_table(title: str, rows: list[dict[str, Any]], runs: int) -> Any:
+    from rich.table import Table
+
+    table = Table(title=title)
+    spread = runs > 1
+    for column in ("page", "p50 ms", "p95 ms", *(["p95 runs"] if spread else []), "errors",
+                   "5xx", "req/s", *(["req/s runs"] if spread else []), "p95 / baseline",
+                   "req/s / baseline"):
+        table.add_column(column, justify="left" if column == "page" else "right")
+    for row in rows:
+        table.add_row(
+            row["page"], f"{row['p50']:.1f}", f"{row['p95']:.1f}",
+            *([", ".join(f"{v:.0f}" for v in row["p95_runs"])] if spread else []),
+            str(row["errors"]), str(row["server_errors"]), f"{row['requests_per_s']:.0f}",
+            *([", ".join(f"{v:.0f}" for v in row["requests_per_s_runs"])] if spread else []),
+            f"{row['p95_vs_baseline']:.1f}x", f"{row['requests_per_s_vs_baseline']:.2f}")
+    return table
 
 
 def print_concurrent(result: dict[str, Any], engine: str, counts: dict[str, int]) -> None:
-    """The concurrent figures as a table, each p95 beside the baseline's."""
+    """The concurrent figures as tables, each beside the baseline's of the same run
+    (medians over the runs, with each run's figure when there are several)."""
     from rich.console import Console
-    from rich.table import Table
 
     rows = result["pages"]
-    table = Table(title=f"{result['concurrency']} concurrent clients, {result['server']}: "
-                        f"{counts['games']:,} games on {engine}, {rows[0]['requests']} "
-                        "requests per page")
-    for column in ("page", "p50 ms", "p95 ms", "max ms", "errors", "5xx", "req/s",
-                   "p95 / baseline"):
-        table.add_column(column, justify="left" if column == "page" else "right")
-    base = rows[0]["p95"] or 1.0
-    for row in rows:
-        table.add_row(row["page"], f"{row['p50']:.1f}", f"{row['p95']:.1f}",
-                      f"{row['max']:.1f}", str(row["errors"]), str(row["server_errors"]),
-                      f"{row['requests_per_s']:.0f}", f"{row['p95'] / base:.1f}x")
+    runs = result["runs"]
     console = Console()
-    console.print(table)
-    errors = sum(r["errors"] for r in rows)
-    server_errors = sum(r["server_errors"] for r in rows)
+    console.print(_figures_table(
+        f"{result['concurrency']} concurrent clients, page by page, {result['server']}: "
+        f"{counts['games']:,} games on {engine}, {rows[0]['requests'] // runs} requests per "
+        f"page, median of {runs} run{'s' if runs > 1 else ''}", rows, runs))
+    crowd = result.get("crowd")
+    if crowd:
+        console.print(_figures_table(
+            f"a crowd of {result['concurrency']} clients over every page at once, while the "
+            f"ladder played ({crowd['ladder_games']} ladder games recorded meanwhile)",
+            [crowd["all"], *crowd["pages"]], runs))
+    every = rows + (crowd["pages"] if crowd else [])
+    errors = sum(r["errors"] for r in every)
+    server_errors = sum(r["server_errors"] for r in every)
     console.print(f"errors: {errors} ({server_errors} answers of 500 and above)"
                   + ("" if not errors else ": " + ", ".join(
-                      f"{r['page']} {r['statuses']}" for r in rows if r["errors"])))
+                      f"{r['page']} {r['statuses']}" for r in every if r["errors"])))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -452,8 +650,11 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency is not None and not 1 <= args.concurrency <= 1000:
         print(f"error: --concurrency {args.concurrency}: between 1 and 1000")
         return 2
-    if args.no_nginx and args.concurrency is None:
-        print("error: --no-nginx goes with --concurrency")
+    if args.concurrency is None and (args.no_nginx or args.crowd or args.runs != 1):
+        print("error: --no-nginx, --crowd and --runs go with --concurrency")
+        return 2
+    if not 1 <= args.runs <= 20:
+        print(f"error: --runs {args.runs}: between 1 and 20")
         return 2
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -497,6 +698,7 @@ def run(args: argparse.Namespace) -> int:
             rows = measure(args.requests)
     finally:
         connection.close()
+        _forget_cached()
         if ours and not args.keep:
             _admin_sql(f"DROP DATABASE IF EXISTS {BENCH_DB}")
     engine = "PostgreSQL" if url.startswith("postgres") else "SQLite"

@@ -143,3 +143,51 @@ def load_pages(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], client
         if progress is not None:
             progress(name)
     return rows
+
+
+def load_crowd(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], clients: int,
+               requests: int, timeout_s: float = 30.0) -> dict[str, Any]:
+    """A crowd: ``clients`` threads share ``requests`` requests over every page at once, each
+    client going from page to page in turn (page ``i % len(pages)`` for the ``i``-th request
+    of the run, its URLs in turn), as readers browse. One row per page (its share of the
+    requests per second of the run) and ``all``: every request of the run."""
+    loads = [PageLoad(name, urls[0]) for name, urls in pages]
+    every = PageLoad("all", "*")
+    lock = threading.Lock()
+    counter = itertools.count()
+    start = threading.Barrier(clients + 1, timeout=300)
+
+    def client_loop(k: int) -> None:
+        client = _Client(base_url, timeout_s)
+        try:
+            for name_urls in pages[k % len(pages):][:2]:  # warm-up: a connection, a page
+                client.get(name_urls[1][0])
+            start.wait()
+            while True:
+                i = next(counter)
+                if i >= requests:
+                    return
+                page = i % len(pages)
+                urls = pages[page][1]
+                began = time.perf_counter()
+                status = client.get(urls[(i // len(pages)) % len(urls)])
+                spent = (time.perf_counter() - began) * 1000
+                with lock:
+                    for load in (loads[page], every):
+                        load.times_ms.append(spent)
+                        load.statuses[status] = load.statuses.get(status, 0) + 1
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=client_loop, args=(k,), daemon=True)
+               for k in range(clients)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    for load in (*loads, every):
+        load.wall_s = wall
+    return {"all": every.row(), "pages": [load.row() for load in loads]}

@@ -23,7 +23,7 @@ from webui.league import inputs, ranges, seasons, variants
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
-from . import game_lists, live_progress, reads
+from . import game_lists, http_cache, live_progress, match_lists, paging, reads
 from .api_input import (
     MAX_JSON_BYTES,
     ApiError,
@@ -128,7 +128,9 @@ def get_seasons(request: HttpRequest) -> Any:
 
 def get_season(request: HttpRequest, season_id: int) -> Any:
     season = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
-    return reads.season_detail(season)
+    # The latest league matches and every knockout one; the rest page by key at
+    # /api/seasons/<id>/matches.
+    return reads.season_detail(season, match_limit=match_lists.SEASON_PAGE)
 
 
 def get_match(request: HttpRequest, match_id: int) -> Any:
@@ -147,11 +149,22 @@ def get_season_live(request: HttpRequest, season_id: int) -> Any:
 
 
 def get_games(request: HttpRequest) -> Any:
-    slugs = list(reads.shown_variants().order_by("slug").values_list("slug", flat=True))
-    slug = query_choice(request.GET, "variant", slugs)
+    variant = None
+    if request.GET.get("variant"):
+        # The variants lists show, read only when one is asked for (the error lists them).
+        slugs = list(reads.shown_variants().order_by("slug").values_list("slug", flat=True))
+        slug = query_choice(request.GET, "variant", slugs)
+        variant = Variant.objects.get(slug=slug)
     limit = query_int(request.GET, "limit", 1, 100, 20)
-    variant = Variant.objects.get(slug=slug) if slug else None
-    return {"games": reads.recent_games(limit, variant)}
+    position = paging.parse_position(request.GET, len(match_lists.GAMES_ORDER))
+    return match_lists.recorded_games(variant, position, limit)
+
+
+def get_season_matches(request: HttpRequest, season_id: int) -> Any:
+    season = get_object_or_404(Season, pk=season_id)
+    limit = query_int(request.GET, "limit", 1, 100, match_lists.SEASON_PAGE)
+    position = paging.parse_position(request.GET, len(match_lists.SEASON_ORDER))
+    return match_lists.season_matches(season, position, limit)
 
 
 def _game(game_id: int) -> Game:
@@ -165,31 +178,50 @@ def get_game(request: HttpRequest, game_id: int) -> Any:
 def get_replay(request: HttpRequest, game_id: int) -> Any:
     from arena.engine import write_replay
 
-    game = get_object_or_404(Game.objects.only("id", "replay"), pk=game_id)
-    response = HttpResponse(write_replay(game.replay), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.replay.json"'
-    return response
+    recorded = get_object_or_404(Game.objects.only("id", "created"), pk=game_id).created
+    etag = http_cache.game_etag(game_id, recorded, "replay")
 
-
-def game_frames(game_id: int) -> dict[str, Any]:
-    """The viewer's frames of a stored game (a game never changes, so they are cached)."""
-    from django.core.cache import cache
-
-    key = f"web:frames:v1:{game_id}"
-    frames: dict[str, Any] | None = cache.get(key)
-    if frames is None:
+    def download() -> HttpResponse:
         game = get_object_or_404(Game.objects.only("id", "replay"), pk=game_id)
+        response = HttpResponse(write_replay(game.replay), content_type="application/json")
+        response["Content-Disposition"] = f'attachment; filename="game-{game.pk}.replay.json"'
+        return response
+
+    return http_cache.immutable(request, etag, download)
+
+
+def game_frames(game_id: int, etag: str) -> bytes:
+    """The viewer's frames of a stored game (JSON, packed: :func:`http_cache.unpack` gives
+    the bytes), ``etag`` being theirs (:func:`http_cache.game_etag`).
+
+    A game never changes: its frames are computed once and kept in the ``frames`` cache that
+    every web process shares (:mod:`webui.web.http_cache`). The ETag names the moment the game
+    was recorded, and so does the key: a database made afresh reuses ids, and the shared cache
+    may outlive it.
+    """
+    from django.core.cache import caches
+
+    cache = caches[http_cache.FRAMES_CACHE]
+    key = f"web:frames:{etag.strip(chr(34))}"
+    packed: bytes | None = cache.get(key)
+    if packed is None:
+        game = Game.objects.only("id", "replay").get(pk=game_id)
         try:
             frames = dict(expand_replay(game.replay))
         except FramesError as exc:
             raise ApiError(422, str(exc)) from None
         frames["game"] = game.pk
-        cache.set(key, frames, 3600)
-    return frames
+        body = JsonResponse(frames, json_dumps_params={"ensure_ascii": False}).content
+        packed = http_cache.pack(body)
+        cache.set(key, packed, http_cache.FRAMES_TTL_S)
+    return packed
 
 
 def get_frames(request: HttpRequest, game_id: int) -> Any:
-    return game_frames(game_id)
+    recorded = get_object_or_404(Game.objects.only("id", "created"), pk=game_id).created
+    etag = http_cache.game_etag(game_id, recorded, "frames")
+    return http_cache.immutable(request, etag, lambda: HttpResponse(
+        http_cache.unpack(game_frames(game_id, etag)), content_type="application/json"))
 
 
 def post_frames(request: HttpRequest) -> Any:
@@ -409,9 +441,13 @@ ROUTES: list[Route] = [
           frozenset({"POST"}), tag="create",
           params={"status": "only seasons in this state: draft, running or finished"}),
     Route("seasons/<id:season_id>", "season", {"GET": get_season},
-          "A season: standings, cross-table, rounds, matches, knockout bracket, and its "
-          "format's schedule (Swiss rounds, tables, the partnership rota).",
+          "A season: standings, cross-table, rounds, its knockout matches and latest league "
+          "matches (every match a page at a time: /api/seasons/<id>/matches), knockout "
+          "bracket, and its format's schedule (Swiss rounds, tables, the partnership rota).",
           {"GET": "SeasonPage"}),
+    Route("seasons/<id:season_id>/matches", "season-matches", {"GET": get_season_matches},
+          "A season's matches, the latest round first, a page at a time (cursors: a page's "
+          "next and prev).", {"GET": "MatchPageList"}, params=match_lists.SEASON_PARAMS),
     Route("seasons/<id:season_id>/start", "season-start", {"POST": post_season_start},
           "Start a draft season (staff token): its first round is scheduled.",
           {"POST": "Season"}, {}, frozenset({"POST"})),
@@ -424,10 +460,14 @@ ROUTES: list[Route] = [
     Route("matches/<id:match_id>/live", "match-live", {"GET": get_match_live},
           "A match's live progress: games done of planned, and the current game's latest "
           "moves as its worker plays them (the match page polls it).", {"GET": "MatchLive"}),
-    Route("games", "games", {"GET": get_games}, "Recent games (?variant=slug&limit=20).",
+    Route("games", "games", {"GET": get_games},
+          "Recorded games, newest first, a page at a time (?variant=slug&limit=20; cursors: "
+          "a page's next and prev).",
           {"GET": "GameList"},
           params={"variant": "only games of this variant (its slug, as in /api/variants)",
-                  "limit": "how many, from 1 to 100 (default 20)"}),
+                  "limit": "how many, from 1 to 100 (default 20)",
+                  "after": "the page after this cursor (a page's next)",
+                  "before": "the page before this cursor (a page's prev)"}),
     Route("games/<id:game_id>", "game", {"GET": get_game}, "A game without its replay.",
           {"GET": "Game"}),
     Route("games/<id:game_id>/replay", "game-replay", {"GET": get_replay},
@@ -562,10 +602,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                   "totals": array(I), "winner_side": nullable(I), "outcome": S,
                   "forfeit": ANY, "void": nullable(S), "faults": I, "duration_ms": I,
                   "created": S, "seats": array(I), "fault_list": array(ref("Fault"))}),
-    "GameList": obj({"games": array(ref("Game"))}),
+    "GameList": obj({"games": array(ref("Game")), "next": nullable(S), "prev": nullable(S),
+                     "limit": I}),
+    "MatchPageList": obj({"season": I, "matches": array(ref("Match")), "next": nullable(S),
+                          "prev": nullable(S), "limit": I}),
     "GamePage": obj({"games": array({"allOf": [ref("Game"), obj({
                           "result": {"enum": ["win", "loss", "draw", "forfeit", "void"]}})]}),
-                      "count": I, "page": I, "pages": I, "limit": I,
+                      "next": nullable(S), "prev": nullable(S), "limit": I,
                       "filters": obj({"variant": nullable(S), "opponent": nullable(S),
                                        "result": nullable(S)})}),
     "Fault": obj({"deal": I, "move": I, "seat": I, "kind": S, "detail": S}),

@@ -2,21 +2,22 @@
 
 Filters (query parameters, each optional): ``variant`` (a variant's slug), ``opponent`` (the
 name of a bot it played), ``result`` (``win``, ``loss``, ``draw`` or ``forfeit``: a game it
-forfeited, which it also lost unless nobody won), ``page`` (from 1) and ``limit`` (games per
-page, 1 to :data:`MAX_LIMIT`). An unknown value is an :class:`~webui.web.api_input.ApiError`
-naming the parameter and the values it takes.
+forfeited, which it also lost unless nobody won), ``after`` or ``before`` (a page's ``next`` or
+``prev`` cursor: :mod:`webui.web.paging`) and ``limit`` (games per page, 1 to
+:data:`MAX_LIMIT`). An unknown value is an :class:`~webui.web.api_input.ApiError` naming the
+parameter and the values it takes; so is a malformed cursor.
 
 The result is the bot's own: the winning entrant's side in the match (:class:`MatchSeat.side`,
 which partners share) against the bot's sides. The filters are computed by the database, so
-filtering and counting stay in SQL whatever the size of the games table; the results shown
-are worked out for the page's games only. The list is newest first: the latest matches first
-(match ids grow as matches are scheduled), each match's games last to first.
+filtering stays in SQL whatever the size of the games table; the results shown are worked out
+for the page's games only. The list is newest first: the latest matches first (match ids grow
+as matches are scheduled), each match's games last to first; it is paged by that key
+(``match_id``, ``index``), never by offset, and not counted, so every page costs the same.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
@@ -24,7 +25,8 @@ from django.http import QueryDict
 
 from webui.league.models import Bot, BotVersion, Game, MatchSeat
 
-from .api_input import ApiError, query_choice, query_int
+from .api_input import query_choice, query_int
+from .paging import Position, keyset_page, parse_position
 from .reads import game_row, shown_variants, version_refs
 
 RESULTS = ("win", "loss", "draw", "forfeit")
@@ -33,27 +35,29 @@ PARAMS = {
     "variant": "only games of this variant (its slug)",
     "opponent": "only games against this bot (its name)",
     "result": "only games this bot won (win), lost (loss), drew (draw) or forfeited (forfeit)",
-    "page": "the page, from 1 (default 1)",
+    "after": "the page after this cursor (a page's next)",
+    "before": "the page before this cursor (a page's prev)",
     "limit": "games per page, from 1 to 100 (default 20)",
 }
 """The query parameters of a game list, as the API describes them."""
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
-MAX_PAGE = 1_000_000
+ORDER = ("-match_id", "-index")
+"""The list's order, newest first: its key."""
 
 
 @dataclass(frozen=True)
 class Filters:
-    """A game list's filters and page, checked."""
+    """A game list's filters and position, checked."""
 
     variant: str | None = None
     opponent: str | None = None
     result: str | None = None
-    page: int = 1
+    position: Position = field(default_factory=Position)
     limit: int = DEFAULT_LIMIT
 
-    def query(self, page: int | None = None) -> str:
-        """These filters as a query string (for the page's links), on ``page`` if given."""
+    def query(self, after: str | None = None, before: str | None = None) -> str:
+        """These filters as a query string (for the page's links), with a cursor if given."""
         params = QueryDict(mutable=True)
         for name in ("variant", "opponent", "result"):
             value = getattr(self, name)
@@ -61,7 +65,10 @@ class Filters:
                 params[name] = value
         if self.limit != DEFAULT_LIMIT:
             params["limit"] = str(self.limit)
-        params["page"] = str(page if page is not None else self.page)
+        if after is not None:
+            params["after"] = after
+        if before is not None:
+            params["before"] = before
         return params.urlencode()
 
     @property
@@ -111,7 +118,7 @@ def parse(query: QueryDict, bot: Bot, version: BotVersion | None = None) -> Filt
         variant=query_choice(query, "variant", variants()) if query.get("variant") else None,
         opponent=opponent,
         result=query_choice(query, "result", RESULTS),
-        page=query_int(query, "page", 1, MAX_PAGE, 1),
+        position=parse_position(query, len(ORDER)),
         limit=query_int(query, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT),
     )
 
@@ -172,18 +179,12 @@ def results(bot: Bot, version: BotVersion | None, page: list[Game]) -> dict[int,
 
 
 def game_list(bot: Bot, version: BotVersion | None, filters: Filters) -> dict[str, Any]:
-    """One page of the list: its games (newest first), the count, the pages and the filters."""
-    qs = games(bot, version, filters)
-    count = qs.count()
-    pages = max(1, math.ceil(count / filters.limit))
-    if filters.page > pages:
-        raise ApiError(400, f"query parameter 'page': {filters.page} is past the last page, "
-                            f"{pages}")
-    start = (filters.page - 1) * filters.limit
-    rows = list(
-        qs.select_related("variant", "match__season").defer("replay")
-        .order_by("-match_id", "-index")[start:start + filters.limit]
-    )
+    """One page of the list: its games (newest first), the cursors of the pages after and
+    before it (``next``, ``prev``: null at either end) and the filters."""
+    qs = games(bot, version, filters).select_related("variant", "match__season").defer("replay")
+    page = keyset_page(qs, ORDER, lambda g: (g.match_id, g.index), filters.position,
+                       filters.limit)
+    rows = page.rows
     refs = version_refs(p for g in rows for p in (g.players or []))
     own_results = results(bot, version, rows)
     out = []
@@ -193,9 +194,8 @@ def game_list(bot: Bot, version: BotVersion | None, filters: Filters) -> dict[st
         out.append(row)
     return {
         "games": out,
-        "count": count,
-        "page": filters.page,
-        "pages": pages,
+        "next": page.next,
+        "prev": page.prev,
         "limit": filters.limit,
         "filters": {"variant": filters.variant, "opponent": filters.opponent,
                     "result": filters.result},

@@ -42,7 +42,8 @@ GAME_FILTERS = {
     "variant": "only games of this variant (its slug)",
     "opponent": "only games against this bot (its name)",
     "result": "win, loss, draw or forfeit, from the bot's side",
-    "page": "the page, from 1",
+    "after": "the page of older games after this cursor (a page's next link)",
+    "before": "the page of newer games before this cursor (a page's prev link)",
     "limit": "games per page, from 1 to 100",
 }
 ARCHIVE = {"type": "string", "format": "binary"}
@@ -103,7 +104,10 @@ PAGES: list[Page] = [
                "rounds": S, "games_per_pairing": S, "double_round_robin": S,
                "knockout_size": S, "move_time_ms": S, "bank_ms": S, "memory_mb": S,
                "processes": S, "tmp_mb": S, "cpu_seconds": S, "start": S}, login=True),
-    Page("seasons/<id:season_id>/", ("GET",), "A season: standings, rounds, bracket."),
+    Page("seasons/<id:season_id>/", ("GET",), "A season: standings, rounds, bracket, and "
+         "its matches a page at a time.",
+         params={"matches_after": "the page of earlier matches after this cursor",
+                 "matches_before": "the page of later matches before this cursor"}),
     Page("seasons/<id:season_id>/start/", ("POST",), "Start a draft season (staff).",
          login=True),
     Page("matches/<id:match_id>/", ("GET",), "A match and its games."),

@@ -26,7 +26,7 @@ from webui.league.formats import format_of
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seasons import create_season, start_season
 
-from . import game_lists, live_progress, reads
+from . import game_lists, live_progress, match_lists, reads
 from .api import bot_page_data
 from .api_input import ApiError
 from .charts import rating_chart
@@ -127,12 +127,13 @@ def _game_list(request: HttpRequest, b: Bot, v: BotVersion | None,
         filters = game_lists.parse(request.GET, b, v)
         page = game_lists.game_list(b, v, filters)
     except ApiError as exc:
-        empty = {"games": [], "count": 0, "page": 1, "pages": 1, "filters": {}}
+        empty: dict[str, Any] = {"games": [], "next": None, "prev": None, "filters": {}}
         return {**context, "list": empty, "list_error": exc.message}, 400
     return {
         **context, "list": page, "filters_active": filters.active,
-        "prev_query": filters.query(filters.page - 1),
-        "next_query": filters.query(filters.page + 1),
+        "prev_query": filters.query(before=page["prev"]) if page["prev"] else None,
+        "next_query": filters.query(after=page["next"]) if page["next"] else None,
+        "newest_query": filters.query() if page["prev"] else None,
     }, 200
 
 
@@ -259,7 +260,13 @@ def season_start(request: HttpRequest, season_id: int) -> HttpResponse:
 
 def season(request: HttpRequest, season_id: int) -> HttpResponse:
     s = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
-    data = reads.season_detail(s, match_limit=SEASON_PAGE_MATCHES)
+    try:
+        match_page = match_lists.season_match_page(s, request.GET)
+    except ApiError as exc:
+        return render(request, "web/bad_request.html", {"message": exc.message}, status=400)
+    # The league's matches are listed a page at a time (match_page); the knockout's are all
+    # kept, for the bracket.
+    data = reads.season_detail(s, match_limit=0)
     labels = {e["number"]: e["version"]["label"] for e in data["entrants"]}
     cross = []
     if data["crosstable"]:
@@ -278,7 +285,7 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
     done, total = data["season"]["matches_done"], data["season"]["matches_total"]
     season_format = format_of(s)
     return render(request, "web/season.html", {
-        **data, "cross": cross, "obj": s,
+        **data, "cross": cross, "obj": s, "match_page": match_page,
         # The format's own part of the page: its standings and schedule, its words.
         "format_template": f"web/formats/{season_format.key}.html",
         "format_headline": season_format.headline(data["format"]),
@@ -288,10 +295,6 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
         "can_start": request.user.is_authenticated and request.user.is_staff
         and s.status == Season.Status.DRAFT,
     })
-
-
-SEASON_PAGE_MATCHES = 60
-"""League matches listed on a season page (the latest); the API lists them all."""
 
 
 def _cross_class(cell: float | None, mirror: float | None) -> str:

@@ -32,24 +32,40 @@ def bench(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 def test_concurrent_clients_get_every_page_with_healthz_as_the_baseline(tmp_path: Path) -> None:
     require(find_nginx() is not None, "nginx")
     result = bench("--games", "60", "--bots", "4", "--requests", "12", "--concurrency", "3",
-                   "--json", tmp_path=tmp_path)
+                   "--runs", "2", "--crowd", "--json", tmp_path=tmp_path)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["concurrency"] == 3
+    assert report["concurrency"] == 3 and report["runs"] == 2
     assert report["server"].startswith("gunicorn behind nginx, 2 workers")
     pages = report["pages"]
     assert pages[0]["page"] == "baseline: /healthz" and pages[0]["url"] == "/healthz"
-    assert {p["url"].split("/")[1] for p in pages} >= {"healthz", "variants", "bots", "games"}
+    assert {p["url"].split("/")[1] for p in pages} >= {"healthz", "variants", "bots", "games",
+                                                        "seasons", "api", "ladder"}
+    urls = " ".join(p["url"] for p in pages)
+    for read in ("/api/bots/bot-000/games?after=", "/api/games?after=", "?matches_after=",
+                 "/frames", "/replay", "/api/seasons/1/matches?after="):
+        assert read in urls, read
     for page in pages:
-        assert page["requests"] == 12, page
-        assert page["statuses"] == {"200": 12}, page
+        assert page["requests"] == 24, page  # 12 a run, two runs
+        assert page["statuses"] == {"200": 24}, page
         assert page["errors"] == page["server_errors"] == 0
         assert page["p50"] <= page["p95"] <= page["max"]
+        assert len(page["p95_runs"]) == len(page["requests_per_s_runs"]) == 2
+        assert min(page["p95_runs"]) <= page["p95"] <= max(page["p95_runs"])
+    assert pages[0]["p95_vs_baseline"] == 1.0
+    crowd = report["crowd"]
+    every = 2 * (12 * len(pages) // 2)
+    assert crowd["all"]["requests"] == every and crowd["all"]["statuses"] == {"200": every}
+    assert [p["page"] for p in crowd["pages"]] == [p["page"] for p in pages]
+    assert sum(p["requests"] for p in crowd["pages"]) == every
+    assert crowd["ladder_games"] >= 0
 
 
 @pytest.mark.parametrize("args,message", [
     (["--concurrency", "0"], "--concurrency 0: between 1 and 1000"),
-    (["--no-nginx"], "--no-nginx goes with --concurrency"),
+    (["--no-nginx"], "--no-nginx, --crowd and --runs go with --concurrency"),
+    (["--crowd"], "--no-nginx, --crowd and --runs go with --concurrency"),
+    (["--concurrency", "2", "--runs", "0"], "--runs 0: between 1 and 20"),
 ])
 def test_it_rejects_bad_options_in_one_line(args: list[str], message: str,
                                             tmp_path: Path) -> None:

@@ -208,7 +208,8 @@ def test_another_user_is_refused_before_the_body_is_read(
     ("limit=1e3", "from 1 to 100, not '1e3'"),
     ("limit=٣", "from 1 to 100, not '٣'"),
     ("limit=99999999999999999999999", "from 1 to 100"),
-    ("varient=scopa", "unknown query parameter 'varient' (this takes: limit, variant)"),
+    ("varient=scopa",
+     "unknown query parameter 'varient' (this takes: after, before, limit, variant)"),
     ("limit=5&limit=6", "query parameter 'limit' is given more than once"),
 ])
 def test_games_reject_a_bad_filter_naming_it_and_what_is_allowed(

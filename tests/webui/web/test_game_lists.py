@@ -1,5 +1,5 @@
 """Game lists of bots and versions (:mod:`webui.web.game_lists`) on PostgreSQL: filtered by
-variant, opponent and result, paginated, the same on the pages and in the API; bad filters are
+variant, opponent and result, paged by cursor, the same on the pages and in the API; bad filters are
 a 400 naming the parameter and its values; empty lists and leaderboards are pages, not 404s.
 
 The expected results are worked out here from each game's own seats and winning side, not
@@ -70,7 +70,7 @@ def test_a_bots_games_filter_by_result_opponent_and_variant_as_its_seats_say(
     assert results[lost] == "forfeit" and set(results.values()) >= {"win", "forfeit"}
 
     everything = client.get("/api/bots/greedy/games?limit=100").json()
-    assert everything["count"] == len(results)
+    assert len(everything["games"]) == len(results) and everything["next"] is None
     assert {g["id"]: g["result"] for g in everything["games"]} == results
     for result in ("win", "draw"):
         assert set(ids(client, f"/api/bots/greedy/games?result={result}&limit=100")) == {
@@ -96,20 +96,34 @@ def test_pages_of_games_cover_the_list_once_newest_first(
     newest_first = list(Game.objects.filter(pk__in=full).order_by("-match_id", "-index")
                         .values_list("pk", flat=True))
     assert full == newest_first
-    pages = []
-    first = client.get("/api/bots/random/games?limit=3").json()
-    assert first["pages"] == -(-len(full) // 3) and first["page"] == 1
-    for page in range(1, first["pages"] + 1):
-        pages += ids(client, f"/api/bots/random/games?limit=3&page={page}")
-    assert pages == full
-    past = client.get(f"/api/bots/random/games?limit=3&page={first['pages'] + 1}")
-    assert past.status_code == 400 and "'page'" in past.json()["error"]
+    forwards: list[int] = []
+    cursor = ""
+    seen_pages = 0
+    while True:
+        page = client.get(f"/api/bots/random/games?limit=3{cursor}").json()
+        forwards += [g["id"] for g in page["games"]]
+        seen_pages += 1
+        if page["next"] is None:
+            break
+        cursor = f"&after={page['next']}"
+    assert forwards == full and seen_pages == -(-len(full) // 3)
+    # Back from the last page by each page's prev: the same pages, in reverse.
+    backwards: list[int] = []
+    while True:
+        backwards = [g["id"] for g in page["games"]] + backwards
+        if page["prev"] is None:
+            break
+        page = client.get(f"/api/bots/random/games?limit=3&before={page['prev']}").json()
+    assert backwards == full
 
-    # The page links carry the filters and the pages.
-    html = client.get("/bots/random/?variant=scopa&limit=1&page=2").content.decode()
-    assert f"page 2 of {len(full)}" in html
-    assert 'href="?variant=scopa&amp;limit=1&amp;page=1#games"' in html
-    assert 'href="?variant=scopa&amp;limit=1&amp;page=3#games"' in html
+    # The page links carry the filters and the cursors.
+    second = client.get("/api/bots/random/games?variant=scopa&limit=1").json()["next"]
+    html = client.get(f"/bots/random/?variant=scopa&limit=1&after={second}").content.decode()
+    after = client.get(f"/api/bots/random/games?limit=1&after={second}").json()
+    assert f"#{after['games'][0]['id']}</a>" in html
+    assert f'href="?variant=scopa&amp;limit=1&amp;before={after["prev"]}#games"' in html
+    assert f'href="?variant=scopa&amp;limit=1&amp;after={after["next"]}#games"' in html
+    assert 'href="?variant=scopa&amp;limit=1#games" rel="first"' in html
 
 
 def test_a_versions_games_are_its_own(client: Any, played_season: Season) -> None:
@@ -128,7 +142,8 @@ def test_a_versions_games_are_its_own(client: Any, played_season: Season) -> Non
     ("result=won", "'result': 'won' is not one of: draw, forfeit, loss, win"),
     ("opponent=nobody", "'opponent': 'nobody' is not one of: random, third"),
     ("variant=briscola", "'variant': 'briscola' is not one of: scopa"),
-    ("page=0", "'page' must be a whole number from 1"),
+    ("after=0", "'after': '0' is not a cursor of this list"),
+    ("page=2", "unknown query parameter 'page'"),
     ("limit=500", "'limit' must be a whole number from 1 to 100"),
     ("colour=red", "unknown query parameter 'colour'"),
 ])
@@ -138,7 +153,7 @@ def test_a_bad_filter_is_a_400_naming_the_parameter_and_its_values(
     response = client.get(f"/api/bots/greedy/games?{query}")
     assert response.status_code == 400
     assert named in response.json()["error"]
-    if not query.startswith("colour"):  # the page takes other parameters (none unknown)
+    if not query.startswith(("colour", "page")):  # the page takes other parameters (none unknown)
         page = client.get(f"/bots/greedy/?{query}")
         assert page.status_code == 400
         assert named.replace("'", "&#x27;") in page.content.decode()
@@ -151,7 +166,7 @@ def test_empty_lists_and_leaderboards_are_pages(client: Any, users: dict[str, An
     assert page.status_code == 200
     assert "my-bot has played no games yet." in page.content.decode()
     api = client.get("/api/bots/my-bot/games").json()
-    assert (api["count"], api["games"], api["pages"]) == (0, [], 1)
+    assert (api["games"], api["next"], api["prev"]) == ([], None, None)
     # A bot with no games has no opponents to filter by: any name is refused, listing none.
     refused = client.get("/api/bots/my-bot/games?opponent=random")
     assert refused.status_code == 400 and "none yet" in refused.json()["error"]

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -186,3 +187,39 @@ def test_arena_web_production_serves_and_stops_on_sigterm_with_nothing_left(
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
+
+
+def fetch(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body as sent (a 304 is an answer here, not an error)."""
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def test_nginx_compresses_pages_and_json_and_their_etags_still_answer_304(
+    behind_nginx: ProductionServer,
+) -> None:
+    import gzip
+    import json
+
+    for path, kind in (("/api/openapi.json", "application/json"), ("/cards/", "text/html")):
+        status, headers, body = fetch(behind_nginx.url + path, **{"Accept-Encoding": "gzip"})
+        assert status == 200 and headers["Content-Type"].startswith(kind)
+        assert headers.get("Content-Encoding") == "gzip", headers
+        assert "Accept-Encoding" in headers.get("Vary", "")
+        text = gzip.decompress(body)
+        if kind == "application/json":
+            assert json.loads(text)["openapi"].startswith("3.")
+        # nginx made the site's ETag weak as it compressed; the site still knows it.
+        etag = headers["ETag"]
+        assert etag.startswith('W/"')
+        again = fetch(behind_nginx.url + path, **{"Accept-Encoding": "gzip",
+                                                  "If-None-Match": etag})
+        assert again[0] == 304 and again[2] == b""
+    # A client that takes no compression gets the plain bytes.
+    status, headers, body = fetch(behind_nginx.url + "/api/openapi.json")
+    assert status == 200 and "Content-Encoding" not in headers
+    assert json.loads(body)["openapi"].startswith("3.")
