@@ -345,6 +345,11 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
                     ["rating_id", "game_id", "seq", "mu", "sigma", "conservative", "created"],
                     ["bigint", "bigint", "bigint", "float8", "float8", "float8", "timestamptz"],
                     rows[start:start + 50_000])
+    # The bulk writes above go around the league's writes: build the read models from them,
+    # as an operator does after a restore.
+    from webui.league import read_models
+
+    read_models.recompute_reads()
     return {"games": made_games, "matches": Match.objects.count(), "bots": bots,
             "seasons": seasons, "rating_history": len(rows)}
 
