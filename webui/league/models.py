@@ -302,8 +302,10 @@ class Match(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SEASON)
     round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.CASCADE,
                               related_name="matches")
+    # Indexed by match_season_list (season first), not on its own: a season's matches are
+    # read in that index's order.
     season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.CASCADE,
-                               related_name="matches")
+                               related_name="matches", db_index=False)
     variant = models.ForeignKey(  # set for every match outside a season
         Variant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -344,6 +346,9 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["status", "lease_until"], name="match_status_lease"),
             models.Index(fields=["kind", "status"], name="match_kind_status"),
+            # A season's matches in its list's order (webui.web.match_lists).
+            models.Index(fields=["season", "-round", "board", "id"],
+                         name="match_season_list"),
         ]
 
     def __str__(self) -> str:
@@ -393,6 +398,9 @@ class MatchSeat(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "index"], name="matchseat_unique_index"),
         ]
+        # A bot's (version's) seats in match order: its game list from a cursor on
+        # (webui.web.game_lists).
+        indexes = [models.Index(fields=["version", "match"], name="matchseat_version_match")]
 
 
 class Game(models.Model):

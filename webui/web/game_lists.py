@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.http import QueryDict
 
-from webui.league.models import Bot, BotVersion, Game, MatchSeat
+from webui.league.models import Bot, BotVersion, Game, Match, MatchSeat
 
 from .api_input import query_choice, query_int
 from .paging import Position, keyset_page, parse_position
@@ -79,10 +79,21 @@ class Filters:
 
 def _own_seats(bot: Bot, version: BotVersion | None) -> QuerySet[MatchSeat]:
     # No ordering: a match seat's default one joins the match and its round, in every
-    # subquery below.
-    seats = MatchSeat.objects.order_by()
-    return seats.filter(version=version) if version is not None else seats.filter(
-        version__bot=bot)
+    # subquery below. The versions by id (a bot has few), not through a join: the seats are
+    # then read off the (version, match) index in match order, from the page's cursor on.
+    ids = [version.pk] if version is not None else list(
+        BotVersion.objects.order_by().filter(bot=bot).values_list("pk", flat=True))
+    return MatchSeat.objects.order_by().filter(version_id__in=ids)
+
+
+def _from_cursor(seats: QuerySet[MatchSeat], position: Position) -> QuerySet[MatchSeat]:
+    """The seats of the matches at or beyond the page's cursor in the list's order (the
+    newest first): the seat lookups start where the page does, not at the newest match."""
+    if position.after is not None:
+        return seats.filter(match_id__lte=position.after[0])
+    if position.before is not None:
+        return seats.filter(match_id__gte=position.before[0])
+    return seats
 
 
 def opponents(bot: Bot, version: BotVersion | None = None) -> list[str]:
@@ -134,22 +145,27 @@ def games(bot: Bot, version: BotVersion | None, filters: Filters) -> QuerySet[Ga
         .filter(match_id=OuterRef(OuterRef("match_id")), index=OuterRef(OuterRef("winner_entrant")))
         .values("side")[:1]
     )
-    won = Exists(own.filter(match_id=OuterRef("match_id"), side=winner_side))
-    qs = Game.objects.filter(match_id__in=own.values("match_id"))
+    # The bot's seat on the winning side, if any: a scalar subquery evaluated for each game
+    # the list walks (an EXISTS would be planned as a join of all the bot's seats, sorted).
+    won = Subquery(own.filter(match_id=OuterRef("match_id"), side=winner_side)
+                   .values("match_id")[:1])
+    qs = Game.objects.filter(
+        match_id__in=_from_cursor(own, filters.position).values("match_id")
+    ).alias(won_match=won)
     if filters.variant:
         qs = qs.filter(variant__slug=filters.variant)
     if filters.opponent:
-        qs = qs.filter(match_id__in=MatchSeat.objects.order_by().filter(
-            version__bot__name=filters.opponent).values("match_id"))
+        theirs = MatchSeat.objects.order_by().filter(version__bot__name=filters.opponent)
+        qs = qs.filter(match_id__in=_from_cursor(theirs, filters.position).values("match_id"))
     played = Q(void="")
     if filters.result == "win":
-        qs = qs.filter(played, won, winner_side__isnull=False)
+        qs = qs.filter(played, won_match__isnull=False, winner_side__isnull=False)
     elif filters.result == "loss":
-        qs = qs.filter(played, ~won, winner_side__isnull=False)
+        qs = qs.filter(played, won_match__isnull=True, winner_side__isnull=False)
     elif filters.result == "draw":
         qs = qs.filter(played, winner_side__isnull=True)
     elif filters.result == "forfeit":
-        qs = qs.filter(played, ~won, forfeit__isnull=False)
+        qs = qs.filter(played, won_match__isnull=True, forfeit__isnull=False)
     return qs
 
 
@@ -181,7 +197,11 @@ def results(bot: Bot, version: BotVersion | None, page: list[Game]) -> dict[int,
 def game_list(bot: Bot, version: BotVersion | None, filters: Filters) -> dict[str, Any]:
     """One page of the list: its games (newest first), the cursors of the pages after and
     before it (``next``, ``prev``: null at either end) and the filters."""
-    qs = games(bot, version, filters).select_related("variant", "match__season").defer("replay")
+    # The page's matches and seasons in a query of their own (by the page's match ids): a
+    # join of the matches table would be walked from its newest row down to the cursor.
+    matches = Prefetch("match", queryset=Match.objects.order_by().select_related("season"))
+    qs = games(bot, version, filters).select_related("variant").prefetch_related(
+        matches).defer("replay")
     page = keyset_page(qs, ORDER, lambda g: (g.match_id, g.index), filters.position,
                        filters.limit)
     rows = page.rows

@@ -632,10 +632,7 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
         """An entrant by version id, for the format's bracket."""
         return None if vid is None else entrant_refs.get(int(vid)) or _unknown(int(vid))
 
-    base = Match.objects.filter(season=season).select_related("round", "season")
-    knockout = list(base.filter(round__phase=Round.Phase.KNOCKOUT))
-    league = base.filter(round__phase=Round.Phase.LEAGUE).order_by("-round__number", "board")
-    shown = list(league[:match_limit] if match_limit is not None else league)
+    knockout, shown = _season_match_rows(season, match_limit)
     matches = sorted(knockout + shown, key=lambda m: (m.round.number if m.round else 0, m.board))
     seats = defaultdict(list)
     for s in MatchSeat.objects.filter(match_id__in=[m.pk for m in matches]).order_by("index"):
@@ -648,6 +645,34 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
         "matches": match_rows,
         "bracket": season_format.bracket(match_rows, tables["table"], ref),
     }
+
+
+def _season_match_rows(season: Season, match_limit: int | None
+                       ) -> tuple[list[Match], list[Match]]:
+    """A season's knockout matches and its league ones, the latest round first
+    (``match_limit`` of them at most).
+
+    The season's rounds are read first (a few rows), the matches then by their rounds' ids:
+    when those ids grow with the rounds' numbers (rounds are created one after the other),
+    the league matches come off the season's match index in order, without a join or a sort
+    of all of them.
+    """
+    rounds = list(Round.objects.filter(season=season).order_by("-number"))
+    by_id = {r.pk: r for r in rounds}
+    knockout_ids = [r.pk for r in rounds if r.phase == Round.Phase.KNOCKOUT]
+    league_ids = [r.pk for r in rounds if r.phase == Round.Phase.LEAGUE]
+    base = Match.objects.filter(season=season)
+    knockout = list(base.filter(round_id__in=knockout_ids)) if knockout_ids else []
+    if league_ids == sorted(league_ids, reverse=True):
+        league = base.filter(round_id__in=league_ids).order_by("-round_id", "board", "id")
+    else:
+        league = base.filter(round_id__in=league_ids).order_by("-round__number", "board", "id")
+    shown = (list(league[:match_limit] if match_limit is not None else league)
+             if league_ids else [])
+    for m in (*knockout, *shown):
+        m.round = by_id[m.round_id]  # type: ignore[index]  # filtered by round: never null
+        m.season = season
+    return knockout, shown
 
 
 def season_tables(season: Season) -> dict[str, Any]:
