@@ -8,12 +8,17 @@
   no gap; a bad cursor is a 400 saying what a cursor is.
 - Each paged list costs the same number of queries on a small database and on one ten times
   larger (the site bench's bulk fill).
+- A deep page of each list (unfiltered) is read through an index from its cursor on: on a
+  database of 20,000 games its query plans scan none of the big tables whole, read no more
+  than a thousand of their rows and sort no more than a page's (a season's 780 matches are
+  not sorted per request).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -319,3 +324,82 @@ def test_each_paged_list_costs_the_same_queries_on_a_ten_times_larger_database(
     small, large = counts
     assert len(small) == 14
     assert small == large
+
+
+# ---------------------------------------------------------------------------------------------
+# Query plans: a deep page is read through an index, from its cursor on
+
+BIG_TABLES = {"league_game", "league_matchseat", "league_match"}
+"""The tables that grow with the site's history."""
+
+
+def plan_nodes(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """A plan node (EXPLAIN's JSON) and every node under it."""
+    yield node
+    for child in node.get("Plans", []):
+        yield from plan_nodes(child)
+
+
+def deep_urls() -> list[str]:
+    """Far-down pages of each paged list of the bulk-filled database (the site bench's
+    cursors)."""
+    from webui.bench.site import deep_cursors
+
+    season = Season.objects.order_by("id").values_list("pk", flat=True)[0]
+    deep = deep_cursors(["bot-000"], season)
+    bot = deep["bots"]["bot-000"]
+    return [
+        f"/api/bots/bot-000/games?after={bot}",
+        f"/api/bots/bot-000/games?before={bot}",
+        f"/api/bots/bot-000/versions/1/games?after={bot}",
+        f"/api/games?after={deep['games']}",
+        f"/api/seasons/{season}/matches?after={deep['season']}",
+    ]
+
+
+def test_a_deep_page_scans_no_big_table_whole_and_sorts_no_more_than_a_page(
+    users: dict[str, Any]
+) -> None:
+    from django.test import Client
+
+    from webui.bench.site import fill
+
+    client = Client()
+    with transaction.atomic():
+        fill(20_000, 40, lambda done: None)
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+        assert Match.objects.filter(season__isnull=False).count() == 10_000
+        checked = 0
+        urls = deep_urls()
+        for url in urls:
+            # The second request's: a season's standings are built once, then cached.
+            assert client.get(url).status_code == 200, url
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(url)
+            assert response.status_code == 200, (url, response.content[:300])
+            for query in queries.captured_queries:
+                if not query["sql"].startswith("SELECT"):
+                    continue
+                with connection.cursor() as cursor:
+                    cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + query["sql"])
+                    plan = cursor.fetchone()[0]
+                plan = json.loads(plan) if isinstance(plan, str) else plan
+                for node in plan_nodes(plan[0]["Plan"]):
+                    table = node.get("Relation Name")
+                    assert not (node["Node Type"] == "Seq Scan" and table in BIG_TABLES), (
+                        url, query["sql"][:300], node)
+                    if table in BIG_TABLES:
+                        # Rows read near the cursor (a page's matches and their neighbours'
+                        # seats), not the list down to it.
+                        read = (node["Actual Rows"] + node.get("Rows Removed by Filter", 0)
+                                ) * node["Actual Loops"]
+                        assert read <= 1000, (url, query["sql"][:300], node)
+                    if node["Node Type"] == "Sort":
+                        # A page's rows at most (61 matches, 21 games, their seats), never
+                        # the whole list.
+                        sorted_rows = sum(c["Actual Rows"] for c in node.get("Plans", []))
+                        assert sorted_rows <= 130, (url, query["sql"][:300], json.dumps(plan))
+                checked += 1
+        transaction.set_rollback(True)
+    assert checked >= 3 * len(urls)
