@@ -149,14 +149,17 @@ def games(bot: Bot, version: BotVersion | None, filters: Filters) -> QuerySet[Ga
     # the list walks (an EXISTS would be planned as a join of all the bot's seats, sorted).
     won = Subquery(own.filter(match_id=OuterRef("match_id"), side=winner_side)
                    .values("match_id")[:1])
-    qs = Game.objects.filter(
-        match_id__in=_from_cursor(own, filters.position).values("match_id")
-    ).alias(won_match=won)
+    matches = _from_cursor(own, filters.position)
+    if filters.opponent:
+        # The matches of both: the two bots' seats, each off the (version, match) index.
+        their_versions = BotVersion.objects.order_by().filter(bot__name=filters.opponent)
+        theirs = MatchSeat.objects.order_by().filter(
+            version_id__in=list(their_versions.values_list("pk", flat=True)))
+        matches = matches.filter(
+            match_id__in=_from_cursor(theirs, filters.position).values("match_id"))
+    qs = Game.objects.filter(match_id__in=matches.values("match_id")).alias(won_match=won)
     if filters.variant:
         qs = qs.filter(variant__slug=filters.variant)
-    if filters.opponent:
-        theirs = MatchSeat.objects.order_by().filter(version__bot__name=filters.opponent)
-        qs = qs.filter(match_id__in=_from_cursor(theirs, filters.position).values("match_id"))
     played = Q(void="")
     if filters.result == "win":
         qs = qs.filter(played, won_match__isnull=False, winner_side__isnull=False)
