@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 
 from arena.archives import MAX_ARCHIVE_BYTES
-from webui.league import inputs, ranges, seasons, variants
+from webui.league import inputs, ranges, read_models, seasons, variants
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
@@ -283,6 +283,7 @@ def patch_bot(request: HttpRequest, name: str) -> Any:
     data = json_body(request, {"description"})
     description = text(data, "description", ranges.DESCRIPTION_MAX)
     Bot.objects.filter(pk=bot.pk).update(description=description)
+    read_models.bot_changed([bot.pk])
     bot.refresh_from_db()
     return reads.bot_json(bot, private=True)
 
