@@ -17,10 +17,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from webui.league import challenges, ladder, read_models
+from webui.league import challenges, ladder
 from webui.league.models import Bot, LadderEntry, Match
 
-from . import reads
+from . import reads, shared_reads
 from .ladder_api import entry_json, ladder_json
 from .page_cache import shared_page
 
@@ -46,14 +46,7 @@ def _challenge_context(request: HttpRequest) -> dict[str, Any]:
             "default_deals": challenges.DEFAULT_DEALS}
 
 
-def _ladders_scopes(request: HttpRequest, slug: str = "") -> tuple[str, list[str]]:
-    """The ladders' pages show their leaderboards, their active versions and matches, and
-    the bots one can challenge (ready versions, which enter the ladder)."""
-    boards = [read_models.board_scope(v.pk, "ladder") for v in ladder.ladder_variants()]
-    return "ladder", [read_models.LADDER, *boards]
-
-
-@shared_page(_ladders_scopes)
+@shared_page(shared_reads.ladders)
 def ladders(request: HttpRequest) -> HttpResponse:
     variants = ladder.ladder_variants()
     return render(request, "web/ladder.html", {
@@ -62,7 +55,7 @@ def ladders(request: HttpRequest) -> HttpResponse:
     })
 
 
-@shared_page(_ladders_scopes)
+@shared_page(shared_reads.ladders)
 def ladder_variant(request: HttpRequest, slug: str) -> HttpResponse:
     variant = next((v for v in ladder.ladder_variants() if v.slug == slug), None)
     if variant is None:

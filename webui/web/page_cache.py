@@ -19,11 +19,12 @@ from typing import Any, TypedDict
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.utils.cache import patch_vary_headers
 
 from .read_cache import cached
 
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 Scopes = Callable[..., "tuple[str, list[str]] | None"]
 """What a page shows: ``(a name for its key, the scopes it shows)``, or None: draw it."""
 
@@ -34,14 +35,16 @@ class _Page(TypedDict):
 
 
 def shareable_request(request: HttpRequest) -> bool:
-    """A GET from a reader with no session, no messages, nothing but the CSRF cookie."""
-    return request.method == "GET" and set(request.COOKIES) <= {settings.CSRF_COOKIE_NAME}
+    """A GET from a reader with no session, no messages, nothing but the CSRF cookie, and
+    no API token."""
+    return (request.method == "GET" and set(request.COOKIES) <= {settings.CSRF_COOKIE_NAME}
+            and "Authorization" not in request.headers)
 
 
-def _shareable_response(request: HttpRequest, response: HttpResponse) -> bool:
+def _shareable_response(request: HttpRequest, response: HttpResponseBase) -> bool:
     return (
-        response.status_code == 200
-        and not response.streaming
+        isinstance(response, HttpResponse)
+        and response.status_code == 200
         and not response.cookies
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
         and "no-store" not in response.get("Cache-Control", "")
@@ -56,19 +59,20 @@ def shared_page(scopes: Scopes, params: Collection[str] = ()) -> Callable[[View]
 
     def decorate(view: View) -> View:
         @functools.wraps(view)
-        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not shareable_request(request) or not set(request.GET) <= set(params):
                 return view(request, *args, **kwargs)
             found = scopes(request, *args, **kwargs)
             if found is None:
                 return view(request, *args, **kwargs)
             name, page_scopes = found
-            drawn: list[HttpResponse] = []
+            drawn: list[HttpResponseBase] = []
 
             def draw() -> _Page | None:
                 response = view(request, *args, **kwargs)
                 drawn.append(response)
-                if not _shareable_response(request, response):
+                if not isinstance(response, HttpResponse) or not _shareable_response(
+                        request, response):
                     return None
                 return {"content": response.content,
                         "content_type": response.get("Content-Type", "text/html")}

@@ -23,10 +23,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from webui.league import errors, read_models, variants
 from webui.league.formats import format_of
-from webui.league.models import Bot, BotVersion, Game, Match, Rating, Season, Variant
+from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seasons import create_season, start_season
 
-from . import game_lists, live_progress, match_lists, reads
+from . import game_lists, live_progress, match_lists, reads, shared_reads
 from .api import bot_page_data
 from .api_input import ApiError
 from .charts import rating_chart
@@ -62,29 +62,14 @@ def _staff(request: HttpRequest) -> None:
         raise PermissionDenied("only staff may create and run seasons")
 
 
-def _home_scopes(request: HttpRequest) -> tuple[str, list[str]]:
-    return "home", [read_models.HOME]
-
-
-@shared_page(_home_scopes)
+@shared_page(shared_reads.home)
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "web/home.html", {
         **reads.home_overview(), "hero_cards": ["7d", "1s", "10c", "3b"],
     })
 
 
-def _variant_scopes(request: HttpRequest, slug: str) -> tuple[str, list[str]] | None:
-    v = Variant.objects.filter(slug=slug).only("pk").first()
-    ladder = request.GET.get("ladder", "")
-    if v is None or ladder not in {"", *Rating.Pool.values}:
-        return None  # drawn: its 404
-    pool = ladder or Rating.Pool.SOLO.value
-    # The table's rank changes are against the ranking of the hour 24 hours ago.
-    hour = since().strftime("%Y%m%d%H")
-    return f"board:{hour}", [read_models.board_scope(v.pk, pool), read_models.HOME]
-
-
-@shared_page(_variant_scopes, params=("ladder",))
+@shared_page(shared_reads.variant, params=("ladder",))
 def variant(request: HttpRequest, slug: str) -> HttpResponse:
     v = get_object_or_404(Variant, slug=slug)
     ladders = reads.variant_pools(v)
@@ -114,15 +99,7 @@ def bots(request: HttpRequest) -> HttpResponse:
     return render(request, "web/bots.html", {"bots": reads.bots()})
 
 
-def _bot_scopes(request: HttpRequest, name: str) -> tuple[str, list[str]] | None:
-    bot_id = Bot.objects.filter(name=name).values_list("pk", flat=True).first()
-    if bot_id is None:
-        return None  # drawn: its 404
-    # Its rows and ratings (bot_changed, the rating updates), its matches and games.
-    return "bot", [read_models.bot_scope(bot_id), read_models.matches_scope(bot_id)]
-
-
-@shared_page(_bot_scopes, params=("variant", "opponent", "result", "after", "before", "limit"))
+@shared_page(shared_reads.bot, params=("variant", "opponent", "result", "after", "before", "limit"))
 def bot(request: HttpRequest, name: str) -> HttpResponse:
     b = get_object_or_404(Bot.objects.select_related("owner"), name=name)
     is_owner = request.user.is_authenticated and request.user.pk == b.owner_id
@@ -286,11 +263,7 @@ def season_start(request: HttpRequest, season_id: int) -> HttpResponse:
     return redirect("season", season_id=s.pk)
 
 
-def _season_scopes(request: HttpRequest, season_id: int) -> tuple[str, list[str]]:
-    return "season", [read_models.season_scope(season_id)]
-
-
-@shared_page(_season_scopes, params=("matches_after", "matches_before"))
+@shared_page(shared_reads.season, params=("matches_after", "matches_before"))
 def season(request: HttpRequest, season_id: int) -> HttpResponse:
     s = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
     try:
@@ -345,13 +318,7 @@ def match(request: HttpRequest, match_id: int) -> HttpResponse:
     })
 
 
-def _game_scopes(request: HttpRequest, game_id: int) -> tuple[str, list[str]]:
-    # A recorded game never changes (a game's page is drawn again after an hour, when its
-    # cached copy expires, in case its bots were renamed or removed).
-    return "game", []
-
-
-@shared_page(_game_scopes)
+@shared_page(shared_reads.game)
 def game(request: HttpRequest, game_id: int) -> HttpResponse:
     g = get_object_or_404(
         Game.objects.select_related("variant", "match__season").defer("replay"), pk=game_id

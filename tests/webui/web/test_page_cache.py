@@ -143,3 +143,24 @@ def test_a_ladder_choice_shows_at_once(
         ladder.choose(bot.owner, bot, status=LadderEntry.Status.PAUSED)
     after = client.get("/ladder/scopa/").content.decode()
     assert "2 bots active" in before and "1 bot active" in after
+
+
+@pytest.mark.parametrize("url", ["/api/bots/greedy", "/api/ladder/scopa",
+                                 "/api/variants/scopa/leaderboard", "/api/games?limit=5",
+                                 "/api/bots/greedy/games?result=win"])
+def test_an_api_read_without_a_token_is_served_the_kept_answer(
+        client: Any, ladder_pair: list[Any], url: str) -> None:
+    drawn, first = queries_of(client, url)
+    kept, again = queries_of(client, url)
+    assert again == first
+    assert kept < drawn and kept <= 4, (kept, drawn)
+
+
+def test_an_api_read_with_a_token_is_answered_afresh(
+        client: Any, ladder_pair: list[Any], tokens: dict[str, str]) -> None:
+    client.get("/api/bots/greedy")  # kept for readers without a token
+    first, _ = queries_of(client.__class__(HTTP_AUTHORIZATION=tokens["staff"]),
+                          "/api/bots/greedy")
+    second, _ = queries_of(client.__class__(HTTP_AUTHORIZATION=tokens["staff"]),
+                           "/api/bots/greedy")
+    assert first == second > 4
