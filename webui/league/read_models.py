@@ -26,7 +26,16 @@ from typing import TypedDict
 
 from django.db import connection, transaction
 
-from .models import Bot, BotVersion, HeadToHead, MatchSeat, Rating, ReadVersion, Season
+from .models import (
+    Bot,
+    BotVersion,
+    HeadToHead,
+    MatchSeat,
+    Rating,
+    ReadVersion,
+    Season,
+    Variant,
+)
 
 HOME = "home"
 LADDER = "ladder"
@@ -218,12 +227,13 @@ def recompute_reads() -> RecomputeReport:
             HeadToHead(bot_id=bot, opponent_id=opp, games=g, wins=w, draws=d, losses=lost)
             for (bot, opp), (g, w, d, lost) in sorted(wanted.items()) if (bot, opp) in differing
         )
-        scopes = {HOME, *ReadVersion.objects.values_list("scope", flat=True)}
+        scopes = {HOME, LADDER, *ReadVersion.objects.values_list("scope", flat=True)}
         bots = list(Bot.objects.values_list("pk", flat=True))
         scopes |= {bot_scope(pk) for pk in bots} | {matches_scope(pk) for pk in bots}
         scopes |= {season_scope(pk) for pk in Season.objects.values_list("pk", flat=True)}
-        scopes |= {board_scope(v, pool) for v, pool in
-                   Rating.objects.values_list("variant_id", "pool").distinct()}
+        # Every pool of every variant, rated yet or not: a scope with a version is cached.
+        scopes |= {board_scope(v, pool) for v in Variant.objects.values_list("pk", flat=True)
+                   for pool in Rating.Pool.values}
         bump(scopes)
     return RecomputeReport(head_to_head=len(differing), head_to_head_records=len(wanted),
                            scopes_bumped=len(scopes))
