@@ -38,10 +38,13 @@ def house_owner() -> Any:
 def adopt_sample_bots(versions: list[Any], owner: Any) -> int:
     """Gives ``owner`` the bots of ``versions`` still owned by someone else (an older demo
     registered them as its administrator's); returns how many changed hands."""
+    from webui.league import read_models
     from webui.league.models import Bot
 
     ids = {v.bot_id for v in versions}
-    return Bot.objects.filter(pk__in=ids).exclude(owner=owner).update(owner=owner)
+    changed = Bot.objects.filter(pk__in=ids).exclude(owner=owner).update(owner=owner)
+    read_models.bot_changed(ids)
+    return changed
 
 
 class SeasonWatch:

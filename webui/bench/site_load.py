@@ -97,7 +97,8 @@ class _Client:
 def load_page(base_url: str, page: str, urls: Sequence[str], clients: int, requests: int,
               warmup: int = 0, timeout_s: float = 30.0) -> PageLoad:
     """``clients`` threads share ``requests`` requests to ``urls`` (in turn); after
-    ``warmup`` untimed ones per client."""
+    ``warmup`` untimed ones per client, and every URL read once between them (the steady
+    state a crowd sees: a page's first read after a write draws it, the others reuse it)."""
     result = PageLoad(page, urls[0])
     lock = threading.Lock()
     counter = itertools.count()
@@ -108,6 +109,8 @@ def load_page(base_url: str, page: str, urls: Sequence[str], clients: int, reque
         try:
             for i in range(warmup):
                 client.get(urls[(k + i) % len(urls)])
+            for j in range(k, len(urls), clients):
+                client.get(urls[j])
             start.wait()
             while True:
                 i = next(counter)  # itertools.count is atomic under the GIL

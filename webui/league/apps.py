@@ -12,3 +12,8 @@ class LeagueConfig(AppConfig):
     label = "league"
     verbose_name = "League"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import read_models
+
+        read_models.connect_signals()

@@ -37,6 +37,7 @@ from django.utils import timezone
 from arena import rating as trueskill_rating
 from arena.ladder import STARVE_S, Candidate, pair, urgency
 
+from . import read_models
 from .errors import LeagueError
 from .matches import create_open_match
 from .models import Bot, BotVersion, LadderEntry, Match, MatchSeat, Rating, Variant
@@ -117,6 +118,7 @@ def enter_version(version: BotVersion) -> LadderEntry | None:
         return None
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=version.bot_id).first()
+        read_models.bump_on_commit([read_models.LADDER])  # its active versions
         entry = LadderEntry.objects.filter(bot_id=version.bot_id).select_related(
             "version").first()
         if entry is None:
@@ -160,6 +162,7 @@ def choose(owner: Any, bot: Bot, number: int | None = None,
             raise LadderError(f"version {version.label} is {version.status}, not ready{why}")
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        read_models.bump_on_commit([read_models.LADDER])  # its active versions
         entry = LadderEntry.objects.filter(bot=bot).first()
         if entry is not None and entry.status == LadderEntry.Status.RETIRED:
             raise LadderError(f"bot {bot.name!r} is retired from the ladder", 409)

@@ -100,7 +100,8 @@ def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion
         MatchSeat(match=match, index=i, version=v, side=i % 2) for i, v in enumerate(versions)
     )
     enqueue("arena.play_match", match.pk)
-    read_models.bump_on_commit(read_models.matches_scope(v.bot_id) for v in versions)
+    read_models.bump_on_commit([*(read_models.matches_scope(v.bot_id) for v in versions),
+                                read_models.LADDER])
     return match
 
 

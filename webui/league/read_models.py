@@ -26,9 +26,20 @@ from typing import TypedDict
 
 from django.db import connection, transaction
 
-from .models import Bot, HeadToHead, MatchSeat, Rating, ReadVersion, Season
+from .models import (
+    Bot,
+    BotVersion,
+    HeadToHead,
+    MatchSeat,
+    Rating,
+    ReadVersion,
+    Season,
+    Variant,
+)
 
 HOME = "home"
+LADDER = "ladder"
+"""The ladders' pages: their active versions and their matches outside seasons."""
 
 
 def board_scope(variant_id: int, pool: str) -> str:
@@ -91,17 +102,37 @@ def versions(scopes: Iterable[str]) -> dict[str, int]:
     return {scope: int(found.get(scope, 0)) for scope in wanted}
 
 
+def bot_changed(bot_ids: Iterable[int]) -> None:
+    """A bot's own rows changed (its description, owner, versions and their validation):
+    its page is stale once the caller's transaction commits."""
+    bump_on_commit([bot_scope(bot_id) for bot_id in bot_ids])
+
+
+def _bot_row_changed(sender: type, instance: Bot | BotVersion, **kwargs: object) -> None:
+    bot_changed([instance.pk if isinstance(instance, Bot) else instance.bot_id])
+
+
+def connect_signals() -> None:
+    """Saving or deleting a bot or a version through the ORM makes its bot's page stale
+    (writes by ``update()`` call :func:`bot_changed` themselves)."""
+    from django.db.models.signals import post_delete, post_save
+
+    for model in (Bot, BotVersion):
+        post_save.connect(_bot_row_changed, sender=model, dispatch_uid=f"reads-{model.__name__}")
+        post_delete.connect(_bot_row_changed, sender=model,
+                            dispatch_uid=f"reads-del-{model.__name__}")
+
+
 def match_scopes(season_id: int | None, bot_ids: Iterable[int],
                  finished: bool = True) -> list[str]:
-    """What a change of one match's state makes stale: its season's page and its bots' recent
-    matches; ``finished`` (recorded or given up): the home page too (recent games, seasons'
-    progress). Its bots' charts change with their ratings, which bump them; their
-    head-to-head is a read model of its own, read as it is."""
+    """What a change of one match's state makes stale: its season's page (outside seasons, the
+    ladders' pages) and its bots' recent matches; ``finished`` (recorded or given up): the
+    home page too (recent games, seasons' progress). Its bots' charts change with their
+    ratings, which bump them; their head-to-head is a read model of its own, read as it is."""
     scopes = [matches_scope(bot) for bot in bot_ids]
     if finished:
         scopes.append(HOME)
-    if season_id is not None:
-        scopes.append(season_scope(season_id))
+    scopes.append(season_scope(season_id) if season_id is not None else LADDER)
     return scopes
 
 
@@ -196,12 +227,13 @@ def recompute_reads() -> RecomputeReport:
             HeadToHead(bot_id=bot, opponent_id=opp, games=g, wins=w, draws=d, losses=lost)
             for (bot, opp), (g, w, d, lost) in sorted(wanted.items()) if (bot, opp) in differing
         )
-        scopes = {HOME, *ReadVersion.objects.values_list("scope", flat=True)}
+        scopes = {HOME, LADDER, *ReadVersion.objects.values_list("scope", flat=True)}
         bots = list(Bot.objects.values_list("pk", flat=True))
         scopes |= {bot_scope(pk) for pk in bots} | {matches_scope(pk) for pk in bots}
         scopes |= {season_scope(pk) for pk in Season.objects.values_list("pk", flat=True)}
-        scopes |= {board_scope(v, pool) for v, pool in
-                   Rating.objects.values_list("variant_id", "pool").distinct()}
+        # Every pool of every variant, rated yet or not: a scope with a version is cached.
+        scopes |= {board_scope(v, pool) for v in Variant.objects.values_list("pk", flat=True)
+                   for pool in Rating.Pool.values}
         bump(scopes)
     return RecomputeReport(head_to_head=len(differing), head_to_head_records=len(wanted),
                            scopes_bumped=len(scopes))

@@ -22,7 +22,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
-from . import inputs
+from . import inputs, read_models
 from .errors import LeagueError
 from .ladder import enter_validated
 from .models import Bot, BotArchive, BotVersion
@@ -165,6 +165,9 @@ def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str
         validation_games=inputs.storable_json(games or []),
         validated=timezone.now(),
     )
+    if changed:
+        read_models.bot_changed(
+            BotVersion.objects.filter(pk=version_id).values_list("bot_id", flat=True))
     if changed and ok:
         enter_validated(version_id)  # a version that passes enters the continuous ladder
     return changed == 1

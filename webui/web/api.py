@@ -19,11 +19,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 
 from arena.archives import MAX_ARCHIVE_BYTES
-from webui.league import inputs, ranges, seasons, variants
+from webui.league import inputs, ranges, read_models, seasons, variants
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
-from . import game_lists, http_cache, live_progress, match_lists, paging, reads
+from . import game_lists, http_cache, live_progress, match_lists, paging, reads, shared_reads
 from .api_input import (
     MAX_JSON_BYTES,
     ApiError,
@@ -283,6 +283,7 @@ def patch_bot(request: HttpRequest, name: str) -> Any:
     data = json_body(request, {"description"})
     description = text(data, "description", ranges.DESCRIPTION_MAX)
     Bot.objects.filter(pk=bot.pk).update(description=description)
+    read_models.bot_changed([bot.pk])
     bot.refresh_from_db()
     return reads.bot_json(bot, private=True)
 
@@ -406,7 +407,7 @@ ROUTES: list[Route] = [
           "partnership variant).",
           {"GET": "Leaderboard"},
           params={"ladder": "solo (the default) or partners (rotating partnerships of a "
-                  "four-player partnership variant)"}),
+                  "four-player partnership variant)"}, shared=shared_reads.leaderboard),
     Route("bots", "bots", {"GET": get_bots, "POST": post_bot},
           "GET: every bot. POST (token): create a bot you own.",
           {"GET": "BotList", "POST": "Bot"}, {"POST": "BotCreate"}, frozenset({"POST"}),
@@ -414,11 +415,12 @@ ROUTES: list[Route] = [
     Route("bots/<slug:name>", "bot", {"GET": get_bot, "PATCH": patch_bot},
           "GET: a bot, its ratings, rating history, recent matches and head-to-head. "
           "PATCH (owner's token): change its description.",
-          {"GET": "BotPage", "PATCH": "Bot"}, {"PATCH": "BotUpdate"}, frozenset({"PATCH"})),
+          {"GET": "BotPage", "PATCH": "Bot"}, {"PATCH": "BotUpdate"}, frozenset({"PATCH"}),
+          shared=shared_reads.bot),
     Route("bots/<slug:name>/games", "bot-games", {"GET": get_bot_games},
           "The bot's games, newest first, a page at a time, filtered by variant, opponent "
           "and result (from the bot's side).", {"GET": "GamePage"},
-          params=game_lists.PARAMS),
+          params=game_lists.PARAMS, shared=shared_reads.bot_games),
     Route("bots/<slug:name>/versions", "versions", {"POST": post_version},
           "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
           "multipart field 'archive' or the raw body. It is validated by a worker.",
@@ -428,7 +430,7 @@ ROUTES: list[Route] = [
     Route("bots/<slug:name>/versions/<num:number>/games", "version-games",
           {"GET": get_version_games},
           "The version's games, as the bot's (same filters and pages).", {"GET": "GamePage"},
-          params=game_lists.PARAMS),
+          params=game_lists.PARAMS, shared=shared_reads.bot_games),
     Route("bots/<slug:name>/versions/<num:number>/validation/frames", "validation-frames",
           {"GET": get_validation_frames},
           "The version's validation game against the random bot, as viewer frames (the "
@@ -444,10 +446,11 @@ ROUTES: list[Route] = [
           "A season: standings, cross-table, rounds, its knockout matches and latest league "
           "matches (every match a page at a time: /api/seasons/<id>/matches), knockout "
           "bracket, and its format's schedule (Swiss rounds, tables, the partnership rota).",
-          {"GET": "SeasonPage"}),
+          {"GET": "SeasonPage"}, shared=shared_reads.season),
     Route("seasons/<id:season_id>/matches", "season-matches", {"GET": get_season_matches},
           "A season's matches, the latest round first, a page at a time (cursors: a page's "
-          "next and prev).", {"GET": "MatchPageList"}, params=match_lists.SEASON_PARAMS),
+          "next and prev).", {"GET": "MatchPageList"}, params=match_lists.SEASON_PARAMS,
+          shared=shared_reads.season),
     Route("seasons/<id:season_id>/start", "season-start", {"POST": post_season_start},
           "Start a draft season (staff token): its first round is scheduled.",
           {"POST": "Season"}, {}, frozenset({"POST"})),
@@ -467,9 +470,10 @@ ROUTES: list[Route] = [
           params={"variant": "only games of this variant (its slug, as in /api/variants)",
                   "limit": "how many, from 1 to 100 (default 20)",
                   "after": "the page after this cursor (a page's next)",
-                  "before": "the page before this cursor (a page's prev)"}),
+                  "before": "the page before this cursor (a page's prev)"},
+          shared=shared_reads.games),
     Route("games/<id:game_id>", "game", {"GET": get_game}, "A game without its replay.",
-          {"GET": "Game"}),
+          {"GET": "Game"}, shared=shared_reads.game),
     Route("games/<id:game_id>/replay", "game-replay", {"GET": get_replay},
           "The game's replay, in the REPLAY.md format (a download).", {"GET": "Replay"}),
     Route("games/<id:game_id>/frames", "game-frames", {"GET": get_frames},

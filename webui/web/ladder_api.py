@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404
 from webui.league import challenges, inputs, ladder
 from webui.league.models import Bot, LadderEntry, Match, Variant
 
-from . import reads
+from . import reads, shared_reads
 from .api_input import ApiError, field, json_body, text
 from .routes import Route, token_user
 from .schema import B, I, N, S, array, nullable, obj, ref
@@ -142,7 +142,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 ROUTES: list[Route] = [
     Route("ladder/<slug:slug>", "ladder", {"GET": get_ladder},
           "The continuous ladder of a variant: its TrueSkill ratings (separate from the "
-          "seasons'), the active bots, and the open matches.", {"GET": "Ladder"}),
+          "seasons'), the active bots, and the open matches.", {"GET": "Ladder"},
+          shared=shared_reads.ladders),
     Route("bots/<slug:name>/ladder", "bot-ladder",
           {"GET": get_bot_ladder, "PATCH": patch_bot_ladder},
           "GET: a bot's ladder entry and its versions (with why one was refused). PATCH "

@@ -20,8 +20,9 @@ from django.views.decorators.http import require_http_methods
 from webui.league import challenges, ladder
 from webui.league.models import Bot, LadderEntry, Match
 
-from . import reads
+from . import reads, shared_reads
 from .ladder_api import entry_json, ladder_json
+from .page_cache import shared_page
 
 
 def _challenge_context(request: HttpRequest) -> dict[str, Any]:
@@ -45,6 +46,7 @@ def _challenge_context(request: HttpRequest) -> dict[str, Any]:
             "default_deals": challenges.DEFAULT_DEALS}
 
 
+@shared_page(shared_reads.ladders)
 def ladders(request: HttpRequest) -> HttpResponse:
     variants = ladder.ladder_variants()
     return render(request, "web/ladder.html", {
@@ -53,6 +55,7 @@ def ladders(request: HttpRequest) -> HttpResponse:
     })
 
 
+@shared_page(shared_reads.ladders)
 def ladder_variant(request: HttpRequest, slug: str) -> HttpResponse:
     variant = next((v for v in ladder.ladder_variants() if v.slug == slug), None)
     if variant is None:

@@ -59,7 +59,14 @@ def cached(name: str, scopes: Sequence[str], build: Callable[[], T]) -> T:
         if hit is not None:
             return cast(T, hit["value"])
         builder = cache.add(key + ":lock", 1, LOCK_S)
-        if not builder:
+        if builder:
+            # A builder may have stored the value and let go of its lock between our miss
+            # and our lock: look again before building it a second time.
+            hit = cache.get(key)
+            if hit is not None:
+                cache.delete(key + ":lock")
+                return cast(T, hit["value"])
+        else:
             deadline = time.monotonic() + WAIT_S
             while time.monotonic() < deadline:
                 time.sleep(POLL_S)

@@ -27,6 +27,7 @@ from webui.league import errors
 
 from .api_input import ApiError, check_query
 from .models import ApiToken, hash_token
+from .page_cache import Scopes, shared_page
 from .submission import SubmissionError
 
 
@@ -72,6 +73,9 @@ class Route:
     auth: frozenset[str] = frozenset()  # methods that need a token
     tag: str = "read"
     params: dict[str, str] = dataclass_field(default_factory=dict)  # query parameter -> text
+    # What its GET shows (webui.web.shared_reads): then the answers to readers without a
+    # session or token are kept under those scopes' versions (webui.web.page_cache).
+    shared: Scopes | None = None
 
 
 def dispatch(route: Route) -> Callable[..., HttpResponseBase]:
@@ -104,6 +108,8 @@ def dispatch(route: Route) -> Callable[..., HttpResponseBase]:
         return JsonResponse(result, status=status, safe=False,
                             json_dumps_params={"ensure_ascii": False})
 
+    if route.shared is not None:
+        return shared_page(route.shared, params=route.params)(view)
     return view
 
 

@@ -26,7 +26,7 @@ from webui.league.formats import format_of
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seasons import create_season, start_season
 
-from . import game_lists, live_progress, match_lists, reads
+from . import game_lists, live_progress, match_lists, reads, shared_reads
 from .api import bot_page_data
 from .api_input import ApiError
 from .charts import rating_chart
@@ -42,6 +42,7 @@ from .forms import (
 )
 from .models import ApiToken
 from .openapi import openapi
+from .page_cache import shared_page
 from .rank_changes import since
 from .read_cache import cached
 from .replay_frames import card_label
@@ -61,12 +62,14 @@ def _staff(request: HttpRequest) -> None:
         raise PermissionDenied("only staff may create and run seasons")
 
 
+@shared_page(shared_reads.home)
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "web/home.html", {
         **reads.home_overview(), "hero_cards": ["7d", "1s", "10c", "3b"],
     })
 
 
+@shared_page(shared_reads.variant, params=("ladder",))
 def variant(request: HttpRequest, slug: str) -> HttpResponse:
     v = get_object_or_404(Variant, slug=slug)
     ladders = reads.variant_pools(v)
@@ -96,6 +99,7 @@ def bots(request: HttpRequest) -> HttpResponse:
     return render(request, "web/bots.html", {"bots": reads.bots()})
 
 
+@shared_page(shared_reads.bot, params=("variant", "opponent", "result", "after", "before", "limit"))
 def bot(request: HttpRequest, name: str) -> HttpResponse:
     b = get_object_or_404(Bot.objects.select_related("owner"), name=name)
     is_owner = request.user.is_authenticated and request.user.pk == b.owner_id
@@ -203,6 +207,7 @@ def bot_edit(request: HttpRequest, name: str) -> HttpResponse:
         return render(request, "web/bad_request.html",
                       {"message": f"The description: {problem}"}, status=400)
     Bot.objects.filter(pk=b.pk).update(description=form.cleaned_data["description"])
+    read_models.bot_changed([b.pk])
     messages.success(request, "Description saved.")
     return redirect("bot", name=b.name)
 
@@ -258,6 +263,7 @@ def season_start(request: HttpRequest, season_id: int) -> HttpResponse:
     return redirect("season", season_id=s.pk)
 
 
+@shared_page(shared_reads.season, params=("matches_after", "matches_before"))
 def season(request: HttpRequest, season_id: int) -> HttpResponse:
     s = get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
     try:
@@ -312,6 +318,7 @@ def match(request: HttpRequest, match_id: int) -> HttpResponse:
     })
 
 
+@shared_page(shared_reads.game)
 def game(request: HttpRequest, game_id: int) -> HttpResponse:
     g = get_object_or_404(
         Game.objects.select_related("variant", "match__season").defer("replay"), pk=game_id

@@ -102,14 +102,21 @@ def test_a_repeated_request_naming_the_etag_is_a_304_without_a_body(
 
 
 def test_a_list_gets_a_new_etag_when_a_game_is_recorded(
-    client: Any, played_season: Season
+    client: Any, played_season: Season, settings: Any
 ) -> None:
+    from web_helpers import record_ladder_match
+
+    from webui.league.models import BotVersion
+
+    settings.ARENA_LADDER_VARIANTS = ["scopa"]
     before = client.get("/api/games")
-    newest = Game.objects.order_by("-id").first()
-    assert newest is not None
-    Game.objects.filter(pk=newest.pk).update(totals=[0, 0])
+    assert client.get("/api/games", HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 304
+    record_ladder_match(list(BotVersion.objects.filter(bot__name__in=["random", "greedy"])
+                             .order_by("bot__name")))
     after = client.get("/api/games", HTTP_IF_NONE_MATCH=before["ETag"])
     assert after.status_code == 200 and after["ETag"] != before["ETag"]
+    newest = Game.objects.order_by("-id").first()
+    assert newest is not None and after.json()["games"][0]["id"] == newest.pk
 
 
 def test_a_games_replay_and_frames_are_immutable_and_answer_304_to_their_etag(

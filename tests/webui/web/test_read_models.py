@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from web_helpers import record_ladder_match
 
 from webui.league import matches, ratings, read_models, seasons, variants
 from webui.league.models import Bot, Game, HeadToHead, Match, Rating, Season
@@ -41,20 +42,6 @@ def ladder_pair(ready_versions: list[Any], settings: Any) -> list[Any]:
     """The random and greedy sample bots on the scopa ladder."""
     settings.ARENA_LADDER_VARIANTS = ["scopa"]
     return ready_versions
-
-
-def record_ladder_match(versions: list[Any]) -> Match:
-    """One ladder match played by the engine and recorded as a worker records it (claim,
-    ``record_result``), then rated as the ``arena.update_ratings`` task that follows does."""
-    from webui.web.sampledata import match_report
-
-    variant = variants.get_variant("scopa")
-    match = matches.create_open_match(Match.Kind.LADDER, variant, versions, games=2, rated=True)
-    claim = matches.claim_match(match.pk, "test")
-    assert claim is not None
-    assert matches.record_result(claim, match_report(match))
-    ratings.update_ratings(variant.pk)
-    return match
 
 
 def record_next_season_match(season: Season) -> Match | None:

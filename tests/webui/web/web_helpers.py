@@ -1,5 +1,6 @@
 """The processes below a process, for the tests that stop commands, and reading a serving
-command's output. (The archives the submission tests upload: ``archive_samples``.)"""
+command's output, and a ladder match recorded as a worker records it. (The archives the
+submission tests upload: ``archive_samples``.)"""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,3 +110,19 @@ class Streamed:
                 pytest.fail(f"{self.name} never printed {words!r}:\n{self.output}")
             time.sleep(0.2)
         return self.words
+
+
+def record_ladder_match(versions: list[Any]) -> Any:
+    """One ladder match played by the engine and recorded as a worker records it (claim,
+    ``record_result``), then rated as the ``arena.update_ratings`` task that follows does."""
+    from webui.league import matches, ratings, variants
+    from webui.league.models import Match
+    from webui.web.sampledata import match_report
+
+    variant = variants.get_variant("scopa")
+    match = matches.create_open_match(Match.Kind.LADDER, variant, versions, games=2, rated=True)
+    claim = matches.claim_match(match.pk, "test")
+    assert claim is not None
+    assert matches.record_result(claim, match_report(match))
+    ratings.update_ratings(variant.pk)
+    return match
