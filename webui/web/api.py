@@ -457,7 +457,7 @@ ROUTES: list[Route] = [
     Route("seasons/<id:season_id>/live", "season-live", {"GET": get_season_live},
           "A season's live progress: matches done of planned, and the matches being played "
           "with their current game's latest moves (the season page polls it).",
-          {"GET": "SeasonLive"}),
+          {"GET": "SeasonLive"}, shared=shared_reads.season_live),
     Route("matches/<id:match_id>", "match", {"GET": get_match}, "A match and its games.",
           {"GET": "MatchPage"}),
     Route("matches/<id:match_id>/live", "match-live", {"GET": get_match_live},
@@ -475,7 +475,8 @@ ROUTES: list[Route] = [
     Route("games/<id:game_id>", "game", {"GET": get_game}, "A game without its replay.",
           {"GET": "Game"}, shared=shared_reads.game),
     Route("games/<id:game_id>/replay", "game-replay", {"GET": get_replay},
-          "The game's replay, in the REPLAY.md format (a download).", {"GET": "Replay"}),
+          "The game's replay, in the REPLAY.md format (a download).", {"GET": "Replay"},
+          shared=shared_reads.game),
     Route("games/<id:game_id>/frames", "game-frames", {"GET": get_frames},
           "The replay expanded by the engine into the viewer's frames.", {"GET": "Frames"}),
     Route("replays/frames", "replay-frames", {"POST": post_frames},

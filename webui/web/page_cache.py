@@ -31,7 +31,12 @@ Scopes = Callable[..., "tuple[str, list[str]] | None"]
 
 class _Page(TypedDict):
     content: bytes
-    content_type: str
+    headers: list[tuple[str, str]]
+
+
+_NOT_KEPT = {"set-cookie", "vary", "content-length"}
+"""Headers a kept page does not carry over (the others, an ETag, a Content-Disposition, the
+view's Cache-Control, go with it)."""
 
 
 def shareable_request(request: HttpRequest) -> bool:
@@ -75,16 +80,19 @@ def shared_page(scopes: Scopes, params: Collection[str] = ()) -> Callable[[View]
                         request, response):
                     return None
                 return {"content": response.content,
-                        "content_type": response.get("Content-Type", "text/html")}
+                        "headers": [(name, value) for name, value in response.items()
+                                    if name.lower() not in _NOT_KEPT]}
 
             query = request.GET.urlencode()
             key = hashlib.sha256(f"{request.path}?{query}".encode()).hexdigest()[:32]
-            page = cached(f"page:{name}:{key}", page_scopes, draw)
+            page = cached(f"page2:{name}:{key}", page_scopes, draw)  # 2: with headers
             if drawn:  # drawn here: this reader's own response, whatever was kept
                 return drawn[0]
             if page is None:  # kept as not shareable
                 return view(request, *args, **kwargs)
-            response = HttpResponse(page["content"], content_type=page["content_type"])
+            response = HttpResponse(page["content"])
+            for name, value in page["headers"]:
+                response[name] = value
             patch_vary_headers(response, ("Cookie",))
             return response
 

@@ -9,6 +9,8 @@ tests of ``test_page_cache`` and ``test_read_models`` read each after such write
 
 from __future__ import annotations
 
+import time
+
 from django.http import HttpRequest
 
 from webui.league import ladder as league_ladder
@@ -79,14 +81,20 @@ def season(request: HttpRequest, season_id: int) -> Shown:
     return "season", [read_models.season_scope(season_id)]
 
 
+def season_live(request: HttpRequest, season_id: int) -> Shown:
+    """A season's live progress: its counts (its own writes) and the moves of the games in
+    play, which the workers publish as they play: kept for the second it was read in."""
+    return f"season-live:{int(time.time())}", [read_models.season_scope(season_id)]
+
+
 def games(request: HttpRequest) -> Shown:
     """Every recorded game: each finished match bumps the home page's scope."""
     return "games", [read_models.HOME]
 
 
 def game(request: HttpRequest, game_id: int) -> Shown:
-    """A recorded game never changes (its page is drawn again after an hour, when its kept
-    copy expires, in case its bots were renamed or removed)."""
+    """A recorded game (its page, its API answer, its replay) never changes (drawn again
+    after an hour, when its kept copy expires, in case its bots were renamed or removed)."""
     return "game", []
 
 

@@ -164,3 +164,36 @@ def test_an_api_read_with_a_token_is_answered_afresh(
     second, _ = queries_of(client.__class__(HTTP_AUTHORIZATION=tokens["staff"]),
                            "/api/bots/greedy")
     assert first == second > 4
+
+
+def test_a_kept_replay_download_keeps_its_headers_and_answers_its_etag(
+        client: Any, ladder_pair: list[Any]) -> None:
+    from webui.league.models import Game
+
+    game = Game.objects.order_by("id").first()
+    assert game is not None
+    url = f"/api/games/{game.pk}/replay"
+    drawn = client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        kept = client.get(url)
+    assert len(queries) == 0 and kept.content == drawn.content
+    for header in ("Content-Type", "Content-Disposition", "ETag", "Cache-Control"):
+        assert kept[header] == drawn[header], header
+    assert "immutable" in kept["Cache-Control"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=kept["ETag"]).status_code == 304
+
+
+def test_a_seasons_live_progress_shows_a_recorded_result_at_once(
+        client: Any, ready_versions: list[Any]) -> None:
+    from test_read_models import record_next_season_match
+
+    from webui.league import seasons
+
+    season = seasons.create_season(name="Live", variant=variants.get_variant("scopa"),
+                                   entrants=ready_versions, games_per_pairing=2, seed=3)
+    seasons.start_season(season)
+    before = client.get(f"/api/seasons/{season.pk}/live").json()
+    assert client.get(f"/api/seasons/{season.pk}/live").json() == before
+    assert record_next_season_match(season) is not None
+    after = client.get(f"/api/seasons/{season.pk}/live").json()
+    assert after != before
