@@ -127,10 +127,16 @@ def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_noth
         while not live(base, 1)["playing"]:
             assert time.monotonic() < deadline, demo.text
             time.sleep(0.5)
-        children = descendants(demo.process.pid)
-        commands = [command for _, command in children.values()]
+        # Each game starts fresh bot processes: between two games there are none for an
+        # instant, so look until a game's bots are there.
+        while True:
+            children = descendants(demo.process.pid)
+            commands = [command for _, command in children.values()]
+            if any("bwrap" in c or "bot.py" in c for c in commands):
+                break
+            assert time.monotonic() < deadline, (commands, demo.text)
+            time.sleep(0.05)
         assert any("arena.cli worker" in c for c in commands), commands
-        assert any("bwrap" in c or "bot.py" in c for c in commands), commands
         assert demo.stop(signal.SIGINT) == 0, demo.text
         assert still_running(children) == []
         assert left_behind(tmp_path) == []  # nor a bot started after that look (an orphan)
