@@ -41,6 +41,20 @@ def redis_url() -> str:
 
 
 @pytest.fixture
+def reads_on_redis(settings: Any, redis_url: str, request: pytest.FixtureRequest) -> None:
+    """The site's ``reads`` cache (kept reads and pages) on the machine's Redis, under this
+    run's key prefix and the test module's name."""
+    caches = dict(settings.CACHES)
+    caches["reads"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": redis_url,
+        "KEY_PREFIX": f"{os.environ['ARENA_BROKER_PREFIX']}arena-reads-{request.module.__name__}",
+        "TIMEOUT": 600,
+    }
+    settings.CACHES = caches
+
+
+@pytest.fixture
 def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
     """A real redis-server of this test's own (free port, temporary folder), stopped after."""
     require(shutil.which("redis-server") is not None, "redis-server")

@@ -4,7 +4,6 @@ were cached in the shared ``reads`` cache."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -14,18 +13,10 @@ pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
 def test_every_read_after_a_worker_recorded_a_result_shows_it(
-        live: Any, settings: Any, client: Any, redis_url: str) -> None:
+        live: Any, settings: Any, client: Any, reads_on_redis: None) -> None:
     from webui.league import ladder, queue
     from webui.league.models import Game, HeadToHead, Match, Rating
 
-    caches = dict(settings.CACHES)
-    caches["reads"] = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": redis_url,
-        "KEY_PREFIX": os.environ["ARENA_BROKER_PREFIX"] + "arena-reads-workers",
-        "TIMEOUT": 600,
-    }
-    settings.CACHES = caches
     on_ladder(live, settings, ["random", "greedy"])
     variant = ladder.ladder_variants()[0]
     live.workers(1, concurrency=2)

@@ -5,8 +5,6 @@ changes a kept page (a result, a description, a validation, a ladder choice) sho
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,21 +15,7 @@ from web_helpers import record_ladder_match
 from webui.league import ladder, read_models, variants, versions
 from webui.league.models import Bot, BotVersion, LadderEntry
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def reads_on_redis(settings: Any, redis_url: str) -> Iterator[None]:
-    """The ``reads`` cache on the machine's Redis, under this run's key prefix."""
-    caches = dict(settings.CACHES)
-    caches["reads"] = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": redis_url,
-        "KEY_PREFIX": os.environ["ARENA_BROKER_PREFIX"] + "arena-pages-tests",
-        "TIMEOUT": 600,
-    }
-    settings.CACHES = caches
-    yield
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reads_on_redis")]
 
 
 @pytest.fixture

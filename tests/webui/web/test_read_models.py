@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,23 +17,7 @@ from web_helpers import record_ladder_match
 from webui.league import matches, ratings, read_models, seasons, variants
 from webui.league.models import Bot, Game, HeadToHead, Match, Rating, Season
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def reads_on_redis(settings: Any, redis_url: str) -> Iterator[None]:
-    """The ``reads`` cache on the machine's Redis, under this run's key prefix."""
-    import os
-
-    caches = dict(settings.CACHES)
-    caches["reads"] = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": redis_url,
-        "KEY_PREFIX": os.environ["ARENA_BROKER_PREFIX"] + "arena-reads-tests",
-        "TIMEOUT": 600,
-    }
-    settings.CACHES = caches
-    yield
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("reads_on_redis")]
 
 
 @pytest.fixture
