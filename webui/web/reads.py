@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any, TypedDict
 
 from django.db import connection
-from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from arena.engine import side_of_seat
@@ -526,41 +526,25 @@ def _recent_matches(bot: Bot, limit: int) -> list[dict[str, Any]]:
         .order_by("-match_id")
         .values_list("match_id", flat=True)[: limit * 2]
     )
-    matches = list(
-        Match.objects.filter(id__in=list(dict.fromkeys(ids))[:limit])
-        .select_related("season", "round")
-        .prefetch_related(
-            Prefetch("seats", queryset=MatchSeat.objects.select_related("version__bot")
-                     .order_by("index"))
-        )
-        .order_by("-id")[:limit]
-    )
-    out = []
-    for m in matches:
-        seats = list(m.seats.all())
-        refs = {
-            s.version_id: VersionRef(id=s.version_id, label=s.version.label,
-                                     bot=s.version.bot.name, number=s.version.number)
-            for s in seats
-        }
-        out.append(match_row(m, seats, refs))
-    return out
+    return _newest_match_rows(Match.objects.filter(id__in=list(dict.fromkeys(ids))[:limit]),
+                              limit)
 
 
 def recent_open_matches(variant: Variant, limit: int = 15) -> list[dict[str, Any]]:
     """A variant's latest ladder matches and challenges, newest first, with their entrants
     (three queries, whatever the limit)."""
-    matches = list(
-        Match.objects.filter(variant=variant).exclude(kind=Match.Kind.SEASON)
-        .select_related("season", "round")
-        .prefetch_related(
-            Prefetch("seats", queryset=MatchSeat.objects.select_related("version__bot")
-                     .order_by("index"))
-        )
-        .order_by("-id")[:limit]
-    )
+    return _newest_match_rows(
+        Match.objects.filter(variant=variant).exclude(kind=Match.Kind.SEASON), limit)
+
+
+def _newest_match_rows(matches: QuerySet[Match], limit: int) -> list[dict[str, Any]]:
+    """The newest ``limit`` of ``matches`` as lists show them, with their entrants (a query
+    for the matches, one for their seats with versions and bots, whatever the limit)."""
     out = []
-    for m in matches:
+    for m in (matches.select_related("season", "round")
+              .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.select_related(
+                  "version__bot").order_by("index")))
+              .order_by("-id")[:limit]):
         seats = list(m.seats.all())
         refs = {
             s.version_id: VersionRef(id=s.version_id, label=s.version.label,
