@@ -16,7 +16,7 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -94,6 +94,21 @@ class _Client:
             self.connection = None
 
 
+def _run_clients(clients: int, client_loop: Callable[[int], None],
+                 start: threading.Barrier) -> float:
+    """Runs ``client_loop(k)`` for each of ``clients`` threads; once all have passed
+    ``start`` (their warm-up done), times them to their end: the run's wall seconds."""
+    threads = [threading.Thread(target=client_loop, args=(k,), daemon=True)
+               for k in range(clients)]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - began
+
+
 def load_page(base_url: str, page: str, urls: Sequence[str], clients: int, requests: int,
               warmup: int = 0, timeout_s: float = 30.0) -> PageLoad:
     """``clients`` threads share ``requests`` requests to ``urls`` (in turn); after
@@ -125,15 +140,7 @@ def load_page(base_url: str, page: str, urls: Sequence[str], clients: int, reque
         finally:
             client.close()
 
-    threads = [threading.Thread(target=client_loop, args=(k,), daemon=True)
-               for k in range(clients)]
-    for thread in threads:
-        thread.start()
-    start.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    result.wall_s = time.perf_counter() - began
+    result.wall_s = _run_clients(clients, client_loop, start)
     return result
 
 
@@ -182,15 +189,7 @@ def load_crowd(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], client
         finally:
             client.close()
 
-    threads = [threading.Thread(target=client_loop, args=(k,), daemon=True)
-               for k in range(clients)]
-    for thread in threads:
-        thread.start()
-    start.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - began
+    wall = _run_clients(clients, client_loop, start)
     for load in (*loads, every):
         load.wall_s = wall
     return {"all": every.row(), "pages": [load.row() for load in loads]}
