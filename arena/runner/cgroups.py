@@ -410,10 +410,11 @@ def _parent_pid(pid: int) -> int | None:
 def orphaned_groups(found: Backend, prefix: str = "scopa-") -> list[str]:
     """Names of seat groups whose processes outlived the runner that made them.
 
-    A seat's first process is the runner's child; when the runner dies, that process is
-    handed to another parent. A frozen seat (v1) cannot even die of the runner's death (its
-    ``SIGKILL`` waits for a thaw), so its processes would stay for ever. Groups whose
-    processes this runner cannot see (another pid namespace) are left alone.
+    A seat's first process is the runner's child (a forked seat's: the child of a child of the
+    runner's fork server); when the runner dies, that process is handed to another parent. A
+    frozen seat (v1) cannot even die of the runner's death (its ``SIGKILL`` waits for a
+    thaw), so its processes would stay for ever. Groups whose processes this runner cannot
+    see (another pid namespace) are left alone.
     """
     orphans: list[str] = []
     with contextlib.suppress(OSError):
@@ -426,9 +427,23 @@ def orphaned_groups(found: Backend, prefix: str = "scopa-") -> list[str]:
                 continue
             members = set(pids)
             parents = {_parent_pid(pid) for pid in pids} - members - {None}
-            if parents and parents != {int(named.group(1))}:
+            runner = int(named.group(1))
+            if parents and not all(_descends_from(pid, runner) for pid in parents if pid):
                 orphans.append(entry.name)
     return orphans
+
+
+def _descends_from(pid: int, ancestor: int, depth: int = 3) -> bool:
+    """Whether ``pid`` is ``ancestor`` or its child, grandchild... up to ``depth`` levels (a
+    forked seat's parent is a child of the runner's fork server)."""
+    for _ in range(depth):
+        if pid == ancestor:
+            return True
+        parent = _parent_pid(pid)
+        if parent is None or parent <= 1:
+            return False
+        pid = parent
+    return pid == ancestor
 
 
 def remove_group_folder(folder: Path, tries: int = 50, pause_s: float = 0.01) -> bool:

@@ -126,6 +126,11 @@ class MatchSpec:
     # ahead. Off by default: on two busy cores the starts are CPU, and it measured no gain
     # (README, benchmarks); ``arena bench match`` measures it beside the default.
     prestart: bool = False
+    # Build the sandboxes of a set's next game while its current game plays: seat folders,
+    # groups and sandboxes, into which the fork server forks each bot when its game starts
+    # (Python seats forked by the runner only; no bot code runs before its game). Off only to
+    # measure what it saves.
+    prepare_ahead: bool = True
     # False only for the baseline of ``arena bench match``: a seat's process then plays every
     # game of a duplicate set and knows each hand of the set's later games. Never in a match
     # that counts.
@@ -451,6 +456,10 @@ def set_seed(seed: int, set_index: int) -> int:
     return int.from_bytes(digest[:7], "big") >> (56 - SEED_BITS)
 
 
+PREPARED = -1
+"""What a spare's start gives instead of a bot seed when only its sandbox was built."""
+
+
 def _seat_slots(seats: list[int]) -> list[tuple[int, int]]:
     """(entrant, k) per seat: the entrant's k-th process in this game."""
     seen: dict[int, int] = {}
@@ -509,9 +518,11 @@ class Slot:
         await self.shutdown()
         if self.process is not None and spare_seed is not None and self._other is not None:
             # The spare has seen no game: it becomes this game's process, the old one (dead
-            # now) the next spare.
+            # now) the next spare. A prepared one is only a sandbox: its bot starts below.
             self.process, self._other = self._other, self.process
-            self.process.promote()
+            if spare_seed != PREPARED:
+                self.process.promote()
+        if self.process is not None and spare_seed is not None and spare_seed != PREPARED:
             self.bot_seed = spare_seed
             target = self.process.address
         elif self.process is not None:
@@ -548,14 +559,27 @@ class Slot:
         self.fresh = False
         return None
 
-    def prestart(self) -> None:
-        """Starts a spare process for this slot's next game, in the background (once)."""
+    def prestart(self, *, whole: bool = True) -> None:
+        """Starts a spare process for this slot's next game, in the background (once);
+        ``whole=False`` only builds its sandbox (:meth:`BotProcess.prepare`: no bot code runs
+        before the game), where the seat is forked, else does nothing."""
         if self.process is None or self._make_spare is None or self._spare is not None:
             return
         if self._other is None:
             self._other = self._make_spare(self.process)
         spare = self._other
         spare.abort(stop=False)
+        if not whole:
+
+            def prepare() -> int | None:
+                try:
+                    return PREPARED if spare.prepare() else None
+                except HostError as error:  # the game's own start tries again
+                    spare.log.add(f"[arena] a seat's sandbox was not built ahead: {error}\n")
+                    return None
+
+            self._spare = asyncio.ensure_future(asyncio.to_thread(prepare))
+            return
         seed = draw_seed()
 
         def start() -> int | None:
@@ -569,7 +593,8 @@ class Slot:
         self._spare = asyncio.ensure_future(asyncio.to_thread(start))
 
     async def _take_spare(self) -> int | None:
-        """Waits for the spare's start: its bot seed, or None (no spare, or it failed)."""
+        """Waits for the spare's start: its bot seed, :data:`PREPARED` (its sandbox only), or
+        None (no spare, or it failed)."""
         task, self._spare = self._spare, None
         if task is None:
             return None
@@ -721,11 +746,12 @@ class MatchRun:
         return self.slots[key]
 
     def prestart_next(self) -> None:
-        """Starts the spares of the next game's seats, once this game's seats are ready."""
+        """Starts the spares of the next game's seats (or builds their sandboxes), once this
+        game's seats are ready."""
         if self._next_seats is None:
             return
         for entrant, k in _seat_slots(self._next_seats):
-            self.slot(entrant, k).prestart()
+            self.slot(entrant, k).prestart(whole=self.spec.prestart)
 
     async def run(self) -> MatchReport:
         """Plays every game, then ends every process; stops early, the same way, when the
@@ -781,9 +807,11 @@ class MatchRun:
                     turn = rotation if self.spec.duplicate else set_index
                     seats = seating(self.rules, len(self.spec.entrants), turn)
                     self._next_seats = None
-                    if (self.spec.prestart and self.spec.fresh_per_game
+                    ahead = self.spec.prestart or self.spec.prepare_ahead
+                    if (ahead and self.spec.fresh_per_game
                             and self.spec.duplicate and rotation + 1 < per_set):
-                        # The next game of the set needs fresh processes: start them ahead.
+                        # The next game of the set needs fresh processes: their sandboxes
+                        # (or, with prestart, the processes) are made ready ahead.
                         self._next_seats = seating(
                             self.rules, len(self.spec.entrants), rotation + 1
                         )

@@ -21,8 +21,10 @@ import threading
 import time
 from collections import deque
 from pathlib import Path
+from typing import Any
 
 import arena.runner.cgroups as cgroups
+import arena.runner.forkserver as forkserver
 import arena.runner.sandbox as sandbox
 from arena.runner.fallbacks import warn_once
 from arena.runner.sandbox import HostError, Limits, SocketError
@@ -34,6 +36,8 @@ LOG_TAIL_BYTES = 512 * 1024
 MAX_LINE_BYTES = 8 * 1024
 READ_CHUNK = 64 * 1024
 SOCKET_WAIT_S = 2.0  # a bot that said LISTENING a moment before its socket appeared
+FORK_ENV = "SCOPA_FORK_SEATS"
+"""Set to ``0``, every seat is started by ``exec`` (the fork server is not used)."""
 
 
 class StartError(RuntimeError):
@@ -140,6 +144,45 @@ class LineReader:
         return line
 
 
+_server_lock = threading.Lock()
+_server: forkserver.ForkServer | None = None
+_server_owner = 0  # the pid that started it (a forked worker starts its own)
+_server_failed = False
+
+
+def fork_server() -> forkserver.ForkServer | None:
+    """This process's fork server (:mod:`arena.runner.forkserver`), started on first use;
+    None where seats are not forked: not root, turned off (``SCOPA_FORK_SEATS=0``), or the
+    server did not start (said once)."""
+    global _server, _server_owner, _server_failed
+    if os.environ.get(FORK_ENV, "1") == "0" or os.geteuid() != 0:
+        return None
+    with _server_lock:
+        if _server is not None and _server_owner == os.getpid() and _server.alive():
+            return _server
+        if _server is not None and _server_owner == os.getpid():
+            _server.close()  # it died: one new start
+        _server = None
+        if _server_failed:
+            return None
+        try:
+            _server = forkserver.ForkServer(
+                [*sandbox.resolve_command(["python"], Path("."), sandbox=True)],
+                sandbox.base_env(),
+            )
+        except forkserver.ForkError as error:
+            _server_failed = True
+            warn_once("forkserver", f"Python seats start by exec: {error}")
+            return None
+        _server_owner = os.getpid()
+        return _server
+
+
+def _forkable(command: list[str]) -> bool:
+    """Whether a Python bot's command is ``python <script> [args]`` (no interpreter flags)."""
+    return len(command) >= 2 and not command[1].startswith("-")
+
+
 class BotProcess:
     """A started bot: its process, its socket and its log."""
 
@@ -155,6 +198,7 @@ class BotProcess:
         start_timeout: float = 30.0,
         env: dict[str, str] | None = None,
         log: CappedLog | None = None,
+        fork: bool = True,
     ) -> None:
         self.label = label
         self.command = command
@@ -165,12 +209,20 @@ class BotProcess:
         self.start_timeout = start_timeout
         self.env = dict(env or {})
         self.log = log if log is not None else CappedLog()
+        # A sandboxed Python seat is forked from the fork server where it can be (the same
+        # sandbox, without the imports); False: always by exec.
+        self.fork = fork
+        self.forked = False  # how the current start went
         self.address = ""
         self.seat_dir: Path | None = None
         self.starts = 0
         self._copy_dir: Path | None = None  # the seat's private copy of the bot folder
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: subprocess.Popen[bytes] | forkserver.ForkedProcess | None = None
         self._group: cgroups.SeatGroup | None = None
+        self._plan: sandbox.LaunchPlan | None = None
+        self._prepared = False  # the sandbox of the next start is built (prepare)
+        self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
+        self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._watchdog: cgroups.MemoryWatchdog | None = None
         self._socket_fd: int | None = None
         self._sandbox_pid: int | None = None
@@ -205,23 +257,56 @@ class BotProcess:
 
         ``env`` adds variables for this start (a fresh bot seed). ``spare``: a seat started
         ahead of its game, while another plays: it starts at the lowest CPU weight and is
-        frozen once it listens, until :meth:`promote`. Raises StartError when the bot exits,
-        stays silent past ``start_timeout`` or binds no socket (or the start is aborted), and
-        HostError when the host cannot start it (no folder, no sandbox, bwrap failing).
+        frozen once it listens, until :meth:`promote`. A seat :meth:`prepare` made ready is
+        started in the sandbox built then. Raises StartError when the bot exits, stays silent
+        past ``start_timeout`` or binds no socket (or the start is aborted), and HostError
+        when the host cannot start it (no folder, no sandbox, bwrap failing).
         """
-        self.stop()
+        prepared = self._prepared
+        self._prepared = False
+        if not prepared:
+            self.stop()
         self.starts += 1
         self._memory_fault = None
         if not spare:  # a spare's start may be called off before it begins (see abort)
             self._abort.clear()
         self.idle = spare
         try:
-            self._start(env)
+            if not prepared:
+                self._build(env)
+            self._launch(env)
             if spare:
                 self.freeze()
         except BaseException:  # whatever went wrong, nothing of this start is left behind
             self.stop()
             raise
+
+    def prepare(self) -> bool:
+        """Builds the next start's sandbox now, without starting the bot: its seat folder,
+        control group and sandbox, up to where the fork server forks the bot in (the bot's
+        code runs only in :meth:`start`). False, with nothing kept, where the seat would not
+        be forked (then :meth:`start` does all of it). Raises HostError as :meth:`start`."""
+        self.stop()
+        self._abort.clear()
+        if not self._will_fork():
+            return False
+        try:
+            self._build(None)
+        except BaseException:
+            self.stop()
+            raise
+        if not self.forked:  # the fork server went away meanwhile: start does it all
+            self.stop()
+            return False
+        self._prepared = True
+        return True
+
+    def _will_fork(self) -> bool:
+        """Whether this seat's next start forks the bot (see :mod:`arena.runner.forkserver`)."""
+        if not (self.fork and self.sandboxed and self.python and _forkable(self.command)):
+            return False
+        backend = cgroups.backend()
+        return backend is not None and backend.freezer_parent is not None
 
     def abort(self, stop: bool = True) -> None:
         """Makes a start under way (or about to begin) in another thread give up at once
@@ -244,7 +329,10 @@ class BotProcess:
         self.hurry()
         self.thaw()
 
-    def _start(self, env: dict[str, str] | None) -> None:
+    def _build(self, env: dict[str, str] | None) -> None:
+        """The host's part of a start: seat folder, group, sandbox; the bot itself, unless it
+        is to be forked in (:meth:`_launch` does that). ``env`` is the start's (None when the
+        sandbox is prepared ahead: a forked bot gets it at :meth:`_launch`)."""
         self.seat_dir = sandbox.make_seat_dir(self.label)
         folder = self.folder
         if self.sandboxed:
@@ -269,8 +357,11 @@ class BotProcess:
         if self._group is None:
             warn_once("watchdog", "no control group for the bots: each seat's memory is "
                       "watched by the runner (every 100 ms), its processes counted per uid")
+        server = None
+        if self._will_fork() and self._group is not None and self._group.can_freeze:
+            server = fork_server()
         plan = sandbox.launch_command(
-            self.command,
+            forkserver.HOLDER if server is not None else self.command,
             folder,
             self.seat_dir,
             self.limits,
@@ -278,21 +369,65 @@ class BotProcess:
             python=self.python,
             extra_env={**self.env, **(env or {})},
             join=None if self._group is None else self._group.join_command(),
+            fork_layout=server is not None,
         )
         self._ready.clear()
         self.log.add(f"[arena] starting {' '.join(self.command)}\n")
-        process = sandbox.spawn(plan)
+        self.forked = server is not None
+        self._plan = plan
+        bot_pipes: tuple[int, int] | None = None
+        if server is None:
+            process: subprocess.Popen[bytes] | forkserver.ForkedProcess = sandbox.spawn(plan)
+            assert process.stdout is not None and process.stderr is not None
+            streams = (process.stdout, process.stderr)
+        else:
+            # The bot's own stdout and stderr; the sandbox's errors come on the same stderr.
+            out_read, out_write = os.pipe()
+            err_read, err_write = os.pipe()
+            bot_pipes = (out_write, err_write)
+            streams = (os.fdopen(out_read, "rb", 0), os.fdopen(err_read, "rb", 0))
+            try:
+                process = sandbox.spawn(plan, stderr=err_write)
+            except BaseException:
+                for fd in bot_pipes:
+                    os.close(fd)
+                for stream in streams:
+                    stream.close()
+                raise
         self._process = process
-        assert process.stdout is not None and process.stderr is not None
         self._threads = [
-            threading.Thread(target=self._read, args=(process.stdout, True), daemon=True),
-            threading.Thread(target=self._read, args=(process.stderr, False), daemon=True),
+            threading.Thread(target=self._read, args=(streams[0], True), daemon=True),
+            threading.Thread(target=self._read, args=(streams[1], False), daemon=True),
         ]
         for thread in self._threads:
             thread.start()
+        self._streams = streams
+        self._bot_pipes = bot_pipes
         deadline = time.monotonic() + self.start_timeout
         if plan.info_fd is not None:
             self._sandbox_pid = _read_sandbox_pid(plan.info_fd, deadline)
+        if server is not None:
+            assert isinstance(process, subprocess.Popen)
+            self._wait_held(process, deadline)
+
+    def _launch(self, env: dict[str, str] | None) -> None:
+        """Forks the bot into its sandbox if it is to be, then waits for it to listen."""
+        process = self._process
+        plan = self._plan
+        assert process is not None and plan is not None
+        if self.forked:
+            assert self._bot_pipes is not None and isinstance(process, subprocess.Popen)
+            server = fork_server()
+            if server is None:
+                raise HostError("the fork server is gone")
+            try:
+                process = self._fork_into(server, process, plan, env)
+            finally:
+                for fd in self._bot_pipes:
+                    os.close(fd)
+                self._bot_pipes = None
+            self._process = process
+        deadline = time.monotonic() + self.start_timeout
         self._watchdog = cgroups.MemoryWatchdog(
             process.pid,
             self.limits.memory_bytes,
@@ -337,6 +472,60 @@ class BotProcess:
             warn_once("freezer", "no freezer group for the bots: a seat between its turns is "
                       "stopped with SIGSTOP (its process tree, walked in /proc)")
             self._freezer = cgroups.TreeFreezer(self._sandbox_pid or process.pid)
+
+    def _wait_held(self, holder: subprocess.Popen[bytes], deadline: float) -> None:
+        """Waits for the sandbox's holder to say it is ready (its set-up done). Raises
+        HostError when it does not (bwrap's own words are in the log)."""
+        assert holder.stdout is not None
+        said = b""
+        fd = holder.stdout.fileno()
+        while not said.endswith(b"\n") and len(said) < 64:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, 64) if ready else b""
+            if not chunk:
+                break
+            said += chunk
+        holder.stdout.close()
+        if said != forkserver.HELD_LINE or self._sandbox_pid is None:
+            sandbox.kill_group(holder)
+            time.sleep(0.05)  # the sandbox's last words, to the log
+            raise HostError(f"the sandbox failed to start {self.label}: "
+                            f"{_last_line(self.log.text())}")
+
+    def _fork_into(
+        self,
+        server: forkserver.ForkServer,
+        holder: subprocess.Popen[bytes],
+        plan: sandbox.LaunchPlan,
+        env: dict[str, str] | None,
+    ) -> forkserver.ForkedProcess:
+        """Has the fork server fork the bot into the sandbox the holder keeps. Raises
+        HostError when the server fails."""
+        assert self._group is not None and self._bot_pipes is not None
+        assert self._sandbox_pid is not None and self._streams is not None
+        python = len(sandbox.resolve_command(["python"], self.folder, sandbox=True))
+        script, *args = sandbox.resolve_command(self.command, self.folder, sandbox=True)[python:]
+        spec = forkserver.ForkSpec(
+            script=script,
+            args=args,
+            env={**plan.inside_env, **(env or {})},
+            cwd=sandbox.BOT_MOUNT,
+            uid=plan.uid if plan.uid is not None else os.geteuid(),
+            rlimits=self.limits.rlimits(),
+            path=[sandbox.LIB_MOUNT],
+            filter=sandbox.seccomp_program() or b"",
+        )
+        try:
+            _, status = server.fork(
+                spec,
+                sandbox_pid=self._sandbox_pid,
+                stdout_fd=self._bot_pipes[0],
+                stderr_fd=self._bot_pipes[1],
+                group_files=self._group.procs_files(),
+            )
+        except forkserver.ForkError as error:
+            raise HostError(str(error)) from None
+        return forkserver.ForkedProcess(holder, status, self._streams[0], self._streams[1])
 
     def freeze(self) -> None:
         """Stops every process of the seat until :meth:`thaw` (the runner freezes every seat
@@ -441,6 +630,12 @@ class BotProcess:
 
     def stop(self) -> None:
         """Kills the whole seat (group, tree) and removes its folder. Safe to call twice."""
+        self._prepared = False
+        if self._bot_pipes is not None:
+            for fd in self._bot_pipes:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._bot_pipes = None
         if self._freezer is not None:  # a task frozen by the v1 freezer would not die
             with contextlib.suppress(OSError):
                 self._freezer.thaw()
@@ -458,7 +653,15 @@ class BotProcess:
             for stream in (self._process.stdout, self._process.stderr):
                 if stream is not None:
                     stream.close()
+            if isinstance(self._process, forkserver.ForkedProcess):
+                self._process.close()
             self._process = None
+        if self._streams is not None:
+            for stream in self._streams:
+                with contextlib.suppress(OSError):
+                    stream.close()
+            self._streams = None
+        self._plan = None
         if self._group is not None:
             # The verdict on memory outlives the group's folder, for the fault.
             if self._memory_fault is None and self._group.oom_kills() > 0:
@@ -509,4 +712,6 @@ def _last_line(text: str) -> str:
     return lines[-1][:300] if lines else "no output"
 
 
-__all__ = ["BotProcess", "CappedLog", "HostError", "LineReader", "StartError"]
+__all__ = [
+    "FORK_ENV", "BotProcess", "CappedLog", "HostError", "LineReader", "StartError", "fork_server",
+]

@@ -47,6 +47,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import arena
 
@@ -152,6 +153,17 @@ class Limits:
             args.append(f"--nproc={self.processes}")
         return args
 
+    def rlimits(self) -> dict[str, int]:
+        """The same limits as :meth:`prlimit_args` (processes included), by ``resource`` name."""
+        return {
+            "RLIMIT_CPU": self.cpu_seconds,
+            "RLIMIT_AS": 2 * self.memory_bytes,
+            "RLIMIT_FSIZE": self.file_bytes,
+            "RLIMIT_NOFILE": self.open_files,
+            "RLIMIT_CORE": 0,
+            "RLIMIT_NPROC": self.processes,
+        }
+
     def to_json(self) -> dict[str, int]:
         """The limits as a JSON object (replays, reports)."""
         return {
@@ -177,6 +189,8 @@ class LaunchPlan:
     pass_fds: tuple[int, ...] = ()  # descriptors the process inherits (filter, info pipe)
     info_fd: int | None = None  # where bwrap writes the sandbox's pid (read end, runner side)
     close_after_spawn: tuple[int, ...] = field(default=())  # ends the runner closes once started
+    uid: int | None = None  # the fresh uid the bot runs as (a sandbox started as root)
+    inside_env: dict[str, str] = field(default_factory=dict)  # the bot's environment inside
 
 
 @dataclass(frozen=True)
@@ -629,27 +643,22 @@ def launch_command(
     python: bool,
     extra_env: dict[str, str] | None = None,
     join: list[str] | None = None,
+    fork_layout: bool = False,
 ) -> LaunchPlan:
     """The plan for starting ``command`` of the bot in ``folder`` (in a sandbox: the seat's
     private copy of it) with the runner's seat folder ``seat_dir``.
 
     ``python`` binds the interpreter, the virtualenv and the ``arena`` package into the
     sandbox; ``extra_env`` adds variables (``SCOPA_BOT_SEED``); ``join`` is an argv prefix that
-    puts the process into its seat's control group first. Raises HostError when a sandbox is
+    puts the process into its seat's control group first. ``fork_layout`` also binds the
+    ``arena`` package and the protocol at their host paths, where the modules a fork server
+    imported (:mod:`arena.runner.forkserver`) say they are. Raises HostError when a sandbox is
     asked for and the machine cannot make one. The plan's ``pass_fds`` and ``info_fd`` are
     open descriptors: :func:`spawn` hands them over and closes the child's ends.
     """
     if python:
         compile_package()
-    env = {
-        "PATH": SANDBOX_PATH,
-        "LANG": "C.UTF-8",
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "MALLOC_ARENA_MAX": "2",  # glibc arenas count against the address-space limit
-        "GRPC_ENABLE_FORK_SUPPORT": "0",
-        **(extra_env or {}),
-    }
+    env = {**base_env(), **(extra_env or {})}
     prefix = list(join or [])
     if not sandbox:
         address = f"unix://{seat_dir / SOCKET_NAME}"
@@ -748,6 +757,10 @@ def launch_command(
         binds += [(str(path), str(path)) for path in python_paths()]
         binds.append((str(PACKAGE_DIR), f"{LIB_MOUNT}/arena"))
         env["PYTHONPATH"] = LIB_MOUNT
+        if fork_layout:
+            binds.append((str(PACKAGE_DIR), str(PACKAGE_DIR)))
+            if PROTOS_DIR.is_dir():
+                binds.append((str(PROTOS_DIR), str(PROTOS_DIR)))
     binds.append((str(folder), BOT_MOUNT))
     args += _parent_dirs([dest for _, dest in binds])
     for source, dest in binds:
@@ -774,6 +787,7 @@ def launch_command(
         close_after.append(info_write)
     args.append("--")
     target = resolve_command(command, folder, sandbox=True)
+    uid = None
     if _is_root():
         uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
         target = [
@@ -799,6 +813,8 @@ def launch_command(
         pass_fds=tuple(pass_fds),
         info_fd=info_read,
         close_after_spawn=tuple(close_after),
+        uid=uid,
+        inside_env=env,
     )
 
 
@@ -826,6 +842,28 @@ def _seccomp_program() -> bytes | None:
     return sandbox_filter()
 
 
+def seccomp_program() -> bytes | None:
+    """The compiled system-call filter of every sandbox, or None where bwrap applies none
+    (no ``--seccomp``, or no libseccomp)."""
+    features = bwrap_features()
+    if features is None or not features.seccomp:
+        return None
+    return _seccomp_program()
+
+
+def base_env() -> dict[str, str]:
+    """What every bot's environment starts from; also the fork server's whole environment
+    (its imports read some of it, and its forks keep what the C library read at start)."""
+    return {
+        "PATH": SANDBOX_PATH,
+        "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MALLOC_ARENA_MAX": "2",  # glibc arenas count against the address-space limit
+        "GRPC_ENABLE_FORK_SUPPORT": "0",
+    }
+
+
 def close_plan(plan: LaunchPlan) -> None:
     """Closes the descriptors of a plan that will not be (or was) started."""
     for fd in (*plan.close_after_spawn, *([plan.info_fd] if plan.info_fd is not None else [])):
@@ -833,10 +871,11 @@ def close_plan(plan: LaunchPlan) -> None:
             os.close(fd)
 
 
-def spawn(plan: LaunchPlan) -> subprocess.Popen[bytes]:
+def spawn(plan: LaunchPlan, stderr: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
     """Starts the plan's process in a session of its own. Raises HostError if it cannot start.
 
-    The child's ends of the plan's descriptors are closed here once it has them.
+    The child's ends of the plan's descriptors are closed here once it has them. ``stderr``:
+    a descriptor for the process's stderr instead of a new pipe.
     """
     try:
         return subprocess.Popen(
@@ -845,7 +884,7 @@ def spawn(plan: LaunchPlan) -> subprocess.Popen[bytes]:
             cwd=plan.cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=stderr,
             start_new_session=True,
             pass_fds=plan.pass_fds,
             umask=0o022,  # folders bwrap creates for mount points must be traversable
@@ -920,7 +959,20 @@ def socket_address(fd: int) -> str:
     return f"unix:/proc/self/fd/{fd}"
 
 
-def kill_group(process: subprocess.Popen[bytes]) -> None:
+class Killable(Protocol):
+    """What :func:`kill_group` needs of a process (a ``Popen``, or a forked seat's)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+def kill_group(process: Killable) -> None:
     """Kills the process and its whole process group with SIGKILL, and reaps it."""
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -940,6 +992,6 @@ def is_host_failure(stderr_text: str) -> bool:
     host's).
     """
     return any(
-        line.startswith(("bwrap: ", "prlimit: ", "cgroup: "))
+        line.startswith(("bwrap: ", "prlimit: ", "cgroup: ", "forkserver: "))
         for line in stderr_text.splitlines()
     )

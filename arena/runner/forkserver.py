@@ -1,0 +1,513 @@
+"""Python seats started by forking an interpreter that has already imported the SDK.
+
+A sandboxed Python seat started by ``exec`` spends most of its start importing gRPC and
+protobuf (about 90 ms of CPU of 130), and every game of a duplicate set after the first needs
+fresh processes. The fork server takes that off every start: a process of the runner's own
+(:func:`serve`, started once per runner process) imports the SDK and nothing of any game,
+then forks each Python seat into a sandbox bubblewrap has built, as a second process of it:
+
+1. The runner starts the seat's sandbox as for any bot, with a holder for a command (a shell
+   that says ``HELD`` and sleeps), bound as the bot's sandbox is plus the ``arena`` package at
+   its host path (so the imported modules' own paths hold inside).
+2. It sends the fork server descriptors only (:meth:`ForkServer.fork`): the sandbox's
+   namespaces and root, the bot's stdout and stderr pipes, the seat's control groups, a pipe
+   holding the start's spec (argv, environment, uid, limits, system-call filter) and one for
+   the exit status. The spec, which holds the bot's seed, is read only after the fork, by
+   the child: the server's memory, which every later seat inherits, never holds any seat's
+   data.
+3. The server forks a *middle* process, which joins the sandbox's namespaces (ipc, uts, net,
+   cgroup, pid, mount), takes its root and forks the bot (the first process of the pid
+   namespace it joined). The middle waits for the bot and writes its exit status.
+4. The bot joins the seat's control groups, leads a session of its own, keeps only its
+   stdin (``/dev/null``), stdout and stderr, takes the seat's limits, becomes the seat's
+   unprivileged uid with every capability dropped (bounding, inheritable, ambient), sets
+   ``no_new_privs``, installs the sandbox's system-call filter last, and only then runs the
+   bot's script (``runpy``) with the sandbox's environment.
+
+What the bot ends with is what ``bwrap ... setpriv ... python`` gives (the tests compare the
+two: namespaces, root, uid, capabilities, filter, limits, groups), with three differences it
+can see: the SDK is already imported, its parent is outside its pid namespace (``getppid``
+is 0) and the holder shares its sandbox. A process of the server never runs a bot's code
+before the fork, so nothing one seat does reaches another through the server.
+
+The server needs root (``setns`` and ``chroot``) and a control group with a freezer for the
+seat (the signal fallbacks walk the sandbox's process tree, which the forked bot is not in);
+elsewhere the runner starts every seat by ``exec``. This module imports only the standard
+library at its top: the server process imports the SDK and nothing of the runner.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import importlib
+import json
+import os
+import resource
+import runpy
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+# What the server imports before its first fork: the SDK (gRPC, protobuf, the engine, the
+# stubs) and what the sample bots import besides.
+PRELOAD = ("arena.sdk", "argparse", "random")
+
+HOLDER = ["/bin/sh", "-c", "echo HELD; exec sleep infinity"]
+"""The sandbox's own command while a forked bot runs in it: it says the sandbox is ready."""
+HELD_LINE = b"HELD\n"
+
+# The namespaces a forked bot joins, in order (the mount namespace last: it changes the root
+# the others' files are opened from), with their CLONE_* flags.
+NAMESPACES = (
+    ("ipc", 0x08000000),
+    ("uts", 0x04000000),
+    ("net", 0x40000000),
+    ("cgroup", 0x02000000),
+    ("pid", 0x20000000),
+    ("mnt", 0x00020000),
+)
+FIXED_FDS = 5 + len(NAMESPACES)  # spec, status, stdout, stderr, root, then the namespaces
+
+HOST_FAILURE = "forkserver: "
+"""How the fork server's own failures start (the host's fault, like ``bwrap: `` lines)."""
+SETUP_FAILED = 125  # the exit status of a bot whose set-up failed before its code ran
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+_PR_SET_SECCOMP = 22
+_PR_CAPBSET_DROP = 24
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_SECCOMP_MODE_FILTER = 2
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+class ForkError(RuntimeError):
+    """The fork server could not start a seat (the host's fault: the runner starts it by
+    ``exec`` instead, or the game is void)."""
+
+
+# --- the server's side: runs in its own process -----------------------------------------
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+_libc: Any = None
+
+
+def _call(name: str, *args: Any) -> None:
+    """Calls libc's ``name``; raises OSError on failure."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    if getattr(_libc, name)(*args) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{name}: {os.strerror(error)}")
+
+
+def serve(control_fd: int) -> NoReturn:
+    """The fork server's loop: imports :data:`PRELOAD`, then forks a seat for each request on
+    ``control_fd`` (a SOCK_SEQPACKET socket) until the runner closes it."""
+    global _libc
+    for name in PRELOAD:
+        __import__(name)
+    _libc = ctypes.CDLL(None, use_errno=True)
+    # Every fork below must come from a process with one thread (setns into a mount
+    # namespace needs it, and a fork keeps only the calling thread).
+    if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
+        os.write(2, f"{HOST_FAILURE}the server has more than one thread\n".encode())
+        os._exit(1)
+    control = socket.socket(fileno=control_fd)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # middles are reaped by the kernel
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the runner's Ctrl-C is the runner's
+    base_path = [entry for entry in sys.path if entry]
+    control.sendall(b"ready")
+    while True:
+        try:
+            message, ancillary, _, _ = control.recvmsg(16, socket.CMSG_SPACE(64 * 4))
+        except InterruptedError:
+            continue
+        if not message:
+            os._exit(0)  # the runner is gone
+        fds: list[int] = []
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(data) - len(data) % 4
+                fds += list(memoryview(data)[:usable].cast("i"))
+        if message != b"fork" or len(fds) < FIXED_FDS:
+            for fd in fds:
+                os.close(fd)
+            control.sendall(b"error: a request needs the fork descriptors")
+            continue
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            _middle(fds, base_path)
+        for fd in fds:
+            os.close(fd)
+        control.sendall(b"%d" % pid)
+
+
+def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
+    """Joins the sandbox, forks the bot into it, waits for it and writes its exit status."""
+    spec_fd, status_fd, stdout_fd, stderr_fd, root_fd = fds[:5]
+    namespace_fds = fds[5:FIXED_FDS]
+    group_fds = fds[FIXED_FDS:]
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        spec = json.loads(_read_all(spec_fd))
+        os.close(spec_fd)
+        for fd, (_, flag) in zip(namespace_fds, NAMESPACES, strict=True):
+            _call("setns", fd, flag)
+            os.close(fd)
+        os.fchdir(root_fd)
+        os.chroot(".")
+        os.close(root_fd)
+        pid = os.fork()
+        if pid == 0:
+            os.close(status_fd)
+            _bot(spec, stdout_fd, stderr_fd, group_fds, base_path)
+        for fd in (stdout_fd, stderr_fd, *group_fds):
+            os.close(fd)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+        os.write(status_fd, b"%d" % os.waitstatus_to_exitcode(status))
+    except BaseException as error:  # the host's failure: said on the bot's stderr
+        with contextlib.suppress(OSError):
+            os.write(stderr_fd, f"{HOST_FAILURE}cannot join the sandbox: {error}\n".encode())
+        with contextlib.suppress(OSError):
+            os.write(status_fd, b"%d" % SETUP_FAILED)
+    os._exit(0)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _bot(
+    spec: dict[str, Any], stdout_fd: int, stderr_fd: int, group_fds: list[int],
+    base_path: list[str],
+) -> NoReturn:
+    """Becomes the seat's bot (see the module's notes) and runs its script."""
+    try:
+        for fd in group_fds:  # into the seat's control groups: "0" is the writer itself
+            os.write(fd, b"0")
+            os.close(fd)
+        os.setsid()
+        null = os.open("/dev/null", os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(stdout_fd, 1)
+        os.dup2(stderr_fd, 2)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        for number in range(1, signal.NSIG):  # what a freshly started interpreter has
+            with contextlib.suppress(OSError, ValueError, RuntimeError):
+                signal.signal(number, signal.SIG_DFL)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        os.umask(0o022)
+        os.chdir(spec["cwd"])
+        for name, value in spec["rlimits"].items():
+            resource.setrlimit(getattr(resource, name), (value, value))
+        uid = int(spec["uid"])
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        for capability in range(64):  # the bounding set, while still able to change it
+            with contextlib.suppress(OSError):
+                _call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
+        _call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+        os.setresuid(uid, uid, uid)
+        header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+        empty = (_CapData * 2)()
+        _call("capset", ctypes.byref(header), empty)
+        _call("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after an exec (setresuid cleared it)
+        _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        os.environ.clear()
+        os.environ.update(spec["env"])
+        script = spec["script"]
+        sys.argv = [script, *spec["args"]]
+        sys.path[:] = [os.path.dirname(os.path.abspath(script)), *spec["path"], *base_path]
+        importlib.invalidate_caches()
+        program = bytes.fromhex(spec["filter"])
+        if program:
+            buffer = ctypes.create_string_buffer(program, len(program))
+            fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+            _call("prctl", _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.write(2, f"{HOST_FAILURE}cannot set up the seat: {error}\n".encode())
+        os._exit(SETUP_FAILED)
+    os._exit(_run_script(script))
+
+
+def _run_script(script: str) -> int:
+    """Runs ``script`` as ``__main__`` and ends as an interpreter would: its exit status."""
+    code = 0
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as stop:
+        code = _exit_code(stop.code)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    with contextlib.suppress(BaseException):
+        threading._shutdown()  # type: ignore[attr-defined]  # non-daemon threads, as at exit
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    return code
+
+
+def _exit_code(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    with contextlib.suppress(BaseException):
+        print(code, file=sys.stderr)
+    return 1
+
+
+# --- the runner's side -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ForkSpec:
+    """What a forked seat becomes: its script and arguments, environment, uid and limits."""
+
+    script: str  # as the bot's command names it, inside the sandbox
+    args: list[str]
+    env: dict[str, str]
+    cwd: str
+    uid: int
+    rlimits: dict[str, int]  # resource.RLIMIT_* name -> soft and hard value
+    path: list[str]  # sys.path entries before the interpreter's own (PYTHONPATH's)
+    filter: bytes  # the compiled system-call filter (empty: none)
+
+    def to_json(self) -> bytes:
+        return json.dumps(
+            {
+                "script": self.script, "args": self.args, "env": self.env, "cwd": self.cwd,
+                "uid": self.uid, "rlimits": self.rlimits, "path": self.path,
+                "filter": self.filter.hex(),
+            }
+        ).encode()
+
+
+class ForkedProcess:
+    """A forked bot as the runner holds it: the parts of ``subprocess.Popen`` the runner
+    uses. ``pid`` is the sandbox's (bwrap's, leading the session that ``killpg`` ends);
+    the exit status is the bot's, as its middle process reports it, or the sandbox's when
+    the sandbox ended first."""
+
+    def __init__(self, sandbox: subprocess.Popen[bytes], status_fd: int,
+                 stdout: Any, stderr: Any) -> None:
+        self.sandbox = sandbox
+        self.pid = sandbox.pid
+        self.stdout = stdout
+        self.stderr = stderr
+        self.returncode: int | None = None
+        self._status_fd: int | None = status_fd
+        self._lock = threading.Lock()
+
+    def _status(self, timeout: float) -> int | None:
+        """The bot's exit status once its middle has written it (None before)."""
+        with self._lock:
+            if self.returncode is not None:
+                return self.returncode
+            fd = self._status_fd
+            if fd is None:
+                return None
+            ready, _, _ = select.select([fd], [], [], max(0.0, timeout))
+            if not ready:
+                return None
+            data = os.read(fd, 64)
+            os.close(fd)
+            self._status_fd = None
+            try:
+                self.returncode = int(data)
+            except ValueError:  # the middle died without a word: the sandbox was killed
+                self.returncode = -signal.SIGKILL
+            return self.returncode
+
+    def poll(self) -> int | None:
+        """The bot's exit status, or None while it runs."""
+        return self._status(0.0)
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Waits for the bot's end; raises ``subprocess.TimeoutExpired`` past ``timeout``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
+            code = self._status(max(0.0, left))
+            if code is not None:
+                self._reap_sandbox()
+                return code
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired("forked bot", timeout or 0.0)
+
+    def kill(self) -> None:
+        """Kills the sandbox, and with its pid namespace the bot."""
+        self.sandbox.kill()
+
+    def _reap_sandbox(self) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(self.sandbox.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.sandbox.wait(timeout=5)
+
+    def close(self) -> None:
+        """Closes the status pipe (the streams are the reader threads')."""
+        with self._lock:
+            if self._status_fd is not None:
+                os.close(self._status_fd)
+                self._status_fd = None
+
+
+class ForkServer:
+    """The runner's handle on its fork server process (one per runner process)."""
+
+    def __init__(self, python: list[str], env: dict[str, str]) -> None:
+        """Starts the server: ``python`` is the interpreter and its flags, ``env`` its whole
+        environment (as a bot's, without the per-seat variables)."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            # This file as a script, not the package's module: the server imports the SDK and
+            # nothing of the runner (-P: its folder is not put on sys.path).
+            self._process = subprocess.Popen(
+                [*python, "-P", os.path.abspath(__file__), str(theirs.fileno())],
+                env=env,
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
+        finally:
+            theirs.close()
+        self._socket = ours
+        self._lock = threading.Lock()
+        ours.settimeout(60.0)
+        try:
+            hello = ours.recv(16)
+        except OSError as error:
+            self.close()
+            raise ForkError(f"the fork server did not start: {error}") from None
+        if hello != b"ready":
+            self.close()
+            raise ForkError("the fork server did not start")
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def fork(self, spec: ForkSpec, *, sandbox_pid: int, stdout_fd: int, stderr_fd: int,
+             group_files: list[str]) -> tuple[int, int]:
+        """Forks a bot into the sandbox whose first process is ``sandbox_pid``: returns the
+        middle's pid and the read end of the exit status pipe. The caller keeps (and closes)
+        its own ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
+        opened: list[int] = []
+        status_read = None
+        try:
+            spec_read, spec_write = os.pipe()
+            opened.append(spec_read)
+            try:
+                # The spec fits a pipe's buffer (a few KiB): written whole before the fork.
+                os.write(spec_write, spec.to_json())
+            finally:
+                os.close(spec_write)
+            status_read, status_write = os.pipe()
+            opened.append(status_write)
+            proc = f"/proc/{sandbox_pid}"
+            opened.append(os.open(f"{proc}/root", os.O_RDONLY | os.O_DIRECTORY))
+            namespaces = [os.open(f"{proc}/ns/{name}", os.O_RDONLY) for name, _ in NAMESPACES]
+            opened += namespaces
+            groups = [os.open(name, os.O_WRONLY) for name in group_files]
+            opened += groups
+            fds = [spec_read, status_write, stdout_fd, stderr_fd, opened[2], *namespaces,
+                   *groups]
+            with self._lock:
+                self._socket.sendmsg(
+                    [b"fork"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array(fds))]
+                )
+                answer = self._socket.recv(128)
+        except OSError as error:
+            if status_read is not None:
+                os.close(status_read)
+            raise ForkError(f"cannot fork the seat: {error}") from None
+        finally:
+            for fd in opened:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        if not answer.isdigit():
+            os.close(status_read)
+            detail = answer.decode("utf-8", "replace") or "the fork server is gone"
+            raise ForkError(f"cannot fork the seat: {detail}")
+        return int(answer), status_read
+
+    def close(self) -> None:
+        """Ends the server (its seats live on in their sandboxes until the runner ends them)."""
+        with contextlib.suppress(OSError):
+            self._socket.close()
+        with contextlib.suppress(OSError):
+            self._process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._process.wait(timeout=5)
+
+
+def _int_array(fds: list[int]) -> bytes:
+    import array
+
+    return array.array("i", fds).tobytes()
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))
+
+
+__all__ = [
+    "HELD_LINE",
+    "HOLDER",
+    "HOST_FAILURE",
+    "ForkError",
+    "ForkServer",
+    "ForkSpec",
+    "ForkedProcess",
+    "serve",
+]
