@@ -230,11 +230,10 @@ def _bot(
         os.dup2(stdout_fd, 1)
         os.dup2(stderr_fd, 2)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-        for number in range(1, signal.NSIG):  # what a freshly started interpreter has
-            with contextlib.suppress(OSError, ValueError, RuntimeError):
-                signal.signal(number, signal.SIG_DFL)
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        # What a freshly started interpreter has (the server's are, but for these two; it
+        # ignores SIGPIPE and SIGXFSZ as any interpreter does).
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, [])
         os.umask(0o022)
         os.chdir(spec["cwd"])

@@ -508,7 +508,8 @@ class BotProcess:
         spec = forkserver.ForkSpec(
             script=script,
             args=args,
-            env={**plan.inside_env, **(env or {})},
+            # bwrap sets PWD where it changes folder, after the variables it was given.
+            env={**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT},
             cwd=sandbox.BOT_MOUNT,
             uid=plan.uid if plan.uid is not None else os.geteuid(),
             rlimits=self.limits.rlimits(),

@@ -1,6 +1,8 @@
-"""Seats started ahead of their game (``MatchSpec.prestart``): each is still a fresh process
-that sees one game of a set, is frozen until its game, and is ended with the match however it
-ends (its end, a failure, a cancel): no process, control group or seat folder is left."""
+"""Seats made ready ahead of their game: started whole (``MatchSpec.prestart``), or only their
+sandboxes built, into which the fork server forks each bot when its game starts (the default,
+``MatchSpec.prepare_ahead``). Each is still a fresh process that sees one game of a set, a
+whole spare is frozen until its game, and either is ended with the match however it ends (its
+end, a failure, a cancel): no process, control group or seat folder is left."""
 
 from __future__ import annotations
 
@@ -126,11 +128,15 @@ def leftovers(pids: set[int], seats: Path) -> list[str]:
     return left
 
 
+AHEAD = pytest.mark.parametrize("whole", [True, False], ids=["prestart", "prepared"])
+
+
+@AHEAD
 def test_each_game_of_a_set_is_played_by_processes_that_saw_no_other(
-    bwrap: str, token_bot: BotRef, seat_folders: Path
+    bwrap: str, token_bot: BotRef, seat_folders: Path, whole: bool
 ) -> None:
     spec = MatchSpec([token_bot, token_bot], "scopa", games=4, seed=3, move_time_ms=5000,
-                     prestart=True)
+                     prestart=whole)
     watched = Watched(spec)
     report = watched.run()
     assert all(slot._other is not None for slot in watched.match.slots.values())  # spares
@@ -188,11 +194,12 @@ def test_a_spare_started_ahead_is_frozen_until_its_game(
     assert leftovers(watched.pids, seat_folders) == []
 
 
+@AHEAD
 def test_spares_are_ended_when_the_match_fails(
-    bwrap: str, token_bot: BotRef, seat_folders: Path
+    bwrap: str, token_bot: BotRef, seat_folders: Path, whole: bool
 ) -> None:
     spec = MatchSpec([token_bot, token_bot], "scopa", games=4, seed=5, move_time_ms=5000,
-                     prestart=True)
+                     prestart=whole)
     watched = Watched(spec, fail_after=0)  # fails after the first game: spares are starting
     with pytest.raises(RuntimeError, match="the match failed"):
         watched.run()
@@ -200,8 +207,9 @@ def test_spares_are_ended_when_the_match_fails(
     assert leftovers(watched.pids, seat_folders) == []
 
 
+@AHEAD
 def test_spares_are_ended_when_the_match_is_cancelled(
-    bwrap: str, token_bot: BotRef, seat_folders: Path
+    bwrap: str, token_bot: BotRef, seat_folders: Path, whole: bool
 ) -> None:
     cancel = threading.Event()
     box: list[Watched] = []
@@ -215,7 +223,7 @@ def test_spares_are_ended_when_the_match_is_cancelled(
             cancel.set()
 
     spec = MatchSpec([token_bot, token_bot], "scopa", games=4, seed=6, move_time_ms=5000,
-                     prestart=True, cancel=cancel, on_move=cancel_once_the_spares_start)
+                     prestart=whole, cancel=cancel, on_move=cancel_once_the_spares_start)
     watched = Watched(spec)
     box.append(watched)
     report = watched.run()

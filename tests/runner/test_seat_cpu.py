@@ -193,6 +193,15 @@ def test_a_seat_without_a_freezer_is_stopped_with_its_whole_tree() -> None:
     assert frozen == 0.0 and running > 0.0
 
 
+def runs_python(group: Path) -> bool:
+    """Whether a process of the control group ``group`` is a Python interpreter (a bot)."""
+    for pid in (group / "cgroup.procs").read_text().split():
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/comm").read_text().startswith("python"):
+                return True
+    return False
+
+
 def test_in_a_match_only_the_seat_on_move_is_thawed(
     bwrap: str, backend: cgroups.Backend, tmp_path: Path
 ) -> None:
@@ -211,7 +220,13 @@ def test_in_a_match_only_the_seat_on_move_is_thawed(
         for seat, entrant in enumerate(live.seats):
             k = taken.get(entrant, 0)
             taken[entrant] = k + 1
-            found = list(backend.freezer_parent.glob(f"scopa-{name}-{entrant}-{k}-*"))  # type: ignore[union-attr]
+            # The seat's group, or its spare's ("...-0-0s-"), whichever holds the bot now (a
+            # spare's group may be a sandbox built ahead for the next game, with no bot yet).
+            parent = backend.freezer_parent
+            assert parent is not None
+            found = [group for pattern in (f"scopa-{name}-{entrant}-{k}-*",
+                                           f"scopa-{name}-{entrant}-{k}s-*")
+                     for group in parent.glob(pattern) if runs_python(group)]
             assert len(found) == 1, found
             by_seat[seat] = (found[0] / "freezer.state").read_text().strip() \
                 if backend.kind == "v1" else (found[0] / "cgroup.freeze").read_text().strip()

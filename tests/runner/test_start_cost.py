@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from runner_helpers import require
 
 from arena.runner.process import BotProcess
 from arena.runner.sandbox import Limits
@@ -52,15 +53,16 @@ def checks(log: str) -> dict[str, str]:
     return dict(re.findall(r"CHECK (\w+) (\S+)", log))
 
 
+@pytest.mark.parametrize("fork", [False, True], ids=["exec", "forked"])
 def test_a_sandboxed_python_seat_starts_on_the_runners_bytecode_and_no_more(
-    bwrap: str, tmp_path: Path
+    bwrap: str, tmp_path: Path, fork: bool
 ) -> None:
     folder = tmp_path / "probe"
     folder.mkdir()
     (folder / "bot.py").write_text(PROBE_BOT)
     (folder / "helper.py").write_text("VALUE = 1\n")
     process = BotProcess(label="probe", command=["python", "bot.py"], folder=folder,
-                         limits=Limits(), sandboxed=True, python=True)
+                         limits=Limits(), sandboxed=True, python=True, fork=fork)
     try:
         process.start()
         deadline = time.monotonic() + 10
@@ -68,10 +70,14 @@ def test_a_sandboxed_python_seat_starts_on_the_runners_bytecode_and_no_more(
             time.sleep(0.05)
     finally:
         process.close()
+    if fork:  # where the runner can fork seats (root, a freezer group): the CI's machine
+        require(process.forked, "a runner that forks Python seats")
     assert checks(process.log.text()) == {
         "arena_cached": "True",
         "helper_cached": "True",
-        "finder": "False",
+        # A forked seat has what the fork server imported (the editable install's finder
+        # among them, at no cost to the seat); one started by exec does without it.
+        "finder": str(process.forked),
         "replay": "False",
         "frozen": "on",
     }, process.log.text()

@@ -1,0 +1,244 @@
+"""Python seats forked by the fork server (:mod:`arena.runner.forkserver`): the forked bot is
+confined exactly as one started by ``exec`` (namespaces, root, uid, capabilities, system-call
+filter, limits, control groups, environment, descriptors), the server's memory never holds a
+seat's data, a bot's exit status and its words come through, and a sandbox built ahead runs
+no bot code before its start. Everything as root with the real sandbox (CI=true: no skip)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from runner_helpers import require
+
+import arena.runner.cgroups as cgroups
+from arena.runner.process import BotProcess, StartError, fork_server
+from arena.runner.sandbox import Limits
+
+pytestmark = [pytest.mark.sandbox]
+
+PROBE_BOT = '''
+import os
+import sys
+
+print("PROBE ran", os.getppid(), sorted(os.environ), file=sys.stderr, flush=True)
+print("PROBE fds", sorted(int(fd) for fd in os.listdir("/proc/self/fd")), file=sys.stderr,
+      flush=True)
+
+from arena.sdk import Bot, serve
+
+
+class Probe(Bot):
+    def choose(self, observation, legal_moves):
+        return legal_moves[0]
+
+
+if __name__ == "__main__":
+    serve(Probe())
+'''
+
+STATUS_FIELDS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
+                 "NoNewPrivs", "Seccomp")
+
+
+@pytest.fixture
+def probe(tmp_path: Path) -> Path:
+    folder = tmp_path / "probe"
+    folder.mkdir()
+    (folder / "bot.py").write_text(PROBE_BOT)
+    return folder
+
+
+@contextlib.contextmanager
+def started(folder: Path, *, fork: bool, env: dict[str, str] | None = None,
+            limits: Limits | None = None) -> Iterator[BotProcess]:
+    process = BotProcess(label="fork-probe", command=["python", "bot.py"], folder=folder,
+                         limits=limits or Limits(), sandboxed=True, python=True, fork=fork)
+    try:
+        process.start(env)
+        yield process
+    finally:
+        process.close()
+
+
+def forking_runner() -> None:
+    """Skips (fails under CI=true) where this runner does not fork seats."""
+    found = cgroups.backend()
+    require(os.geteuid() == 0 and found is not None and found.freezer_parent is not None,
+            "a root runner with a freezer group (where seats are forked)")
+    require(fork_server() is not None, "the fork server")
+
+
+def bot_pid(process: BotProcess) -> int:
+    """The host pid of the seat's Python process (the bot), found in its control group."""
+    group = process._group
+    assert group is not None
+    for folder in {Path(name).parent for name in group.procs_files()}:
+        for pid in (folder / "cgroup.procs").read_text().split():
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/comm").read_text().startswith("python"):
+                    return int(pid)
+    raise AssertionError("no Python process in the seat's group")
+
+
+def confinement(process: BotProcess) -> dict[str, object]:
+    """What confines the seat's bot, read by the host from /proc (uid aside: fresh per seat)."""
+    pid = bot_pid(process)
+    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text()
+                  .splitlines())
+    fields = {name: status[name].split() for name in STATUS_FIELDS}
+    fields["Uid"] = [str(int(uid) >= 1_000_000) for uid in fields["Uid"]]
+    fields["Gid"] = [str(int(gid) >= 1_000_000) for gid in fields["Gid"]]
+    sandbox = process.sandbox_pid
+    assert sandbox is not None
+    namespaces = {
+        name: os.readlink(f"/proc/{pid}/ns/{name}") == os.readlink(f"/proc/{sandbox}/ns/{name}")
+        for name in ("ipc", "uts", "net", "cgroup", "pid", "mnt")
+    }
+    root, sandbox_root = os.stat(f"/proc/{pid}/root"), os.stat(f"/proc/{sandbox}/root")
+    cgroup_lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    in_group = all(
+        any(Path(name).parent.name in line for line in cgroup_lines)
+        for name in process._group.procs_files()  # type: ignore[union-attr]
+    )
+    limits = Path(f"/proc/{pid}/limits").read_text()
+    return {
+        **fields,
+        "namespaces": namespaces,
+        "root": (root.st_dev, root.st_ino) == (sandbox_root.st_dev, sandbox_root.st_ino),
+        "cwd": os.readlink(f"/proc/{pid}/cwd"),
+        "in_group": in_group,
+        "limits": limits,
+    }
+
+
+def probe_lines(process: BotProcess, key: str) -> str:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        found = re.search(rf"PROBE {key} (.*)", process.log.text())
+        if found:
+            return found.group(1)
+        time.sleep(0.02)
+    raise AssertionError(process.log.text())
+
+
+def test_a_forked_seat_is_confined_as_a_seat_started_by_exec(bwrap: str, probe: Path) -> None:
+    forking_runner()
+    with started(probe, fork=False) as execd:
+        assert not execd.forked
+        expected = confinement(execd)
+        exec_env = probe_lines(execd, "ran")
+        exec_fds = probe_lines(execd, "fds")
+    with started(probe, fork=True) as forked:
+        assert forked.forked
+        got = confinement(forked)
+        forked_env = probe_lines(forked, "ran")
+        forked_fds = probe_lines(forked, "fds")
+    assert got == expected
+    assert expected["Seccomp"] == ["2"] and expected["NoNewPrivs"] == ["1"]
+    assert expected["CapEff"] == ["0000000000000000"] == expected["CapBnd"]
+    assert all(expected["namespaces"].values())  # type: ignore[union-attr]
+    assert expected["root"] and expected["in_group"] and expected["cwd"] == "/bot"
+    # The same variables and nothing of the host's; its parent outside its pid namespace (0),
+    # where bwrap's init is its parent (1) otherwise; stdin, stdout, stderr and the folder read.
+    assert exec_env.split(" ", 1)[1] == forked_env.split(" ", 1)[1]
+    assert forked_env.split(" ", 1)[0] == "0"
+    assert exec_fds == forked_fds == "[0, 1, 2, 3]"
+
+
+def test_a_forked_seat_gets_the_seats_limits(bwrap: str, probe: Path) -> None:
+    forking_runner()
+    limits = Limits(cpu_seconds=7, memory_bytes=300 * 1024**2, processes=33,
+                    open_files=77, file_bytes=5 * 1024**2)
+    with started(probe, fork=True, limits=limits) as forked:
+        assert forked.forked
+        text = confinement(forked)["limits"]
+    assert isinstance(text, str)
+    rows = {" ".join(line.split()[:-3]): line.split()[-3:-1] for line in text.splitlines()[1:]}
+    assert rows["Max cpu time"] == ["7", "7"]
+    assert rows["Max address space"] == [str(600 * 1024**2)] * 2
+    assert rows["Max processes"] == ["33", "33"]
+    assert rows["Max open files"] == ["77", "77"]
+    assert rows["Max file size"] == [str(5 * 1024**2)] * 2
+    assert rows["Max core file size"] == ["0", "0"]
+
+
+def memory_holds(pid: int, needle: bytes) -> bool:
+    """Whether the readable memory of process ``pid`` holds ``needle`` (read as root)."""
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", 0) as memory:
+        for line in maps:
+            span, perms = line.split()[:2]
+            if not perms.startswith("r"):
+                continue
+            start, end = (int(part, 16) for part in span.split("-"))
+            with contextlib.suppress(OSError, ValueError, OverflowError):
+                memory.seek(start)
+                if needle in memory.read(end - start):
+                    return True
+    return False
+
+
+def test_the_fork_server_never_holds_what_a_seat_was_given(bwrap: str, probe: Path) -> None:
+    forking_runner()
+    server = fork_server()
+    assert server is not None
+    seed = str(secrets.randbits(62) | 1 << 61)
+    with started(probe, fork=True, env={"SCOPA_BOT_SEED": seed}) as forked:
+        assert forked.forked
+        # The control: the seat itself holds its seed, where the search can find it...
+        assert memory_holds(bot_pid(forked), seed.encode())
+        # ...and the server, whose memory every later seat starts from, never had it.
+        assert not memory_holds(server.pid, seed.encode())
+
+
+def test_a_forked_bots_exit_status_and_words_come_through(bwrap: str, tmp_path: Path) -> None:
+    forking_runner()
+    folder = tmp_path / "quitter"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        'import sys\nprint("going away now", file=sys.stderr)\nsys.exit(3)\n'
+    )
+    process = BotProcess(label="quitter", command=["python", "bot.py"], folder=folder,
+                         limits=Limits(), sandboxed=True, python=True)
+    try:
+        with pytest.raises(StartError, match=r"exited with status 3 before listening "
+                                             r"\(going away now\)"):
+            process.start()
+        assert process.forked
+    finally:
+        process.close()
+
+
+def test_a_sandbox_built_ahead_runs_no_bot_code_until_its_start(bwrap: str, probe: Path
+                                                                ) -> None:
+    forking_runner()
+    process = BotProcess(label="ahead", command=["python", "bot.py"], folder=probe,
+                         limits=Limits(), sandboxed=True, python=True)
+    try:
+        assert process.prepare()
+        seat_dir = process.seat_dir
+        time.sleep(0.3)
+        assert "PROBE" not in process.log.text()
+        with pytest.raises(AssertionError, match="no Python process"):
+            bot_pid(process)
+        process.start({"SCOPA_BOT_SEED": "5"})
+        assert process.forked and process.seat_dir == seat_dir  # the sandbox built ahead
+        assert probe_lines(process, "ran")
+        assert bot_pid(process) > 0
+    finally:
+        process.close()
+
+
+def test_a_live_forked_seat_is_not_taken_for_an_orphan(bwrap: str, probe: Path) -> None:
+    forking_runner()
+    found = cgroups.backend()
+    assert found is not None
+    with started(probe, fork=True) as forked:
+        assert forked.forked and forked._group is not None
+        assert forked._group.name not in cgroups.orphaned_groups(found)
