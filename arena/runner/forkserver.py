@@ -55,6 +55,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn
 
 # What the server imports before its first fork: the SDK (gRPC, protobuf, the engine, the
@@ -76,6 +77,9 @@ NAMESPACES = (
     ("mnt", 0x00020000),
 )
 FIXED_FDS = 5 + len(NAMESPACES)  # spec, status, stdout, stderr, root, then the namespaces
+
+CMDLINE_ROOM = 4096
+"""Bytes of the server's command line that each forked seat writes its own command over."""
 
 HOST_FAILURE = "forkserver: "
 """How the fork server's own failures start (the host's fault, like ``bwrap: `` lines)."""
@@ -221,6 +225,7 @@ def _bot(
 ) -> NoReturn:
     """Becomes the seat's bot (see the module's notes) and runs its script."""
     try:
+        _retitle(spec["cmdline"])
         for fd in group_fds:  # into the seat's control groups: "0" is the writer itself
             os.write(fd, b"0")
             os.close(fd)
@@ -270,6 +275,19 @@ def _bot(
     os._exit(_run_script(script))
 
 
+def _retitle(argv: list[str]) -> None:
+    """Writes ``argv`` over the process's own command line (the server's, padded for this):
+    ``ps`` and ``/proc/<pid>/cmdline`` show the bot's command, as for a seat started by
+    ``exec`` (cut to the room there is)."""
+    fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (fields 48 and 49)
+    room = end - start
+    if room <= 0:
+        return
+    data = b"\0".join(arg.encode() for arg in argv)[: room - 1]
+    ctypes.memmove(ctypes.c_void_p(start), data.ljust(room, b"\0"), room)
+
+
 def _run_script(script: str) -> int:
     """Runs ``script`` as ``__main__`` and ends as an interpreter would: its exit status."""
     code = 0
@@ -309,6 +327,7 @@ class ForkSpec:
 
     script: str  # as the bot's command names it, inside the sandbox
     args: list[str]
+    cmdline: list[str]  # the whole command, as an exec would have started it
     env: dict[str, str]
     cwd: str
     uid: int
@@ -319,7 +338,8 @@ class ForkSpec:
     def to_json(self) -> bytes:
         return json.dumps(
             {
-                "script": self.script, "args": self.args, "env": self.env, "cwd": self.cwd,
+                "script": self.script, "args": self.args, "cmdline": self.cmdline,
+                "env": self.env, "cwd": self.cwd,
                 "uid": self.uid, "rlimits": self.rlimits, "path": self.path,
                 "filter": self.filter.hex(),
             }
@@ -407,7 +427,8 @@ class ForkServer:
             # This file as a script, not the package's module: the server imports the SDK and
             # nothing of the runner (-P: its folder is not put on sys.path).
             self._process = subprocess.Popen(
-                [*python, "-P", os.path.abspath(__file__), str(theirs.fileno())],
+                [*python, "-P", os.path.abspath(__file__), str(theirs.fileno()),
+                 "_" * CMDLINE_ROOM],  # room for the seats' command lines (_retitle)
                 env=env,
                 cwd="/",
                 stdin=subprocess.DEVNULL,

@@ -504,10 +504,12 @@ class BotProcess:
         assert self._group is not None and self._bot_pipes is not None
         assert self._sandbox_pid is not None and self._streams is not None
         python = len(sandbox.resolve_command(["python"], self.folder, sandbox=True))
-        script, *args = sandbox.resolve_command(self.command, self.folder, sandbox=True)[python:]
+        command = sandbox.resolve_command(self.command, self.folder, sandbox=True)
+        script, *args = command[python:]
         spec = forkserver.ForkSpec(
             script=script,
             args=args,
+            cmdline=command,
             # bwrap sets PWD where it changes folder, after the variables it was given.
             env={**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT},
             cwd=sandbox.BOT_MOUNT,

@@ -115,6 +115,8 @@ def confinement(process: BotProcess) -> dict[str, object]:
         "cwd": os.readlink(f"/proc/{pid}/cwd"),
         "in_group": in_group,
         "limits": limits,
+        # What ps shows: the bot's command, as an exec started it.
+        "cmdline": Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0"),
     }
 
 
@@ -145,6 +147,7 @@ def test_a_forked_seat_is_confined_as_a_seat_started_by_exec(bwrap: str, probe: 
     assert expected["CapEff"] == ["0000000000000000"] == expected["CapBnd"]
     assert all(expected["namespaces"].values())  # type: ignore[union-attr]
     assert expected["root"] and expected["in_group"] and expected["cwd"] == "/bot"
+    assert expected["cmdline"][-1] == b"bot.py"  # type: ignore[index]
     # The same variables and nothing of the host's; its parent outside its pid namespace (0),
     # where bwrap's init is its parent (1) otherwise; stdin, stdout, stderr and the folder read.
     assert exec_env.split(" ", 1)[1] == forked_env.split(" ", 1)[1]
