@@ -10,7 +10,9 @@ Each run plays the match twice: as the arena plays it, each game of a duplicate 
 bot processes (``games_per_second``), and as a baseline with the processes reused across a set
 (``reused_games_per_second``: the old, unsafe way, which a process of one game of a set knows
 the next's hands; only here). ``fresh_over_reused`` is the median over the runs of the ratio
-measured within each run; the other figures are the median run's.
+measured within each run; the other figures are the median run's. ``--exec`` adds, per run, the
+match with every seat started by ``exec`` (no fork server, no sandbox built ahead: what the
+fork server saves), ``--prestart`` one with the next game's seats started whole ahead.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--prestart", action="store_true",
         help="also play each run with the next game's seats started ahead (MatchSpec.prestart)",
     )
+    parser.add_argument(
+        "--exec", action="store_true", dest="exec_seats",
+        help="also play each run with every seat started by exec, none forked and no sandbox "
+        "built ahead (MatchSpec.fork_seats=False: the arena before its fork server)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -62,15 +69,17 @@ def engine_games(variant: str, games: int, seed: int = 1) -> tuple[float, int]:
 
 
 def play(
-    games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False
+    games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False,
+    fork: bool = True,
 ) -> tuple[Any, float]:
     """The report of one match and its seconds; ``fresh=False`` reuses processes in a set,
-    ``prestart`` starts the next game's seats ahead."""
+    ``prestart`` starts the next game's seats ahead, ``fork=False`` starts every seat by
+    exec."""
     from arena.runner import BotRef, MatchSpec, run_match
 
     spec = MatchSpec(
         [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000,
-        fresh_per_game=fresh, prestart=prestart,
+        fresh_per_game=fresh, prestart=prestart, fork_seats=fork,
     )
     started = time.perf_counter()
     report = run_match(spec)
@@ -78,16 +87,20 @@ def play(
 
 
 def measure_runs(
-    games: int, variant: str, bots: list[str], runs: int, prestart: bool = False
+    games: int, variant: str, bots: list[str], runs: int, prestart: bool = False,
+    exec_seats: bool = False,
 ) -> dict[str, Any]:
     """``runs`` runs of :func:`measure`, the figures of the median one with the medians."""
-    results = [measure(games, variant, bots, reused_first=index % 2 == 1, prestart=prestart)
+    results = [measure(games, variant, bots, reused_first=index % 2 == 1, prestart=prestart,
+                       exec_seats=exec_seats)
                for index in range(runs)]
     results.sort(key=lambda figures: figures["games_per_second"])
     figures = dict(results[len(results) // 2])
     keys = ["games_per_second", "reused_games_per_second", "fresh_over_reused"]
     if prestart:
         keys += ["prestart_games_per_second", "prestart_over_reused"]
+    if exec_seats:
+        keys += ["exec_games_per_second", "exec_over_reused"]
     for key in keys:
         figures[key] = round(statistics.median(result[key] for result in results), 2)
     figures["runs"] = [
@@ -98,10 +111,11 @@ def measure_runs(
 
 def measure(
     games: int, variant: str, bots: list[str], *, reused_first: bool = False,
-    prestart: bool = False,
+    prestart: bool = False, exec_seats: bool = False,
 ) -> dict[str, Any]:
     """Plays the match with fresh processes and with reused ones (in the order asked), with
-    seats started ahead if asked, and the engine-only games; returns the figures."""
+    seats started ahead and by exec if asked, and the engine-only games; returns the
+    figures."""
     from arena.runner import sandbox_available
 
     extra: dict[str, Any] = {}
@@ -116,6 +130,12 @@ def measure(
         extra["prestart_games_per_second"] = round(len(ahead.games) / ahead_total, 2)
         extra["prestart_over_reused"] = round(
             (len(ahead.games) / ahead_total) / (len(reused.games) / reused_total), 3
+        )
+    if exec_seats:
+        execd, exec_total = play(games, variant, bots, fresh=True, fork=False)
+        extra["exec_games_per_second"] = round(len(execd.games) / exec_total, 2)
+        extra["exec_over_reused"] = round(
+            (len(execd.games) / exec_total) / (len(reused.games) / reused_total), 3
         )
     played = [game for game in report.games if game.void is None]
     decisions = sum(game.moves for game in played)
@@ -159,7 +179,8 @@ def run(args: argparse.Namespace) -> int:
         print("arena bench match: --runs must be at least 1")
         return 2
     try:
-        figures = measure_runs(args.games, args.variant, args.bots, args.runs, args.prestart)
+        figures = measure_runs(args.games, args.variant, args.bots, args.runs, args.prestart,
+                               args.exec_seats)
     except (BotError, ValueError) as error:
         print(f"arena bench match: {error}")
         return 2
@@ -187,6 +208,12 @@ def run(args: argparse.Namespace) -> int:
         f"{figures['reused_games_per_second']:.1f}",
         "",
     )
+    if "exec_games_per_second" in figures:
+        table.add_row(
+            "fresh processes, every seat started by exec (none forked, nothing ahead)",
+            f"{figures['exec_games_per_second']:.1f}",
+            "",
+        )
     if "prestart_games_per_second" in figures:
         table.add_row(
             "fresh processes, the next game's started ahead (prestart)",
@@ -205,6 +232,10 @@ def run(args: argparse.Namespace) -> int:
         f"{len(figures['runs'])} runs, each ratio within its run: "
         f"{', '.join(str(run['fresh_over_reused']) for run in figures['runs'])})"
     )
+    if "exec_over_reused" in figures:
+        console.print(
+            f"every seat started by exec / reused: {figures['exec_over_reused']:.2f} (median)"
+        )
     console.print(
         f"median game {figures['median_game_ms']} ms "
         f"({figures['median_game_ms_without_start_up']} ms of play); the first game, with the "

@@ -58,10 +58,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-# What the server imports before its first fork: the SDK (gRPC, protobuf, the engine, the
-# stubs) and what the sample bots import besides.
-PRELOAD = ("arena.sdk", "argparse", "random")
-
 HOLDER = ["/bin/sh", "-c", "echo HELD; exec sleep infinity"]
 """The sandbox's own command while a forked bot runs in it: it says the sandbox is ready."""
 HELD_LINE = b"HELD\n"
@@ -77,6 +73,11 @@ NAMESPACES = (
     ("mnt", 0x00020000),
 )
 FIXED_FDS = 5 + len(NAMESPACES)  # spec, status, stdout, stderr, root, then the namespaces
+
+SERVER_TITLE = "arena-fork-server"
+"""The server's command line as ``ps`` shows it (a runner's own process, holding no seat)."""
+WAITER_TITLE = "arena-seat-waiter"
+"""A middle's (part of its seat: it ends with the seat's bot), before the bot's command."""
 
 CMDLINE_ROOM = 4096
 """Bytes of the server's command line that each forked seat writes its own command over."""
@@ -134,17 +135,17 @@ def _call(name: str, *args: Any) -> None:
 
 
 def serve(control_fd: int) -> NoReturn:
-    """The fork server's loop: imports :data:`PRELOAD`, then forks a seat for each request on
-    ``control_fd`` (a SOCK_SEQPACKET socket) until the runner closes it."""
+    """The fork server's loop: imports the SDK (:func:`_preload`), then forks a seat for each
+    request on ``control_fd`` (a SOCK_SEQPACKET socket) until the runner closes it."""
     global _libc
-    for name in PRELOAD:
-        __import__(name)
+    _preload()
     _libc = ctypes.CDLL(None, use_errno=True)
     # Every fork below must come from a process with one thread (setns into a mount
     # namespace needs it, and a fork keeps only the calling thread).
     if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
         os.write(2, f"{HOST_FAILURE}the server has more than one thread\n".encode())
         os._exit(1)
+    _retitle([SERVER_TITLE])
     control = socket.socket(fileno=control_fd)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # middles are reaped by the kernel
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the runner's Ctrl-C is the runner's
@@ -176,6 +177,15 @@ def serve(control_fd: int) -> NoReturn:
         control.sendall(b"%d" % pid)
 
 
+def _preload() -> None:
+    """What the server imports before its first fork: the SDK (gRPC, protobuf, the engine,
+    the stubs) and what the sample bots import besides. Nothing of any game."""
+    import argparse  # noqa: F401
+    import random  # noqa: F401
+
+    import arena.sdk  # noqa: F401
+
+
 def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
     """Joins the sandbox, forks the bot into it, waits for it and writes its exit status."""
     spec_fd, status_fd, stdout_fd, stderr_fd, root_fd = fds[:5]
@@ -185,6 +195,7 @@ def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         spec = json.loads(_read_all(spec_fd))
         os.close(spec_fd)
+        _retitle([WAITER_TITLE, *spec["cmdline"]])
         for fd, (_, flag) in zip(namespace_fds, NAMESPACES, strict=True):
             _call("setns", fd, flag)
             os.close(fd)
@@ -525,6 +536,8 @@ __all__ = [
     "HELD_LINE",
     "HOLDER",
     "HOST_FAILURE",
+    "SERVER_TITLE",
+    "WAITER_TITLE",
     "ForkError",
     "ForkServer",
     "ForkSpec",

@@ -131,6 +131,9 @@ class MatchSpec:
     # (Python seats forked by the runner only; no bot code runs before its game). Off only to
     # measure what it saves.
     prepare_ahead: bool = True
+    # Fork Python seats from the runner's fork server where it can (arena.runner.forkserver);
+    # False starts every seat by exec, only to measure what forking saves.
+    fork_seats: bool = True
     # False only for the baseline of ``arena bench match``: a seat's process then plays every
     # game of a duplicate set and knows each hand of the set's later games. Never in a match
     # that counts.
@@ -673,6 +676,7 @@ def _spare_of(process: BotProcess) -> BotProcess:
         start_timeout=process.start_timeout,
         env=dict(process.env),
         log=process.log,
+        fork=process.fork,
     )
 
 
@@ -739,6 +743,7 @@ class MatchRun:
                     # The manifest's [env], under the variables the arena sets itself (the bot
                     # seed comes with each start).
                     env=dict(bot.manifest.env),
+                    fork=self.spec.fork_seats,
                 )
             self.slots[key] = Slot(
                 bot, entrant, k, process, self.rules.variant, make_spare=_spare_of

@@ -21,10 +21,10 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
-def test_the_match_benchmark_reports_fresh_reused_and_started_ahead_in_one_run(
+def test_the_match_benchmark_reports_fresh_reused_ahead_and_exec_in_one_run(
     bwrap: str,
 ) -> None:
-    result = bench("--games", "4", "--runs", "1", "--prestart", "--json")
+    result = bench("--games", "4", "--runs", "1", "--prestart", "--exec", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["games"] == 4 and report["faults"] == 0
@@ -33,7 +33,8 @@ def test_the_match_benchmark_reports_fresh_reused_and_started_ahead_in_one_run(
     ratio = run["games_per_second"] / run["reused_games_per_second"]
     assert report["fresh_over_reused"] == pytest.approx(ratio, abs=0.02)
     assert report["prestart_games_per_second"] > 0
-    assert set(run) >= {"prestart_over_reused", "median_restart_ms"}
+    assert set(run) >= {"prestart_over_reused", "median_restart_ms", "exec_over_reused"}
+    assert report["exec_games_per_second"] > 0
 
 
 def test_it_rejects_fewer_than_one_run() -> None:

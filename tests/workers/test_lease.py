@@ -53,12 +53,15 @@ def seat_folders(folder: Path) -> list[str]:
 
 
 def children() -> list[str]:
-    """The processes this test process has started that are still there (bots, bubblewrap)."""
+    """The processes this test process has started that are still there (bots, bubblewrap),
+    but for its fork server (the runner's own, started once: it holds no seat)."""
     import os
 
+    from arena.runner.forkserver import SERVER_TITLE
     from workers.bench.hostlab import cmdline, descendants
 
-    return sorted(cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
+    found = (cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
+    return sorted(command for command in found if command != SERVER_TITLE)
 
 
 def wait_for(predicate: Any, timeout_s: float, what: str) -> None:

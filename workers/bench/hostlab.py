@@ -394,9 +394,13 @@ class ArenaProcess:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def own_pids(self) -> set[int]:
-        """This process and its children that run the same program (a worker's pool)."""
+        """This process and its children that run the same program (a worker's pool), and
+        their fork servers (which hold no seat: arena.runner.forkserver)."""
+        from arena.runner.forkserver import SERVER_TITLE
+
         main = cmdline(self.process.pid)
-        return {pid for pid in descendants({self.process.pid}) if cmdline(pid) == main}
+        return {pid for pid in descendants({self.process.pid})
+                if cmdline(pid) in (main, SERVER_TITLE)}
 
     def stop(self, timeout: float = 20.0, sig: int = signal.SIGTERM) -> None:
         """Asks it to stop (a warm shutdown), kills its group after ``timeout``."""
