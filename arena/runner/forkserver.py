@@ -11,18 +11,22 @@ then forks each Python seat into a sandbox bubblewrap has built, as a second pro
    its host path (so the imported modules' own paths hold inside).
 2. It sends the fork server descriptors only (:meth:`ForkServer.fork`): the sandbox's
    namespaces and root, the bot's stdout and stderr pipes, the seat's control groups, a pipe
-   holding the start's spec (argv, environment, uid, limits, system-call filter) and one for
-   the exit status. The spec, which holds the bot's seed, is read only after the fork, by
-   the child: the server's memory, which every later seat inherits, never holds any seat's
-   data.
+   holding the seat's spec (script, uid, limits, system-call filter), one for the exit
+   status and the *go* pipe.
 3. The server forks a *middle* process, which joins the sandbox's namespaces (ipc, uts, net,
    cgroup, pid, mount), takes its root and forks the bot (the first process of the pid
    namespace it joined). The middle waits for the bot and writes its exit status.
 4. The bot joins the seat's control groups, leads a session of its own, keeps only its
    stdin (``/dev/null``), stdout and stderr, takes the seat's limits, becomes the seat's
    unprivileged uid with every capability dropped (bounding, inheritable, ambient), sets
-   ``no_new_privs``, installs the sandbox's system-call filter last, and only then runs the
-   bot's script (``runpy``) with the sandbox's environment.
+   ``no_new_privs`` and installs the sandbox's system-call filter. Confined, it waits on the
+   go pipe; the runner writes the start's environment there (the bot seed among it) when the
+   seat's game starts, and only then does the bot's script run (``runpy``).
+
+The runner builds the next game's seats this far while the current game plays (see
+:meth:`arena.runner.process.BotProcess.prepare`): what is left for the game's start is the
+bot's own start-up. Nothing a start is given passes through the server: its memory, which
+every later seat inherits, never holds any seat's data.
 
 What the bot ends with is what ``bwrap ... setpriv ... python`` gives (the tests compare the
 two: namespaces, root, uid, capabilities, filter, limits, groups), with three differences it
@@ -41,6 +45,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import gc
 import importlib
 import json
 import os
@@ -72,7 +77,7 @@ NAMESPACES = (
     ("pid", 0x20000000),
     ("mnt", 0x00020000),
 )
-FIXED_FDS = 5 + len(NAMESPACES)  # spec, status, stdout, stderr, root, then the namespaces
+FIXED_FDS = 6 + len(NAMESPACES)  # spec, status, stdout, stderr, go, root, the namespaces
 
 SERVER_TITLE = "arena-fork-server"
 """The server's command line as ``ps`` shows it (a runner's own process, holding no seat)."""
@@ -140,6 +145,10 @@ def serve(control_fd: int) -> NoReturn:
     global _libc
     _preload()
     _libc = ctypes.CDLL(None, use_errno=True)
+    # Everything imported so far to the collector's permanent generation: a seat's collections
+    # then leave the server's objects (and the pages they share with it) alone.
+    gc.collect()
+    gc.freeze()
     # Every fork below must come from a process with one thread (setns into a mount
     # namespace needs it, and a fork keeps only the calling thread).
     if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
@@ -188,8 +197,8 @@ def _preload() -> None:
 
 def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
     """Joins the sandbox, forks the bot into it, waits for it and writes its exit status."""
-    spec_fd, status_fd, stdout_fd, stderr_fd, root_fd = fds[:5]
-    namespace_fds = fds[5:FIXED_FDS]
+    spec_fd, status_fd, stdout_fd, stderr_fd, go_fd, root_fd = fds[:6]
+    namespace_fds = fds[6:FIXED_FDS]
     group_fds = fds[FIXED_FDS:]
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -205,8 +214,8 @@ def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
         pid = os.fork()
         if pid == 0:
             os.close(status_fd)
-            _bot(spec, stdout_fd, stderr_fd, group_fds, base_path)
-        for fd in (stdout_fd, stderr_fd, *group_fds):
+            _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path)
+        for fd in (stdout_fd, stderr_fd, go_fd, *group_fds):
             os.close(fd)
         while True:
             try:
@@ -231,10 +240,11 @@ def _read_all(fd: int) -> bytes:
 
 
 def _bot(
-    spec: dict[str, Any], stdout_fd: int, stderr_fd: int, group_fds: list[int],
+    spec: dict[str, Any], stdout_fd: int, stderr_fd: int, go_fd: int, group_fds: list[int],
     base_path: list[str],
 ) -> NoReturn:
-    """Becomes the seat's bot (see the module's notes) and runs its script."""
+    """Becomes the seat's bot (see the module's notes), waits for its start's environment on
+    ``go_fd`` and runs its script (or ends quietly if the start is called off: no word)."""
     try:
         _retitle(spec["cmdline"])
         for fd in group_fds:  # into the seat's control groups: "0" is the writer itself
@@ -245,7 +255,8 @@ def _bot(
         os.dup2(null, 0)
         os.dup2(stdout_fd, 1)
         os.dup2(stderr_fd, 2)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+        os.dup2(go_fd, 3)
+        os.closerange(4, os.sysconf("SC_OPEN_MAX"))
         # What a freshly started interpreter has (the server's are, but for these two; it
         # ignores SIGPIPE and SIGXFSZ as any interpreter does).
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -268,8 +279,6 @@ def _bot(
         _call("capset", ctypes.byref(header), empty)
         _call("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after an exec (setresuid cleared it)
         _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        os.environ.clear()
-        os.environ.update(spec["env"])
         script = spec["script"]
         sys.argv = [script, *spec["args"]]
         sys.path[:] = [os.path.dirname(os.path.abspath(script)), *spec["path"], *base_path]
@@ -282,6 +291,19 @@ def _bot(
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.write(2, f"{HOST_FAILURE}cannot set up the seat: {error}\n".encode())
+        os._exit(SETUP_FAILED)
+    # Confined: from here on, the process can do nothing a bot could not. It waits for its
+    # start (which may be a game away: a seat prepared ahead) and the start's environment.
+    try:
+        given = _read_all(3)
+        os.close(3)
+        if not given:
+            os._exit(0)  # the start was called off
+        os.environ.clear()
+        os.environ.update(json.loads(given))
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.write(2, f"{HOST_FAILURE}cannot take the seat's start: {error}\n".encode())
         os._exit(SETUP_FAILED)
     os._exit(_run_script(script))
 
@@ -334,12 +356,12 @@ def _exit_code(code: object) -> int:
 
 @dataclass(frozen=True)
 class ForkSpec:
-    """What a forked seat becomes: its script and arguments, environment, uid and limits."""
+    """What a forked seat becomes: its script and arguments, uid and limits (its environment
+    comes with its start, :meth:`ForkServer.fork`'s ``go`` pipe)."""
 
     script: str  # as the bot's command names it, inside the sandbox
     args: list[str]
     cmdline: list[str]  # the whole command, as an exec would have started it
-    env: dict[str, str]
     cwd: str
     uid: int
     rlimits: dict[str, int]  # resource.RLIMIT_* name -> soft and hard value
@@ -350,7 +372,7 @@ class ForkSpec:
         return json.dumps(
             {
                 "script": self.script, "args": self.args, "cmdline": self.cmdline,
-                "env": self.env, "cwd": self.cwd,
+                "cwd": self.cwd,
                 "uid": self.uid, "rlimits": self.rlimits, "path": self.path,
                 "filter": self.filter.hex(),
             }
@@ -469,12 +491,14 @@ class ForkServer:
         return self._process.poll() is None
 
     def fork(self, spec: ForkSpec, *, sandbox_pid: int, stdout_fd: int, stderr_fd: int,
-             group_files: list[str]) -> tuple[int, int]:
-        """Forks a bot into the sandbox whose first process is ``sandbox_pid``: returns the
-        middle's pid and the read end of the exit status pipe. The caller keeps (and closes)
-        its own ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
+             group_files: list[str]) -> tuple[int, int, int]:
+        """Forks a bot into the sandbox whose first process is ``sandbox_pid``, confined and
+        waiting for its start: returns the middle's pid, the read end of the exit status pipe
+        and the *go* pipe's write end, on which the caller writes the start's environment
+        (JSON) and closes it to start the bot (closed without a word: the bot ends). The
+        caller keeps (and closes) its own ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
         opened: list[int] = []
-        status_read = None
+        status_read = go_write = None
         try:
             spec_read, spec_write = os.pipe()
             opened.append(spec_read)
@@ -485,13 +509,16 @@ class ForkServer:
                 os.close(spec_write)
             status_read, status_write = os.pipe()
             opened.append(status_write)
+            go_read, go_write = os.pipe()
+            opened.append(go_read)
             proc = f"/proc/{sandbox_pid}"
-            opened.append(os.open(f"{proc}/root", os.O_RDONLY | os.O_DIRECTORY))
+            root = os.open(f"{proc}/root", os.O_RDONLY | os.O_DIRECTORY)
+            opened.append(root)
             namespaces = [os.open(f"{proc}/ns/{name}", os.O_RDONLY) for name, _ in NAMESPACES]
             opened += namespaces
             groups = [os.open(name, os.O_WRONLY) for name in group_files]
             opened += groups
-            fds = [spec_read, status_write, stdout_fd, stderr_fd, opened[2], *namespaces,
+            fds = [spec_read, status_write, stdout_fd, stderr_fd, go_read, root, *namespaces,
                    *groups]
             with self._lock:
                 self._socket.sendmsg(
@@ -499,8 +526,9 @@ class ForkServer:
                 )
                 answer = self._socket.recv(128)
         except OSError as error:
-            if status_read is not None:
-                os.close(status_read)
+            for fd in (status_read, go_write):
+                if fd is not None:
+                    os.close(fd)
             raise ForkError(f"cannot fork the seat: {error}") from None
         finally:
             for fd in opened:
@@ -508,9 +536,10 @@ class ForkServer:
                     os.close(fd)
         if not answer.isdigit():
             os.close(status_read)
+            os.close(go_write)
             detail = answer.decode("utf-8", "replace") or "the fork server is gone"
             raise ForkError(f"cannot fork the seat: {detail}")
-        return int(answer), status_read
+        return int(answer), status_read, go_write
 
     def close(self) -> None:
         """Ends the server (its seats live on in their sandboxes until the runner ends them)."""

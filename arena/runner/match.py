@@ -126,10 +126,10 @@ class MatchSpec:
     # ahead. Off by default: on two busy cores the starts are CPU, and it measured no gain
     # (README, benchmarks); ``arena bench match`` measures it beside the default.
     prestart: bool = False
-    # Build the sandboxes of a set's next game while its current game plays: seat folders,
-    # groups and sandboxes, into which the fork server forks each bot when its game starts
-    # (Python seats forked by the runner only; no bot code runs before its game). Off only to
-    # measure what it saves.
+    # Make the seats of a set's next game ready while its current game plays: seat folders,
+    # groups and sandboxes, each bot forked in by the fork server, confined and waiting for
+    # its start (Python seats forked by the runner only; no bot code runs before its game).
+    # Off only to measure what it saves.
     prepare_ahead: bool = True
     # Fork Python seats from the runner's fork server where it can (arena.runner.forkserver);
     # False starts every seat by exec, only to measure what forking saves.
@@ -518,14 +518,22 @@ class Slot:
         if not self.fresh and (self.process is None or self.process.is_running()):
             return None
         spare_seed = await self._take_spare()
-        await self.shutdown()
+        stopping: asyncio.Future[None] | None = None
+        if spare_seed == PREPARED and self.process is not None and self._other is not None:
+            # The last game's process (which plays no more) is stopped while the seat made
+            # ready ahead starts; the game waits for both.
+            await self._close_link()
+            old = self.process
+            self.process, self._other = self._other, old
+            stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
+            spare_seed = None
+        await self.shutdown(keep_process=stopping is not None)
         if self.process is not None and spare_seed is not None and self._other is not None:
             # The spare has seen no game: it becomes this game's process, the old one (dead
-            # now) the next spare. A prepared one is only a sandbox: its bot starts below.
+            # now) the next spare.
             self.process, self._other = self._other, self.process
-            if spare_seed != PREPARED:
-                self.process.promote()
-        if self.process is not None and spare_seed is not None and spare_seed != PREPARED:
+            self.process.promote()
+        if self.process is not None and spare_seed is not None:
             self.bot_seed = spare_seed
             target = self.process.address
         elif self.process is not None:
@@ -535,6 +543,9 @@ class Slot:
             except StartError as error:
                 memory = self.process.memory_fault()
                 return ("memory", memory) if memory is not None else ("start", str(error))
+            finally:
+                if stopping is not None:
+                    await stopping
             self.bot_seed = seed
             target = self.process.address
         else:
@@ -638,15 +649,19 @@ class Slot:
                 return f"killed by {signal.Signals(status - 128).name}"
         return f"exit status {status}"
 
-    async def shutdown(self) -> None:
-        """Closes the connection and kills the process group."""
+    async def shutdown(self, *, keep_process: bool = False) -> None:
+        """Closes the connection and kills the process group (``keep_process``: the
+        connection only)."""
+        await self._close_link()
+        if self.process is not None and not keep_process:
+            await asyncio.to_thread(self.process.stop)
+        self.fresh = True
+
+    async def _close_link(self) -> None:
         if self.link is not None:
             with contextlib.suppress(Exception):
                 await self.link.close()
             self.link = None
-        if self.process is not None:
-            await asyncio.to_thread(self.process.stop)
-        self.fresh = True
 
     def dropped_output(self) -> int:
         """Bytes of the process's output its log has left out, over all its starts."""

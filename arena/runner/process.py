@@ -13,6 +13,7 @@ gRPC.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import select
 import signal
@@ -223,6 +224,7 @@ class BotProcess:
         self._prepared = False  # the sandbox of the next start is built (prepare)
         self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
+        self._go_fd: int | None = None  # a forked bot's go pipe, until its start
         self._watchdog: cgroups.MemoryWatchdog | None = None
         self._socket_fd: int | None = None
         self._sandbox_pid: int | None = None
@@ -282,10 +284,10 @@ class BotProcess:
             raise
 
     def prepare(self) -> bool:
-        """Builds the next start's sandbox now, without starting the bot: its seat folder,
-        control group and sandbox, up to where the fork server forks the bot in (the bot's
-        code runs only in :meth:`start`). False, with nothing kept, where the seat would not
-        be forked (then :meth:`start` does all of it). Raises HostError as :meth:`start`."""
+        """Makes the next start ready now, without starting the bot: its seat folder, control
+        group and sandbox, and the bot forked in, confined and waiting for its start (the
+        bot's code runs only in :meth:`start`). False, with nothing kept, where the seat would
+        not be forked (then :meth:`start` does all of it). Raises HostError as :meth:`start`."""
         self.stop()
         self._abort.clear()
         if not self._will_fork():
@@ -407,26 +409,31 @@ class BotProcess:
         if plan.info_fd is not None:
             self._sandbox_pid = _read_sandbox_pid(plan.info_fd, deadline)
         if server is not None:
-            assert isinstance(process, subprocess.Popen)
+            assert isinstance(process, subprocess.Popen) and bot_pipes is not None
             self._wait_held(process, deadline)
+            try:
+                self._process = self._fork_into(server, process, plan)
+            finally:
+                for fd in bot_pipes:
+                    os.close(fd)
+                self._bot_pipes = None
 
     def _launch(self, env: dict[str, str] | None) -> None:
-        """Forks the bot into its sandbox if it is to be, then waits for it to listen."""
+        """Starts a forked bot (its start's environment on its go pipe: until then it waits,
+        confined, and runs none of its code), then waits for the bot to listen."""
         process = self._process
         plan = self._plan
         assert process is not None and plan is not None
-        if self.forked:
-            assert self._bot_pipes is not None and isinstance(process, subprocess.Popen)
-            server = fork_server()
-            if server is None:
-                raise HostError("the fork server is gone")
+        if self._go_fd is not None:
+            # bwrap sets PWD where it changes folder, after the variables it was given.
+            given = {**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT}
             try:
-                process = self._fork_into(server, process, plan, env)
+                os.write(self._go_fd, json.dumps(given).encode())  # fits the pipe's buffer
+            except OSError:
+                pass  # the bot is gone: the loop below says how it ended
             finally:
-                for fd in self._bot_pipes:
-                    os.close(fd)
-                self._bot_pipes = None
-            self._process = process
+                os.close(self._go_fd)
+                self._go_fd = None
         deadline = time.monotonic() + self.start_timeout
         self._watchdog = cgroups.MemoryWatchdog(
             process.pid,
@@ -497,10 +504,9 @@ class BotProcess:
         server: forkserver.ForkServer,
         holder: subprocess.Popen[bytes],
         plan: sandbox.LaunchPlan,
-        env: dict[str, str] | None,
     ) -> forkserver.ForkedProcess:
-        """Has the fork server fork the bot into the sandbox the holder keeps. Raises
-        HostError when the server fails."""
+        """Has the fork server fork the bot into the sandbox the holder keeps, where it waits
+        for its start (:meth:`_launch`). Raises HostError when the server fails."""
         assert self._group is not None and self._bot_pipes is not None
         assert self._sandbox_pid is not None and self._streams is not None
         python = len(sandbox.resolve_command(["python"], self.folder, sandbox=True))
@@ -510,8 +516,6 @@ class BotProcess:
             script=script,
             args=args,
             cmdline=command,
-            # bwrap sets PWD where it changes folder, after the variables it was given.
-            env={**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT},
             cwd=sandbox.BOT_MOUNT,
             uid=plan.uid if plan.uid is not None else os.geteuid(),
             rlimits=self.limits.rlimits(),
@@ -519,7 +523,7 @@ class BotProcess:
             filter=sandbox.seccomp_program() or b"",
         )
         try:
-            _, status = server.fork(
+            _, status, self._go_fd = server.fork(
                 spec,
                 sandbox_pid=self._sandbox_pid,
                 stdout_fd=self._bot_pipes[0],
@@ -634,6 +638,10 @@ class BotProcess:
     def stop(self) -> None:
         """Kills the whole seat (group, tree) and removes its folder. Safe to call twice."""
         self._prepared = False
+        if self._go_fd is not None:  # a bot forked ahead: it ends without running its code
+            with contextlib.suppress(OSError):
+                os.close(self._go_fd)
+            self._go_fd = None
         if self._bot_pipes is not None:
             for fd in self._bot_pipes:
                 with contextlib.suppress(OSError):

@@ -1,8 +1,9 @@
 """Python seats forked by the fork server (:mod:`arena.runner.forkserver`): the forked bot is
 confined exactly as one started by ``exec`` (namespaces, root, uid, capabilities, system-call
 filter, limits, control groups, environment, descriptors), the server's memory never holds a
-seat's data, a bot's exit status and its words come through, and a sandbox built ahead runs
-no bot code before its start. Everything as root with the real sandbox (CI=true: no skip)."""
+seat's data, a bot's exit status and its words come through, and a seat prepared ahead is
+confined before it waits and runs no bot code before its start. Everything as root with the
+real sandbox (CI=true: no skip)."""
 
 from __future__ import annotations
 
@@ -76,14 +77,18 @@ def forking_runner() -> None:
 
 
 def bot_pid(process: BotProcess) -> int:
-    """The host pid of the seat's Python process (the bot), found in its control group."""
+    """The host pid of the seat's Python process (the bot), found in its control group (a
+    forked bot joins it a moment after the fork)."""
     group = process._group
     assert group is not None
-    for folder in {Path(name).parent for name in group.procs_files()}:
-        for pid in (folder / "cgroup.procs").read_text().split():
-            with contextlib.suppress(OSError):
-                if Path(f"/proc/{pid}/comm").read_text().startswith("python"):
-                    return int(pid)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for folder in {Path(name).parent for name in group.procs_files()}:
+            for pid in (folder / "cgroup.procs").read_text().split():
+                with contextlib.suppress(OSError):
+                    if Path(f"/proc/{pid}/comm").read_text().startswith("python"):
+                        return int(pid)
+        time.sleep(0.01)
     raise AssertionError("no Python process in the seat's group")
 
 
@@ -218,24 +223,49 @@ def test_a_forked_bots_exit_status_and_words_come_through(bwrap: str, tmp_path: 
         process.close()
 
 
-def test_a_sandbox_built_ahead_runs_no_bot_code_until_its_start(bwrap: str, probe: Path
-                                                                ) -> None:
+def test_a_seat_prepared_ahead_is_confined_and_runs_no_bot_code_until_its_start(
+    bwrap: str, probe: Path
+) -> None:
     forking_runner()
     process = BotProcess(label="ahead", command=["python", "bot.py"], folder=probe,
                          limits=Limits(), sandboxed=True, python=True)
     try:
         assert process.prepare()
         seat_dir = process.seat_dir
+        waiting = bot_pid(process)  # forked already, waiting for its start...
+        deadline = time.monotonic() + 10
+        while "Seccomp:\t2" not in (status := Path(f"/proc/{waiting}/status").read_text()):
+            assert time.monotonic() < deadline, status
+            time.sleep(0.01)
         time.sleep(0.3)
-        assert "PROBE" not in process.log.text()
-        with pytest.raises(AssertionError, match="no Python process"):
-            bot_pid(process)
+        assert "PROBE" not in process.log.text()  # ...without running any of the bot's code
+        for line in ("Seccomp:\t2", "NoNewPrivs:\t1", "CapEff:\t0000000000000000",
+                     "CapBnd:\t0000000000000000"):
+            assert line in status  # and confined before it waits
         process.start({"SCOPA_BOT_SEED": "5"})
-        assert process.forked and process.seat_dir == seat_dir  # the sandbox built ahead
+        assert process.forked and process.seat_dir == seat_dir  # the seat made ahead
+        assert bot_pid(process) == waiting
         assert probe_lines(process, "ran")
-        assert bot_pid(process) > 0
     finally:
         process.close()
+
+
+def test_a_seat_prepared_ahead_and_never_started_ends_without_a_word(
+    bwrap: str, probe: Path
+) -> None:
+    forking_runner()
+    process = BotProcess(label="unused", command=["python", "bot.py"], folder=probe,
+                         limits=Limits(), sandboxed=True, python=True)
+    try:
+        assert process.prepare()
+        waiting = bot_pid(process)
+    finally:
+        process.close()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{waiting}").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not Path(f"/proc/{waiting}").exists()
+    assert "PROBE" not in process.log.text()
 
 
 def test_a_live_forked_seat_is_not_taken_for_an_orphan(bwrap: str, probe: Path) -> None:
