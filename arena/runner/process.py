@@ -272,6 +272,8 @@ class BotProcess:
         self._memory_fault = None
         if not spare:  # a spare's start may be called off before it begins (see abort)
             self._abort.clear()
+        if prepared and not spare:
+            self.hurry()  # made ready at the lowest CPU weight: its game wants it now
         self.idle = spare
         try:
             if not prepared:
@@ -292,6 +294,7 @@ class BotProcess:
         self._abort.clear()
         if not self._will_fork():
             return False
+        self.idle = True  # the lowest CPU weight: the game being played comes first
         try:
             self._build(None)
         except BaseException:
