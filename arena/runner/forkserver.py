@@ -522,7 +522,8 @@ class ForkServer:
                    *groups]
             with self._lock:
                 self._socket.sendmsg(
-                    [b"fork"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array(fds))]
+                    [b"fork"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array(fds))],
+                    socket.MSG_NOSIGNAL,  # a server that died is an error here, not a signal
                 )
                 answer = self._socket.recv(128)
         except OSError as error:

@@ -45,6 +45,10 @@ class StartError(RuntimeError):
     """A bot did not come up: it exited, hung, or printed nothing usable before its deadline."""
 
 
+class _ForkFailed(HostError):
+    """The fork server failed to fork a seat (it died, say): the seat can start by exec."""
+
+
 class CappedLog:
     """A bounded log of a bot's output: its first and last bytes, whole lines, with counts.
 
@@ -277,7 +281,12 @@ class BotProcess:
         self.idle = spare
         try:
             if not prepared:
-                self._build(env)
+                try:
+                    self._build(env)
+                except _ForkFailed as error:  # the server died: this start by exec
+                    warn_once("fork-failed", f"a Python seat is started by exec: {error}")
+                    self.stop()
+                    self._build(env, fork=False)
             self._launch(env)
             if spare:
                 self.freeze()
@@ -297,6 +306,9 @@ class BotProcess:
         self.idle = True  # the lowest CPU weight: the game being played comes first
         try:
             self._build(None)
+        except _ForkFailed:  # its start does it all, from a new server or by exec
+            self.stop()
+            return False
         except BaseException:
             self.stop()
             raise
@@ -334,10 +346,11 @@ class BotProcess:
         self.hurry()
         self.thaw()
 
-    def _build(self, env: dict[str, str] | None) -> None:
-        """The host's part of a start: seat folder, group, sandbox; the bot itself, unless it
-        is to be forked in (:meth:`_launch` does that). ``env`` is the start's (None when the
-        sandbox is prepared ahead: a forked bot gets it at :meth:`_launch`)."""
+    def _build(self, env: dict[str, str] | None, *, fork: bool = True) -> None:
+        """The host's part of a start: seat folder, group, sandbox, and the bot: started by
+        exec, or (where it can be and ``fork``) forked in, confined and waiting for
+        :meth:`_launch`. ``env`` is the start's (a forked bot gets it at :meth:`_launch`).
+        Raises _ForkFailed when the fork server failed (the seat is left to :meth:`stop`)."""
         self.seat_dir = sandbox.make_seat_dir(self.label)
         folder = self.folder
         if self.sandboxed:
@@ -363,7 +376,7 @@ class BotProcess:
             warn_once("watchdog", "no control group for the bots: each seat's memory is "
                       "watched by the runner (every 100 ms), its processes counted per uid")
         server = None
-        if self._will_fork() and self._group is not None and self._group.can_freeze:
+        if fork and self._will_fork() and self._group is not None and self._group.can_freeze:
             server = fork_server()
         plan = sandbox.launch_command(
             forkserver.HOLDER if server is not None else self.command,
@@ -534,7 +547,7 @@ class BotProcess:
                 group_files=self._group.procs_files(),
             )
         except forkserver.ForkError as error:
-            raise HostError(str(error)) from None
+            raise _ForkFailed(str(error)) from None
         return forkserver.ForkedProcess(holder, status, self._streams[0], self._streams[1])
 
     def freeze(self) -> None:

@@ -11,14 +11,17 @@ import contextlib
 import os
 import re
 import secrets
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from runner_helpers import require
 
 import arena.runner.cgroups as cgroups
+from arena.runner.forkserver import ForkServer
 from arena.runner.process import BotProcess, StartError, fork_server
 from arena.runner.sandbox import Limits
 
@@ -275,3 +278,36 @@ def test_a_live_forked_seat_is_not_taken_for_an_orphan(bwrap: str, probe: Path) 
     with started(probe, fork=True) as forked:
         assert forked.forked and forked._group is not None
         assert forked._group.name not in cgroups.orphaned_groups(found)
+
+
+def test_a_fork_server_that_died_is_started_again(bwrap: str, probe: Path) -> None:
+    forking_runner()
+    server = fork_server()
+    assert server is not None
+    os.kill(server.pid, signal.SIGKILL)
+    server._process.wait()
+    with started(probe, fork=True) as forked:
+        assert forked.forked
+        assert probe_lines(forked, "ran")
+    again = fork_server()
+    assert again is not None and again.pid != server.pid and again.alive()
+
+
+def test_a_seat_whose_fork_fails_is_started_by_exec(
+    bwrap: str, probe: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forking_runner()
+    fork = ForkServer.fork
+
+    def die_first(self: ForkServer, *args: Any, **kwargs: Any) -> Any:
+        os.kill(self.pid, signal.SIGKILL)  # the server dies as the seat's request goes out
+        self._process.wait()
+        return fork(self, *args, **kwargs)
+
+    monkeypatch.setattr(ForkServer, "fork", die_first)
+    with started(probe, fork=True) as seat:
+        assert not seat.forked  # by exec, in the same match
+        assert probe_lines(seat, "ran")
+    monkeypatch.undo()
+    with started(probe, fork=True) as forked:  # and the next start has a new server
+        assert forked.forked
