@@ -90,6 +90,8 @@ CMDLINE_ROOM = 4096
 HOST_FAILURE = "forkserver: "
 """How the fork server's own failures start (the host's fault, like ``bwrap: `` lines)."""
 SETUP_FAILED = 125  # the exit status of a bot whose set-up failed before its code ran
+SETUP_WORD = b"setup"
+"""What a middle writes for its exit status when the bot's set-up failed (not the bot's)."""
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -211,24 +213,32 @@ def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
         os.fchdir(root_fd)
         os.chroot(".")
         os.close(root_fd)
+        confined_read, confined_write = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(status_fd)
-            _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path)
+            os.close(confined_read)
+            _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path, confined_write)
+        os.close(confined_write)
         for fd in (stdout_fd, stderr_fd, go_fd, *group_fds):
             os.close(fd)
+        # A word from the bot once it is confined, before any of its code runs: without it,
+        # the bot's set-up failed (the host's failure, which no bot can claim to be).
+        confined = _read_all(confined_read) == b"1"
+        os.close(confined_read)
         while True:
             try:
                 _, status = os.waitpid(pid, 0)
                 break
             except InterruptedError:
                 continue
-        os.write(status_fd, b"%d" % os.waitstatus_to_exitcode(status))
+        os.write(status_fd, b"%d" % os.waitstatus_to_exitcode(status) if confined
+                 else SETUP_WORD)
     except BaseException as error:  # the host's failure: said on the bot's stderr
         with contextlib.suppress(OSError):
             os.write(stderr_fd, f"{HOST_FAILURE}cannot join the sandbox: {error}\n".encode())
         with contextlib.suppress(OSError):
-            os.write(status_fd, b"%d" % SETUP_FAILED)
+            os.write(status_fd, SETUP_WORD)
     os._exit(0)
 
 
@@ -241,7 +251,7 @@ def _read_all(fd: int) -> bytes:
 
 def _bot(
     spec: dict[str, Any], stdout_fd: int, stderr_fd: int, go_fd: int, group_fds: list[int],
-    base_path: list[str],
+    base_path: list[str], confined_fd: int,
 ) -> NoReturn:
     """Becomes the seat's bot (see the module's notes), waits for its start's environment on
     ``go_fd`` and runs its script (or ends quietly if the start is called off: no word)."""
@@ -256,7 +266,8 @@ def _bot(
         os.dup2(stdout_fd, 1)
         os.dup2(stderr_fd, 2)
         os.dup2(go_fd, 3)
-        os.closerange(4, os.sysconf("SC_OPEN_MAX"))
+        os.dup2(confined_fd, 4)
+        os.closerange(5, os.sysconf("SC_OPEN_MAX"))
         # What a freshly started interpreter has (the server's are, but for these two; it
         # ignores SIGPIPE and SIGXFSZ as any interpreter does).
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -292,9 +303,12 @@ def _bot(
         with contextlib.suppress(OSError):
             os.write(2, f"{HOST_FAILURE}cannot set up the seat: {error}\n".encode())
         os._exit(SETUP_FAILED)
-    # Confined: from here on, the process can do nothing a bot could not. It waits for its
-    # start (which may be a game away: a seat prepared ahead) and the start's environment.
+    # Confined: from here on, the process can do nothing a bot could not. It says so to its
+    # middle, then waits for its start (which may be a game away: a seat made ready ahead)
+    # and the start's environment.
     try:
+        os.write(4, b"1")
+        os.close(4)
         given = _read_all(3)
         os.close(3)
         if not given:
@@ -392,6 +406,7 @@ class ForkedProcess:
         self.stdout = stdout
         self.stderr = stderr
         self.returncode: int | None = None
+        self.setup_failed = False  # the bot died in its set-up, before any of its code ran
         self._status_fd: int | None = status_fd
         self._lock = threading.Lock()
 
@@ -409,8 +424,9 @@ class ForkedProcess:
             data = os.read(fd, 64)
             os.close(fd)
             self._status_fd = None
+            self.setup_failed = data == SETUP_WORD
             try:
-                self.returncode = int(data)
+                self.returncode = SETUP_FAILED if self.setup_failed else int(data)
             except ValueError:  # the middle died without a word: the sandbox was killed
                 self.returncode = -signal.SIGKILL
             return self.returncode

@@ -46,7 +46,13 @@ class StartError(RuntimeError):
 
 
 class _ForkFailed(HostError):
-    """The fork server failed to fork a seat (it died, say): the seat can start by exec."""
+    """The fork server failed to fork a seat, or the forked seat failed to join its sandbox:
+    the seat can start by exec. ``lasting``: it would fail again (this host does not let the
+    server join a sandbox), so seats are no longer forked in this process."""
+
+    def __init__(self, message: str, *, lasting: bool = False) -> None:
+        super().__init__(message)
+        self.lasting = lasting
 
 
 class CappedLog:
@@ -183,6 +189,17 @@ def fork_server() -> forkserver.ForkServer | None:
         return _server
 
 
+def _stop_forking(why: str) -> None:
+    """No more forked seats in this process (the host does not let them join a sandbox)."""
+    global _server, _server_failed
+    with _server_lock:
+        _server_failed = True
+        if _server is not None and _server_owner == os.getpid():
+            _server.close()
+        _server = None
+    warn_once("forkserver", f"Python seats start by exec from now on: {why}")
+
+
 def _forkable(command: list[str]) -> bool:
     """Whether a Python bot's command is ``python <script> [args]`` (no interpreter flags)."""
     return len(command) >= 2 and not command[1].startswith("-")
@@ -280,14 +297,17 @@ class BotProcess:
             self.hurry()  # made ready at the lowest CPU weight: its game wants it now
         self.idle = spare
         try:
-            if not prepared:
-                try:
+            try:
+                if not prepared:
                     self._build(env)
-                except _ForkFailed as error:  # the server died: this start by exec
-                    warn_once("fork-failed", f"a Python seat is started by exec: {error}")
-                    self.stop()
-                    self._build(env, fork=False)
-            self._launch(env)
+                self._launch(env)
+            except _ForkFailed as error:  # this start by exec
+                if error.lasting:
+                    _stop_forking(str(error))
+                warn_once("fork-failed", f"a Python seat is started by exec: {error}")
+                self.stop()
+                self._build(env, fork=False)
+                self._launch(env)
             if spare:
                 self.freeze()
         except BaseException:  # whatever went wrong, nothing of this start is left behind
@@ -468,6 +488,8 @@ class BotProcess:
                 text = self.log.text()
                 memory = self.memory_fault()
                 self.stop()
+                if isinstance(process, forkserver.ForkedProcess) and process.setup_failed:
+                    raise _ForkFailed(_last_line(text), lasting=True)
                 if sandbox.is_host_failure(text):
                     raise HostError(f"the sandbox failed to start {self.label}: {_last_line(text)}")
                 if memory is not None:

@@ -992,6 +992,6 @@ def is_host_failure(stderr_text: str) -> bool:
     host's).
     """
     return any(
-        line.startswith(("bwrap: ", "prlimit: ", "cgroup: ", "forkserver: "))
+        line.startswith(("bwrap: ", "prlimit: ", "cgroup: "))
         for line in stderr_text.splitlines()
     )

@@ -311,3 +311,43 @@ def test_a_seat_whose_fork_fails_is_started_by_exec(
     monkeypatch.undo()
     with started(probe, fork=True) as forked:  # and the next start has a new server
         assert forked.forked
+
+
+def test_a_forked_seat_whose_set_up_fails_is_started_by_exec_and_forking_stops(
+    bwrap: str, probe: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arena.runner.process as process_module
+
+    forking_runner()
+    # A limit the kernel does not know: the forked bot's set-up fails before any of its code
+    # runs, as it would on a host that does not let the server join a sandbox.
+    monkeypatch.setattr(Limits, "rlimits", lambda self: {"RLIMIT_NO_SUCH_LIMIT": 1})
+    monkeypatch.setattr(process_module, "_server_failed", False)
+    try:
+        with started(probe, fork=True) as seat:
+            assert not seat.forked  # by exec, after the forked start failed in its set-up
+            assert probe_lines(seat, "ran")
+            assert "forkserver: cannot set up the seat" in seat.log.text()
+        assert fork_server() is None  # no more forked seats in this process
+    finally:
+        process_module._server_failed = False
+    assert fork_server() is not None
+
+
+def test_a_bot_cannot_pass_its_own_exit_for_a_failed_set_up(bwrap: str, tmp_path: Path) -> None:
+    forking_runner()
+    folder = tmp_path / "liar"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        'import os, sys\nprint("forkserver: cannot set up the seat", file=sys.stderr)\n'
+        'sys.stderr.flush()\nos._exit(125)\n'
+    )
+    process = BotProcess(label="liar", command=["python", "bot.py"], folder=folder,
+                         limits=Limits(), sandboxed=True, python=True)
+    try:
+        with pytest.raises(StartError, match="exited with status 125 before listening"):
+            process.start()
+        assert process.forked  # its own fault, and seats are still forked
+    finally:
+        process.close()
+    assert fork_server() is not None
