@@ -97,16 +97,21 @@ def measure_runs(
     results.sort(key=lambda figures: figures["games_per_second"])
     figures = dict(results[len(results) // 2])
     keys = ["games_per_second", "reused_games_per_second", "fresh_over_reused"]
-    if prestart:
-        keys += ["prestart_games_per_second", "prestart_over_reused"]
-    if exec_seats:
-        keys += ["exec_games_per_second", "exec_over_reused"]
+    for name, _ in _beside(prestart, exec_seats):
+        keys += [f"{name}_games_per_second", f"{name}_over_reused"]
     for key in keys:
         figures[key] = round(statistics.median(result[key] for result in results), 2)
     figures["runs"] = [
         {key: result[key] for key in [*keys, "median_restart_ms"]} for result in results
     ]
     return figures
+
+
+def _beside(prestart: bool, exec_seats: bool) -> list[tuple[str, dict[str, bool]]]:
+    """The matches asked for beside fresh and reused, by the name of their figures, with the
+    options :func:`play` takes for each."""
+    asked = [("prestart", {"prestart": True})] if prestart else []
+    return asked + ([("exec", {"fork": False})] if exec_seats else [])
 
 
 def measure(
@@ -125,18 +130,12 @@ def measure(
     else:
         report, total = play(games, variant, bots, fresh=True)
         reused, reused_total = play(games, variant, bots, fresh=False)
-    if prestart:
-        ahead, ahead_total = play(games, variant, bots, fresh=True, prestart=True)
-        extra["prestart_games_per_second"] = round(len(ahead.games) / ahead_total, 2)
-        extra["prestart_over_reused"] = round(
-            (len(ahead.games) / ahead_total) / (len(reused.games) / reused_total), 3
-        )
-    if exec_seats:
-        execd, exec_total = play(games, variant, bots, fresh=True, fork=False)
-        extra["exec_games_per_second"] = round(len(execd.games) / exec_total, 2)
-        extra["exec_over_reused"] = round(
-            (len(execd.games) / exec_total) / (len(reused.games) / reused_total), 3
-        )
+    reused_rate = len(reused.games) / reused_total
+    for name, options in _beside(prestart, exec_seats):
+        other, other_total = play(games, variant, bots, fresh=True, **options)
+        other_rate = len(other.games) / other_total
+        extra[f"{name}_games_per_second"] = round(other_rate, 2)
+        extra[f"{name}_over_reused"] = round(other_rate / reused_rate, 3)
     played = [game for game in report.games if game.void is None]
     decisions = sum(game.moves for game in played)
     first = report.games[0].duration_ms if report.games else 0
@@ -153,9 +152,7 @@ def measure(
         "seconds": round(total, 3),
         "games_per_second": round(len(report.games) / total, 2),
         "reused_games_per_second": round(len(reused.games) / reused_total, 2),
-        "fresh_over_reused": round(
-            (len(report.games) / total) / (len(reused.games) / reused_total), 3
-        ),
+        "fresh_over_reused": round((len(report.games) / total) / reused_rate, 3),
         "decisions_per_second": round(decisions / total, 1),
         "first_game_ms_with_start_up": first,
         "median_game_ms": statistics.median(later) if later else first,

@@ -507,10 +507,10 @@ class ForkServer:
         return self._process.poll() is None
 
     def fork(self, spec: ForkSpec, *, sandbox_pid: int, stdout_fd: int, stderr_fd: int,
-             group_files: list[str]) -> tuple[int, int, int]:
+             group_files: list[str]) -> tuple[int, int]:
         """Forks a bot into the sandbox whose first process is ``sandbox_pid``, confined and
-        waiting for its start: returns the middle's pid, the read end of the exit status pipe
-        and the *go* pipe's write end, on which the caller writes the start's environment
+        waiting for its start: returns the read end of the exit status pipe and the *go*
+        pipe's write end, on which the caller writes the start's environment
         (JSON) and closes it to start the bot (closed without a word: the bot ends). The
         caller keeps (and closes) its own ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
         opened: list[int] = []
@@ -556,7 +556,7 @@ class ForkServer:
             os.close(go_write)
             detail = answer.decode("utf-8", "replace") or "the fork server is gone"
             raise ForkError(f"cannot fork the seat: {detail}")
-        return int(answer), status_read, go_write
+        return status_read, go_write
 
     def close(self) -> None:
         """Ends the server (its seats live on in their sandboxes until the runner ends them)."""

@@ -522,7 +522,6 @@ class Slot:
         if spare_seed == PREPARED and self.process is not None and self._other is not None:
             # The last game's process (which plays no more) is stopped while the seat made
             # ready ahead starts; the game waits for both.
-            await self._close_link()
             old = self.process
             self.process, self._other = self._other, old
             stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
@@ -652,16 +651,13 @@ class Slot:
     async def shutdown(self, *, keep_process: bool = False) -> None:
         """Closes the connection and kills the process group (``keep_process``: the
         connection only)."""
-        await self._close_link()
-        if self.process is not None and not keep_process:
-            await asyncio.to_thread(self.process.stop)
-        self.fresh = True
-
-    async def _close_link(self) -> None:
         if self.link is not None:
             with contextlib.suppress(Exception):
                 await self.link.close()
             self.link = None
+        if self.process is not None and not keep_process:
+            await asyncio.to_thread(self.process.stop)
+        self.fresh = True
 
     def dropped_output(self) -> int:
         """Bytes of the process's output its log has left out, over all its starts."""

@@ -177,10 +177,7 @@ def fork_server() -> forkserver.ForkServer | None:
         if _server_failed:
             return None
         try:
-            _server = forkserver.ForkServer(
-                [*sandbox.resolve_command(["python"], Path("."), sandbox=True)],
-                sandbox.base_env(),
-            )
+            _server = forkserver.ForkServer(sandbox.python_command(), sandbox.base_env())
         except forkserver.ForkError as error:
             _server_failed = True
             warn_once("forkserver", f"Python seats start by exec: {error}")
@@ -547,9 +544,8 @@ class BotProcess:
         for its start (:meth:`_launch`). Raises HostError when the server fails."""
         assert self._group is not None and self._bot_pipes is not None
         assert self._sandbox_pid is not None and self._streams is not None
-        python = len(sandbox.resolve_command(["python"], self.folder, sandbox=True))
         command = sandbox.resolve_command(self.command, self.folder, sandbox=True)
-        script, *args = command[python:]
+        script, *args = command[len(sandbox.python_command()):]
         spec = forkserver.ForkSpec(
             script=script,
             args=args,
@@ -561,7 +557,7 @@ class BotProcess:
             filter=sandbox.seccomp_program() or b"",
         )
         try:
-            _, status, self._go_fd = server.fork(
+            status, self._go_fd = server.fork(
                 spec,
                 sandbox_pid=self._sandbox_pid,
                 stdout_fd=self._bot_pipes[0],

@@ -604,6 +604,12 @@ def remove_seat_dir(path: Path) -> None:
     remove_tree(path)
 
 
+def python_command() -> list[str]:
+    """The arena's interpreter as the runner starts it for a bot's ``python`` (frozen
+    standard modules: the default of release builds, said for every build)."""
+    return [sys.executable, *PYTHON_FLAGS]
+
+
 def resolve_command(command: list[str], folder: Path, *, sandbox: bool) -> list[str]:
     """The manifest's command with ``python`` meaning the arena's own interpreter.
 
@@ -612,8 +618,7 @@ def resolve_command(command: list[str], folder: Path, *, sandbox: bool) -> list[
     """
     first, *rest = command
     if first in {"python", "python3"}:
-        # Frozen standard modules (the default of release builds, said for every build).
-        return [sys.executable, *PYTHON_FLAGS, *rest]
+        return [*python_command(), *rest]
     elif "/" in first and not first.startswith("/"):
         base = BOT_MOUNT if sandbox else str(folder)
         first = str(Path(base) / first)
