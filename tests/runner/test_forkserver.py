@@ -59,11 +59,17 @@ def probe(tmp_path: Path) -> Path:
     return folder
 
 
+def seat(folder: Path, label: str, *, fork: bool = True, limits: Limits | None = None
+         ) -> BotProcess:
+    """A sandboxed seat of the Python bot ``bot.py`` in ``folder``, not started yet."""
+    return BotProcess(label=label, command=["python", "bot.py"], folder=folder,
+                      limits=limits or Limits(), sandboxed=True, python=True, fork=fork)
+
+
 @contextlib.contextmanager
 def started(folder: Path, *, fork: bool, env: dict[str, str] | None = None,
             limits: Limits | None = None) -> Iterator[BotProcess]:
-    process = BotProcess(label="fork-probe", command=["python", "bot.py"], folder=folder,
-                         limits=limits or Limits(), sandboxed=True, python=True, fork=fork)
+    process = seat(folder, "fork-probe", fork=fork, limits=limits)
     try:
         process.start(env)
         yield process
@@ -215,8 +221,7 @@ def test_a_forked_bots_exit_status_and_words_come_through(bwrap: str, tmp_path: 
     (folder / "bot.py").write_text(
         'import sys\nprint("going away now", file=sys.stderr)\nsys.exit(3)\n'
     )
-    process = BotProcess(label="quitter", command=["python", "bot.py"], folder=folder,
-                         limits=Limits(), sandboxed=True, python=True)
+    process = seat(folder, "quitter")
     try:
         with pytest.raises(StartError, match=r"exited with status 3 before listening "
                                              r"\(going away now\)"):
@@ -230,8 +235,7 @@ def test_a_seat_prepared_ahead_is_confined_and_runs_no_bot_code_until_its_start(
     bwrap: str, probe: Path
 ) -> None:
     forking_runner()
-    process = BotProcess(label="ahead", command=["python", "bot.py"], folder=probe,
-                         limits=Limits(), sandboxed=True, python=True)
+    process = seat(probe, "ahead")
     try:
         assert process.prepare()
         seat_dir = process.seat_dir
@@ -257,8 +261,7 @@ def test_a_seat_prepared_ahead_and_never_started_ends_without_a_word(
     bwrap: str, probe: Path
 ) -> None:
     forking_runner()
-    process = BotProcess(label="unused", command=["python", "bot.py"], folder=probe,
-                         limits=Limits(), sandboxed=True, python=True)
+    process = seat(probe, "unused")
     try:
         assert process.prepare()
         waiting = bot_pid(process)
@@ -342,8 +345,7 @@ def test_a_bot_cannot_pass_its_own_exit_for_a_failed_set_up(bwrap: str, tmp_path
         'import os, sys\nprint("forkserver: cannot set up the seat", file=sys.stderr)\n'
         'sys.stderr.flush()\nos._exit(125)\n'
     )
-    process = BotProcess(label="liar", command=["python", "bot.py"], folder=folder,
-                         limits=Limits(), sandboxed=True, python=True)
+    process = seat(folder, "liar")
     try:
         with pytest.raises(StartError, match="exited with status 125 before listening"):
             process.start()

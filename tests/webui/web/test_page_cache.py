@@ -42,10 +42,17 @@ def queries_of(client: Any, url: str) -> tuple[int, str]:
                                  "/bots/greedy/?result=win"])
 def test_a_reader_without_a_session_is_served_the_kept_page(
         client: Any, ladder_pair: list[Any], url: str) -> None:
+    kept, drawn = read_twice(client, url)
+    assert kept <= 4 < drawn, (kept, drawn)
+
+
+def read_twice(client: Any, url: str) -> tuple[int, int]:
+    """Reads ``url`` twice, asserts the second answer is the first; the queries of the second
+    read (the kept answer) and of the first (drawn)."""
     drawn, first = queries_of(client, url)
     kept, again = queries_of(client, url)
     assert again == first
-    assert kept <= 4 < drawn, (kept, drawn)
+    return kept, drawn
 
 
 def test_a_game_page_is_kept(client: Any, ladder_pair: list[Any]) -> None:
@@ -134,9 +141,7 @@ def test_a_ladder_choice_shows_at_once(
                                  "/api/bots/greedy/games?result=win"])
 def test_an_api_read_without_a_token_is_served_the_kept_answer(
         client: Any, ladder_pair: list[Any], url: str) -> None:
-    drawn, first = queries_of(client, url)
-    kept, again = queries_of(client, url)
-    assert again == first
+    kept, drawn = read_twice(client, url)
     assert kept < drawn and kept <= 4, (kept, drawn)
 
 
@@ -169,13 +174,9 @@ def test_a_kept_replay_download_keeps_its_headers_and_answers_its_etag(
 
 def test_a_seasons_live_progress_shows_a_recorded_result_at_once(
         client: Any, ready_versions: list[Any]) -> None:
-    from test_read_models import record_next_season_match
+    from test_read_models import record_next_season_match, started_season
 
-    from webui.league import seasons
-
-    season = seasons.create_season(name="Live", variant=variants.get_variant("scopa"),
-                                   entrants=ready_versions, games_per_pairing=2, seed=3)
-    seasons.start_season(season)
+    season = started_season("Live", ready_versions)
     before = client.get(f"/api/seasons/{season.pk}/live").json()
     assert client.get(f"/api/seasons/{season.pk}/live").json() == before
     assert record_next_season_match(season) is not None

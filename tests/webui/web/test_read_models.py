@@ -27,6 +27,14 @@ def ladder_pair(ready_versions: list[Any], settings: Any) -> list[Any]:
     return ready_versions
 
 
+def started_season(name: str, entrants: list[Any], seed: int = 3) -> Season:
+    """A scopa round-robin of ``entrants``, two games a pairing, started."""
+    season = seasons.create_season(name=name, variant=variants.get_variant("scopa"),
+                                   entrants=entrants, games_per_pairing=2, seed=seed)
+    seasons.start_season(season)
+    return season
+
+
 def record_next_season_match(season: Season) -> Match | None:
     """The season's next scheduled match, recorded as a worker does, and what follows it."""
     from webui.web.sampledata import match_report
@@ -88,9 +96,7 @@ def test_a_recorded_ladder_result_shows_at_once_on_every_page_it_changes(
 
 def test_a_recorded_season_result_shows_at_once_on_the_season_and_home_pages(
         client: Any, ready_versions: list[Any]) -> None:
-    season = seasons.create_season(name="Fresh", variant=variants.get_variant("scopa"),
-                                   entrants=ready_versions, games_per_pairing=2, seed=3)
-    seasons.start_season(season)
+    season = started_season("Fresh", ready_versions)
     before = client.get(f"/api/seasons/{season.pk}").json()
     listed_before = client.get("/api/seasons").json()
     client.get(f"/seasons/{season.pk}/")
@@ -116,9 +122,7 @@ def test_a_recorded_season_result_shows_at_once_on_the_season_and_home_pages(
 
 def test_a_claimed_match_shows_as_running_on_its_season_page(
         client: Any, ready_versions: list[Any]) -> None:
-    season = seasons.create_season(name="Claims", variant=variants.get_variant("scopa"),
-                                   entrants=ready_versions, games_per_pairing=2, seed=3)
-    seasons.start_season(season)
+    season = started_season("Claims", ready_versions)
     assert client.get(f"/api/seasons/{season.pk}").json()["rounds"][0]["running"] == 0
     match = Match.objects.filter(season=season).first()
     assert match is not None and matches.claim_match(match.pk, "test") is not None
@@ -204,9 +208,7 @@ def test_every_page_makes_as_many_queries_on_ten_times_the_games(
         client: Any, ladder_pair: list[Any]) -> None:
     from webui.web.sampledata import play_season
 
-    season = seasons.create_season(name="Counted", variant=variants.get_variant("scopa"),
-                                   entrants=ladder_pair, games_per_pairing=2, seed=5)
-    seasons.start_season(season)
+    season = started_season("Counted", ladder_pair, seed=5)
     play_season(season)
     for _ in range(2):
         record_ladder_match(ladder_pair)
