@@ -45,6 +45,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import errno
+import fcntl
 import gc
 import importlib
 import json
@@ -54,6 +56,7 @@ import runpy
 import select
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -77,7 +80,7 @@ NAMESPACES = (
     ("pid", 0x20000000),
     ("mnt", 0x00020000),
 )
-FIXED_FDS = 6 + len(NAMESPACES)  # spec, status, stdout, stderr, go, root, the namespaces
+FIXED_FDS = 7 + len(NAMESPACES)  # spec, status, stdout, stderr, go, seal, root, namespaces
 
 SERVER_TITLE = "arena-fork-server"
 """The server's command line as ``ps`` shows it (a runner's own process, holding no seat)."""
@@ -102,6 +105,16 @@ _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SECCOMP_MODE_FILTER = 2
 _CAPABILITY_VERSION_3 = 0x20080522
+_SECCOMP_SET_MODE_FILTER = 1
+_SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
+# ioctl(2) requests of a seccomp listener (_IOWR('!', n, struct)), and the structs' layouts.
+_NOTIF_RECV = 0xC0502100  # struct seccomp_notif: id, pid, flags, nr, arch, ip, args[6]
+_NOTIF_SEND = 0xC0182101  # struct seccomp_notif_resp: id, val, error, flags
+_NOTIF = struct.Struct("=QIIiIQ6Q")
+_NOTIF_RESP = struct.Struct("=QqiI")
+_NOTIF_FLAG_CONTINUE = 1
+_AF_NETLINK, _NETLINK_SOCK_DIAG = 16, 4
+_LOW_32_BITS = 0xFFFFFFFF
 
 
 class ForkError(RuntimeError):
@@ -199,14 +212,15 @@ def _preload() -> None:
 
 def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
     """Joins the sandbox, forks the bot into it, waits for it and writes its exit status."""
-    spec_fd, status_fd, stdout_fd, stderr_fd, go_fd, root_fd = fds[:6]
-    namespace_fds = fds[6:FIXED_FDS]
+    spec_fd, status_fd, stdout_fd, stderr_fd, go_fd, seal_fd, root_fd = fds[:7]
+    namespace_fds = fds[7:FIXED_FDS]
     group_fds = fds[FIXED_FDS:]
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         spec = json.loads(_read_all(spec_fd))
         os.close(spec_fd)
-        _retitle([WAITER_TITLE, *spec["cmdline"]])
+        title = _title_area()  # read in this /proc, before the sandbox's root (which has none)
+        _retitle([WAITER_TITLE, *spec["cmdline"]], title)
         for fd, (_, flag) in zip(namespace_fds, NAMESPACES, strict=True):
             _call("setns", fd, flag)
             os.close(fd)
@@ -214,18 +228,31 @@ def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
         os.chroot(".")
         os.close(root_fd)
         confined_read, confined_write = os.pipe()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         pid = os.fork()
         if pid == 0:
-            os.close(status_fd)
-            os.close(confined_read)
-            _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path, confined_write)
+            for fd in (status_fd, seal_fd, confined_read, ours.detach()):
+                os.close(fd)
+            _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path, confined_write,
+                 theirs.detach(), title)
         os.close(confined_write)
+        theirs.close()
         for fd in (stdout_fd, stderr_fd, go_fd, *group_fds):
             os.close(fd)
-        # A word from the bot once it is confined, before any of its code runs: without it,
-        # the bot's set-up failed (the host's failure, which no bot can claim to be).
+        # The listener of the bot's system-call filter (none when it has no filter, or its
+        # set-up failed first), then a word from the bot once it is confined, before any of
+        # its code runs: without it, the bot's set-up failed (the host's failure, which no bot
+        # can claim to be).
+        listener = None
+        with contextlib.suppress(OSError):
+            _, received, _, _ = socket.recv_fds(ours, 16, 1)
+            listener = received[0] if received else None
+        ours.close()
         confined = _read_all(confined_read) == b"1"
         os.close(confined_read)
+        if listener is not None and confined:
+            sealed = {int(number): name for number, name in spec["sealed"].items()}
+            _supervise(listener, seal_fd, pid, sealed)
         while True:
             try:
                 _, status = os.waitpid(pid, 0)
@@ -249,25 +276,77 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
+def _supervise(listener: int, seal_fd: int, pid: int, sealed: dict[int, str]) -> None:
+    """Answers the seat's sealed system calls (:data:`arena.runner.seccomp.SEALED`, by number
+    in ``sealed``) until the bot ``pid`` ends: each is made as asked until the runner seals the
+    seat (a byte on ``seal_fd``, or its end closed) before its game begins, and refused after.
+    A ``NETLINK_SOCK_DIAG`` socket is always refused."""
+    pidfd = os.pidfd_open(pid)
+    poller = select.poll()
+    for fd in (listener, seal_fd, pidfd):
+        poller.register(fd, select.POLLIN)
+    is_sealed = False
+    buffer = bytearray(_NOTIF.size)
+    while True:
+        try:
+            events = poller.poll()
+        except InterruptedError:
+            continue
+        for fd, event in events:
+            if fd == pidfd:
+                os.close(pidfd)
+                os.close(listener)
+                return
+            if fd == seal_fd:
+                is_sealed = True
+                poller.unregister(seal_fd)
+                continue
+            if not event & select.POLLIN:  # every process of the filter is gone
+                poller.unregister(listener)
+                continue
+            buffer[:] = bytes(len(buffer))
+            try:
+                fcntl.ioctl(listener, _NOTIF_RECV, buffer)
+            except OSError:  # the caller was interrupted or died meanwhile
+                continue
+            ident, _, _, number, _, _, *args = _NOTIF.unpack(buffer)
+            # The seal is looked at after the call arrived: a call made once the bot had its
+            # game's first message comes after the seal was written.
+            if not is_sealed and select.select([seal_fd], [], [], 0)[0]:
+                is_sealed = True
+                poller.unregister(seal_fd)
+            name = sealed.get(number, "")
+            error = 0
+            if (name in {"socket", "socketpair"} and args[0] & _LOW_32_BITS == _AF_NETLINK
+                    and args[2] & _LOW_32_BITS == _NETLINK_SOCK_DIAG):
+                error = errno.EPROTONOSUPPORT
+            elif is_sealed:
+                error = errno.EAGAIN if name in {"accept", "accept4"} else errno.EPERM
+            answer = _NOTIF_RESP.pack(ident, 0, -error, 0 if error else _NOTIF_FLAG_CONTINUE)
+            with contextlib.suppress(OSError):  # the caller was interrupted or died
+                fcntl.ioctl(listener, _NOTIF_SEND, answer)
+
+
 def _bot(
     spec: dict[str, Any], stdout_fd: int, stderr_fd: int, go_fd: int, group_fds: list[int],
-    base_path: list[str], confined_fd: int,
+    base_path: list[str], confined_fd: int, supervisor_fd: int, title: tuple[int, int],
 ) -> NoReturn:
     """Becomes the seat's bot (see the module's notes), waits for its start's environment on
-    ``go_fd`` and runs its script (or ends quietly if the start is called off: no word)."""
+    ``go_fd`` and runs its script or command (or ends quietly if the start is called off: no
+    word)."""
     try:
-        _retitle(spec["cmdline"])
+        _retitle(spec["cmdline"], title)
         for fd in group_fds:  # into the seat's control groups: "0" is the writer itself
             os.write(fd, b"0")
             os.close(fd)
         os.setsid()
         null = os.open("/dev/null", os.O_RDWR)
-        os.dup2(null, 0)
-        os.dup2(stdout_fd, 1)
-        os.dup2(stderr_fd, 2)
-        os.dup2(go_fd, 3)
-        os.dup2(confined_fd, 4)
-        os.closerange(5, os.sysconf("SC_OPEN_MAX"))
+        # 0 to 5: stdin, stdout, stderr, go, confined, supervisor (each first moved above 5,
+        # where no dup2 below lands on it).
+        sources = (null, stdout_fd, stderr_fd, go_fd, confined_fd, supervisor_fd)
+        for target, fd in enumerate([fcntl.fcntl(fd, fcntl.F_DUPFD, 6) for fd in sources]):
+            os.dup2(fd, target)
+        os.closerange(6, os.sysconf("SC_OPEN_MAX"))
         # What a freshly started interpreter has (the server's are, but for these two; it
         # ignores SIGPIPE and SIGXFSZ as any interpreter does).
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -291,14 +370,14 @@ def _bot(
         _call("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after an exec (setresuid cleared it)
         _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         script = spec["script"]
-        sys.argv = [script, *spec["args"]]
-        sys.path[:] = [os.path.dirname(os.path.abspath(script)), *spec["path"], *base_path]
-        importlib.invalidate_caches()
+        if script:
+            sys.argv = [script, *spec["args"]]
+            sys.path[:] = [os.path.dirname(os.path.abspath(script)), *spec["path"], *base_path]
+            importlib.invalidate_caches()
         program = bytes.fromhex(spec["filter"])
         if program:
-            buffer = ctypes.create_string_buffer(program, len(program))
-            fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-            _call("prctl", _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
+            _install_filter(program, spec["seccomp_number"])
+        os.close(5)  # the middle has the listener now (or knows there is none)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.write(2, f"{HOST_FAILURE}cannot set up the seat: {error}\n".encode())
@@ -319,16 +398,57 @@ def _bot(
         with contextlib.suppress(OSError):
             os.write(2, f"{HOST_FAILURE}cannot take the seat's start: {error}\n".encode())
         os._exit(SETUP_FAILED)
+    if not script:
+        _exec(spec["cmdline"])
     os._exit(_run_script(script))
 
 
-def _retitle(argv: list[str]) -> None:
-    """Writes ``argv`` over the process's own command line (the server's, padded for this):
-    ``ps`` and ``/proc/<pid>/cmdline`` show the bot's command, as for a seat started by
-    ``exec`` (cut to the room there is)."""
+def _install_filter(program: bytes, seccomp_number: int) -> None:
+    """Installs the system-call filter ``program``; a filter that asks (:data:`arena.runner.
+    seccomp.ACT_NOTIFY`) hands its listener to the middle on descriptor 5."""
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if seccomp_number < 0:
+        _call("prctl", _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
+        return
+    assert _libc is not None
+    listener = _libc.syscall(
+        ctypes.c_long(seccomp_number), ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER),
+        ctypes.c_ulong(_SECCOMP_FILTER_FLAG_NEW_LISTENER), ctypes.byref(fprog),
+    )
+    if listener < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"seccomp: {os.strerror(code)}")
+    # The bot never holds its own listener (it could answer its own calls).
+    with socket.socket(fileno=os.dup(5)) as supervisor:
+        socket.send_fds(supervisor, [b"L"], [listener])
+    os.close(listener)
+
+
+def _exec(argv: list[str]) -> NoReturn:
+    """Becomes the seat's command (not a Python script): as ``exec`` from a shell would."""
+    for number in (signal.SIGPIPE, signal.SIGXFSZ):  # ignored by the interpreter, not by it
+        signal.signal(number, signal.SIG_DFL)
+    try:
+        os.execvpe(argv[0], argv, dict(os.environ))
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.write(2, f"cannot run {argv[0]}: {error.strerror}\n".encode())
+    os._exit(127)
+
+
+def _title_area() -> tuple[int, int]:
+    """Where this process's command line is in its memory, and its size (read in ``/proc``)."""
     fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
     start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (fields 48 and 49)
-    room = end - start
+    return start, end - start
+
+
+def _retitle(argv: list[str], area: tuple[int, int] | None = None) -> None:
+    """Writes ``argv`` over the process's own command line (the server's, padded for this):
+    ``ps`` and ``/proc/<pid>/cmdline`` show the bot's command, as for a seat started by
+    ``exec`` (cut to the room there is). ``area``: :func:`_title_area`, read before."""
+    start, room = area if area is not None else _title_area()
     if room <= 0:
         return
     data = b"\0".join(arg.encode() for arg in argv)[: room - 1]
@@ -373,7 +493,7 @@ class ForkSpec:
     """What a forked seat becomes: its script and arguments, uid and limits (its environment
     comes with its start, :meth:`ForkServer.fork`'s ``go`` pipe)."""
 
-    script: str  # as the bot's command names it, inside the sandbox
+    script: str  # as the bot's command names it, inside the sandbox ("": exec cmdline)
     args: list[str]
     cmdline: list[str]  # the whole command, as an exec would have started it
     cwd: str
@@ -381,6 +501,10 @@ class ForkSpec:
     rlimits: dict[str, int]  # resource.RLIMIT_* name -> soft and hard value
     path: list[str]  # sys.path entries before the interpreter's own (PYTHONPATH's)
     filter: bytes  # the compiled system-call filter (empty: none)
+    # The number of seccomp(2), when ``filter`` asks of a supervisor (else -1), and the
+    # numbers of the calls it asks about (arena.runner.seccomp.SEALED) by name.
+    seccomp_number: int = -1
+    sealed: dict[int, str] | None = None
 
     def to_json(self) -> bytes:
         return json.dumps(
@@ -388,7 +512,8 @@ class ForkSpec:
                 "script": self.script, "args": self.args, "cmdline": self.cmdline,
                 "cwd": self.cwd,
                 "uid": self.uid, "rlimits": self.rlimits, "path": self.path,
-                "filter": self.filter.hex(),
+                "filter": self.filter.hex(), "seccomp_number": self.seccomp_number,
+                "sealed": {str(number): name for number, name in (self.sealed or {}).items()},
             }
         ).encode()
 
@@ -507,14 +632,16 @@ class ForkServer:
         return self._process.poll() is None
 
     def fork(self, spec: ForkSpec, *, sandbox_pid: int, stdout_fd: int, stderr_fd: int,
-             group_files: list[str]) -> tuple[int, int]:
+             group_files: list[str]) -> tuple[int, int, int]:
         """Forks a bot into the sandbox whose first process is ``sandbox_pid``, confined and
-        waiting for its start: returns the read end of the exit status pipe and the *go*
-        pipe's write end, on which the caller writes the start's environment
-        (JSON) and closes it to start the bot (closed without a word: the bot ends). The
-        caller keeps (and closes) its own ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
+        waiting for its start: returns the read end of the exit status pipe, the *go* pipe's
+        write end, on which the caller writes the start's environment (JSON) and closes it to
+        start the bot (closed without a word: the bot ends), and the *seal* pipe's write end,
+        which the caller writes to (or closes) before the seat's game begins: from then on
+        the seat's sealed calls are refused. The caller keeps (and closes) its own
+        ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
         opened: list[int] = []
-        status_read = go_write = None
+        status_read = go_write = seal_write = None
         try:
             spec_read, spec_write = os.pipe()
             opened.append(spec_read)
@@ -527,6 +654,8 @@ class ForkServer:
             opened.append(status_write)
             go_read, go_write = os.pipe()
             opened.append(go_read)
+            seal_read, seal_write = os.pipe()
+            opened.append(seal_read)
             proc = f"/proc/{sandbox_pid}"
             root = os.open(f"{proc}/root", os.O_RDONLY | os.O_DIRECTORY)
             opened.append(root)
@@ -534,8 +663,8 @@ class ForkServer:
             opened += namespaces
             groups = [os.open(name, os.O_WRONLY) for name in group_files]
             opened += groups
-            fds = [spec_read, status_write, stdout_fd, stderr_fd, go_read, root, *namespaces,
-                   *groups]
+            fds = [spec_read, status_write, stdout_fd, stderr_fd, go_read, seal_read, root,
+                   *namespaces, *groups]
             with self._lock:
                 self._socket.sendmsg(
                     [b"fork"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array(fds))],
@@ -543,7 +672,7 @@ class ForkServer:
                 )
                 answer = self._socket.recv(128)
         except OSError as error:
-            for fd in (status_read, go_write):
+            for fd in (status_read, go_write, seal_write):
                 if fd is not None:
                     os.close(fd)
             raise ForkError(f"cannot fork the seat: {error}") from None
@@ -552,11 +681,11 @@ class ForkServer:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         if not answer.isdigit():
-            os.close(status_read)
-            os.close(go_write)
+            for fd in (status_read, go_write, seal_write):
+                os.close(fd)
             detail = answer.decode("utf-8", "replace") or "the fork server is gone"
             raise ForkError(f"cannot fork the seat: {detail}")
-        return status_read, go_write
+        return status_read, go_write, seal_write
 
     def close(self) -> None:
         """Ends the server (its seats live on in their sandboxes until the runner ends them)."""

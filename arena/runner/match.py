@@ -1003,6 +1003,11 @@ class _GamePlay:
         one is left with the read. Whatever ends the game, the last driver hands it here.
         """
         await self._start_bots()
+        # Every seat is started and described, and none knows a card yet: from here on, no
+        # seat can make an object numbered from a host-wide counter (Slot.seal).
+        for slot in self._unique_slots():
+            if slot.process is not None:
+                slot.process.seal()
         self.match.prestart_next()
         spec = self.match.spec
         players = [slot.label for slot in self.slots]

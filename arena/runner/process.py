@@ -27,6 +27,7 @@ from typing import Any
 import arena.runner.cgroups as cgroups
 import arena.runner.forkserver as forkserver
 import arena.runner.sandbox as sandbox
+import arena.runner.seccomp as seccomp
 from arena.runner.fallbacks import warn_once
 from arena.runner.sandbox import HostError, Limits, SocketError
 from arena.text import printable
@@ -243,6 +244,7 @@ class BotProcess:
         self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._go_fd: int | None = None  # a forked bot's go pipe, until its start
+        self._seal_fd: int | None = None  # a forked bot's seal pipe, until its game begins
         self._watchdog: cgroups.MemoryWatchdog | None = None
         self._socket_fd: int | None = None
         self._sandbox_pid: int | None = None
@@ -336,8 +338,11 @@ class BotProcess:
         return True
 
     def _will_fork(self) -> bool:
-        """Whether this seat's next start forks the bot (see :mod:`arena.runner.forkserver`)."""
-        if not (self.fork and self.sandboxed and self.python and _forkable(self.command)):
+        """Whether this seat's next start forks the bot (see :mod:`arena.runner.forkserver`):
+        a Python script run in the forked process, or any other command it execs."""
+        if not (self.fork and self.sandboxed):
+            return False
+        if self.python and not _forkable(self.command):
             return False
         backend = cgroups.backend()
         return backend is not None and backend.freezer_parent is not None
@@ -545,7 +550,11 @@ class BotProcess:
         assert self._group is not None and self._bot_pipes is not None
         assert self._sandbox_pid is not None and self._streams is not None
         command = sandbox.resolve_command(self.command, self.folder, sandbox=True)
-        script, *args = command[len(sandbox.python_command()):]
+        script, args = "", []  # a command the bot execs
+        if self.python:
+            script, *args = command[len(sandbox.python_command()):]
+        supervised = sandbox.seccomp_program(supervised=True)
+        numbers = dict(seccomp.syscall_numbers(("seccomp", *seccomp.SEALED))) if supervised else {}
         spec = forkserver.ForkSpec(
             script=script,
             args=args,
@@ -554,10 +563,12 @@ class BotProcess:
             uid=plan.uid if plan.uid is not None else os.geteuid(),
             rlimits=self.limits.rlimits(),
             path=[sandbox.LIB_MOUNT],
-            filter=sandbox.seccomp_program() or b"",
+            filter=supervised or b"",
+            seccomp_number=numbers.pop("seccomp", -1),
+            sealed={number: name for name, number in numbers.items()},
         )
         try:
-            status, self._go_fd = server.fork(
+            status, self._go_fd, self._seal_fd = server.fork(
                 spec,
                 sandbox_pid=self._sandbox_pid,
                 stdout_fd=self._bot_pipes[0],
@@ -567,6 +578,18 @@ class BotProcess:
         except forkserver.ForkError as error:
             raise _ForkFailed(str(error)) from None
         return forkserver.ForkedProcess(holder, status, self._streams[0], self._streams[1])
+
+    def seal(self) -> None:
+        """Before the seat's game begins (its first message, which may carry hidden cards):
+        from now on, a forked seat can make no pipe, socket or memfd, whose inode number
+        would come from a counter of the whole host (:data:`arena.runner.seccomp.SEALED`).
+        Nothing for a seat started by ``exec``."""
+        if self._seal_fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(self._seal_fd, b"1")
+            with contextlib.suppress(OSError):
+                os.close(self._seal_fd)
+            self._seal_fd = None
 
     def freeze(self) -> None:
         """Stops every process of the seat until :meth:`thaw` (the runner freezes every seat
@@ -676,6 +699,7 @@ class BotProcess:
             with contextlib.suppress(OSError):
                 os.close(self._go_fd)
             self._go_fd = None
+        self.seal()
         if self._bot_pipes is not None:
             for fd in self._bot_pipes:
                 with contextlib.suppress(OSError):

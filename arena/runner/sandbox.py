@@ -655,11 +655,13 @@ def launch_command(
 
     ``python`` binds the interpreter, the virtualenv and the ``arena`` package into the
     sandbox; ``extra_env`` adds variables (``SCOPA_BOT_SEED``); ``join`` is an argv prefix that
-    puts the process into its seat's control group first. ``fork_layout`` also binds the
-    ``arena`` package and the protocol at their host paths, where the modules a fork server
-    imported (:mod:`arena.runner.forkserver`) say they are. Raises HostError when a sandbox is
-    asked for and the machine cannot make one. The plan's ``pass_fds`` and ``info_fd`` are
-    open descriptors: :func:`spawn` hands them over and closes the child's ends.
+    puts the process into its seat's control group first. ``fork_layout`` (a seat forked in,
+    whatever its command) binds the interpreter, and the ``arena`` package and the protocol
+    at their host paths, where the modules a fork server imported
+    (:mod:`arena.runner.forkserver`) say they are, and mounts no procfs. Raises HostError
+    when a sandbox is asked for and the machine cannot make one. The plan's ``pass_fds`` and
+    ``info_fd`` are open descriptors: :func:`spawn` hands them over and closes the child's
+    ends.
     """
     if python:
         compile_package()
@@ -716,8 +718,11 @@ def launch_command(
         "/usr",
         "/usr",
         *_usr_merged_links(),
-        "--proc",
-        "/proc",
+        # A forked seat has no procfs (a folder holding the static copies below): each
+        # entry of a procfs takes its inode number from a counter of the whole host when it is
+        # first looked up, and the folders of a seat's new processes and descriptors are new
+        # entries (see arena.runner.seccomp.SEALED).
+        *(["--dir", "/proc"] if fork_layout else ["--proc", "/proc"]),
         "--dev",
         "/dev",
         "--perms",
@@ -740,7 +745,7 @@ def launch_command(
     empty.mkdir(mode=0o755, exist_ok=True)
     empty_file = seat_dir / "empty-file"
     empty_file.touch(mode=0o444, exist_ok=True)
-    masked_files, masked_dirs = proc_masks()
+    masked_files, masked_dirs = ((), ()) if fork_layout else proc_masks()
     for name in masked_files:
         args += ["--ro-bind-try", str(empty_file), name]
     for name in masked_dirs:
@@ -758,19 +763,20 @@ def launch_command(
     if PROTOS_DIR.is_dir():  # the protocol's .proto files, for bots that load them at run time
         binds.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))
         env["SCOPA_PROTO_PATH"] = f"{LIB_MOUNT}/protos"
-    if python:
+    if python or fork_layout:  # a forked seat is the arena's interpreter until it execs
         binds += [(str(path), str(path)) for path in python_paths()]
+    if python:
         binds.append((str(PACKAGE_DIR), f"{LIB_MOUNT}/arena"))
         env["PYTHONPATH"] = LIB_MOUNT
-        if fork_layout:
-            binds.append((str(PACKAGE_DIR), str(PACKAGE_DIR)))
-            if PROTOS_DIR.is_dir():
-                binds.append((str(PROTOS_DIR), str(PROTOS_DIR)))
+    if fork_layout:
+        binds.append((str(PACKAGE_DIR), str(PACKAGE_DIR)))
+        if PROTOS_DIR.is_dir():
+            binds.append((str(PROTOS_DIR), str(PROTOS_DIR)))
     binds.append((str(folder), BOT_MOUNT))
     args += _parent_dirs([dest for _, dest in binds])
     for source, dest in binds:
         args += ["--ro-bind", source, dest]
-    if python:
+    if python or fork_layout:
         for name in editable_finders():  # after the virtualenv's bind, which they cover
             args += ["--ro-bind", str(empty_file), name]
     args += ["--chdir", BOT_MOUNT]
@@ -841,19 +847,20 @@ def _say_what_is_missing(features: BwrapFeatures) -> None:
                   "bots cannot be reached")
 
 
-def _seccomp_program() -> bytes | None:
+def _seccomp_program(*, supervised: bool = False) -> bytes | None:
     from arena.runner.seccomp import sandbox_filter
 
-    return sandbox_filter()
+    return sandbox_filter(supervised=supervised)
 
 
-def seccomp_program() -> bytes | None:
+def seccomp_program(*, supervised: bool = False) -> bytes | None:
     """The compiled system-call filter of every sandbox, or None where bwrap applies none
-    (no ``--seccomp``, or no libseccomp)."""
+    (no ``--seccomp``, or no libseccomp). ``supervised``: a forked seat's, whose sealed calls
+    its middle answers (:func:`arena.runner.seccomp.policy`)."""
     features = bwrap_features()
     if features is None or not features.seccomp:
         return None
-    return _seccomp_program()
+    return _seccomp_program(supervised=supervised)
 
 
 def base_env() -> dict[str, str]:

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 # Actions (seccomp.h).
 ACT_KILL_PROCESS = 0x80000000
 ACT_ALLOW = 0x7FFF0000
+ACT_NOTIFY = 0x7FC00000
 _ACT_ERRNO = 0x00050000
 
 # Comparison operators of struct scmp_arg_cmp.
@@ -98,6 +99,9 @@ NOT_IMPLEMENTED = (
     "inotify_init", "inotify_init1", "inotify_add_watch", "sysinfo",
     # Linux AIO: each context counts in the host-wide /proc/sys/fs/aio-nr
     "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+    # descriptors whose inode numbers come from host-wide counters (pidfs, the secret memory
+    # and message queue file systems), which a bot has no use for
+    "pidfd_open", "memfd_secret", "mq_open",
 )
 """System calls that fail with ENOSYS, as on a kernel without them (callers fall back)."""
 
@@ -105,6 +109,19 @@ NO_LOCKS = ("flock",)
 """System calls that fail with ENOLCK (no locks available)."""
 
 ALLOWED_SOCKET_FAMILIES = (1, 16)  # AF_UNIX, AF_NETLINK
+AF_NETLINK, NETLINK_SOCK_DIAG = 16, 4
+SOL_SOCKET, SO_COOKIE = 1, 57
+CLONE_PIDFD = 0x1000
+
+SEALED = ("pipe", "pipe2", "socket", "socketpair", "accept", "accept4", "memfd_create")
+"""System calls that make an object whose inode number comes from a counter of the whole host
+(the kernel's ``get_next_ino`` for pipes and sockets, the internal tmpfs's for memfds), which a
+seat reads back with ``fstat``. In a supervised filter (:func:`policy` with ``supervised``)
+each is asked of the seat's supervisor (:data:`ACT_NOTIFY`): allowed while the seat starts,
+refused once its game has begun (see :mod:`arena.runner.forkserver`)."""
+SEALED_ERRORS = {"accept": errno.EAGAIN, "accept4": errno.EAGAIN}
+"""How a sealed call fails once the game has begun (``EPERM`` for the others): a server that
+looks for one more connection finds none."""
 FAMILY_BOUND = 64
 """Every family below this that is not allowed is refused by a rule of its own (AF_MAX is 46
 in Linux 6.18; the kernel refuses a family at or above AF_MAX itself, and a negative one)."""
@@ -155,8 +172,10 @@ GUARDED_FCNTL = {
 """The ``fcntl`` commands refused, and the error each gets."""
 
 
-def policy() -> list[Rule]:
-    """The sandbox's rules, in the order they are added."""
+def policy(*, supervised: bool = False) -> list[Rule]:
+    """The sandbox's rules, in the order they are added. ``supervised``: the calls of
+    :data:`SEALED` are asked of a supervisor (the filter's listener must be served, or they
+    fail with ``ENOSYS``), which also refuses sockets of ``NETLINK_SOCK_DIAG``."""
     kill = ACT_KILL_PROCESS
     rules = [Rule(name, kill) for name in FORBIDDEN]
     # The kernel reads clone's flags from the low 32 bits (kernel/fork.c: lower_32_bits), and
@@ -175,6 +194,22 @@ def policy() -> list[Rule]:
                 rules.append(Rule(call, refuse, (int_is(0, family),)))
         # A backstop for the rest: any register above the bound (high bits included).
         rules.append(Rule(call, refuse, ((0, _CMP_GT, FAMILY_BOUND - 1, 0),)))
+        if supervised:
+            for family in ALLOWED_SOCKET_FAMILIES:
+                rules.append(Rule(call, ACT_NOTIFY, (int_is(0, family),)))
+        else:
+            # sock_diag dumps a socket's cookie, numbered from a host-wide counter (and the
+            # supervisor refuses it where there is one).
+            rules.append(Rule(call, errno_action(errno.EPROTONOSUPPORT),
+                              (int_is(0, AF_NETLINK), int_is(2, NETLINK_SOCK_DIAG))))
+    if supervised:
+        rules += [Rule(name, ACT_NOTIFY) for name in SEALED if name not in {"socket",
+                                                                           "socketpair"}]
+    # A socket's cookie is numbered from a host-wide counter when first asked for.
+    rules.append(Rule("getsockopt", errno_action(errno.ENOPROTOOPT),
+                      (int_is(1, SOL_SOCKET), int_is(2, SO_COOKIE))))
+    # A pidfd's inode number is the process's pidfs number, counted for the whole host.
+    rules.append(Rule("clone", errno_action(errno.EINVAL), (has_flag(0, CLONE_PIDFD),)))
     return rules
 
 
@@ -235,12 +270,25 @@ def compile_policy(rules: list[Rule] | None = None) -> bytes:
 
 
 @functools.cache
-def sandbox_filter() -> bytes | None:
+def sandbox_filter(*, supervised: bool = False) -> bytes | None:
     """The compiled sandbox filter, once per process; None when libseccomp is unavailable."""
     try:
-        return compile_policy()
+        return compile_policy(policy(supervised=supervised))
     except SeccompError:
         return None
+
+
+@functools.cache
+def syscall_numbers(names: tuple[str, ...]) -> dict[str, int]:
+    """The numbers of the system calls ``names`` on this architecture (those it has); the
+    same dictionary for the same names (do not change it)."""
+    lib = _library()
+    numbers = {}
+    for name in names:
+        number = lib.seccomp_syscall_resolve_name(name.encode())
+        if number >= 0:
+            numbers[name] = number
+    return numbers
 
 
 def filter_problem() -> str | None:
@@ -253,15 +301,19 @@ def filter_problem() -> str | None:
 
 
 __all__ = [
+    "ACT_NOTIFY",
     "ALLOWED_SOCKET_FAMILIES",
     "FAMILY_BOUND",
     "FORBIDDEN",
     "GUARDED_FCNTL",
     "NOT_IMPLEMENTED",
+    "SEALED",
+    "SEALED_ERRORS",
     "Rule",
     "SeccompError",
     "compile_policy",
     "filter_problem",
     "policy",
     "sandbox_filter",
+    "syscall_numbers",
 ]

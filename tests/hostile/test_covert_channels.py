@@ -194,6 +194,43 @@ def test_no_host_counter_carries_a_bit_between_partners(bwrap: str, tmp_path: Pa
         assert game.faults == [] and game.forfeit is None
 
 
+# ---- the kernel's numbering of objects -------------------------------------------------------
+
+
+def inode_pairs(report: MatchReport) -> list[tuple[int, float]]:
+    return [(bit, float(value)) for bit, value in paired(
+        report.logs["0/0"], report.logs["0/1"], r"SEND (\d+) (\d+) (\d)",
+        r"RECEIVED (\d+) (\d+) (-?\d+)")]
+
+
+def test_without_the_sandbox_partners_pass_a_hand_through_inode_numbers(tmp_path: Path) -> None:
+    # The control: pipes take their numbers from one counter of the whole host, and a seat
+    # of 8 batches for a 1 stands out of what the rest of the host takes meanwhile.
+    report = play(tmp_path, "inode-partners", sandbox=False, limits=SMALL_LIMITS)
+    pairs = inode_pairs(report)
+    assert len(pairs) >= 8
+    share = decoded_share(pairs)
+    assert share is not None and share >= 0.8, pairs
+
+
+def test_no_object_number_carries_a_bit_between_partners(bwrap: str, tmp_path: Path) -> None:
+    report = play(tmp_path, "inode-partners", limits=SMALL_LIMITS)
+    sender, receiver = report.logs["0/0"], report.logs["0/1"]
+    for log in (sender, receiver):
+        # While a seat starts it makes pipes and sockets as any program does...
+        assert log.count("START pipe ok") == 2, log[-2000:]
+        # ... and once its game has begun, it can make nothing numbered from a host-wide
+        # counter, nor read one in another way.
+        for refused in ("pipe (EPERM)", "socket (EPERM)", "socketpair (EPERM)",
+                        "memfd_create (EPERM)", "proc (ENOENT)", "pidfd_open (ENOSYS)",
+                        "sock_diag (EPROTONOSUPPORT)", "so_cookie (ENOPROTOOPT)"):
+            assert log.count(f"refused {refused}") >= 2, (refused, log[-2000:])
+    assert "SEND" in sender
+    assert "RECEIVED" not in receiver
+    for game in report.games:
+        assert game.faults == [] and game.forfeit is None
+
+
 # ---- the CPU ------------------------------------------------------------------------------
 
 

@@ -8,7 +8,8 @@ E}``. A probe is ``[name, [arg, ...]]``: ``name`` is a system call of this archi
 each argument an integer (a full 64-bit register) or a string naming a value the probe makes:
 ``"fd"`` (an open regular file, read-only), ``"dirfd"`` (an open folder), ``"flock"`` (a
 pointer to a ``struct flock`` that read-locks the whole file), ``"pair"`` (a pointer to room
-for two descriptors).
+for two descriptors), ``"socket"`` (a unix socket), ``"length"`` (a pointer to a
+``socklen_t`` of 8).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import ctypes
 import ctypes.util
 import json
 import os
+import socket
 import struct
 import sys
 import tempfile
@@ -66,6 +68,8 @@ def _values(folder: str) -> dict[str, object]:
         "dirfd": os.open(folder, os.O_RDONLY | os.O_DIRECTORY),
         "flock": flock,
         "pair": (ctypes.c_int * 2)(),
+        "socket": socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).detach(),
+        "length": ctypes.c_uint32(8),
     }
 
 

@@ -28,7 +28,7 @@ HIGH_BITS = (0, 1 << 32, 0xFFFFFFFF << 32, 1 << 63, 0x5CA0_0000 << 32)
 """What a hostile bot may put in the high half of an inspected argument (0: the plain call)."""
 
 SIGCHLD = 17
-SOCK_STREAM = 1
+SOCK_STREAM, SOCK_RAW = 1, 3
 DN_ACCESS = 1
 F_RDLCK = 0
 AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
@@ -61,6 +61,18 @@ def run_probes(
 def call_for(rule: seccomp.Rule, high: int) -> tuple[str, list[Any]]:
     """The system call that ``rule`` guards, with ``high`` ORed into every inspected argument,
     and every other argument one the kernel would accept."""
+    if rule.syscall == "getsockopt":  # SOL_SOCKET and SO_COOKIE
+        assert [(arg, value) for arg, _, _, value in rule.conditions] == [
+            (1, seccomp.SOL_SOCKET), (2, seccomp.SO_COOKIE)]
+        return "getsockopt", ["socket", seccomp.SOL_SOCKET | high, seccomp.SO_COOKIE | high,
+                              "pair", "length"]
+    if len(rule.conditions) == 2:  # a NETLINK_SOCK_DIAG socket
+        assert rule.syscall in {"socket", "socketpair"}
+        assert [(arg, value) for arg, _, _, value in rule.conditions] == [
+            (0, seccomp.AF_NETLINK), (2, seccomp.NETLINK_SOCK_DIAG)]
+        return rule.syscall, [seccomp.AF_NETLINK | high, SOCK_RAW,
+                              seccomp.NETLINK_SOCK_DIAG | high,
+                              *(["pair"] if rule.syscall == "socketpair" else [])]
     assert len(rule.conditions) == 1, rule
     arg, op, mask_or_value, value = rule.conditions[0]
     if op == seccomp._CMP_GT:  # the family backstop: any value above the bound
@@ -102,7 +114,8 @@ def guarded_rules() -> list[seccomp.Rule]:
 
 def test_every_guarded_call_is_refused_whatever_the_high_bits(compiled: Path) -> None:
     rules = guarded_rules()
-    assert {rule.syscall for rule in rules} == {"clone", "fcntl", "socket", "socketpair"}
+    assert {rule.syscall for rule in rules} == {"clone", "fcntl", "socket", "socketpair",
+                                                "getsockopt"}
     probes, wanted = [], []
     for rule in rules:
         for high in HIGH_BITS:
