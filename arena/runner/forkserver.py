@@ -1,10 +1,11 @@
-"""Python seats started by forking an interpreter that has already imported the SDK.
+"""Seats started by forking an interpreter that has already imported the SDK, and sealed.
 
 A sandboxed Python seat started by ``exec`` spends most of its start importing gRPC and
 protobuf (about 90 ms of CPU of 130), and every game of a duplicate set after the first needs
 fresh processes. The fork server takes that off every start: a process of the runner's own
 (:func:`serve`, started once per runner process) imports the SDK and nothing of any game,
-then forks each Python seat into a sandbox bubblewrap has built, as a second process of it:
+then forks each seat into a sandbox bubblewrap has built, as a second process of it (a
+Python bot's script runs in the forked interpreter; any other command is exec'd by it):
 
 1. The runner starts the seat's sandbox as for any bot, with a holder for a command (a shell
    that says ``HELD`` and sleeps), bound as the bot's sandbox is plus the ``arena`` package at
@@ -15,13 +16,21 @@ then forks each Python seat into a sandbox bubblewrap has built, as a second pro
    status and the *go* pipe.
 3. The server forks a *middle* process, which joins the sandbox's namespaces (ipc, uts, net,
    cgroup, pid, mount), takes its root and forks the bot (the first process of the pid
-   namespace it joined). The middle waits for the bot and writes its exit status.
+   namespace it joined). The middle answers the bot's sealed calls, waits for the bot and
+   writes its exit status.
 4. The bot joins the seat's control groups, leads a session of its own, keeps only its
    stdin (``/dev/null``), stdout and stderr, takes the seat's limits, becomes the seat's
    unprivileged uid with every capability dropped (bounding, inheritable, ambient), sets
-   ``no_new_privs`` and installs the sandbox's system-call filter. Confined, it waits on the
-   go pipe; the runner writes the start's environment there (the bot seed among it) when the
-   seat's game starts, and only then does the bot's script run (``runpy``).
+   ``no_new_privs`` and installs the sandbox's system-call filter, whose listener it hands
+   to the middle. Confined, it waits on the go pipe; the runner writes the start's
+   environment there (the bot seed among it) when the seat's game starts, and only then does
+   the bot's script run (``runpy``) or its command (``execve``).
+5. The filter asks the middle about each call of :data:`arena.runner.seccomp.SEALED` (pipes,
+   sockets, accepts, memfds: objects numbered from counters of the whole host). The middle
+   lets them through until the runner *seals* the seat (:meth:`ForkServer.fork`'s seal pipe)
+   before its game's first message, and refuses them after. The sandbox has no procfs, whose
+   new entries are numbered from the same counter. So no seat that knows a card can move or
+   read that numbering (docs/SECURITY.md, "The seal").
 
 The runner builds the next game's seats this far while the current game plays (see
 :meth:`arena.runner.process.BotProcess.prepare`): what is left for the game's start is the

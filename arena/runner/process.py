@@ -199,7 +199,8 @@ def _stop_forking(why: str) -> None:
 
 
 def _forkable(command: list[str]) -> bool:
-    """Whether a Python bot's command is ``python <script> [args]`` (no interpreter flags)."""
+    """Whether a Python bot's command is ``python <script> [args]`` (no interpreter flags):
+    its script runs in the forked interpreter (other commands are exec'd by it)."""
     return len(command) >= 2 and not command[1].startswith("-")
 
 
@@ -341,8 +342,6 @@ class BotProcess:
         """Whether this seat's next start forks the bot (see :mod:`arena.runner.forkserver`):
         a Python script run in the forked process, or any other command it execs."""
         if not (self.fork and self.sandboxed):
-            return False
-        if self.python and not _forkable(self.command):
             return False
         backend = cgroups.backend()
         return backend is not None and backend.freezer_parent is not None
@@ -551,7 +550,7 @@ class BotProcess:
         assert self._sandbox_pid is not None and self._streams is not None
         command = sandbox.resolve_command(self.command, self.folder, sandbox=True)
         script, args = "", []  # a command the bot execs
-        if self.python:
+        if self.python and _forkable(self.command):
             script, *args = command[len(sandbox.python_command()):]
         supervised = sandbox.seccomp_program(supervised=True)
         numbers = dict(seccomp.syscall_numbers(("seccomp", *seccomp.SEALED))) if supervised else {}

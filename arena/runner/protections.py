@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.runner import cgroups, sandbox, seccomp
+from arena.runner.process import FORK_ENV
 
 log = logging.getLogger("arena.runner")
 
@@ -106,6 +107,16 @@ def protections() -> list[Protection]:
         if shares
         else "no cpu controller for seat groups: a seat's processes weigh one by one against "
         "other matches' seats on this host (within a match, only the seat on move runs)",
+    ))
+    forked = root and freezer and filter_ok and os.environ.get(FORK_ENV, "1") != "0"
+    found.append(Protection(
+        "sealed seats", forked,
+        "seats are forked into their sandboxes, with no procfs, and sealed when their game "
+        "begins: no pipe, socket or memfd after that, nothing numbered by a host-wide counter"
+        if forked
+        else "seats start by exec and are not sealed: the kernel's numbering of pipes and "
+        "sockets stays a channel between partners (needs root, a freezer group and the "
+        f"system-call filter; {FORK_ENV}=0 turns it off)",
     ))
     info = features is not None and features.info_fd
     found.append(Protection(

@@ -8,6 +8,7 @@ real sandbox (CI=true: no skip)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -32,8 +33,17 @@ import os
 import sys
 
 print("PROBE ran", os.getppid(), sorted(os.environ), file=sys.stderr, flush=True)
-print("PROBE fds", sorted(int(fd) for fd in os.listdir("/proc/self/fd")), file=sys.stderr,
-      flush=True)
+
+
+def is_open(fd):
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+print("PROBE fds", [fd for fd in range(1024) if is_open(fd)], file=sys.stderr, flush=True)
 
 from arena.sdk import Bot, serve
 
@@ -59,17 +69,23 @@ def probe(tmp_path: Path) -> Path:
     return folder
 
 
-def seat(folder: Path, label: str, *, fork: bool = True, limits: Limits | None = None
-         ) -> BotProcess:
+SCRIPT = ["python", "bot.py"]
+FLAGGED = ["python", "-X", "utf8", "bot.py"]
+"""A command the forked seat execs (interpreter flags), where ``SCRIPT`` runs in it."""
+
+
+def seat(folder: Path, label: str, *, fork: bool = True, limits: Limits | None = None,
+         command: list[str] | None = None) -> BotProcess:
     """A sandboxed seat of the Python bot ``bot.py`` in ``folder``, not started yet."""
-    return BotProcess(label=label, command=["python", "bot.py"], folder=folder,
+    return BotProcess(label=label, command=command or SCRIPT, folder=folder,
                       limits=limits or Limits(), sandboxed=True, python=True, fork=fork)
 
 
 @contextlib.contextmanager
 def started(folder: Path, *, fork: bool, env: dict[str, str] | None = None,
-            limits: Limits | None = None) -> Iterator[BotProcess]:
-    process = seat(folder, "fork-probe", fork=fork, limits=limits)
+            limits: Limits | None = None, command: list[str] | None = None
+            ) -> Iterator[BotProcess]:
+    process = seat(folder, "fork-probe", fork=fork, limits=limits, command=command)
     try:
         process.start(env)
         yield process
@@ -144,14 +160,17 @@ def probe_lines(process: BotProcess, key: str) -> str:
     raise AssertionError(process.log.text())
 
 
-def test_a_forked_seat_is_confined_as_a_seat_started_by_exec(bwrap: str, probe: Path) -> None:
+@pytest.mark.parametrize("command", [SCRIPT, FLAGGED], ids=["script", "exec-from-fork"])
+def test_a_forked_seat_is_confined_as_a_seat_started_by_exec(
+    bwrap: str, probe: Path, command: list[str]
+) -> None:
     forking_runner()
-    with started(probe, fork=False) as execd:
+    with started(probe, fork=False, command=command) as execd:
         assert not execd.forked
         expected = confinement(execd)
         exec_env = probe_lines(execd, "ran")
         exec_fds = probe_lines(execd, "fds")
-    with started(probe, fork=True) as forked:
+    with started(probe, fork=True, command=command) as forked:
         assert forked.forked
         got = confinement(forked)
         forked_env = probe_lines(forked, "ran")
@@ -166,7 +185,66 @@ def test_a_forked_seat_is_confined_as_a_seat_started_by_exec(bwrap: str, probe: 
     # where bwrap's init is its parent (1) otherwise; stdin, stdout, stderr and the folder read.
     assert exec_env.split(" ", 1)[1] == forked_env.split(" ", 1)[1]
     assert forked_env.split(" ", 1)[0] == "0"
-    assert exec_fds == forked_fds == "[0, 1, 2, 3]"
+    assert exec_fds == forked_fds == "[0, 1, 2]"
+
+
+SEAL_PROBE_BOT = '''
+import os
+import sys
+import threading
+import time
+
+from arena.sdk import Bot, serve
+
+
+def watch():
+    said = None
+    while True:
+        try:
+            for fd in os.pipe():
+                os.close(fd)
+            now = "ok"
+        except OSError as error:
+            now = f"refused {error.errno}"
+        if now != said:
+            print("PROBE pipe", now, file=sys.stderr, flush=True)
+            said = now
+        time.sleep(0.02)
+
+
+threading.Thread(target=watch, daemon=True).start()
+
+
+class Probe(Bot):
+    def choose(self, observation, legal_moves):
+        return legal_moves[0]
+
+
+serve(Probe())
+'''
+
+
+def test_a_forked_seat_makes_pipes_until_it_is_sealed(bwrap: str, tmp_path: Path) -> None:
+    forking_runner()
+    folder = tmp_path / "seal-probe"
+    folder.mkdir()
+    (folder / "bot.py").write_text(SEAL_PROBE_BOT)
+    with started(folder, fork=True) as process:
+        assert process.forked
+        assert probe_lines(process, "pipe") == "ok"  # while it starts, as any program
+        time.sleep(0.2)
+        assert "refused" not in process.log.text()
+        process.seal()
+        deadline = time.monotonic() + 10
+        while "PROBE pipe refused" not in process.log.text() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert f"PROBE pipe refused {errno.EPERM}" in process.log.text(), process.log.text()
+        assert process.is_running()  # refused, not killed
+    with started(folder, fork=False) as execd:  # a seat started by exec is not sealed
+        execd.seal()
+        time.sleep(0.2)
+        assert probe_lines(execd, "pipe") == "ok"
+        assert "refused" not in execd.log.text()
 
 
 def test_a_forked_seat_gets_the_seats_limits(bwrap: str, probe: Path) -> None:

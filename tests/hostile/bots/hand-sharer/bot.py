@@ -24,6 +24,9 @@ class HandSharer(Bot):
 
     def __init__(self):
         self.listener = None
+        # Its sockets are made as it starts: once its game has begun, a seat makes none.
+        self.unbound = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 
     def on_game_start(self, game):
         self.seat = game.seat
@@ -41,7 +44,7 @@ class HandSharer(Bot):
                 log(f"cannot write {path}: {type(error).__name__}")
         if self.listener is None:
             try:
-                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                listener = self.unbound
                 listener.bind(f"\0scopa-hand-{self.seat}")
                 listener.listen()
                 self.listener = listener
@@ -64,14 +67,11 @@ class HandSharer(Bot):
                 log(f"FOUND partner's hand at {path}")
             else:
                 log(f"no partner file at {path}")
-        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            client.connect(f"\0scopa-hand-{self.partner}")
-            log(f"FOUND partner's abstract socket: {client.recv(200)!r}")
+            self.client.connect(f"\0scopa-hand-{self.partner}")
+            log(f"FOUND partner's abstract socket: {self.client.recv(200)!r}")
         except OSError as error:
             log(f"no partner abstract socket ({type(error).__name__})")
-        finally:
-            client.close()
         return legal_moves[0]
 
 

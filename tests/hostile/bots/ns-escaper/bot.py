@@ -58,7 +58,17 @@ for call_name, arguments in ENOSYS_CALLS.items():
     result = libc.syscall(*arguments)
     code = errno.errorcode.get(ctypes.get_errno(), "?") if result < 0 else "no error"
     log(f"{call_name} returned {result} ({code})")
-before = os.readlink("/proc/self/ns/user")
+
+
+def user_namespace():
+    """The process's user namespace (``?`` where there is no /proc: a forked seat)."""
+    try:
+        return os.readlink("/proc/self/ns/user")
+    except OSError:
+        return "?"
+
+
+before = user_namespace()
 
 
 class NsEscaper(Bot):
@@ -67,7 +77,7 @@ class NsEscaper(Bot):
     def choose(self, observation, legal_moves):
         log("asking for a user namespace in the bot itself")
         if libc.unshare(CLONE_NEWUSER) == 0:
-            log(f"SUCCEEDED: user namespace {os.readlink('/proc/self/ns/user')} (was {before})")
+            log(f"SUCCEEDED: user namespace {user_namespace()} (was {before})")
         else:
             log(f"unshare failed with {errno.errorcode.get(ctypes.get_errno())}")
         return legal_moves[0]

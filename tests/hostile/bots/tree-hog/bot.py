@@ -31,14 +31,14 @@ class TreeHog(Bot):
 
     def __init__(self):
         self.started = False
+        # Its pipes are made as it starts: once its game has begun, a seat makes none.
+        self.pipes = [(os.pipe(), os.pipe()) for _ in range(3)]
 
     def choose(self, observation, legal_moves):
         if not self.started:
             self.started = True
             children = []
-            for index in range(3):
-                go_read, go_write = os.pipe()
-                done_read, done_write = os.pipe()
+            for index, ((go_read, go_write), (done_read, done_write)) in enumerate(self.pipes):
                 pid = os.fork()
                 if pid == 0:
                     hog(index, go_read, done_write)
