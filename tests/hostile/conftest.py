@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,15 @@ from arena.runner import BotRef, MatchReport, MatchSpec, run_match
 
 # The test bots are programs the runner starts, not modules for pytest to import.
 collect_ignore_glob = ["bots/*"]
+
+
+@pytest.fixture
+def host_locks_alone() -> Iterator[None]:
+    """Runs the test alone among the tests that take or look for locks on host files (with
+    ``-n``): a control's bots, unsandboxed, lock files that a sandboxed receiver can test too."""
+    with open(Path(tempfile.gettempdir()) / "scopa-arena-tests-host-locks", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture

@@ -111,6 +111,7 @@ def decoded_share(pairs: list[tuple[int, float]], *, lower_is_one: bool = False)
 # ---- locks, leases and directory notifications, with high bits ------------------------------
 
 
+@pytest.mark.usefixtures("host_locks_alone")
 def test_without_the_sandbox_partners_pass_a_hand_through_locks_with_high_bits(
     tmp_path: Path,
 ) -> None:
@@ -126,6 +127,7 @@ def test_without_the_sandbox_partners_pass_a_hand_through_locks_with_high_bits(
         assert "FOUND" in read_log and "directory notifications from the partner" in read_log
 
 
+@pytest.mark.usefixtures("host_locks_alone")
 def test_locks_leases_and_notifications_with_high_bits_are_refused(
     bwrap: str, tmp_path: Path
 ) -> None:

@@ -130,6 +130,7 @@ def colluder_match(tmp_path: Path, *, sandbox: bool) -> MatchReport:
     return report
 
 
+@pytest.mark.usefixtures("host_locks_alone")
 def test_partners_outside_a_sandbox_can_signal_through_locks(tmp_path: Path) -> None:
     # The control: without the sandbox both seats' processes lock the same files.
     report = colluder_match(tmp_path, sandbox=False)
@@ -137,6 +138,7 @@ def test_partners_outside_a_sandbox_can_signal_through_locks(tmp_path: Path) -> 
     assert "FOUND a flock lock held by the partner on /usr/bin/env" in receiver, receiver
 
 
+@pytest.mark.usefixtures("host_locks_alone")
 def test_partners_share_no_lock_watch_or_counter(bwrap: str, tmp_path: Path) -> None:
     report = colluder_match(tmp_path, sandbox=True)
     sender, receiver = report.logs["0/0"], report.logs["0/1"]

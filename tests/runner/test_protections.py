@@ -17,7 +17,7 @@ from arena.runner.sandbox import bwrap_features, remove_tree, sweep_stale_seat_d
 EVERY = {
     "sandbox", "system-call filter", "no nested namespaces", "unprivileged bot", "tmpfs sizes",
     "seat memory and processes", "one seat runs at a time", "seat CPU share",
-    "socket the runner checked",
+    "socket the runner checked", "sealed seats",
 }
 
 
@@ -47,6 +47,9 @@ def test_the_doctor_names_every_protection_as_this_host_gives_it(bwrap: str) -> 
     assert found["one seat runs at a time"]["active"] is (
         group is not None and group.freezer_parent is not None)
     assert found["seat CPU share"]["active"] is (group is not None and group.cpu_parent is not None)
+    assert found["sealed seats"]["active"] is (
+        os.geteuid() == 0 and group is not None and group.freezer_parent is not None
+        and found["system-call filter"]["active"] is True)
     assert status == (0 if all(item["active"] for item in found.values()) else 1)
 
 
