@@ -370,6 +370,13 @@ class SeatGroup:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.01)
 
+    def signal_kill(self) -> None:
+        """Sends SIGKILL to every process of the seat, once, without waiting: none of them runs
+        its own code again (a frozen one dies once thawed). :meth:`kill` makes sure."""
+        for pid in self.pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+
     def remove(self) -> None:
         """Removes the group(s) once empty; a group that stays busy is left (and logged)."""
         if self.freezer is not None:

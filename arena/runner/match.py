@@ -499,6 +499,7 @@ class Slot:
         self._make_spare = make_spare
         self._other: BotProcess | None = None
         self._spare: asyncio.Future[int | None] | None = None  # its start: the bot seed
+        self._stopping: asyncio.Future[None] | None = None  # the other's clean-up, under way
         self.link: BotLink | None = None
         self.label = bot.label
         self.fresh = True  # needs (re)starting before its next game
@@ -518,15 +519,18 @@ class Slot:
         if not self.fresh and (self.process is None or self.process.is_running()):
             return None
         spare_seed = await self._take_spare()
-        stopping: asyncio.Future[None] | None = None
+        swapped = False
         if spare_seed == PREPARED and self.process is not None and self._other is not None:
-            # The last game's process (which plays no more) is stopped while the seat made
-            # ready ahead starts; the game waits for both.
+            # The last game's process plays no more: it is killed before the seat made ready
+            # ahead starts (it knows the last game's cards, and runs no more once killed),
+            # and cleaned up in the background meanwhile, before its next use (prestart).
             old = self.process
             self.process, self._other = self._other, old
-            stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
+            old.kill()
+            self._stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
             spare_seed = None
-        await self.shutdown(keep_process=stopping is not None)
+            swapped = True
+        await self.shutdown(keep_process=swapped)
         if self.process is not None and spare_seed is not None and self._other is not None:
             # The spare has seen no game: it becomes this game's process, the old one (dead
             # now) the next spare.
@@ -542,9 +546,6 @@ class Slot:
             except StartError as error:
                 memory = self.process.memory_fault()
                 return ("memory", memory) if memory is not None else ("start", str(error))
-            finally:
-                if stopping is not None:
-                    await stopping
             self.bot_seed = seed
             target = self.process.address
         else:
@@ -591,7 +592,7 @@ class Slot:
                     spare.log.add(f"[arena] a seat's sandbox was not built ahead: {error}\n")
                     return None
 
-            self._spare = asyncio.ensure_future(asyncio.to_thread(prepare))
+            self._spare = asyncio.ensure_future(self._after_stopping(prepare))
             return
         seed = draw_seed()
 
@@ -603,7 +604,18 @@ class Slot:
                 return None
             return seed
 
-        self._spare = asyncio.ensure_future(asyncio.to_thread(start))
+        self._spare = asyncio.ensure_future(self._after_stopping(start))
+
+    async def _after_stopping(self, work: Callable[[], int | None]) -> int | None:
+        """Runs ``work`` in a thread once the other process's clean-up (if any) is done."""
+        await self._await_stopping()
+        return await asyncio.to_thread(work)
+
+    async def _await_stopping(self) -> None:
+        stopping, self._stopping = self._stopping, None
+        if stopping is not None:
+            with contextlib.suppress(Exception):
+                await stopping
 
     async def _take_spare(self) -> int | None:
         """Waits for the spare's start: its bot seed, :data:`PREPARED` (its sandbox only), or
@@ -630,6 +642,7 @@ class Slot:
         if task is not None:
             with contextlib.suppress(BaseException):
                 await task
+        await self._await_stopping()
         if self._other is not None:
             await asyncio.to_thread(self._other.close)
 

@@ -407,7 +407,8 @@ class BotProcess:
             sandbox=self.sandboxed,
             python=self.python,
             extra_env={**self.env, **(env or {})},
-            join=None if self._group is None else self._group.join_command(),
+            join=None if self._group is None or server is not None
+            else self._group.join_command(),
             fork_layout=server is not None,
         )
         self._ready.clear()
@@ -577,6 +578,15 @@ class BotProcess:
         except forkserver.ForkError as error:
             raise _ForkFailed(str(error)) from None
         return forkserver.ForkedProcess(holder, status, self._streams[0], self._streams[1])
+
+    def kill(self) -> None:
+        """Sends SIGKILL to the seat's processes now, without waiting (:meth:`stop` reaps them
+        and cleans up): none of them runs again."""
+        if self._group is not None:
+            self._group.signal_kill()
+        if self._process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._process.pid, signal.SIGKILL)
 
     def seal(self) -> None:
         """Before the seat's game begins (its first message, which may carry hidden cards):

@@ -33,6 +33,7 @@ gRPC and does not decide what a fault is (see :mod:`arena.runner.process`).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -44,6 +45,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -473,6 +475,38 @@ def proc_snapshot(seat_dir: Path) -> tuple[Path, Path]:
     return sys_dir, cpuinfo
 
 
+SHARED_PROC_PREFIX = "scopa-proc-"
+
+_shared_proc: tuple[Path, Path] | None = None
+_shared_proc_owner = 0  # the pid that wrote it (a forked worker writes its own)
+_shared_proc_lock = threading.Lock()
+
+
+def shared_proc_snapshot() -> tuple[Path, Path]:
+    """:func:`proc_snapshot`, written once per runner process for every forked seat: a
+    folder ``scopa-proc-<pid>-*`` of the temporary folder, removed when the process ends (or by
+    :func:`sweep_stale_seat_dirs` once the process is gone). Seats see it bound read-only, as
+    they see ``/usr``: nothing of it can change, and reading it moves no access time.
+    Raises OSError."""
+    global _shared_proc, _shared_proc_owner
+    with _shared_proc_lock:
+        if (_shared_proc is not None and _shared_proc_owner == os.getpid()
+                and _shared_proc[0].is_dir()):
+            return _shared_proc
+        owner = os.getpid()
+        folder = Path(tempfile.mkdtemp(prefix=f"{SHARED_PROC_PREFIX}{owner}-"))
+        folder.chmod(0o755)
+        _shared_proc = proc_snapshot(folder)
+        _shared_proc_owner = owner
+        atexit.register(_remove_shared_proc, folder, owner)
+        return _shared_proc
+
+
+def _remove_shared_proc(folder: Path, owner: int) -> None:
+    if os.getpid() == owner:  # not in a forked child that inherited the handler
+        remove_tree(folder)
+
+
 STALE_SEAT_DIR_S = 86400.0
 """A seat folder this old was left by a runner that died: it is removed."""
 
@@ -481,12 +515,19 @@ _swept_seat_dirs = False
 
 def sweep_stale_seat_dirs(older_than_s: float = STALE_SEAT_DIR_S) -> int:
     """Removes seat folders older than ``older_than_s`` from the temporary folder (left by a
-    runner that was killed); returns how many."""
+    runner that was killed), and the shared ``/proc`` copies of runner processes that are
+    gone; returns how many."""
     removed = 0
     now = time.time()
     base = Path(tempfile.gettempdir())
     with contextlib.suppress(OSError):
         for entry in base.iterdir():
+            if entry.name.startswith(SHARED_PROC_PREFIX):
+                pid = entry.name[len(SHARED_PROC_PREFIX):].split("-", 1)[0]
+                if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                    remove_tree(entry)
+                    removed += 1
+                continue
             if not entry.name.startswith("scopa-seat-"):
                 continue
             with contextlib.suppress(OSError):
@@ -751,7 +792,7 @@ def launch_command(
     for name in masked_dirs:
         args += ["--ro-bind-try", str(empty), name]
     try:
-        sys_dir, cpuinfo = proc_snapshot(seat_dir)
+        sys_dir, cpuinfo = shared_proc_snapshot() if fork_layout else proc_snapshot(seat_dir)
     except OSError as error:
         raise HostError(f"cannot write the seat's /proc copies: {error}") from error
     args += ["--ro-bind", str(sys_dir), "/proc/sys", "--ro-bind", str(cpuinfo), "/proc/cpuinfo"]
@@ -801,6 +842,7 @@ def launch_command(
     uid = None
     if _is_root():
         uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
+    if _is_root() and not fork_layout:
         target = [
             "setpriv",
             f"--reuid={uid}",
@@ -812,7 +854,10 @@ def launch_command(
             "--",
             *target,
         ]
-    argv = [*prefix, "prlimit", *limits.prlimit_args(with_processes=True), "--", *args, *target]
+    # A forked seat's holder runs no code of the bot's and has nothing the bot can reach (the
+    # bot takes its own uid, limits and groups as it is forked): it starts as bwrap leaves it.
+    limit = [] if fork_layout else ["prlimit", *limits.prlimit_args(with_processes=True), "--"]
+    argv = [*prefix, *limit, *args, *target]
     # The host side runs in the seat folder: bwrap itself binds (and checks) the bot folder.
     return LaunchPlan(
         argv,
