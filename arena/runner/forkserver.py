@@ -269,7 +269,11 @@ def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
         os.close(confined_read)
         if listener is not None and confined:
             sealed = {int(number): name for number, name in spec["sealed"].items()}
-            _supervise(listener, seal_fd, pid, sealed)
+            try:
+                _supervise(listener, seal_fd, pid, sealed)
+            except Exception:  # unforeseen: the seat's sealed calls fail (ENOSYS) from now on
+                with contextlib.suppress(OSError):
+                    os.close(listener)
         while True:
             try:
                 _, status = os.waitpid(pid, 0)
@@ -315,8 +319,9 @@ def _supervise(listener: int, seal_fd: int, pid: int, sealed: dict[int, str]) ->
                 os.close(listener)
                 return
             if fd == seal_fd:
-                is_sealed = True
-                poller.unregister(seal_fd)
+                if not is_sealed:  # (a call in the same batch may have found it sealed)
+                    is_sealed = True
+                    poller.unregister(seal_fd)
                 continue
             if not event & select.POLLIN:  # every process of the filter is gone
                 poller.unregister(listener)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import arena.runner.cgroups as cgroups
+import arena.runner.sandbox as sandbox
 from arena.runner import BotRef, LiveMove, MatchReport, MatchSpec
 from arena.runner.match import GameOutcome, MatchRun, check_spec
 
@@ -124,7 +125,9 @@ def leftovers(pids: set[int], seats: Path) -> list[str]:
         marker = f"-r{os.getpid()}-"
         for parent in found.parents():
             left += [f"group {p.name}" for p in parent.iterdir() if marker in p.name]
-    left += [f"seat folder {path.name}" for path in seats.iterdir()]
+    # (the runner's one copy of /proc's static files for its forked seats stays with it)
+    left += [f"seat folder {path.name}" for path in seats.iterdir()
+             if not path.name.startswith(sandbox.SHARED_PROC_PREFIX)]
     return left
 
 
