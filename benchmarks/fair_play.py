@@ -48,7 +48,7 @@ BOTS = {
     "cpu-open": ROOT / "tests" / "hostile" / "bots" / "cpu-partners",
     "cpu-shares": ROOT / "tests" / "hostile" / "bots" / "cpu-partners",
     "think": ROOT / "benchmarks" / "covert_bots" / "think-partners",
-    "inode": ROOT / "benchmarks" / "covert_bots" / "inode-partners",
+    "inode": ROOT / "tests" / "hostile" / "bots" / "inode-partners",
 }
 LOWER_IS_ONE = {"cpu": True, "cpu-open": True, "cpu-shares": True, "think": False,
                 "inode": False}
