@@ -11,6 +11,7 @@ never an absolute time.
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ import pytest
 from hostile_helpers import BANK_MS, hostile, require, verify_replays
 
 from arena.runner import BotRef, Limits, MatchReport, MatchSpec, cgroups, run_match
+from arena.runner.process import fork_server
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -216,6 +218,10 @@ def test_without_the_sandbox_partners_pass_a_hand_through_inode_numbers(tmp_path
 
 
 def test_no_object_number_carries_a_bit_between_partners(bwrap: str, tmp_path: Path) -> None:
+    # Seats are sealed where they are forked: a root runner with a freezer group.
+    found = cgroups.backend()
+    require(os.geteuid() == 0 and found is not None and found.freezer_parent is not None
+            and fork_server() is not None, "a root runner with a freezer group (forked seats)")
     report = play(tmp_path, "inode-partners", limits=SMALL_LIMITS)
     sender, receiver = report.logs["0/0"], report.logs["0/1"]
     for log in (sender, receiver):
