@@ -106,7 +106,8 @@ def test_a_season_and_the_ladder_are_played_across_two_worker_hosts(deployed: An
     assert len(result.ladder_matches) >= 4
     for match in result.season_matches + result.ladder_matches:
         assert result.games[match["id"]] == [0, 1], match
-        assert match["attempts"] == 1, match  # no host took another's match
+        # no host took another's match
+        assert match["attempts"] == 1, (match, deployed.logs())
     assert result.hosts["season"] | result.hosts["ladder"] == {"w1", "w2"}, deployed.logs()
     # Each host that played the uploaded bot unpacked it from the database, into its own folder.
     assert result.upload_played_on

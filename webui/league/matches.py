@@ -21,7 +21,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import DurationField, ExpressionWrapper, F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -238,6 +238,14 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             return False
         entrants = [s.version for s in match.seats.order_by("index")]
         variant = match.play_variant()
+        # The games' foreign key to the variant is checked at commit (FOR KEY SHARE on its
+        # row), after the read versions this transaction bumps; a rating update holds the
+        # variant's row (FOR UPDATE) and bumps the same versions. Taken first here, the two
+        # wait for each other in one order instead of deadlocking.
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(f"SELECT 1 FROM {Variant._meta.db_table} WHERE id = %s "
+                               "FOR KEY SHARE", [variant.pk])
         games = []
         wins = [0] * len(entrants)
         points = [0] * len(entrants)
