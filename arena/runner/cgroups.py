@@ -362,20 +362,19 @@ class SeatGroup:
             with contextlib.suppress(OSError):
                 _write(self.memory_dir / "cgroup.kill", "1")
         for _ in range(50):  # a process may fork while it is killed: until the group is empty
-            pids = self.pids()
-            if not pids:
+            if not self.signal_kill():
                 return
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
             time.sleep(0.01)
 
-    def signal_kill(self) -> None:
+    def signal_kill(self) -> bool:
         """Sends SIGKILL to every process of the seat, once, without waiting: none of them runs
-        its own code again (a frozen one dies once thawed). :meth:`kill` makes sure."""
-        for pid in self.pids():
+        its own code again (a frozen one dies once thawed). :meth:`kill` makes sure. False
+        when the group had no process left."""
+        pids = self.pids()
+        for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        return bool(pids)
 
     def remove(self) -> None:
         """Removes the group(s) once empty; a group that stays busy is left (and logged)."""

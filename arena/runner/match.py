@@ -1017,7 +1017,7 @@ class _GamePlay:
         """
         await self._start_bots()
         # Every seat is started and described, and none knows a card yet: from here on, no
-        # seat can make an object numbered from a host-wide counter (Slot.seal).
+        # seat can make an object numbered from a host-wide counter (BotProcess.seal).
         for slot in self._unique_slots():
             if slot.process is not None:
                 slot.process.seal()

@@ -584,7 +584,8 @@ class BotProcess:
         and cleans up): none of them runs again."""
         if self._group is not None:
             self._group.signal_kill()
-        if self._process is not None:
+        # As sandbox.kill_group: a process already reaped may have left its pid to another.
+        if self._process is not None and self._process.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._process.pid, signal.SIGKILL)
 

@@ -127,9 +127,6 @@ SEALED = ("pipe", "pipe2", "socket", "socketpair", "accept", "accept4", "memfd_c
 seat reads back with ``fstat``. In a supervised filter (:func:`policy` with ``supervised``)
 each is asked of the seat's supervisor (:data:`ACT_NOTIFY`): allowed while the seat starts,
 refused once its game has begun (see :mod:`arena.runner.forkserver`)."""
-SEALED_ERRORS = {"accept": errno.EAGAIN, "accept4": errno.EAGAIN}
-"""How a sealed call fails once the game has begun (``EPERM`` for the others): a server that
-looks for one more connection finds none."""
 FAMILY_BOUND = 64
 """Every family below this that is not allowed is refused by a rule of its own (AF_MAX is 46
 in Linux 6.18; the kernel refuses a family at or above AF_MAX itself, and a negative one)."""
@@ -316,7 +313,6 @@ __all__ = [
     "GUARDED_FCNTL",
     "NOT_IMPLEMENTED",
     "SEALED",
-    "SEALED_ERRORS",
     "Rule",
     "SeccompError",
     "compile_policy",

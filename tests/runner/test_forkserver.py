@@ -64,9 +64,14 @@ STATUS_FIELDS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd",
 
 @pytest.fixture
 def probe(tmp_path: Path) -> Path:
-    folder = tmp_path / "probe"
+    return bot_folder(tmp_path, "probe", PROBE_BOT)
+
+
+def bot_folder(base: Path, name: str, source: str) -> Path:
+    """A folder ``name`` in ``base`` holding ``source`` as its ``bot.py``."""
+    folder = base / name
     folder.mkdir()
-    (folder / "bot.py").write_text(PROBE_BOT)
+    (folder / "bot.py").write_text(source)
     return folder
 
 
@@ -235,9 +240,7 @@ serve(Probe())
 
 def test_a_forked_seat_makes_pipes_until_it_is_sealed(bwrap: str, tmp_path: Path) -> None:
     forking_runner()
-    folder = tmp_path / "seal-probe"
-    folder.mkdir()
-    (folder / "bot.py").write_text(SEAL_PROBE_BOT)
+    folder = bot_folder(tmp_path, "seal-probe", SEAL_PROBE_BOT)
     with started(folder, fork=True) as process:
         assert process.forked
         assert probe_lines(process, "pipe") == "ok"  # while it starts, as any program
@@ -303,9 +306,8 @@ def test_the_fork_server_never_holds_what_a_seat_was_given(bwrap: str, probe: Pa
 
 def test_a_forked_bots_exit_status_and_words_come_through(bwrap: str, tmp_path: Path) -> None:
     forking_runner()
-    folder = tmp_path / "quitter"
-    folder.mkdir()
-    (folder / "bot.py").write_text(
+    folder = bot_folder(
+        tmp_path, "quitter",
         'import sys\nprint("going away now", file=sys.stderr)\nsys.exit(3)\n'
     )
     process = seat(folder, "quitter")
@@ -426,9 +428,8 @@ def test_a_forked_seat_whose_set_up_fails_is_started_by_exec_and_forking_stops(
 
 def test_a_bot_cannot_pass_its_own_exit_for_a_failed_set_up(bwrap: str, tmp_path: Path) -> None:
     forking_runner()
-    folder = tmp_path / "liar"
-    folder.mkdir()
-    (folder / "bot.py").write_text(
+    folder = bot_folder(
+        tmp_path, "liar",
         'import os, sys\nprint("forkserver: cannot set up the seat", file=sys.stderr)\n'
         'sys.stderr.flush()\nos._exit(125)\n'
     )
