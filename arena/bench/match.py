@@ -13,12 +13,18 @@ the next's hands; only here). ``fresh_over_reused`` is the median over the runs 
 measured within each run; the other figures are the median run's. ``--exec`` adds, per run, the
 match with every seat started by ``exec`` (no fork server, no sandbox built ahead: what the
 fork server saves), ``--prestart`` one with the next game's seats started whole ahead.
+
+``cpu_ms_per_game`` and ``reused_cpu_ms_per_game`` are the whole host's busy CPU time (from
+``/proc/stat``: every process, the kernel's work included) during each match, by game: what a
+fresh process per game costs where there is no idle core to hide it on. None where there is no
+``/proc/stat``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import time
@@ -68,22 +74,38 @@ def engine_games(variant: str, games: int, seed: int = 1) -> tuple[float, int]:
     return time.perf_counter() - start, decisions
 
 
+def host_cpu_ms() -> float | None:
+    """The host's busy CPU time so far, in ms (user, nice, system, interrupts; not idle, I/O
+    wait or steal), or None where ``/proc/stat`` cannot be read."""
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+        ticks = sum(int(fields[index]) for index in (1, 2, 3, 6, 7))
+    except (OSError, ValueError, IndexError):
+        return None
+    return ticks * 1000.0 / os.sysconf("SC_CLK_TCK")
+
+
 def play(
     games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False,
     fork: bool = True,
-) -> tuple[Any, float]:
-    """The report of one match and its seconds; ``fresh=False`` reuses processes in a set,
-    ``prestart`` starts the next game's seats ahead, ``fork=False`` starts every seat by
-    exec."""
+) -> tuple[Any, float, float | None]:
+    """The report of one match, its seconds and the host's busy CPU ms during it (None if
+    unknown); ``fresh=False`` reuses processes in a set, ``prestart`` starts the next game's
+    seats ahead, ``fork=False`` starts every seat by exec."""
     from arena.runner import BotRef, MatchSpec, run_match
 
     spec = MatchSpec(
         [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000,
         fresh_per_game=fresh, prestart=prestart, fork_seats=fork,
     )
+    cpu_before = host_cpu_ms()
     started = time.perf_counter()
     report = run_match(spec)
-    return report, time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    cpu_after = host_cpu_ms()
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return report, seconds, cpu
 
 
 def measure_runs(
@@ -97,6 +119,8 @@ def measure_runs(
     results.sort(key=lambda figures: figures["games_per_second"])
     figures = dict(results[len(results) // 2])
     keys = ["games_per_second", "reused_games_per_second", "fresh_over_reused"]
+    if all(result["cpu_ms_per_game"] is not None for result in results):
+        keys += ["cpu_ms_per_game", "reused_cpu_ms_per_game"]
     for name, _ in _beside(prestart, exec_seats):
         keys += [f"{name}_games_per_second", f"{name}_over_reused"]
     for key in keys:
@@ -125,14 +149,14 @@ def measure(
 
     extra: dict[str, Any] = {}
     if reused_first:
-        reused, reused_total = play(games, variant, bots, fresh=False)
-        report, total = play(games, variant, bots, fresh=True)
+        reused, reused_total, reused_cpu = play(games, variant, bots, fresh=False)
+        report, total, cpu = play(games, variant, bots, fresh=True)
     else:
-        report, total = play(games, variant, bots, fresh=True)
-        reused, reused_total = play(games, variant, bots, fresh=False)
+        report, total, cpu = play(games, variant, bots, fresh=True)
+        reused, reused_total, reused_cpu = play(games, variant, bots, fresh=False)
     reused_rate = len(reused.games) / reused_total
     for name, options in _beside(prestart, exec_seats):
-        other, other_total = play(games, variant, bots, fresh=True, **options)
+        other, other_total, _ = play(games, variant, bots, fresh=True, **options)
         other_rate = len(other.games) / other_total
         extra[f"{name}_games_per_second"] = round(other_rate, 2)
         extra[f"{name}_over_reused"] = round(other_rate / reused_rate, 3)
@@ -157,6 +181,10 @@ def measure(
         "first_game_ms_with_start_up": first,
         "median_game_ms": statistics.median(later) if later else first,
         "median_game_ms_without_start_up": round(statistics.median(played_ms), 1),
+        "cpu_ms_per_game": None if cpu is None else round(cpu / len(report.games), 1),
+        "reused_cpu_ms_per_game": (
+            None if reused_cpu is None else round(reused_cpu / len(reused.games), 1)
+        ),
         "restarts": len(restarts),
         "median_restart_ms": round(statistics.median(restarts), 1) if restarts else 0.0,
         "engine_games_per_second": round(len(report.games) / engine_seconds, 1),
@@ -242,4 +270,10 @@ def run(args: argparse.Namespace) -> int:
         f"{figures['restarts']} games started fresh bot processes (each game of a duplicate set "
         f"after the first), {figures['median_restart_ms']} ms each (median)"
     )
+    if figures.get("cpu_ms_per_game") is not None:
+        fresh_cpu, reused_cpu = figures["cpu_ms_per_game"], figures["reused_cpu_ms_per_game"]
+        console.print(
+            f"the host's busy CPU a game: {fresh_cpu:.0f} ms with fresh processes, "
+            f"{reused_cpu:.0f} ms reused (+{fresh_cpu - reused_cpu:.0f} ms, medians)"
+        )
     return 0

@@ -276,7 +276,8 @@ def _user_args() -> list[str]:
     return [] if _is_root() else ["--unshare-user"]
 
 
-def _usr_merged_links() -> list[str]:
+@functools.cache
+def _usr_merged_links() -> tuple[str, ...]:
     """``/bin``, ``/lib``... as the host has them: symlinks into ``/usr`` or real folders."""
     args: list[str] = []
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -285,13 +286,15 @@ def _usr_merged_links() -> list[str]:
             args += ["--symlink", os.readlink(host), str(host)]
         elif host.is_dir():
             args += ["--ro-bind", str(host), str(host)]
-    return args
+    return tuple(args)
 
 
-def _parent_dirs(destinations: list[str]) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def _parent_dirs(destinations: tuple[str, ...]) -> tuple[str, ...]:
     """``--dir`` options making every missing parent of the mount points, world-traversable.
 
     bwrap would create them itself, but private (0700), which an unprivileged bot cannot cross.
+    Kept per set of mount points (a bot's seats ask for the same ones at every start).
     """
     made = {"/", "/usr", "/tmp", "/proc", "/dev"}
     args: list[str] = []
@@ -301,16 +304,18 @@ def _parent_dirs(destinations: list[str]) -> list[str]:
             if name not in made:
                 made.add(name)
                 args += ["--perms", "0755", "--dir", name]
-    return args
+    return tuple(args)
 
 
-def python_paths() -> list[Path]:
-    """The folders a Python bot needs from the host: the interpreter and the virtualenv."""
+@functools.cache
+def python_paths() -> tuple[Path, ...]:
+    """The folders a Python bot needs from the host: the interpreter and the virtualenv (the
+    same for the whole process)."""
     paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
     # The venv's python may be a symlink chain out of both prefixes (pyenv shims and the like).
     real = Path(os.path.realpath(sys.executable)).parent.parent
     paths.add(real)
-    return sorted(p for p in paths if not str(p).startswith("/usr/"))
+    return tuple(sorted(p for p in paths if not str(p).startswith("/usr/")))
 
 
 @functools.cache
@@ -814,7 +819,7 @@ def launch_command(
         if PROTOS_DIR.is_dir():
             binds.append((str(PROTOS_DIR), str(PROTOS_DIR)))
     binds.append((str(folder), BOT_MOUNT))
-    args += _parent_dirs([dest for _, dest in binds])
+    args += _parent_dirs(tuple(dest for _, dest in binds))
     for source, dest in binds:
         args += ["--ro-bind", source, dest]
     if python or fork_layout:

@@ -35,6 +35,9 @@ def test_the_match_benchmark_reports_fresh_reused_ahead_and_exec_in_one_run(
     assert report["prestart_games_per_second"] > 0
     assert set(run) >= {"prestart_over_reused", "median_restart_ms", "exec_over_reused"}
     assert report["exec_games_per_second"] > 0
+    # The host's busy CPU by game (this machine has /proc/stat): both matches ran bots.
+    assert report["cpu_ms_per_game"] > 0 and report["reused_cpu_ms_per_game"] > 0
+    assert set(run) >= {"cpu_ms_per_game", "reused_cpu_ms_per_game"}
 
 
 def test_it_rejects_fewer_than_one_run() -> None:
