@@ -482,29 +482,49 @@ def proc_snapshot(seat_dir: Path) -> tuple[Path, Path]:
 
 SHARED_PROC_PREFIX = "scopa-proc-"
 
-_shared_proc: tuple[Path, Path] | None = None
-_shared_proc_owner = 0  # the pid that wrote it (a forked worker writes its own)
-_shared_proc_lock = threading.Lock()
+_shared_copies: Path | None = None
+_shared_copies_owner = 0  # the pid that wrote it (a forked worker writes its own)
+_shared_copies_lock = threading.Lock()
 
 
-def shared_proc_snapshot() -> tuple[Path, Path]:
-    """:func:`proc_snapshot`, written once per runner process for every forked seat: a
-    folder ``scopa-proc-<pid>-*`` of the temporary folder, removed when the process ends (or by
-    :func:`sweep_stale_seat_dirs` once the process is gone). Seats see it bound read-only, as
-    they see ``/usr``: nothing of it can change, and reading it moves no access time.
-    Raises OSError."""
-    global _shared_proc, _shared_proc_owner
-    with _shared_proc_lock:
-        if (_shared_proc is not None and _shared_proc_owner == os.getpid()
-                and _shared_proc[0].is_dir()):
-            return _shared_proc
+def shared_host_copies() -> Path:
+    """What the seats of this runner process see copied from the host, written once: a folder
+    ``scopa-proc-<pid>-*`` of the temporary folder with ``proc/`` (:func:`proc_snapshot`, a
+    forked seat's whole ``/proc``) and ``etc/`` (:func:`etc_copies`, every seat's ``/etc``),
+    removed when the process ends (or by :func:`sweep_stale_seat_dirs` once the process is
+    gone). Seats see it bound read-only, as they see ``/usr``: nothing of it can change, and
+    reading it moves no access time. One bind each instead of one a file: bubblewrap reads the
+    whole mount table again at each bind. Raises OSError."""
+    global _shared_copies, _shared_copies_owner
+    with _shared_copies_lock:
+        if (_shared_copies is not None and _shared_copies_owner == os.getpid()
+                and (_shared_copies / "etc").is_dir()):
+            return _shared_copies
         owner = os.getpid()
         folder = Path(tempfile.mkdtemp(prefix=f"{SHARED_PROC_PREFIX}{owner}-"))
-        folder.chmod(0o755)
-        _shared_proc = proc_snapshot(folder)
-        _shared_proc_owner = owner
         atexit.register(_remove_shared_proc, folder, owner)
-        return _shared_proc
+        folder.chmod(0o755)
+        proc_snapshot(folder)
+        etc_copies(folder / "etc")
+        _shared_copies = folder
+        _shared_copies_owner = owner
+        return folder
+
+
+def etc_copies(target: Path) -> None:
+    """Copies of the host's :data:`ETC_FILES` that exist into the new folder ``target`` (links
+    as links: they point into ``/usr``, which every seat has). Raises OSError."""
+    target.mkdir(mode=0o755)
+    target.chmod(0o755)
+    for name in ETC_FILES:
+        source = Path(name)
+        copy = target / source.name
+        if source.is_symlink():
+            os.symlink(os.readlink(source), copy)
+        elif source.is_dir():
+            shutil.copytree(source, copy, symlinks=True)
+        elif source.is_file():
+            shutil.copy2(source, copy)
 
 
 def _remove_shared_proc(folder: Path, owner: int) -> None:
@@ -746,6 +766,10 @@ def launch_command(
     def sized(size: int) -> list[str]:
         return ["--size", str(size)] if features.size else []
 
+    try:
+        shared = shared_host_copies()
+    except OSError as error:
+        raise HostError(f"cannot write the seats' copies of /etc and /proc: {error}") from error
     args = [
         features.path,
         "--unshare-net",
@@ -764,11 +788,14 @@ def launch_command(
         "/usr",
         "/usr",
         *_usr_merged_links(),
-        # A forked seat has no procfs (a folder holding the static copies below): each
+        # A forked seat has no procfs (the shared folder of static copies): each
         # entry of a procfs takes its inode number from a counter of the whole host when it is
         # first looked up, and the folders of a seat's new processes and descriptors are new
         # entries (see arena.runner.seccomp.SEALED).
-        *(["--dir", "/proc"] if fork_layout else ["--proc", "/proc"]),
+        *(["--ro-bind", str(shared / "proc"), "/proc"] if fork_layout else ["--proc", "/proc"]),
+        "--ro-bind",
+        str(shared / "etc"),
+        "/etc",
         "--dev",
         "/dev",
         "--perms",
@@ -796,32 +823,40 @@ def launch_command(
         args += ["--ro-bind-try", str(empty_file), name]
     for name in masked_dirs:
         args += ["--ro-bind-try", str(empty), name]
-    try:
-        sys_dir, cpuinfo = shared_proc_snapshot() if fork_layout else proc_snapshot(seat_dir)
-    except OSError as error:
-        raise HostError(f"cannot write the seat's /proc copies: {error}") from error
-    args += ["--ro-bind", str(sys_dir), "/proc/sys", "--ro-bind", str(cpuinfo), "/proc/cpuinfo"]
+    if not fork_layout:  # over the seat's own procfs
+        try:
+            sys_dir, cpuinfo = proc_snapshot(seat_dir)
+        except OSError as error:
+            raise HostError(f"cannot write the seat's /proc copies: {error}") from error
+        args += ["--ro-bind", str(sys_dir), "/proc/sys", "--ro-bind", str(cpuinfo),
+                 "/proc/cpuinfo"]
     # No pseudo-terminals: their count (/proc/sys/kernel/pty/nr) is host-wide, and a bot has
     # no use for one. bwrap's /dev has a devpts of its own at /dev/pts (/dev/ptmx links into
     # it): an empty folder hides it.
     args += ["--ro-bind", str(empty), "/dev/pts"]
-    binds = [(name, name) for name in ETC_FILES if os.path.exists(name)]
+    binds: list[tuple[str, str]] = []
+    # A forked seat has the package and the protocol bound at their host paths: at the
+    # library's place it finds links to them (a link is no mount).
+    links: list[tuple[str, str]] = []
+    library = links if fork_layout else binds
     if PROTOS_DIR.is_dir():  # the protocol's .proto files, for bots that load them at run time
-        binds.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))
+        library.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))
         env["SCOPA_PROTO_PATH"] = f"{LIB_MOUNT}/protos"
     if python or fork_layout:  # a forked seat is the arena's interpreter until it execs
         binds += [(str(path), str(path)) for path in python_paths()]
     if python:
-        binds.append((str(PACKAGE_DIR), f"{LIB_MOUNT}/arena"))
+        library.append((str(PACKAGE_DIR), f"{LIB_MOUNT}/arena"))
         env["PYTHONPATH"] = LIB_MOUNT
     if fork_layout:
         binds.append((str(PACKAGE_DIR), str(PACKAGE_DIR)))
         if PROTOS_DIR.is_dir():
             binds.append((str(PROTOS_DIR), str(PROTOS_DIR)))
     binds.append((str(folder), BOT_MOUNT))
-    args += _parent_dirs(tuple(dest for _, dest in binds))
+    args += _parent_dirs(tuple(dest for _, dest in binds + links))
     for source, dest in binds:
         args += ["--ro-bind", source, dest]
+    for source, dest in links:
+        args += ["--symlink", source, dest]
     if python or fork_layout:
         for name in editable_finders():  # after the virtualenv's bind, which they cover
             args += ["--ro-bind", str(empty_file), name]
