@@ -119,8 +119,9 @@ def measure_runs(
     results.sort(key=lambda figures: figures["games_per_second"])
     figures = dict(results[len(results) // 2])
     keys = ["games_per_second", "reused_games_per_second", "fresh_over_reused"]
-    if all(result["cpu_ms_per_game"] is not None for result in results):
-        keys += ["cpu_ms_per_game", "reused_cpu_ms_per_game"]
+    cpu_keys = ["cpu_ms_per_game", "reused_cpu_ms_per_game"]
+    if all(result[key] is not None for result in results for key in cpu_keys):
+        keys += cpu_keys
     for name, _ in _beside(prestart, exec_seats):
         keys += [f"{name}_games_per_second", f"{name}_over_reused"]
     for key in keys:

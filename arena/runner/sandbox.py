@@ -502,7 +502,7 @@ def shared_host_copies() -> Path:
             return _shared_copies
         owner = os.getpid()
         folder = Path(tempfile.mkdtemp(prefix=f"{SHARED_PROC_PREFIX}{owner}-"))
-        atexit.register(_remove_shared_proc, folder, owner)
+        atexit.register(_remove_shared_copies, folder, owner)
         folder.chmod(0o755)
         proc_snapshot(folder)
         etc_copies(folder / "etc")
@@ -527,7 +527,7 @@ def etc_copies(target: Path) -> None:
             shutil.copy2(source, copy)
 
 
-def _remove_shared_proc(folder: Path, owner: int) -> None:
+def _remove_shared_copies(folder: Path, owner: int) -> None:
     if os.getpid() == owner:  # not in a forked child that inherited the handler
         remove_tree(folder)
 
