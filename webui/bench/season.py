@@ -41,7 +41,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a database to use (default: SQLite in a temporary folder)")
     parser.add_argument("--broker-url", default=None, metavar="URL",
                         help="a broker (default: the embedded filesystem broker)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="give up on a season after this long, showing what the workers "
+                             "logged (default: 60 s plus 30 s a match)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+class SeasonStalled(RuntimeError):
+    """A measured season did not finish: its workers died or it passed its deadline."""
 
 
 def _configure(args: argparse.Namespace, data_dir: Path) -> dict[str, str]:
@@ -83,7 +90,8 @@ def _entrants(count: int) -> list[Any]:
     return versions
 
 
-def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[str, Any]:
+def _season(args: argparse.Namespace, label: str, entrants: list[Any],
+            pool: Any) -> dict[str, Any]:
     from webui.league import seasons, variants
 
     season = seasons.create_season(
@@ -95,8 +103,21 @@ def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[s
         bank_ms=30_000,
         seed=1,
     )
+    pairings = len(entrants) * (len(entrants) - 1) // 2
+    timeout_s = args.timeout if args.timeout is not None else 60.0 + 30.0 * pairings
+
+    def watch(done: int, scheduled: int) -> None:
+        if pool.processes and all(p.poll() is not None for p in pool.processes):
+            codes = ", ".join(str(p.returncode) for p in pool.processes)
+            raise SeasonStalled(f"every worker exited (exit codes {codes}) with {done} of "
+                                f"{scheduled} matches done")
+
     started = time.perf_counter()
-    seasons.run_season(season, poll_s=0.05, sweep_every_s=5.0, grace_s=30.0)
+    try:
+        seasons.run_season(season, poll_s=0.05, sweep_every_s=5.0, grace_s=30.0,
+                           timeout_s=timeout_s, progress=watch)
+    except TimeoutError as error:
+        raise SeasonStalled(str(error)) from error
     elapsed = time.perf_counter() - started
     matches = list(season.matches.all())
     plays = [m.duration_ms or 0 for m in matches]
@@ -111,17 +132,18 @@ def _season(args: argparse.Namespace, label: str, entrants: list[Any]) -> dict[s
 
 
 def _measure(args: argparse.Namespace, env: dict[str, str], workers: int, empty: bool,
-             entrants: list[Any]) -> dict[str, Any]:
+             entrants: list[Any], log_dir: Path) -> dict[str, Any]:
     from webui.local_workers import LocalWorkers
 
     label = f"{'empty' if empty else 'played'}, {workers} worker{'s' if workers > 1 else ''}"
     worker_env = {**env, "ARENA_BENCH_EMPTY_MATCHES": "1" if empty else "0"}
-    pool = LocalWorkers(workers, env=worker_env)
+    pool = LocalWorkers(workers, env=worker_env, log_dir=log_dir, loglevel="INFO",
+                        prefix="empty" if empty else "played")
     pool.start()
     try:
         # A two-entrant warm-up: the workers are up and connected before the clock starts.
-        _season(args, f"warm-up {label}", entrants[:2])
-        row = _season(args, label, entrants)
+        _season(args, f"warm-up {label}", entrants[:2], pool)
+        row = _season(args, label, entrants, pool)
     finally:
         pool.stop()
     row["workers"] = workers
@@ -148,8 +170,14 @@ def run(args: argparse.Namespace) -> int:
         django.setup()
         call_command("migrate", interactive=False, verbosity=0)
         entrants = _entrants(args.entrants)
-        rows = [_measure(args, env, n, False, entrants) for n in counts]
-        rows.append(_measure(args, env, 1, True, entrants))
+        log_dir = Path(tmp) / "logs"
+        try:
+            rows = [_measure(args, env, n, False, entrants, log_dir) for n in counts]
+            rows.append(_measure(args, env, 1, True, entrants, log_dir))
+        except SeasonStalled as error:
+            print(f"arena bench season: {error}", file=sys.stderr)
+            _print_logs(log_dir)
+            return 1
     empty = rows[-1]
     baseline = rows[0]
     if args.json:
@@ -180,3 +208,10 @@ def run(args: argparse.Namespace) -> int:
         "match's wall time"
     )
     return 0
+
+
+def _print_logs(log_dir: Path, size: int = 4000) -> None:
+    """The end of each worker's log, on standard error: what a stalled season's workers said."""
+    for log in sorted(log_dir.glob("*.log")):
+        text = log.read_bytes()[-size:].decode(errors="replace")
+        print(f"--- {log.name} (last {size} bytes) ---\n{text}", file=sys.stderr)

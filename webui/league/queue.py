@@ -33,6 +33,9 @@ included.
 from __future__ import annotations
 
 import logging
+import os
+import time
+import uuid
 from queue import Empty
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,7 +43,10 @@ from urllib.parse import urlsplit
 from celery import Celery
 from django.conf import settings
 from django.db import transaction
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem as kombu_filesystem
 from kombu.transport import redis as kombu_redis
+from kombu.utils import json as kombu_json
 
 log = logging.getLogger("arena.league")
 
@@ -84,6 +90,42 @@ class RedisTransport(kombu_redis.Transport):
     """kombu's Redis transport with :class:`RedisChannel`."""
 
     Channel = RedisChannel
+
+
+class FilesystemChannel(kombu_filesystem.Channel):
+    """kombu's filesystem channel, except that a worker never reads a message half-written,
+    and a message it cannot read costs that message only, not the worker.
+
+    Why (kombu 5.7.0): ``_put`` creates the message's file under its final name and writes it
+    after, while a worker polling the folder (every 20 ms here) moves away and reads whatever
+    file has a message's name. Between the two, it reads nothing, and ``_get`` raises a JSON
+    error that ends the worker: a season then waits for a worker that is gone. Here a message
+    is written under a hidden name, which no reader takes, and renamed into place whole.
+    """
+
+    def _put(self, queue: Any, message: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        name = f"{round(time.monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        hidden = os.path.join(self.data_folder_out, "." + name)  # kombu reads no dot file
+        try:
+            with open(hidden, "wb") as handle:
+                handle.write(kombu_json.dumps(message).encode())  # type: ignore[no-untyped-call]
+            os.replace(hidden, final)
+        except OSError as error:
+            raise ChannelError(f"cannot add {name!r} to the queue") from error
+
+    def _get(self, queue: Any, timeout: Any = None) -> Any:
+        while True:  # kombu removed a file it could not decode: the next one is read
+            try:
+                return super()._get(queue)  # type: ignore[no-untyped-call]
+            except ValueError as error:
+                log.error("the embedded broker dropped a message it cannot read: %s", error)
+
+
+class FilesystemTransport(kombu_filesystem.Transport):
+    """kombu's filesystem transport with :class:`FilesystemChannel`."""
+
+    Channel = FilesystemChannel
 
 
 def broker_options() -> tuple[str, dict[str, object]]:
@@ -135,6 +177,8 @@ def make_app() -> Celery:
     celery = Celery("arena", broker=broker_url)
     if urlsplit(broker_url).scheme in REDIS_SCHEMES:
         celery.conf.broker_transport = f"{__name__}:RedisTransport"
+    elif broker_url == "filesystem://":
+        celery.conf.broker_transport = f"{__name__}:FilesystemTransport"
     celery.conf.update(
         broker_transport_options=transport_options,
         broker_connection_retry_on_startup=True,
