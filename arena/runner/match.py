@@ -542,7 +542,7 @@ class Slot:
         elif self.process is not None:
             seed = draw_seed()
             try:
-                await asyncio.to_thread(self.process.start, {"SCOPA_BOT_SEED": str(seed)})
+                await self._start_process({"SCOPA_BOT_SEED": str(seed)})
             except StartError as error:
                 memory = self.process.memory_fault()
                 return ("memory", memory) if memory is not None else ("start", str(error))
@@ -572,6 +572,21 @@ class Slot:
             self.label = f"{name}@{version}" if version else name
         self.fresh = False
         return None
+
+    async def _start_process(self, env: dict[str, str]) -> None:
+        """Starts the process in a thread. Cancelled (the match is), it calls the start off
+        and waits for its thread to give up: a start going on behind the match's clean-up
+        would leave a bot running, and its seat folder, after the match has ended."""
+        assert self.process is not None
+        process = self.process
+        start = asyncio.ensure_future(asyncio.to_thread(process.start, env))
+        try:
+            await asyncio.shield(start)
+        except asyncio.CancelledError:
+            process.abort()
+            with contextlib.suppress(BaseException):
+                await start
+            raise
 
     def prestart(self, *, whole: bool = True) -> None:
         """Starts a spare process for this slot's next game, in the background (once);

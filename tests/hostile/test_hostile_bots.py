@@ -11,6 +11,9 @@ import os
 import re
 import shutil
 import socket
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -205,3 +208,64 @@ def test_a_bot_whose_code_fails_at_every_turn_is_counted_as_never_choosing(
     fumbler, opponent = report.summary()
     assert fumbler.fallbacks == fumbler.answered > 0
     assert opponent.fallbacks == 0 and opponent.answered > 0
+
+
+HEAVY_BOT = """from arena.sdk import Bot, serve
+
+
+class Heavy(Bot):
+    name = "heavy"
+
+    def choose(self, observation, legal_moves):
+        return legal_moves[-1]
+
+
+serve(Heavy())
+"""
+
+
+def test_a_match_cancelled_while_a_bot_starts_ends_that_start_before_it_returns(
+    bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lost lease cancels a match at any moment, a seat's start included. The start runs in
+    a thread of its own, which must be called off and waited for: else it goes on after the
+    match has returned, and a start still building its seat (copying and compiling a big bot
+    folder) then launches a bot that nobody stops, in a seat folder nobody removes."""
+    from arena.runner.forkserver import SERVER_TITLE
+    from workers.bench.hostlab import cmdline, descendants
+
+    heavy = tmp_path / "heavy"
+    (heavy / "parts").mkdir(parents=True)
+    (heavy / "bot.toml").write_text('name = "heavy"\nversion = "1"\ncommand = ["python", '
+                                    '"bot.py"]\nvariants = ["*"]\n')
+    (heavy / "bot.py").write_text(HEAVY_BOT)
+    for n in range(3000):  # seconds of copying and compiling before the bot can start
+        (heavy / "parts" / f"part{n}.py").write_text(f"VALUE = {n}\n" * 20)
+    seats = tmp_path / "seats"
+    seats.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(seats))
+    cancel = threading.Event()
+
+    def cancel_once_a_seat_is_built() -> None:
+        while not cancel.is_set():
+            if any("-bot-" in p.name for p in seats.iterdir()):  # a bot folder's copy begins
+                cancel.set()
+            time.sleep(0.001)
+
+    watcher = threading.Thread(target=cancel_once_a_seat_is_built, daemon=True)
+    watcher.start()
+    spec = MatchSpec(
+        entrants=[BotRef.parse(str(heavy)), BotRef.parse("random")], variant="scopa", games=2,
+        move_time_ms=MOVE_MS, bank_ms=BANK_MS, limits=HOSTILE_LIMITS, cancel=cancel,
+    )
+    try:
+        report = run_match(spec)
+    finally:
+        cancel.set()
+        watcher.join()
+    assert report.cancelled and report.games == []
+    assert sorted(p.name for p in seats.iterdir() if p.name.startswith("scopa-seat-")) == []
+    time.sleep(1.0)  # a start left going would launch its bot meanwhile
+    left = (cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
+    assert [c for c in left if c and c != SERVER_TITLE] == []
+    assert sorted(p.name for p in seats.iterdir() if p.name.startswith("scopa-seat-")) == []

@@ -53,7 +53,7 @@ def seat_folders(folder: Path) -> list[str]:
 
 
 def children() -> list[str]:
-    """The processes this test process has started that are still there (bots, bubblewrap),
+    """The processes this test process has started that are still alive (bots, bubblewrap),
     but for its fork server (the runner's own, started once: it holds no seat)."""
     import os
 
@@ -61,7 +61,8 @@ def children() -> list[str]:
     from workers.bench.hostlab import cmdline, descendants
 
     found = (cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
-    return sorted(command for command in found if command != SERVER_TITLE)
+    # "": gone between the listing and the read, or a zombie (dead, its memory released).
+    return sorted(command for command in found if command and command != SERVER_TITLE)
 
 
 def wait_for(predicate: Any, timeout_s: float, what: str) -> None:
