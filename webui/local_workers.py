@@ -17,13 +17,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
 from arena.process_groups import (
     become_subreaper,
+    exited_unreaped,
     finish_group,
     kill_orphans,
     reap_exited,
@@ -81,6 +82,10 @@ class LocalWorkers:
         self.processes: list[subprocess.Popen[bytes]] = []
         self._logs: list[IO[bytes]] = []
         self._started = 0
+        self.replaced = 0
+        """How many exited workers :meth:`replace_exited` has replaced."""
+        self._stopping = False
+        self._lock = threading.Lock()  # replace_exited (a thread) against stop
 
     def start_one(self) -> subprocess.Popen[bytes]:
         """Starts one more worker process and returns it."""
@@ -105,9 +110,28 @@ class LocalWorkers:
 
     def start(self) -> LocalWorkers:
         """Starts the workers (they connect to the broker on their own, in a second or two)."""
+        self._stopping = False
         for _ in range(self.count):
             self.start_one()
         return self
+
+    def replace_exited(self) -> list[int]:
+        """Starts a new worker for each one that has exited on its own; returns their exit
+        codes (none: all are running). An exited worker's group is killed first (its pool
+        children must not outlive it). What it was playing is played again once its lease runs
+        out (the sweep sends it again)."""
+        codes: list[int] = []
+        with self._lock:
+            if self._stopping:  # asked to stop: they exit because they were told to
+                return codes
+            for index, process in enumerate(self.processes):
+                if process.returncode is None and exited_unreaped(process, 0):
+                    finish_group(process, 0)
+                    codes.append(process.wait())  # reaped already: its code
+                    self.replaced += 1
+                    self.start_one()  # appended: it takes the old one's place
+                    self.processes[index] = self.processes.pop()
+        return codes
 
     def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
         """Sends ``sig`` to a worker's whole process group (SIGKILL: a crashed host)."""
@@ -127,9 +151,12 @@ class LocalWorkers:
         self.finish(time.monotonic() + timeout)
 
     def signal_all(self, sig: int) -> None:
-        """Sends ``sig`` to every worker's process group."""
-        for process in self.processes:
-            signal_group(process, sig)
+        """Sends ``sig`` to every worker's process group (they are stopping: none is replaced
+        from now on)."""
+        with self._lock:
+            self._stopping = True
+            for process in self.processes:
+                signal_group(process, sig)
 
     def finish(self, deadline: float) -> None:
         """Waits for the workers already asked to stop until ``deadline`` (monotonic), kills
@@ -202,3 +229,23 @@ def adopt_orphans(pools: list[LocalWorkers]) -> bool:
 
         threading.Thread(target=reap, name="orphan-reaper", daemon=True).start()
     return _adopting
+
+
+KEEP_INTERVAL_S = 2.0
+"""How often :func:`keep_running` looks for exited workers."""
+
+
+def keep_running(pools: list[LocalWorkers], report: Callable[[str], None]) -> None:
+    """Replaces, from a daemon thread, every local worker of ``pools`` that exits on its own
+    (killed by the kernel's OOM killer, say), for a command that serves for hours (``arena
+    web``, ``arena demo``); ``report`` gets one line each time. Pools being stopped are left
+    alone."""
+
+    def keep() -> None:
+        while True:
+            time.sleep(KEEP_INTERVAL_S)
+            for pool in list(pools):
+                for code in pool.replace_exited():
+                    report(f"a local worker exited (code {code}); started another")
+
+    threading.Thread(target=keep, name="worker-keeper", daemon=True).start()

@@ -3,6 +3,8 @@ no longer theirs (a reaped leader's pid, hence its group id, can go to another p
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.process_groups import exited_unreaped
-from webui.local_workers import LocalWorkers
+from webui.local_workers import KEEP_INTERVAL_S, LocalWorkers, keep_running
 
 
 def group_members(pgid: int) -> list[int]:
@@ -121,3 +123,37 @@ def test_an_adopting_process_reaps_orphans_that_end_and_leaves_its_own_children(
     assert done.returncode == 0, done.stderr
     # One orphan reaped; the kept child's exit status was still its own Popen's (SIGTERM).
     assert done.stdout.split() == ["1", "[]", "-15"], done.stdout
+
+
+@pytest.mark.slow
+def test_a_worker_that_exits_on_its_own_is_replaced_until_the_pool_stops(
+        tmp_path: Path) -> None:
+    env = {"ARENA_DATA_DIR": str(tmp_path / "data"), "ARENA_BROKER_URL": "",
+           "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    pool = LocalWorkers(1, concurrency=2, env=env, log_dir=tmp_path / "logs").start()
+    reports: list[str] = []
+    keep_running([pool], reports.append)
+    first = pool.processes[0]
+    try:
+        deadline = time.monotonic() + 60
+        while len(group_members(first.pid)) < 3:  # the worker and its two pool processes
+            assert time.monotonic() < deadline, "the worker's pool never started"
+            time.sleep(0.1)
+        os.kill(first.pid, signal.SIGKILL)  # the leader alone, as the OOM killer would
+        deadline = time.monotonic() + 30
+        while not reports:
+            assert time.monotonic() < deadline, "the exited worker was not replaced"
+            time.sleep(0.05)
+        assert reports == ["a local worker exited (code -9); started another"]
+        assert first.returncode == -9 and pool.replaced == 1
+        assert len(pool.processes) == 1 and pool.processes[0] is not first
+        assert pool.processes[0].poll() is None
+        # Its pool children were killed with its group (gone once init reaps them).
+        deadline = time.monotonic() + 10
+        while group_members(first.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert group_members(first.pid) == []
+    finally:
+        pool.stop()
+    time.sleep(KEEP_INTERVAL_S * 1.5)
+    assert pool.processes == [] and len(reports) == 1  # a stopped pool is left stopped

@@ -93,7 +93,7 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
     from django.conf import settings
     from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application, run
 
-    from webui.local_workers import LocalWorkers, adopt_orphans, stop_all
+    from webui.local_workers import LocalWorkers, adopt_orphans, keep_running, stop_all
 
     count = workers if workers is not None else (1 if settings.ARENA_EMBEDDED_BROKER else 0)
     pools: list[LocalWorkers] = []
@@ -104,6 +104,8 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
         # People's games have a pool of their own: an open tab never holds a match's process.
         pools.append(LocalWorkers(1, concurrency=None, play=True, env=env,
                                   log_dir=settings.ARENA_LOGS_DIR).start())
+        keep_running(pools, lambda line: print(f"{line} (logs: {settings.ARENA_LOGS_DIR})",
+                                               file=sys.stderr, flush=True))
     shown = f"[{host}]" if ":" in host else host
 
     def bound(actual_port: object) -> None:

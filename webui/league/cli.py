@@ -213,8 +213,17 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the final standings as JSON")
 
 
+MAX_REPLACED_WORKERS = 5
+"""How many exited local workers ``season run`` replaces before it gives up."""
+
+
+class WorkersFailing(RuntimeError):
+    """The local workers keep exiting: the season cannot go on here."""
+
+
 def run(args: argparse.Namespace) -> int:
-    """``season run``: starts the season, local workers if needed, waits with a progress bar."""
+    """``season run``: starts the season, local workers if needed (a worker that exits is
+    replaced), waits with a progress bar."""
     from django.conf import settings
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -249,9 +258,17 @@ def run(args: argparse.Namespace) -> int:
 
             def progress(done: int, scheduled: int) -> None:
                 bar.update(task, completed=done)
+                if workers is None:
+                    return
+                for code in workers.replace_exited():
+                    console.print(f"[yellow]a local worker exited (code {code}); started "
+                                  f"another (logs: {settings.ARENA_LOGS_DIR})[/]")
+                    if workers.replaced > MAX_REPLACED_WORKERS:
+                        raise WorkersFailing(f"local workers exited {workers.replaced} times; "
+                                             f"see their logs in {settings.ARENA_LOGS_DIR}")
 
             seasons.run_season(season, timeout_s=args.timeout, progress=progress)
-    except TimeoutError as error:
+    except (TimeoutError, WorkersFailing) as error:
         return fail(str(error))
     finally:
         if workers is not None:

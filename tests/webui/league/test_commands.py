@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -120,3 +122,43 @@ def test_it_rejects_bad_input_with_one_line_and_changes_nothing(
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     listed = arena(embedded, "season", "list", "--json")
     assert json.loads(listed.stdout) == []
+
+
+def worker_pids(parent: int) -> list[int]:
+    """The pids of the ``arena worker`` processes whose parent is ``parent``."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"worker" in command and b"arena.cli" in command:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+@pytest.mark.slow
+def test_season_run_replaces_a_local_worker_that_dies(embedded: dict[str, str]) -> None:
+    created = arena(embedded, "season", "create", "hard", "--bot", "random", "--bot", "greedy",
+                    "--bot", "js-random", "--option", "target=1")
+    assert created.returncode == 0, created.stderr
+    embedded["ARENA_MATCH_LEASE_S"] = "5"  # the killed worker's match is soon played again
+    running = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "season", "run", "hard", "--json", "--timeout", "150"],
+        cwd=ROOT, env=embedded, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (pids := worker_pids(running.pid)):
+            assert running.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        os.kill(pids[0], signal.SIGKILL)  # the worker alone, as the kernel's OOM killer would
+        stdout, stderr = running.communicate(timeout=170)
+    finally:
+        running.kill()
+    assert running.returncode == 0, stderr
+    assert "a local worker exited (code -9); started another" in stderr
+    season = json.loads(stdout)
+    assert season["matches"] == {"done": 3, "scheduled": 3, "planned": 3}
+    assert sum(row["score"] for row in season["standings"]) == 6
