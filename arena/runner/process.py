@@ -489,10 +489,15 @@ class BotProcess:
                     break
                 text = self.log.text()
                 memory = self.memory_fault()
+                # Once the bot's own code ran (a forked bot runs nothing else; by exec, the
+                # step before it said so), its output is its own: a "bwrap: " line of its
+                # making is no alibi for a start it failed.
+                forked = isinstance(process, forkserver.ForkedProcess)
+                host_part = plan.sandboxed and not forked and not sandbox.bot_was_started(plan)
                 self.stop()
                 if isinstance(process, forkserver.ForkedProcess) and process.setup_failed:
                     raise _ForkFailed(_last_line(text), lasting=True)
-                if sandbox.is_host_failure(text):
+                if host_part and sandbox.is_host_failure(text):
                     raise HostError(f"the sandbox failed to start {self.label}: {_last_line(text)}")
                 if memory is not None:
                     raise StartError(memory)
@@ -740,6 +745,9 @@ class BotProcess:
                 with contextlib.suppress(OSError):
                     stream.close()
             self._streams = None
+        if self._plan is not None and self._plan.started_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._plan.started_fd)
         self._plan = None
         if self._group is not None:
             # The verdict on memory outlives the group's folder, for the fault.

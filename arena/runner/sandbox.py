@@ -190,6 +190,7 @@ class LaunchPlan:
     sandboxed: bool
     pass_fds: tuple[int, ...] = ()  # descriptors the process inherits (filter, info pipe)
     info_fd: int | None = None  # where bwrap writes the sandbox's pid (read end, runner side)
+    started_fd: int | None = None  # a byte here: the bot's own command was started (read end)
     close_after_spawn: tuple[int, ...] = field(default=())  # ends the runner closes once started
     uid: int | None = None  # the fresh uid the bot runs as (a sandbox started as root)
     inside_env: dict[str, str] = field(default_factory=dict)  # the bot's environment inside
@@ -882,6 +883,18 @@ def launch_command(
     uid = None
     if _is_root():
         uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
+    started_read: int | None = None
+    if not fork_layout:
+        # The last step before the bot's command says it was reached, on a pipe it closes
+        # first (bash: dash takes no descriptor above 9). Until then every failure is the
+        # host's (the group's join, prlimit, bwrap's mounts, setpriv), after it the bot's,
+        # whatever its output claims.
+        started_read, started_write = os.pipe()
+        os.set_blocking(started_read, False)
+        target = ["/bin/bash", "-c", f"printf . >&{started_write} && exec {started_write}>&- "
+                  '&& exec "$@"', "start", *target]
+        pass_fds.append(started_write)
+        close_after.append(started_write)
     if _is_root() and not fork_layout:
         target = [
             "setpriv",
@@ -908,6 +921,7 @@ def launch_command(
         sandboxed=True,
         pass_fds=tuple(pass_fds),
         info_fd=info_read,
+        started_fd=started_read,
         close_after_spawn=tuple(close_after),
         uid=uid,
         inside_env=env,
@@ -963,7 +977,8 @@ def base_env() -> dict[str, str]:
 
 def close_plan(plan: LaunchPlan) -> None:
     """Closes the descriptors of a plan that will not be (or was) started."""
-    for fd in (*plan.close_after_spawn, *([plan.info_fd] if plan.info_fd is not None else [])):
+    read_ends = [end for end in (plan.info_fd, plan.started_fd) if end is not None]
+    for fd in (*plan.close_after_spawn, *read_ends):
         with contextlib.suppress(OSError):
             os.close(fd)
 
@@ -1082,13 +1097,25 @@ def kill_group(process: Killable) -> None:
 
 
 def is_host_failure(stderr_text: str) -> bool:
-    """Whether a process that died before listening failed because of the sandbox itself.
+    """Whether a sandboxed process that died before its bot's command was started
+    (:attr:`LaunchPlan.started_fd` got nothing) failed because of the sandbox itself.
 
     bubblewrap, prlimit and the control-group join prefix their own errors; a bot's command
-    that does not exist inside the sandbox fails in ``setpriv`` (the bot's fault, not the
-    host's).
+    that does not exist inside the sandbox fails after the start was said (the bot's fault,
+    not the host's). Never asked once the bot's command has run: its output is its own.
     """
     return any(
         line.startswith(("bwrap: ", "prlimit: ", "cgroup: "))
         for line in stderr_text.splitlines()
     )
+
+
+def bot_was_started(plan: LaunchPlan) -> bool:
+    """Whether the bot's own command of ``plan`` (the exec path, sandboxed) was started: the
+    byte the step before it writes. Call once the process has exited."""
+    if plan.started_fd is None:
+        return False
+    try:
+        return os.read(plan.started_fd, 1) == b"."
+    except OSError:
+        return False

@@ -53,6 +53,20 @@ def test_a_bot_that_crashes_at_start_forfeits_and_is_started_again(
     assert (summary[0].losses, summary[1].wins, summary[0].faults) == (2, 2, 2)
 
 
+@pytest.mark.parametrize("name", ["alibi", "alibi-exec"])
+def test_a_bot_that_fails_its_start_blaming_the_sandbox_forfeits(
+    play_hostile: PlayMatch, name: str
+) -> None:
+    """A start that fails is the host's (the match is played again elsewhere) only when the
+    bot's command never ran: a bot printing bubblewrap's words does not void its games."""
+    report = play_hostile(name)
+    assert_forfeited_by_hostile_side(report, "start")
+    for index in range(2):
+        assert faults_of(report, index) == ["start"]
+        assert "exited with status 1" in report.games[index].faults[0]["detail"]
+    assert log_of(report).count("bwrap: Can't mount proc") == 2
+
+
 def test_a_bot_that_crashes_mid_game_forfeits_and_is_restarted(play_hostile: PlayMatch) -> None:
     report = play_hostile("crash-mid-game")
     assert_forfeited_by_hostile_side(report, "crash")

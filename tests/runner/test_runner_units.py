@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import math
 import os
@@ -26,7 +27,14 @@ from arena.engine import rules_for
 from arena.protocol import bot_pb2, bot_pb2_grpc
 from arena.runner import BotError, BotRef, Limits, MatchError, MatchSpec, run_match
 from arena.runner.match import check_spec, seating, set_seed
-from arena.runner.sandbox import close_plan, is_host_failure, launch_command, remove_tree
+from arena.runner.sandbox import (
+    bot_was_started,
+    close_plan,
+    is_host_failure,
+    launch_command,
+    remove_tree,
+    spawn,
+)
 from arena.runner.stats import EloEstimate, likelihood_of_superiority
 
 # ---- statistics ---------------------------------------------------------------------------
@@ -351,6 +359,36 @@ def test_what_bubblewrap_prlimit_and_the_group_join_say_is_the_hosts_failure() -
     assert is_host_failure("bwrap: Can't find source path /x: No such file or directory\n")
     assert is_host_failure("cgroup: cannot join /sys/fs/cgroup/memory/x/cgroup.procs\n")
     assert not is_host_failure("setpriv: failed to execute nope: No such file or directory\n")
+
+
+def test_a_start_is_the_bots_once_its_command_ran_whatever_it_prints(
+    bwrap: str, tmp_path: Path
+) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.sh").write_text('echo "bwrap: Can\'t mount proc on /newroot/proc" >&2\nexit 1\n')
+
+    def run(seat: str, broken: bool) -> tuple[bool, str]:
+        (tmp_path / seat).mkdir()
+        plan = launch_command(["sh", "bot.sh"], folder, tmp_path / seat, Limits(), sandbox=True,
+                              python=False)
+        if broken:  # a bind of nothing: bubblewrap fails before the bot's command
+            at = plan.argv.index("--chdir")
+            plan = dataclasses.replace(plan, argv=[
+                *plan.argv[:at], "--ro-bind", str(tmp_path / "nothing"), "/x", *plan.argv[at:]])
+        try:
+            process = spawn(plan)
+            _, err = process.communicate(timeout=60)
+            assert process.returncode != 0
+            return bot_was_started(plan), err.decode()
+        finally:
+            close_plan(plan)
+
+    started, said = run("ran", broken=False)
+    assert started, said
+    assert said.startswith("bwrap: Can't mount proc")  # the bot's words
+    started, said = run("failed", broken=True)
+    assert not started and is_host_failure(said) and "nothing" in said
 
 
 def test_a_remote_bot_that_does_not_play_the_variant_forfeits_at_start() -> None:
