@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a broker (default: the embedded filesystem broker)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="give up on a season after this long, showing what the workers "
-                             "logged (default: 60 s plus 30 s a match)")
+                             "logged (default: 60 s plus 30 s a pairing)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
