@@ -16,8 +16,9 @@ Python bot's script runs in the forked interpreter; any other command is exec'd 
    status and the *go* pipe.
 3. The server forks a *middle* process, which joins the sandbox's namespaces (ipc, uts, net,
    cgroup, pid, mount), takes its root and forks the bot (the first process of the pid
-   namespace it joined). The middle answers the bot's sealed calls, waits for the bot and
-   writes its exit status.
+   namespace it joined). The middle joins the seat's control groups (what it does is the
+   seat's work, weighed and frozen with the bot; where root may, the OOM killer never picks
+   it), answers the bot's sealed calls, waits for the bot and writes its exit status.
 4. The bot joins the seat's control groups, leads a session of its own, keeps only its
    stdin (``/dev/null``), stdout and stderr, takes the seat's limits, becomes the seat's
    unprivileged uid with every capability dropped (bounding, inheritable, ambient), sets
@@ -242,6 +243,8 @@ def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         spec = json.loads(_read_all(spec_fd))
         os.close(spec_fd)
+        # The host's /proc, before the sandbox's (which has none): this middle's own setting.
+        oom_fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
         title = _title_area()  # read in this /proc, before the sandbox's root (which has none)
         _retitle([WAITER_TITLE, *spec["cmdline"]], title)
         for fd, (_, flag) in zip(namespace_fds, NAMESPACES, strict=True):
@@ -254,12 +257,22 @@ def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         pid = os.fork()
         if pid == 0:
-            for fd in (status_fd, seal_fd, confined_read, ours.detach()):
+            for fd in (status_fd, seal_fd, confined_read, ours.detach(), oom_fd):
                 os.close(fd)
             _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path, confined_write,
                  theirs.detach(), title)
         os.close(confined_write)
         theirs.close()
+        # The middle answers the bot's sealed calls: that work is the seat's, so the middle
+        # joins the seat's groups (its CPU weighed and frozen with the bot's; a bot making
+        # calls by the thousand spends its own share, not the runner's). Where root may, the
+        # kernel's OOM killer never picks it there (the bot it forked keeps its own setting).
+        with contextlib.suppress(OSError):  # CAP_SYS_RESOURCE: not every root has it
+            os.write(oom_fd, b"-1000")
+        os.close(oom_fd)
+        with contextlib.suppress(OSError):  # (a middle left in the runner's group still works)
+            for fd in group_fds:
+                os.write(fd, b"0")
         for fd in (stdout_fd, stderr_fd, go_fd, *group_fds):
             os.close(fd)
         # The listener of the bot's system-call filter (none when it has no filter, or its

@@ -891,8 +891,9 @@ def launch_command(
         # whatever its output claims.
         started_read, started_write = os.pipe()
         os.set_blocking(started_read, False)
+        # bash exports SHLVL at exec, which env takes out: the bot gets the same environment.
         target = ["/bin/bash", "-c", f"printf . >&{started_write} && exec {started_write}>&- "
-                  '&& exec "$@"', "start", *target]
+                  '&& exec /usr/bin/env -u SHLVL "$@"', "start", *target]
         pass_fds.append(started_write)
         close_after.append(started_write)
     if _is_root() and not fork_layout:

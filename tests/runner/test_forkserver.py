@@ -107,9 +107,16 @@ def forking_runner() -> None:
     require(fork_server() is not None, "the fork server")
 
 
+def uid_of(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Uid:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no Uid line for {pid}")
+
+
 def bot_pid(process: BotProcess) -> int:
-    """The host pid of the seat's Python process (the bot), found in its control group (a
-    forked bot joins it a moment after the fork)."""
+    """The host pid of the seat's Python process (the bot, under its own uid: not its middle),
+    found in its control group (a forked bot joins it a moment after the fork)."""
     group = process._group
     assert group is not None
     deadline = time.monotonic() + 10
@@ -117,7 +124,8 @@ def bot_pid(process: BotProcess) -> int:
         for folder in {Path(name).parent for name in group.procs_files()}:
             for pid in (folder / "cgroup.procs").read_text().split():
                 with contextlib.suppress(OSError):
-                    if Path(f"/proc/{pid}/comm").read_text().startswith("python"):
+                    if (Path(f"/proc/{pid}/comm").read_text().startswith("python")
+                            and uid_of(int(pid)) != 0):
                         return int(pid)
         time.sleep(0.01)
     raise AssertionError("no Python process in the seat's group")
@@ -164,6 +172,31 @@ def probe_lines(process: BotProcess, key: str) -> str:
             return found.group(1)
         time.sleep(0.02)
     raise AssertionError(process.log.text())
+
+
+def test_a_forked_seats_middle_works_in_the_seats_groups_and_is_never_the_oom_pick(
+    bwrap: str, probe: Path
+) -> None:
+    """The middle answers the bot's sealed calls: its CPU is the seat's (weighed and frozen
+    with the bot), not the runner's, and the kernel's OOM killer, when the bot fills the
+    seat's memory, takes the bot, never the middle that would write its exit status."""
+    forking_runner()
+    with started(probe, fork=True) as forked:
+        bot = bot_pid(forked)
+        status = Path(f"/proc/{bot}/status").read_text()
+        middle = int(re.search(r"PPid:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+        assert uid_of(middle) == 0 and uid_of(bot) != 0
+        assert forked._group is not None and {bot, middle} <= set(forked._group.pids())
+        assert Path(f"/proc/{middle}/cgroup").read_text() == Path(f"/proc/{bot}/cgroup").read_text()
+        # Lowering it takes CAP_SYS_RESOURCE, which not every root has (a VM's may not).
+        capabilities = int(re.search(r"CapEff:\s+(\w+)", Path("/proc/self/status").read_text())
+                           .group(1), 16)  # type: ignore[union-attr]
+        may_lower = bool(capabilities >> 24 & 1)
+        assert Path(f"/proc/{middle}/oom_score_adj").read_text().strip() == (
+            "-1000" if may_lower else "0")
+        assert Path(f"/proc/{bot}/oom_score_adj").read_text().strip() == "0"
+        # What it runs is not the runner's: its groups hold nothing of the runner's process.
+        assert os.getpid() not in forked._group.pids()
 
 
 @pytest.mark.parametrize("command", [SCRIPT, FLAGGED], ids=["script", "exec-from-fork"])
