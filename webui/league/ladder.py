@@ -135,7 +135,8 @@ def enter_validated(version_id: int) -> None:
     if version is None:
         return
     try:
-        enter_version(version)
+        with transaction.atomic():  # a savepoint: a failure here undoes nothing of the caller's
+            enter_version(version)
     except Exception as error:  # the validation result stands; the owner can choose later
         log.warning("version %s could not enter the ladder: %s", version_id, error)
 

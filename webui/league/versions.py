@@ -154,20 +154,22 @@ def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str
 
     ``games`` summarizes each validation game (:func:`webui.league.validation.judge`).
     """
-    # A bot's own output and messages are in all of these: kept, made storable.
-    changed = BotVersion.objects.filter(
-        pk=version_id, status=BotVersion.Status.VALIDATING
-    ).update(
-        status=BotVersion.Status.READY if ok else BotVersion.Status.FAILED,
-        status_reason="" if ok else inputs.storable(reason[:500]),
-        validation_log=inputs.storable(log_text[-100_000:]),
-        validation_replay=inputs.storable_json(replay),
-        validation_games=inputs.storable_json(games or []),
-        validated=timezone.now(),
-    )
+    # One transaction: no reader sees a version ready and not yet on the ladder.
+    with transaction.atomic():
+        # A bot's own output and messages are in all of these: kept, made storable.
+        changed = BotVersion.objects.filter(
+            pk=version_id, status=BotVersion.Status.VALIDATING
+        ).update(
+            status=BotVersion.Status.READY if ok else BotVersion.Status.FAILED,
+            status_reason="" if ok else inputs.storable(reason[:500]),
+            validation_log=inputs.storable(log_text[-100_000:]),
+            validation_replay=inputs.storable_json(replay),
+            validation_games=inputs.storable_json(games or []),
+            validated=timezone.now(),
+        )
+        if changed and ok:
+            enter_validated(version_id)  # a version that passes enters the continuous ladder
     if changed:
         read_models.bot_changed(
             BotVersion.objects.filter(pk=version_id).values_list("bot_id", flat=True))
-    if changed and ok:
-        enter_validated(version_id)  # a version that passes enters the continuous ladder
     return changed == 1
