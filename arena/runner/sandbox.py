@@ -726,9 +726,9 @@ def launch_command(
     whatever its command) binds the interpreter, and the ``arena`` package and the protocol
     at their host paths, where the modules a fork server imported
     (:mod:`arena.runner.forkserver`) say they are, and mounts no procfs. Raises HostError
-    when a sandbox is asked for and the machine cannot make one. The plan's ``pass_fds`` and
-    ``info_fd`` are open descriptors: :func:`spawn` hands them over and closes the child's
-    ends.
+    when a sandbox is asked for and the machine cannot make one. The plan's ``pass_fds``,
+    ``info_fd`` and ``started_fd`` are open descriptors: :func:`spawn` hands them over and
+    closes the child's ends.
     """
     if python:
         compile_package()
