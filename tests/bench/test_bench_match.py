@@ -24,9 +24,12 @@ def bench(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_match_benchmark_reports_fresh_reused_ahead_and_exec_in_one_run(
     bwrap: str,
 ) -> None:
-    result = bench("--games", "4", "--runs", "1", "--prestart", "--exec", "--json")
+    result = bench("--games", "4", "--runs", "1", "--warmup", "2", "--prestart", "--exec",
+                   "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
+    # The warm-up's games are played first and counted nowhere.
+    assert report["warmup_games"] == 2
     assert report["games"] == 4 and report["faults"] == 0
     assert report["restarts"] == 2  # the second game of each of the two sets
     (run,) = report["runs"]
@@ -44,3 +47,9 @@ def test_it_rejects_fewer_than_one_run() -> None:
     refused = bench("--runs", "0")
     assert refused.returncode == 2
     assert "--runs must be at least 1" in refused.stdout
+
+
+def test_it_rejects_a_negative_warmup() -> None:
+    refused = bench("--warmup", "-1")
+    assert refused.returncode == 2
+    assert "--warmup cannot be negative" in refused.stdout
