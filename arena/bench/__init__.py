@@ -1,5 +1,5 @@
 """The library's benchmarks run by ``arena bench NAME``: one module per benchmark, imported only
-when chosen (engine, protocol, match, swiss, env, sprt; the platform's are in
+when chosen (engine, protocol, match, seat, swiss, env, sprt; the platform's are in
 :mod:`webui.bench` and :mod:`workers.bench`).
 
 Each module exposes ``SUMMARY``, ``add_arguments(parser)`` and ``run(args) -> int``, and is an
