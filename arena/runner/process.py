@@ -245,6 +245,7 @@ class BotProcess:
         self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._go_fd: int | None = None  # a forked bot's go pipe, until its start
+        self._holder_fd: int | None = None  # a forked seat's holder's input, until it stops
         self._seal_fd: int | None = None  # a forked bot's seal pipe, until its game begins
         self._watchdog: cgroups.MemoryWatchdog | None = None
         self._socket_fd: int | None = None
@@ -426,14 +427,20 @@ class BotProcess:
             err_read, err_write = os.pipe()
             bot_pipes = (out_write, err_write)
             streams = (os.fdopen(out_read, "rb", 0), os.fdopen(err_read, "rb", 0))
+            # The holder's input: the line it says once the sandbox is built, then nothing
+            # until the seat stops (its end closed: the holder ends).
+            held_read, self._holder_fd = os.pipe()
             try:
-                process = sandbox.spawn(plan, stderr=err_write)
+                os.write(self._holder_fd, forkserver.HELD_LINE)
+                process = sandbox.spawn(plan, stderr=err_write, stdin=held_read)
             except BaseException:
                 for fd in bot_pipes:
                     os.close(fd)
                 for stream in streams:
                     stream.close()
                 raise
+            finally:
+                os.close(held_read)
         self._process = process
         self._threads = [
             threading.Thread(target=self._read, args=(streams[0], True), daemon=True),
@@ -748,6 +755,10 @@ class BotProcess:
         if self._plan is not None and self._plan.started_fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._plan.started_fd)
+        if self._holder_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._holder_fd)
+            self._holder_fd = None
         self._plan = None
         if self._group is not None:
             # The verdict on memory outlives the group's folder, for the fault.

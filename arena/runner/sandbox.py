@@ -984,18 +984,21 @@ def close_plan(plan: LaunchPlan) -> None:
             os.close(fd)
 
 
-def spawn(plan: LaunchPlan, stderr: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
+def spawn(
+    plan: LaunchPlan, stderr: int = subprocess.PIPE, stdin: int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
     """Starts the plan's process in a session of its own. Raises HostError if it cannot start.
 
     The child's ends of the plan's descriptors are closed here once it has them. ``stderr``:
-    a descriptor for the process's stderr instead of a new pipe.
+    a descriptor for the process's stderr instead of a new pipe; ``stdin`` one for its input
+    instead of ``/dev/null`` (the caller keeps and closes it).
     """
     try:
         return subprocess.Popen(
             plan.argv,
             env=plan.env,
             cwd=plan.cwd,
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=stderr,
             start_new_session=True,

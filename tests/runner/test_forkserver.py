@@ -396,6 +396,26 @@ def test_a_seat_prepared_ahead_and_never_started_ends_without_a_word(
     assert "PROBE" not in process.log.text()
 
 
+def test_a_forked_seats_sandbox_is_held_by_one_cat_that_ends_with_the_seat(
+    bwrap: str, probe: Path
+) -> None:
+    forking_runner()
+    process = seat(probe, "held")
+    try:
+        assert process.prepare()
+        assert process.sandbox_pid is not None
+        tree = cgroups.tree_pids(process.sandbox_pid)
+        names = {pid: Path(f"/proc/{pid}/comm").read_text().strip() for pid in tree}
+        # The sandbox's first process (bubblewrap, its pid 1) and the holder: one cat (no
+        # shell, no sleep).
+        assert sorted(names.values()) == ["bwrap", "cat"], names
+        (holder,) = [pid for pid, name in names.items() if name == "cat"]
+        assert os.readlink(f"/proc/{holder}/fd/0").startswith("pipe:")
+    finally:
+        process.close()
+    assert not Path(f"/proc/{holder}").exists()
+
+
 def test_a_live_forked_seat_is_not_taken_for_an_orphan(bwrap: str, probe: Path) -> None:
     forking_runner()
     found = cgroups.backend()
