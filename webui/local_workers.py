@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, NamedTuple
 
 from arena.process_groups import (
     become_subreaper,
@@ -48,6 +48,14 @@ def worker_command(name: str, concurrency: int | None = 1, loglevel: str = "WARN
     if play:
         command.append("--play")
     return command
+
+
+class WorkerExit(NamedTuple):
+    """A local worker that exited on its own: its exit code, and whether another took its
+    place (:meth:`LocalWorkers.replace_exited`)."""
+
+    code: int
+    replaced: bool
 
 
 class LocalWorkers:
@@ -84,11 +92,19 @@ class LocalWorkers:
         self._started = 0
         self.replaced = 0
         """How many exited workers :meth:`replace_exited` has replaced."""
+        self.exhausted = False
+        """A worker exited past :meth:`replace_exited`'s limit, and was left exited."""
         self._stopping = False
         self._lock = threading.Lock()  # replace_exited (a thread) against stop
 
     def start_one(self) -> subprocess.Popen[bytes]:
         """Starts one more worker process and returns it."""
+        process = self._launch()
+        self.processes.append(process)
+        return process
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        """A new worker process, in a process group of its own, its output to its log."""
         self._started += 1
         name = f"{self.prefix}{self._started}-{os.getpid()}"
         output: int | IO[bytes] = subprocess.DEVNULL
@@ -105,7 +121,6 @@ class LocalWorkers:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop() ends its pool children too
         )
-        self.processes.append(process)
         return process
 
     def start(self) -> LocalWorkers:
@@ -115,23 +130,28 @@ class LocalWorkers:
             self.start_one()
         return self
 
-    def replace_exited(self) -> list[int]:
-        """Starts a new worker for each one that has exited on its own; returns their exit
-        codes (none: all are running). An exited worker's group is killed first (its pool
-        children must not outlive it). What it was playing is played again once its lease runs
-        out (the sweep sends it again)."""
-        codes: list[int] = []
+    def replace_exited(self, limit: int | None = None) -> list[WorkerExit]:
+        """Starts a new worker in the place of each one that has exited on its own; returns
+        how each ended and whether it was replaced (none: all are running). An exited worker's
+        group is killed first (its pool children must not outlive it). What it was playing is
+        played again once its lease runs out (the sweep sends it again). Past ``limit``
+        replacements in all, an exited worker is left exited and :attr:`exhausted` is set."""
+        exits: list[WorkerExit] = []
         with self._lock:
             if self._stopping:  # asked to stop: they exit because they were told to
-                return codes
+                return exits
             for index, process in enumerate(self.processes):
                 if process.returncode is None and exited_unreaped(process, 0):
                     finish_group(process, 0)
-                    codes.append(process.wait())  # reaped already: its code
+                    code = process.wait()  # reaped already: its code
+                    if limit is not None and self.replaced >= limit:
+                        self.exhausted = True
+                        exits.append(WorkerExit(code, replaced=False))
+                        continue
                     self.replaced += 1
-                    self.start_one()  # appended: it takes the old one's place
-                    self.processes[index] = self.processes.pop()
-        return codes
+                    self.processes[index] = self._launch()
+                    exits.append(WorkerExit(code, replaced=True))
+        return exits
 
     def kill(self, process: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
         """Sends ``sig`` to a worker's whole process group (SIGKILL: a crashed host)."""
@@ -235,6 +255,12 @@ KEEP_INTERVAL_S = 2.0
 """How often :func:`keep_running` looks for exited workers."""
 
 
+def exited_line(ended: WorkerExit) -> str:
+    """What a command says when one of its local workers exited on its own."""
+    then = "started another" if ended.replaced else "not replaced: too many have exited"
+    return f"a local worker exited (code {ended.code}); {then}"
+
+
 def keep_running(pools: list[LocalWorkers], report: Callable[[str], None]) -> None:
     """Replaces, from a daemon thread, every local worker of ``pools`` that exits on its own
     (killed by the kernel's OOM killer, say), for a command that serves for hours (``arena
@@ -245,7 +271,7 @@ def keep_running(pools: list[LocalWorkers], report: Callable[[str], None]) -> No
         while True:
             time.sleep(KEEP_INTERVAL_S)
             for pool in list(pools):
-                for code in pool.replace_exited():
-                    report(f"a local worker exited (code {code}); started another")
+                for ended in pool.replace_exited():
+                    report(exited_line(ended))
 
     threading.Thread(target=keep, name="worker-keeper", daemon=True).start()

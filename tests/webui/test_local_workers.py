@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.process_groups import exited_unreaped
-from webui.local_workers import KEEP_INTERVAL_S, LocalWorkers, keep_running
+from webui.local_workers import KEEP_INTERVAL_S, LocalWorkers, WorkerExit, keep_running
 
 
 def group_members(pgid: int) -> list[int]:
@@ -157,3 +157,38 @@ def test_a_worker_that_exits_on_its_own_is_replaced_until_the_pool_stops(
         pool.stop()
     time.sleep(KEEP_INTERVAL_S * 1.5)
     assert pool.processes == [] and len(reports) == 1  # a stopped pool is left stopped
+
+
+class SleepingWorkers(LocalWorkers):
+    """Local workers whose processes are ``sleep`` (the pool's bookkeeping, without Celery)."""
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(["sleep", "600"], start_new_session=True)
+
+
+def wait_exited(process: subprocess.Popen[bytes]) -> None:
+    assert exited_unreaped(process, timeout=30)
+
+
+def test_exited_workers_are_replaced_in_their_places_up_to_the_limit() -> None:
+    pool = SleepingWorkers(3).start()
+    try:
+        first, second, third = pool.processes
+        assert pool.replace_exited(limit=1) == []  # all running
+        os.kill(second.pid, signal.SIGKILL)
+        wait_exited(second)
+        assert pool.replace_exited(limit=1) == [WorkerExit(-9, replaced=True)]
+        # The new worker took the dead one's place; the others are the same processes.
+        assert pool.processes[0] is first and pool.processes[2] is third
+        replacement = pool.processes[1]
+        assert replacement is not second and replacement.poll() is None
+        assert pool.replaced == 1 and not pool.exhausted
+        # One exit past the limit: reaped and reported, left exited, no new process.
+        os.kill(third.pid, signal.SIGTERM)
+        wait_exited(third)
+        assert pool.replace_exited(limit=1) == [WorkerExit(-15, replaced=False)]
+        assert pool.processes == [first, replacement, third] and third.returncode == -15
+        assert pool.replaced == 1 and pool.exhausted
+        assert pool.replace_exited(limit=1) == []  # seen once only
+    finally:
+        pool.stop(timeout=5)

@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from webui.local_workers import LocalWorkers
+    from webui.local_workers import LocalWorkers, exited_line
 
     from . import seasons
     from .models import Season
@@ -260,12 +260,15 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(task, completed=done)
                 if workers is None:
                     return
-                for code in workers.replace_exited():
-                    console.print(f"[yellow]a local worker exited (code {code}); started "
-                                  f"another (logs: {settings.ARENA_LOGS_DIR})[/]")
-                    if workers.replaced > MAX_REPLACED_WORKERS:
-                        raise WorkersFailing(f"local workers exited {workers.replaced} times; "
-                                             f"see their logs in {settings.ARENA_LOGS_DIR}")
+                for ended in workers.replace_exited(limit=MAX_REPLACED_WORKERS):
+                    console.print(
+                        f"[yellow]{exited_line(ended)} (logs: {settings.ARENA_LOGS_DIR})[/]"
+                    )
+                if workers.exhausted:
+                    raise WorkersFailing(
+                        f"local workers exited more than {MAX_REPLACED_WORKERS} times; see "
+                        f"their logs in {settings.ARENA_LOGS_DIR}"
+                    )
 
             seasons.run_season(season, timeout_s=args.timeout, progress=progress)
     except (TimeoutError, WorkersFailing) as error:
