@@ -29,6 +29,7 @@ from hostile_helpers import (
     require,
     verify_replays,
 )
+from leftovers import live_children
 
 from arena.runner import BotRef, MatchReport, MatchSpec, run_match
 from arena.runner.bots import SAMPLE_BOTS
@@ -245,9 +246,6 @@ def test_a_match_cancelled_while_a_bot_starts_ends_that_start_before_it_returns(
     a thread of its own, which must be called off and waited for: else it goes on after the
     match has returned, and a start still building its seat (copying and compiling a big bot
     folder) then launches a bot that nobody stops, in a seat folder nobody removes."""
-    from arena.runner.forkserver import SERVER_TITLE
-    from workers.bench.hostlab import cmdline, descendants
-
     heavy = tmp_path / "heavy"
     (heavy / "parts").mkdir(parents=True)
     (heavy / "bot.toml").write_text('name = "heavy"\nversion = "1"\ncommand = ["python", '
@@ -280,6 +278,5 @@ def test_a_match_cancelled_while_a_bot_starts_ends_that_start_before_it_returns(
     assert report.cancelled and report.games == []
     assert sorted(p.name for p in seats.iterdir() if p.name.startswith("scopa-seat-")) == []
     time.sleep(1.0)  # a start left going would launch its bot meanwhile
-    left = (cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
-    assert [c for c in left if c and c != SERVER_TITLE] == []
+    assert live_children() == []
     assert sorted(p.name for p in seats.iterdir() if p.name.startswith("scopa-seat-")) == []

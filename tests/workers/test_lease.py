@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leftovers import live_children
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
@@ -50,19 +51,6 @@ def long_match(transactional_db: Any, postgres_available: bool, settings: Any,
 
 def seat_folders(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("scopa-seat-"))
-
-
-def children() -> list[str]:
-    """The processes this test process has started that are still alive (bots, bubblewrap),
-    but for its fork server (the runner's own, started once: it holds no seat)."""
-    import os
-
-    from arena.runner.forkserver import SERVER_TITLE
-    from workers.bench.hostlab import cmdline, descendants
-
-    found = (cmdline(p) for p in descendants({os.getpid()}) - {os.getpid()})
-    # "": gone between the listing and the read, or a zombie (dead, its memory released).
-    return sorted(command for command in found if command and command != SERVER_TITLE)
 
 
 def wait_for(predicate: Any, timeout_s: float, what: str) -> None:
@@ -106,7 +94,7 @@ def test_a_worker_whose_match_is_taken_over_stops_it_and_its_seats_at_once(
     from workers import tasks
 
     match, seats = long_match
-    before = children()
+    before = live_children()
 
     def take_over() -> None:
         wait_for(lambda: seat_folders(seats), 60, "the bots to be seated")
@@ -120,7 +108,7 @@ def test_a_worker_whose_match_is_taken_over_stops_it_and_its_seats_at_once(
     assert result.startswith(f"match {match.pk}: lease lost (another worker took the match")
     assert result.endswith("its seats are stopped")
     assert seat_folders(seats) == []
-    assert children() == before
+    assert live_children() == before
     match.refresh_from_db()
     assert (match.status, match.claimed_by, match.attempts) == ("running", "other-host:1", 2)
     assert not Game.objects.filter(match=match).exists()
@@ -136,7 +124,7 @@ def test_a_worker_cut_off_from_its_database_stops_its_match_once_its_lease_has_r
     from workers import tasks
 
     match, seats = long_match
-    before = children()
+    before = live_children()
     params = connection.get_connection_params()
     holding = threading.Event()
     release = threading.Event()
@@ -158,7 +146,7 @@ def test_a_worker_cut_off_from_its_database_stops_its_match_once_its_lease_has_r
         assert seat_folders(seats) == []  # stopped while the database was still silent
         release.set()
     assert result.startswith(f"match {match.pk}: lease lost (no renewal for {LEASE_S:g} s")
-    assert children() == before
+    assert live_children() == before
     match.refresh_from_db()
     assert match.status == "running" and match.attempts == 1  # the sweep hands it on later
     assert not Game.objects.filter(match=match).exists()
