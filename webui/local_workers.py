@@ -92,8 +92,6 @@ class LocalWorkers:
         self._started = 0
         self.replaced = 0
         """How many exited workers :meth:`replace_exited` has replaced."""
-        self.exhausted = False
-        """A worker exited past :meth:`replace_exited`'s limit, and was left exited."""
         self._stopping = False
         self._lock = threading.Lock()  # replace_exited (a thread) against stop
 
@@ -135,7 +133,7 @@ class LocalWorkers:
         how each ended and whether it was replaced (none: all are running). An exited worker's
         group is killed first (its pool children must not outlive it). What it was playing is
         played again once its lease runs out (the sweep sends it again). Past ``limit``
-        replacements in all, an exited worker is left exited and :attr:`exhausted` is set."""
+        replacements in all, an exited worker is left exited (``replaced`` False)."""
         exits: list[WorkerExit] = []
         with self._lock:
             if self._stopping:  # asked to stop: they exit because they were told to
@@ -145,7 +143,6 @@ class LocalWorkers:
                     finish_group(process, 0)
                     code = process.wait()  # reaped already: its code
                     if limit is not None and self.replaced >= limit:
-                        self.exhausted = True
                         exits.append(WorkerExit(code, replaced=False))
                         continue
                     self.replaced += 1

@@ -182,13 +182,13 @@ def test_exited_workers_are_replaced_in_their_places_up_to_the_limit() -> None:
         assert pool.processes[0] is first and pool.processes[2] is third
         replacement = pool.processes[1]
         assert replacement is not second and replacement.poll() is None
-        assert pool.replaced == 1 and not pool.exhausted
+        assert pool.replaced == 1
         # One exit past the limit: reaped and reported, left exited, no new process.
         os.kill(third.pid, signal.SIGTERM)
         wait_exited(third)
         assert pool.replace_exited(limit=1) == [WorkerExit(-15, replaced=False)]
         assert pool.processes == [first, replacement, third] and third.returncode == -15
-        assert pool.replaced == 1 and pool.exhausted
+        assert pool.replaced == 1
         assert pool.replace_exited(limit=1) == []  # seen once only
     finally:
         pool.stop(timeout=5)

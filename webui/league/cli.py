@@ -260,11 +260,12 @@ def run(args: argparse.Namespace) -> int:
                 bar.update(task, completed=done)
                 if workers is None:
                     return
-                for ended in workers.replace_exited(limit=MAX_REPLACED_WORKERS):
+                exits = workers.replace_exited(limit=MAX_REPLACED_WORKERS)
+                for ended in exits:
                     console.print(
                         f"[yellow]{exited_line(ended)} (logs: {settings.ARENA_LOGS_DIR})[/]"
                     )
-                if workers.exhausted:
+                if not all(ended.replaced for ended in exits):
                     raise WorkersFailing(
                         f"local workers exited more than {MAX_REPLACED_WORKERS} times; see "
                         f"their logs in {settings.ARENA_LOGS_DIR}"
