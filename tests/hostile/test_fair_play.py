@@ -94,6 +94,9 @@ def test_a_bot_that_is_never_restarted_remembers_the_deal_of_the_set(tmp_path: P
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log_path = tmp_path / "seed-reader.log"
+    # Unsandboxed, its memory is the host's /tmp: an earlier run's would be read as this one's.
+    memory = Path("/tmp/seed-reader.json")
+    memory.unlink(missing_ok=True)
     folder = hostile("seed-reader").folder
     assert folder is not None
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SCOPA_BOT_ADDRESS": f"127.0.0.1:{port}"}
@@ -113,6 +116,7 @@ def test_a_bot_that_is_never_restarted_remembers_the_deal_of_the_set(tmp_path: P
         finally:
             process.kill()
             process.wait()
+            memory.unlink(missing_ok=True)
     log = log_path.read_text()
     assert "FOUND my hand: this seat's first cards in an earlier game" in log, log
     hands = first_hands(report.games[1].replay)
