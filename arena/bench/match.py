@@ -22,17 +22,23 @@ of a 40-game match here) fell on whichever match the first run played first: the
 ``cpu_ms_per_game`` and ``reused_cpu_ms_per_game`` are the whole host's busy CPU time (from
 ``/proc/stat``: every process, the kernel's work included) during each match, by game: what a
 fresh process per game costs where there is no idle core to hide it on. None where there is no
-``/proc/stat``.
+``/proc/stat``. On a host shared with other work they count that work too:
+``own_cpu_ms_per_game`` and ``reused_own_cpu_ms_per_game`` count only the bench's own
+processes (the runner, its fork server, the sandboxes and the bots; :func:`own_cpu_ms`), and
+are None where that cannot be told.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
 import json
 import os
 import random
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 SUMMARY = "a whole match between sample bots, and what the arena adds"
@@ -96,26 +102,72 @@ def host_cpu_ms() -> float | None:
     return ticks * 1000.0 / os.sysconf("SC_CLK_TCK")
 
 
+_OWN_GROUP: Path | None = None
+_OWN_TRIED = False
+
+
+def own_cpu_ms() -> float | None:
+    """The CPU time so far of this process and everything it started since the first call
+    (the runner, its fork server, sandboxes and bots), in ms: what the arena itself spent,
+    whatever else the host runs. None where it cannot be told: it needs root and a cgroup v1
+    ``cpuacct`` hierarchy of its own (the seats' groups join ``cpu``, ``memory``, ``pids``
+    and ``freezer``, not ``cpuacct``), into which the first call moves this process."""
+    global _OWN_GROUP, _OWN_TRIED
+    if not _OWN_TRIED:
+        _OWN_TRIED = True
+        _OWN_GROUP = _own_group()
+    if _OWN_GROUP is None:
+        return None
+    try:
+        return int((_OWN_GROUP / "cpuacct.usage").read_text()) / 1e6
+    except (OSError, ValueError):
+        return None
+
+
+def _own_group() -> Path | None:
+    root = Path("/sys/fs/cgroup/cpuacct")
+    if os.geteuid() != 0 or root.is_symlink() or not (root / "cpuacct.usage").exists():
+        return None  # none, or mounted with cpu (where a seat's group would take its bot)
+    group = root / f"arena-bench-{os.getpid()}"
+    try:
+        group.mkdir(exist_ok=True)
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError:
+        return None
+
+    def remove() -> None:  # this process and what is left of its children go back first
+        with contextlib.suppress(OSError):
+            for pid in (group / "cgroup.procs").read_text().split():
+                with contextlib.suppress(OSError):
+                    (root / "cgroup.procs").write_text(pid)
+            group.rmdir()
+
+    atexit.register(remove)
+    return group
+
+
 def play(
     games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False,
     fork: bool = True,
-) -> tuple[Any, float, float | None]:
-    """The report of one match, its seconds and the host's busy CPU ms during it (None if
-    unknown); ``fresh=False`` reuses processes in a set, ``prestart`` starts the next game's
-    seats ahead, ``fork=False`` starts every seat by exec."""
+) -> tuple[Any, float, float | None, float | None]:
+    """The report of one match, its seconds, the host's busy CPU ms during it and the CPU ms
+    of the bench's own processes (:func:`own_cpu_ms`; None if unknown). ``fresh=False``
+    reuses processes in a set, ``prestart`` starts the next game's seats ahead, ``fork=False``
+    starts every seat by exec."""
     from arena.runner import BotRef, MatchSpec, run_match
 
     spec = MatchSpec(
         [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000,
         fresh_per_game=fresh, prestart=prestart, fork_seats=fork,
     )
-    cpu_before = host_cpu_ms()
+    cpu_before, own_before = host_cpu_ms(), own_cpu_ms()
     started = time.perf_counter()
     report = run_match(spec)
     seconds = time.perf_counter() - started
-    cpu_after = host_cpu_ms()
+    cpu_after, own_after = host_cpu_ms(), own_cpu_ms()
     cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-    return report, seconds, cpu
+    own = None if own_before is None or own_after is None else own_after - own_before
+    return report, seconds, cpu, own
 
 
 def measure_runs(
@@ -132,9 +184,10 @@ def measure_runs(
     results.sort(key=lambda figures: figures["games_per_second"])
     figures = dict(results[len(results) // 2])
     keys = ["games_per_second", "reused_games_per_second", "fresh_over_reused"]
-    cpu_keys = ["cpu_ms_per_game", "reused_cpu_ms_per_game"]
-    if all(result[key] is not None for result in results for key in cpu_keys):
-        keys += cpu_keys
+    for cpu_keys in (["cpu_ms_per_game", "reused_cpu_ms_per_game"],
+                     ["own_cpu_ms_per_game", "reused_own_cpu_ms_per_game"]):
+        if all(result[key] is not None for result in results for key in cpu_keys):
+            keys += cpu_keys
     for name, _ in _beside(prestart, exec_seats):
         keys += [f"{name}_games_per_second", f"{name}_over_reused"]
     for key in keys:
@@ -164,14 +217,14 @@ def measure(
 
     extra: dict[str, Any] = {}
     if reused_first:
-        reused, reused_total, reused_cpu = play(games, variant, bots, fresh=False)
-        report, total, cpu = play(games, variant, bots, fresh=True)
+        reused, reused_total, reused_cpu, reused_own = play(games, variant, bots, fresh=False)
+        report, total, cpu, own = play(games, variant, bots, fresh=True)
     else:
-        report, total, cpu = play(games, variant, bots, fresh=True)
-        reused, reused_total, reused_cpu = play(games, variant, bots, fresh=False)
+        report, total, cpu, own = play(games, variant, bots, fresh=True)
+        reused, reused_total, reused_cpu, reused_own = play(games, variant, bots, fresh=False)
     reused_rate = len(reused.games) / reused_total
     for name, options in _beside(prestart, exec_seats):
-        other, other_total, _ = play(games, variant, bots, fresh=True, **options)
+        other, other_total, _, _ = play(games, variant, bots, fresh=True, **options)
         other_rate = len(other.games) / other_total
         extra[f"{name}_games_per_second"] = round(other_rate, 2)
         extra[f"{name}_over_reused"] = round(other_rate / reused_rate, 3)
@@ -199,6 +252,10 @@ def measure(
         "cpu_ms_per_game": None if cpu is None else round(cpu / len(report.games), 1),
         "reused_cpu_ms_per_game": (
             None if reused_cpu is None else round(reused_cpu / len(reused.games), 1)
+        ),
+        "own_cpu_ms_per_game": None if own is None else round(own / len(report.games), 1),
+        "reused_own_cpu_ms_per_game": (
+            None if reused_own is None else round(reused_own / len(reused.games), 1)
         ),
         "restarts": len(restarts),
         "median_restart_ms": round(statistics.median(restarts), 1) if restarts else 0.0,
@@ -293,5 +350,12 @@ def run(args: argparse.Namespace) -> int:
         console.print(
             f"the host's busy CPU a game: {fresh_cpu:.0f} ms with fresh processes, "
             f"{reused_cpu:.0f} ms reused (+{fresh_cpu - reused_cpu:.0f} ms, medians)"
+        )
+    if figures.get("own_cpu_ms_per_game") is not None:
+        fresh_own, reused_own = (figures["own_cpu_ms_per_game"],
+                                 figures["reused_own_cpu_ms_per_game"])
+        console.print(
+            f"the arena's own CPU a game (runner, sandboxes, bots): {fresh_own:.0f} ms with "
+            f"fresh processes, {reused_own:.0f} ms reused (+{fresh_own - reused_own:.0f} ms)"
         )
     return 0
