@@ -14,25 +14,28 @@ Python bot's script runs in the forked interpreter; any other command is exec'd 
 2. It sends the fork server descriptors only (:meth:`ForkServer.fork`): the sandbox's
    namespaces and root, the bot's stdout and stderr pipes, the seat's control groups, a pipe
    holding the seat's spec (script, uid, limits, system-call filter), one for the exit
-   status and the *go* pipe.
-3. The server forks a *middle* process, which joins the sandbox's namespaces (ipc, uts, net,
-   cgroup, pid, mount), takes its root and forks the bot (the first process of the pid
-   namespace it joined). The middle joins the seat's control groups (what it does is the
-   seat's work, weighed and frozen with the bot; where root may, the OOM killer never picks
-   it), answers the bot's sealed calls, waits for the bot and writes its exit status.
-4. The bot joins the seat's control groups, leads a session of its own, keeps only its
-   stdin (``/dev/null``), stdout and stderr, takes the seat's limits, becomes the seat's
+   status, the *go* pipe and a socket to the runner (the *confine* socket).
+3. The server joins the sandbox's pid namespace for its children only, forks the bot (the
+   first process of that namespace it made) and goes back to its own. The server is the
+   bot's parent: it reaps the bot when it ends and writes its exit status. Forking the bot
+   straight from the server (no process between them) spares each seat a fork, an exit and
+   the copies of the server's pages a second copy of it would take.
+4. The bot joins the sandbox's other namespaces (ipc, uts, net, cgroup, mount) and its root,
+   joins the seat's control groups, leads a session of its own, keeps only its stdin
+   (``/dev/null``), stdout and stderr, takes the seat's limits, becomes the seat's
    unprivileged uid with every capability dropped (bounding, inheritable, ambient), sets
-   ``no_new_privs`` and installs the sandbox's system-call filter, whose listener it hands
-   to the middle. Confined, it waits on the go pipe; the runner writes the start's
-   environment there (the bot seed among it) when the seat's game starts, and only then does
-   the bot's script run (``runpy``) or its command (``execve``).
-5. The filter asks the middle about each call of :data:`arena.runner.seccomp.SEALED` (pipes,
-   sockets, accepts, memfds: objects numbered from counters of the whole host). The middle
-   lets them through until the runner *seals* the seat (:meth:`ForkServer.fork`'s seal pipe)
-   before its game's first message, and refuses them after. The sandbox has no procfs, whose
-   new entries are numbered from the same counter. So no seat that knows a card can move or
-   read that numbering (docs/SECURITY.md, "The seal").
+   ``no_new_privs`` and installs the sandbox's system-call filter. Confined, it says so on
+   the confine socket (:data:`CONFINED_WORD`), handing the runner its filter's listener, and
+   closes it; then it waits on the go pipe. The runner writes the start's environment there
+   (the bot seed among it) when the seat's game starts, and only then does the bot's script
+   run (``runpy``) or its command (``execve``).
+5. The filter asks the runner (:mod:`arena.runner.seal`) about each call of
+   :data:`arena.runner.seccomp.SEALED` (pipes, sockets, accepts, memfds: objects numbered
+   from counters of the whole host). The runner lets them through until it *seals* the seat
+   before its game's first message, by closing the listener: after that the kernel refuses
+   them itself. The sandbox has no procfs, whose new entries are numbered from the same
+   counter. So no seat that knows a card can move or read that numbering
+   (docs/SECURITY.md, "The seal").
 
 The runner builds the next game's seats this far while the current game plays (see
 :meth:`arena.runner.process.BotProcess.prepare`): what is left for the game's start is the
@@ -56,7 +59,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
-import errno
 import fcntl
 import gc
 import json
@@ -66,12 +68,12 @@ import runpy
 import select
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -94,23 +96,21 @@ NAMESPACES = (
     ("pid", 0x20000000),
     ("mnt", 0x00020000),
 )
-FIXED_FDS = 7 + len(NAMESPACES)  # spec, status, stdout, stderr, go, seal, root, namespaces
+_PID_NAMESPACE = 4  # its index in NAMESPACES (the server joins it for the fork only)
+FIXED_FDS = 7 + len(NAMESPACES)  # spec, status, stdout, stderr, go, confine, root, namespaces
 
 SERVER_TITLE = "arena-fork-server"
 """The server's command line as ``ps`` shows it (a runner's own process, holding no seat)."""
-WAITER_TITLE = "arena-seat-waiter"
-"""A middle's (part of its seat: it ends with the seat's bot), before the bot's command."""
-
 CMDLINE_ROOM = 4096
 """Bytes of the server's command line that each forked seat writes its own command over."""
 
 HOST_FAILURE = "forkserver: "
 """How the fork server's own failures start (the host's fault, like ``bwrap: `` lines)."""
 SETUP_FAILED = 125  # the exit status of a bot whose set-up failed before its code ran
-SETUP_WORD = b"setup"
-"""What a middle writes for its exit status when the bot's set-up failed (not the bot's)."""
+CONFINED_WORD = b"confined"
+"""What a bot says to the runner once confined, before any of its code (with its filter's
+listener, where its filter asks)."""
 
-_PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_SECCOMP = 22
 _PR_CAPBSET_DROP = 24
@@ -121,14 +121,6 @@ _SECCOMP_MODE_FILTER = 2
 _CAPABILITY_VERSION_3 = 0x20080522
 _SECCOMP_SET_MODE_FILTER = 1
 _SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
-# ioctl(2) requests of a seccomp listener (_IOWR('!', n, struct)), and the structs' layouts.
-_NOTIF_RECV = 0xC0502100  # struct seccomp_notif: id, pid, flags, nr, arch, ip, args[6]
-_NOTIF_SEND = 0xC0182101  # struct seccomp_notif_resp: id, val, error, flags
-_NOTIF = struct.Struct("=QIIiIQ6Q")
-_NOTIF_RESP = struct.Struct("=QqiI")
-_NOTIF_FLAG_CONTINUE = 1
-_AF_NETLINK, _NETLINK_SOCK_DIAG = 16, 4
-_LOW_32_BITS = 0xFFFFFFFF
 
 
 class ForkError(RuntimeError):
@@ -170,7 +162,8 @@ def _call(name: str, *args: Any) -> None:
 
 def serve(control_fd: int) -> NoReturn:
     """The fork server's loop: imports the SDK (:func:`_preload`), then forks a seat for each
-    request on ``control_fd`` (a SOCK_SEQPACKET socket) until the runner closes it."""
+    request on ``control_fd`` (a SOCK_SEQPACKET socket) until the runner closes it, and reaps
+    the seats' bots (its children) as they end, writing each one's exit status."""
     global _libc, _last_capability
     _preload()
     _libc = ctypes.CDLL(None, use_errno=True)
@@ -179,41 +172,128 @@ def serve(control_fd: int) -> NoReturn:
     # then leave the server's objects (and the pages they share with it) alone.
     gc.collect()
     gc.freeze()
-    # Every fork below must come from a process with one thread (setns into a mount
-    # namespace needs it, and a fork keeps only the calling thread).
+    # Every fork below must come from a process with one thread (a fork keeps only the
+    # calling thread, and setns into a pid namespace wants one).
     if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
         os.write(2, f"{HOST_FAILURE}the server has more than one thread\n".encode())
         os._exit(1)
     _retitle([SERVER_TITLE])
+    title = _title_area()  # the same in every seat (a fork's copy of this command line)
+    own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     control = socket.socket(fileno=control_fd)
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # middles are reaped by the kernel
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the runner's Ctrl-C is the runner's
     base_path = [entry for entry in sys.path if entry]
+    poller = select.poll()
+    poller.register(control, select.POLLIN)
+    bots: dict[int, tuple[int, int]] = {}  # pidfd -> the bot's pid, its status pipe
     control.sendall(b"ready")
     while True:
         try:
-            message, ancillary, _, _ = control.recvmsg(16, socket.CMSG_SPACE(64 * 4))
+            events = poller.poll()
         except InterruptedError:
             continue
-        if not message:
-            os._exit(0)  # the runner is gone
-        fds: list[int] = []
-        for level, kind, data in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(data) - len(data) % 4
-                fds += list(memoryview(data)[:usable].cast("i"))
-        if message != b"fork" or len(fds) < FIXED_FDS:
-            for fd in fds:
+        for fd, _ in events:
+            if fd in bots:
+                pid, status_fd = bots.pop(fd)
+                poller.unregister(fd)
                 os.close(fd)
-            control.sendall(b"error: a request needs the fork descriptors")
-            continue
-        pid = os.fork()
-        if pid == 0:
-            control.close()
-            _middle(fds, base_path)
+                _report_exit(pid, status_fd)
+                continue
+            if fd != control.fileno():
+                continue
+            try:
+                message, ancillary, _, _ = control.recvmsg(16, socket.CMSG_SPACE(64 * 4))
+            except InterruptedError:
+                continue
+            if not message:
+                os._exit(0)  # the runner is gone (its seats end with their sandboxes)
+            forked = _fork_seat(message, _received_fds(ancillary), own_pid_namespace,
+                                control, base_path, title)
+            if forked is None:
+                continue
+            pidfd, pid, status_fd = forked
+            bots[pidfd] = (pid, status_fd)
+            poller.register(pidfd, select.POLLIN)
+
+
+def _received_fds(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
+    fds: list[int] = []
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            usable = len(data) - len(data) % 4
+            fds += list(memoryview(data)[:usable].cast("i"))
+    return fds
+
+
+def _fork_seat(
+    message: bytes, fds: list[int], own_pid_namespace: int, control: socket.socket,
+    base_path: list[str], title: tuple[int, int],
+) -> tuple[int, int, int] | None:
+    """Forks the bot of one request into its sandbox's pid namespace and answers the runner
+    with its pid and a pidfd of it: returns the server's own pidfd, the pid and the status
+    pipe, or None when the request failed (said to the runner)."""
+    if message != b"fork" or len(fds) < FIXED_FDS:
         for fd in fds:
             os.close(fd)
-        control.sendall(b"%d" % pid)
+        control.sendall(b"error: a request needs the fork descriptors")
+        return None
+    status_fd = fds[1]
+    pid_namespace = fds[7 + _PID_NAMESPACE]
+    pid = -1
+    failure = ""
+    try:
+        # Only the server's children join it; the server itself stays where it is.
+        _call("setns", pid_namespace, NAMESPACES[_PID_NAMESPACE][1])
+    except OSError as error:
+        failure = f"cannot join the sandbox's pid namespace: {error}"
+    else:
+        try:
+            pid = os.fork()
+        except OSError as error:
+            failure = f"cannot fork: {error}"
+        if pid == 0:
+            control.close()
+            _seat(fds, base_path, title)
+        try:
+            _call("setns", own_pid_namespace, NAMESPACES[_PID_NAMESPACE][1])
+        except OSError as error:  # a server that cannot go back forks no other seat
+            os.write(2, f"{HOST_FAILURE}cannot leave a seat's pid namespace: {error}\n"
+                     .encode())
+            os._exit(1)
+    pidfd = -1
+    if pid > 0:
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError as error:
+            failure = f"cannot open the bot's pidfd: {error}"
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    for fd in fds:
+        if fd != status_fd or pidfd < 0:
+            os.close(fd)
+    if pidfd < 0:
+        control.sendall(f"error: {failure}".encode())
+        return None
+    control.sendmsg([b"%d" % pid], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                     _int_array([pidfd]))])
+    return pidfd, pid, status_fd
+
+
+def _report_exit(pid: int, status_fd: int) -> None:
+    """Reaps the ended bot ``pid`` and writes its exit status on its status pipe."""
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            status = -1
+            break
+    with contextlib.suppress(OSError):  # the runner gave the seat up
+        os.write(status_fd, b"%d" % (os.waitstatus_to_exitcode(status) if status >= 0
+                                     else -signal.SIGKILL))
+    os.close(status_fd)
 
 
 def _preload() -> None:
@@ -239,79 +319,29 @@ def _preload() -> None:
     logging.Formatter("%(levelname)s %(message)s")
 
 
-def _middle(fds: list[int], base_path: list[str]) -> NoReturn:
-    """Joins the sandbox, forks the bot into it, waits for it and writes its exit status."""
-    spec_fd, status_fd, stdout_fd, stderr_fd, go_fd, seal_fd, root_fd = fds[:7]
+def _seat(fds: list[int], base_path: list[str], title: tuple[int, int]) -> NoReturn:
+    """A forked seat, in its sandbox's pid namespace: joins the sandbox's other namespaces
+    and root, then becomes its bot (:func:`_bot`)."""
+    spec_fd, status_fd, stdout_fd, stderr_fd, go_fd, confine_fd, root_fd = fds[:7]
     namespace_fds = fds[7:FIXED_FDS]
     group_fds = fds[FIXED_FDS:]
     try:
+        os.close(status_fd)  # the server's, which reaps the bot
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         spec = json.loads(_read_all(spec_fd))
         os.close(spec_fd)
-        # The host's /proc, before the sandbox's (which has none): this middle's own setting.
-        oom_fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
-        title = _title_area()  # read in this /proc, before the sandbox's root (which has none)
-        _retitle([WAITER_TITLE, *spec["cmdline"]], title)
-        for fd, (_, flag) in zip(namespace_fds, NAMESPACES, strict=True):
-            _call("setns", fd, flag)
+        for fd, (name, flag) in zip(namespace_fds, NAMESPACES, strict=True):
+            if name != "pid":  # joined at the fork
+                _call("setns", fd, flag)
             os.close(fd)
         os.fchdir(root_fd)
         os.chroot(".")
         os.close(root_fd)
-        confined_read, confined_write = os.pipe()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        pid = os.fork()
-        if pid == 0:
-            for fd in (status_fd, seal_fd, confined_read, ours.detach(), oom_fd):
-                os.close(fd)
-            _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path, confined_write,
-                 theirs.detach(), title)
-        os.close(confined_write)
-        theirs.close()
-        # The middle answers the bot's sealed calls: that work is the seat's, so the middle
-        # joins the seat's groups (its CPU weighed and frozen with the bot's; a bot making
-        # calls by the thousand spends its own share, not the runner's). Where root may, the
-        # kernel's OOM killer never picks it there (the bot it forked keeps its own setting).
-        with contextlib.suppress(OSError):  # CAP_SYS_RESOURCE: not every root has it
-            os.write(oom_fd, b"-1000")
-        os.close(oom_fd)
-        with contextlib.suppress(OSError):  # (a middle left in the runner's group still works)
-            for fd in group_fds:
-                os.write(fd, b"0")
-        for fd in (stdout_fd, stderr_fd, go_fd, *group_fds):
-            os.close(fd)
-        # The listener of the bot's system-call filter (none when it has no filter, or its
-        # set-up failed first), then a word from the bot once it is confined, before any of
-        # its code runs: without it, the bot's set-up failed (the host's failure, which no bot
-        # can claim to be).
-        listener = None
-        with contextlib.suppress(OSError):
-            _, received, _, _ = socket.recv_fds(ours, 16, 1)
-            listener = received[0] if received else None
-        ours.close()
-        confined = _read_all(confined_read) == b"1"
-        os.close(confined_read)
-        if listener is not None and confined:
-            sealed = {int(number): name for number, name in spec["sealed"].items()}
-            try:
-                _supervise(listener, seal_fd, pid, sealed)
-            except Exception:  # unforeseen: the seat's sealed calls fail (ENOSYS) from now on
-                with contextlib.suppress(OSError):
-                    os.close(listener)
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                continue
-        os.write(status_fd, b"%d" % os.waitstatus_to_exitcode(status) if confined
-                 else SETUP_WORD)
     except BaseException as error:  # the host's failure: said on the bot's stderr
         with contextlib.suppress(OSError):
             os.write(stderr_fd, f"{HOST_FAILURE}cannot join the sandbox: {error}\n".encode())
-        with contextlib.suppress(OSError):
-            os.write(status_fd, SETUP_WORD)
-    os._exit(0)
+        os._exit(SETUP_FAILED)
+    _bot(spec, stdout_fd, stderr_fd, go_fd, group_fds, base_path, confine_fd, title)
 
 
 def _read_all(fd: int) -> bytes:
@@ -321,61 +351,9 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _supervise(listener: int, seal_fd: int, pid: int, sealed: dict[int, str]) -> None:
-    """Answers the seat's sealed system calls (:data:`arena.runner.seccomp.SEALED`, by number
-    in ``sealed``) until the bot ``pid`` ends: each is made as asked until the runner seals the
-    seat (a byte on ``seal_fd``, or its end closed) before its game begins, and refused after.
-    A ``NETLINK_SOCK_DIAG`` socket is always refused."""
-    pidfd = os.pidfd_open(pid)
-    poller = select.poll()
-    for fd in (listener, seal_fd, pidfd):
-        poller.register(fd, select.POLLIN)
-    is_sealed = False
-    buffer = bytearray(_NOTIF.size)
-    while True:
-        try:
-            events = poller.poll()
-        except InterruptedError:
-            continue
-        for fd, event in events:
-            if fd == pidfd:
-                os.close(pidfd)
-                os.close(listener)
-                return
-            if fd == seal_fd:
-                if not is_sealed:  # (a call in the same batch may have found it sealed)
-                    is_sealed = True
-                    poller.unregister(seal_fd)
-                continue
-            if not event & select.POLLIN:  # every process of the filter is gone
-                poller.unregister(listener)
-                continue
-            buffer[:] = bytes(len(buffer))
-            try:
-                fcntl.ioctl(listener, _NOTIF_RECV, buffer)
-            except OSError:  # the caller was interrupted or died meanwhile
-                continue
-            ident, _, _, number, _, _, *args = _NOTIF.unpack(buffer)
-            # The seal is looked at after the call arrived: a call made once the bot had its
-            # game's first message comes after the seal was written.
-            if not is_sealed and select.select([seal_fd], [], [], 0)[0]:
-                is_sealed = True
-                poller.unregister(seal_fd)
-            name = sealed.get(number, "")
-            error = 0
-            if (name in {"socket", "socketpair"} and args[0] & _LOW_32_BITS == _AF_NETLINK
-                    and args[2] & _LOW_32_BITS == _NETLINK_SOCK_DIAG):
-                error = errno.EPROTONOSUPPORT
-            elif is_sealed:
-                error = errno.EAGAIN if name in {"accept", "accept4"} else errno.EPERM
-            answer = _NOTIF_RESP.pack(ident, 0, -error, 0 if error else _NOTIF_FLAG_CONTINUE)
-            with contextlib.suppress(OSError):  # the caller was interrupted or died
-                fcntl.ioctl(listener, _NOTIF_SEND, answer)
-
-
 def _bot(
     spec: dict[str, Any], stdout_fd: int, stderr_fd: int, go_fd: int, group_fds: list[int],
-    base_path: list[str], confined_fd: int, supervisor_fd: int, title: tuple[int, int],
+    base_path: list[str], confine_fd: int, title: tuple[int, int],
 ) -> NoReturn:
     """Becomes the seat's bot (see the module's notes), waits for its start's environment on
     ``go_fd`` and runs its script or command (or ends quietly if the start is called off: no
@@ -387,12 +365,12 @@ def _bot(
             os.close(fd)
         os.setsid()
         null = os.open("/dev/null", os.O_RDWR)
-        # 0 to 5: stdin, stdout, stderr, go, confined, supervisor (each first moved above 5,
-        # where no dup2 below lands on it).
-        sources = (null, stdout_fd, stderr_fd, go_fd, confined_fd, supervisor_fd)
-        for target, fd in enumerate([fcntl.fcntl(fd, fcntl.F_DUPFD, 6) for fd in sources]):
+        # 0 to 4: stdin, stdout, stderr, go, confine (each first moved above 4, where no
+        # dup2 below lands on it).
+        sources = (null, stdout_fd, stderr_fd, go_fd, confine_fd)
+        for target, fd in enumerate([fcntl.fcntl(fd, fcntl.F_DUPFD, 5) for fd in sources]):
             os.dup2(fd, target)
-        os.closerange(6, os.sysconf("SC_OPEN_MAX"))
+        os.closerange(5, os.sysconf("SC_OPEN_MAX"))
         # What a freshly started interpreter has (the server's are, but for these two; it
         # ignores SIGPIPE and SIGXFSZ as any interpreter does).
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -429,21 +407,24 @@ def _bot(
             for entry in added:
                 sys.path_importer_cache.pop(entry, None)
         program = bytes.fromhex(spec["filter"])
-        if program:
-            _install_filter(program, spec["seccomp_number"])
-        os.close(5)  # the middle has the listener now (or knows there is none)
+        listener = _install_filter(program, spec["seccomp_number"]) if program else None
+        # Confined: from here on, the process can do nothing a bot could not. It says so to
+        # the runner, handing it the filter's listener (the bot never keeps it: it could
+        # answer its own calls), before any of its code runs: a bot that ends without that
+        # word failed in its set-up (the host's failure, which no bot can claim to be).
+        with socket.socket(fileno=4) as runner:
+            socket.send_fds(runner, [CONFINED_WORD], [] if listener is None else [listener])
+        if listener is not None:
+            os.close(listener)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.write(2, f"{HOST_FAILURE}cannot set up the seat: {error}\n".encode())
         os._exit(SETUP_FAILED)
-    # Confined: from here on, the process can do nothing a bot could not. It says so to its
-    # middle, then waits for its start (which may be a game away: a seat made ready ahead)
-    # and the start's environment.
+    # It waits for its start (which may be a game away: a seat made ready ahead) and the
+    # start's environment.
     try:
-        os.write(4, b"1")
-        os.close(4)
         if script:
-            _start_grpc()
+            _start_grpc(spec.get("address", ""))
         given = _read_all(3)
         os.close(3)
         if not given:
@@ -475,11 +456,21 @@ def _read_last_capability() -> int:
         return 63
 
 
-def _start_grpc() -> None:
-    """Starts gRPC's core in a Python seat while it waits for its start (the arena's code, not
-    the bot's): an unstarted server, kept. The bot's own server then takes about 2 ms to make,
-    not 8 (threads cannot be started in the server before a fork)."""
+def _start_grpc(address: str) -> None:
+    """Starts, in a Python seat waiting for its start, the server the SDK's ``serve()`` would
+    start at ``address`` (the seat's socket), with its first worker thread
+    (:func:`arena.sdk.server.open_ahead`): the arena's code, not the bot's, and nothing of any
+    game. The bot's ``serve()`` then takes it, and its start is its own code and little else.
+    A bot that does not use the SDK's server makes its own at the same path (gRPC replaces a
+    socket file it finds there). Without an address (or should that fail): an unstarted
+    server, kept, which starts gRPC's core (threads cannot be started in the fork server)."""
     global _grpc_started
+    with contextlib.suppress(Exception):
+        if address:
+            from arena.sdk.server import open_ahead
+
+            open_ahead(address)
+            return
     with contextlib.suppress(Exception):
         import concurrent.futures
 
@@ -488,14 +479,14 @@ def _start_grpc() -> None:
         _grpc_started = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=1))
 
 
-def _install_filter(program: bytes, seccomp_number: int) -> None:
-    """Installs the system-call filter ``program``; a filter that asks (:data:`arena.runner.
-    seccomp.ACT_NOTIFY`) hands its listener to the middle on descriptor 5."""
+def _install_filter(program: bytes, seccomp_number: int) -> int | None:
+    """Installs the system-call filter ``program``; returns the listener of a filter that asks
+    (:data:`arena.runner.seccomp.ACT_NOTIFY`), None for one that does not."""
     buffer = ctypes.create_string_buffer(program, len(program))
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     if seccomp_number < 0:
         _call("prctl", _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
-        return
+        return None
     assert _libc is not None
     listener = _libc.syscall(
         ctypes.c_long(seccomp_number), ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER),
@@ -504,10 +495,7 @@ def _install_filter(program: bytes, seccomp_number: int) -> None:
     if listener < 0:
         code = ctypes.get_errno()
         raise OSError(code, f"seccomp: {os.strerror(code)}")
-    # The bot never holds its own listener (it could answer its own calls).
-    with socket.socket(fileno=os.dup(5)) as supervisor:
-        socket.send_fds(supervisor, [b"L"], [listener])
-    os.close(listener)
+    return int(listener)
 
 
 def _exec(argv: list[str]) -> NoReturn:
@@ -586,10 +574,11 @@ class ForkSpec:
     rlimits: dict[str, int]  # resource.RLIMIT_* name -> soft and hard value
     path: list[str]  # sys.path entries before the interpreter's own (PYTHONPATH's)
     filter: bytes  # the compiled system-call filter (empty: none)
-    # The number of seccomp(2), when ``filter`` asks of a supervisor (else -1), and the
-    # numbers of the calls it asks about (arena.runner.seccomp.SEALED) by name.
+    # The number of seccomp(2), when ``filter`` asks of a supervisor (else -1).
     seccomp_number: int = -1
-    sealed: dict[int, str] | None = None
+    # Where the bot will serve (its start's SCOPA_BOT_ADDRESS): a Python script's server is
+    # started there while it waits ("": none).
+    address: str = ""
 
     def to_json(self) -> bytes:
         return json.dumps(
@@ -598,7 +587,7 @@ class ForkSpec:
                 "cwd": self.cwd,
                 "uid": self.uid, "rlimits": self.rlimits, "path": self.path,
                 "filter": self.filter.hex(), "seccomp_number": self.seccomp_number,
-                "sealed": {str(number): name for number, name in (self.sealed or {}).items()},
+                "address": self.address,
             }
         ).encode()
 
@@ -606,11 +595,11 @@ class ForkSpec:
 class ForkedProcess:
     """A forked bot as the runner holds it: the parts of ``subprocess.Popen`` the runner
     uses. ``pid`` is the sandbox's (bwrap's, leading the session that ``killpg`` ends);
-    the exit status is the bot's, as its middle process reports it, or the sandbox's when
-    the sandbox ended first."""
+    the exit status is the bot's, as the fork server (its parent) reports it. ``confined``
+    says whether the bot said it was confined (None: not yet)."""
 
-    def __init__(self, sandbox: subprocess.Popen[bytes], status_fd: int,
-                 stdout: Any, stderr: Any) -> None:
+    def __init__(self, sandbox: subprocess.Popen[bytes], status_fd: int, pidfd: int,
+                 confined: Callable[[], bool | None], stdout: Any, stderr: Any) -> None:
         self.sandbox = sandbox
         self.pid = sandbox.pid
         self.stdout = stdout
@@ -618,10 +607,12 @@ class ForkedProcess:
         self.returncode: int | None = None
         self.setup_failed = False  # the bot died in its set-up, before any of its code ran
         self._status_fd: int | None = status_fd
+        self._pidfd: int | None = pidfd
+        self._confined = confined
         self._lock = threading.Lock()
 
     def _status(self, timeout: float) -> int | None:
-        """The bot's exit status once its middle has written it (None before)."""
+        """The bot's exit status once the server has written it (None before)."""
         with self._lock:
             if self.returncode is not None:
                 return self.returncode
@@ -632,13 +623,21 @@ class ForkedProcess:
             if not ready:
                 return None
             data = os.read(fd, 64)
+            # No status: the server is gone, and the status with it. The bot's pidfd says
+            # whether it still runs (it may: its sandbox holds it, not the server).
+            if (not data and self._pidfd is not None
+                    and not select.select([self._pidfd], [], [], 0)[0]):
+                return None
             os.close(fd)
             self._status_fd = None
-            self.setup_failed = data == SETUP_WORD
+            self._close_pidfd()
             try:
-                self.returncode = SETUP_FAILED if self.setup_failed else int(data)
-            except ValueError:  # the middle died without a word: the sandbox was killed
+                self.returncode = int(data)
+            except ValueError:  # ended, its status lost with the server: taken as killed
                 self.returncode = -signal.SIGKILL
+            self.setup_failed = self._confined() is not True
+            if self.setup_failed:
+                self.returncode = SETUP_FAILED
             return self.returncode
 
     def poll(self) -> int | None:
@@ -668,11 +667,32 @@ class ForkedProcess:
             self.sandbox.wait(timeout=5)
 
     def close(self) -> None:
-        """Closes the status pipe (the streams are the reader threads')."""
+        """Closes the status pipe and the pidfd (the streams are the reader threads')."""
         with self._lock:
             if self._status_fd is not None:
                 os.close(self._status_fd)
                 self._status_fd = None
+            self._close_pidfd()
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+@dataclass(frozen=True)
+class Forked:
+    """What the caller of :meth:`ForkServer.fork` gets for a bot forked into its sandbox."""
+
+    pid: int  # the bot's, on the host
+    status_fd: int  # the read end of its exit status pipe (the server writes it)
+    pidfd: int  # a pidfd of the bot
+    go_fd: int
+    """The *go* pipe's write end: the caller writes the start's environment (JSON) there and
+    closes it to start the bot (closed without a word: the bot ends)."""
+    confine: socket.socket
+    """Where the bot says it is confined (:data:`CONFINED_WORD`) and hands over its filter's
+    listener (:mod:`arena.runner.seal`)."""
 
 
 class ForkServer:
@@ -717,16 +737,14 @@ class ForkServer:
         return self._process.poll() is None
 
     def fork(self, spec: ForkSpec, *, sandbox_pid: int, stdout_fd: int, stderr_fd: int,
-             group_files: list[str]) -> tuple[int, int, int]:
-        """Forks a bot into the sandbox whose first process is ``sandbox_pid``, confined and
-        waiting for its start: returns the read end of the exit status pipe, the *go* pipe's
-        write end, on which the caller writes the start's environment (JSON) and closes it to
-        start the bot (closed without a word: the bot ends), and the *seal* pipe's write end,
-        which the caller writes to (or closes) before the seat's game begins: from then on
-        the seat's sealed calls are refused. The caller keeps (and closes) its own
-        ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
+             group_files: list[str]) -> Forked:
+        """Forks a bot into the sandbox whose first process is ``sandbox_pid``, to be confined
+        and wait for its start (:class:`Forked` says what the caller gets). The caller keeps
+        (and closes) its own ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
         opened: list[int] = []
-        status_read = go_write = seal_write = None
+        status_read = go_write = None
+        ours: socket.socket | None = None
+        answer, received = b"", list[int]()
         try:
             spec_read, spec_write = os.pipe()
             opened.append(spec_read)
@@ -739,8 +757,9 @@ class ForkServer:
             opened.append(status_write)
             go_read, go_write = os.pipe()
             opened.append(go_read)
-            seal_read, seal_write = os.pipe()
-            opened.append(seal_read)
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            confine_fd = theirs.detach()
+            opened.append(confine_fd)
             proc = f"/proc/{sandbox_pid}"
             root = os.open(f"{proc}/root", os.O_RDONLY | os.O_DIRECTORY)
             opened.append(root)
@@ -748,29 +767,32 @@ class ForkServer:
             opened += namespaces
             groups = [os.open(name, os.O_WRONLY) for name in group_files]
             opened += groups
-            fds = [spec_read, status_write, stdout_fd, stderr_fd, go_read, seal_read, root,
+            fds = [spec_read, status_write, stdout_fd, stderr_fd, go_read, confine_fd, root,
                    *namespaces, *groups]
             with self._lock:
                 self._socket.sendmsg(
                     [b"fork"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array(fds))],
                     socket.MSG_NOSIGNAL,  # a server that died is an error here, not a signal
                 )
-                answer = self._socket.recv(128)
+                answer, received, _, _ = socket.recv_fds(self._socket, 128, 1)
         except OSError as error:
-            for fd in (status_read, go_write, seal_write):
-                if fd is not None:
-                    os.close(fd)
-            raise ForkError(f"cannot fork the seat: {error}") from None
+            answer = f"error: {error}".encode()
         finally:
             for fd in opened:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        if not answer.isdigit():
-            for fd in (status_read, go_write, seal_write):
-                os.close(fd)
-            detail = answer.decode("utf-8", "replace") or "the fork server is gone"
-            raise ForkError(f"cannot fork the seat: {detail}")
-        return status_read, go_write, seal_write
+        if answer.isdigit() and len(received) == 1 and ours is not None:
+            assert status_read is not None and go_write is not None
+            return Forked(int(answer), status_read, received[0], go_write, ours)
+        for fd in received:
+            os.close(fd)
+        for pipe_end in (status_read, go_write):
+            if pipe_end is not None:
+                os.close(pipe_end)
+        if ours is not None:
+            ours.close()
+        detail = answer.decode("utf-8", "replace").removeprefix("error: ")
+        raise ForkError(f"cannot fork the seat: {detail or 'the fork server is gone'}")
 
     def close(self) -> None:
         """Ends the server (its seats live on in their sandboxes until the runner ends them)."""
@@ -793,14 +815,15 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "CONFINED_WORD",
     "HELD_LINE",
     "HOLDER",
     "HOST_FAILURE",
     "SERVER_TITLE",
-    "WAITER_TITLE",
     "ForkError",
     "ForkServer",
     "ForkSpec",
+    "Forked",
     "ForkedProcess",
     "serve",
 ]

@@ -77,6 +77,10 @@ class BotLink:
             response_deserializer=bot_pb2.TurnResponse.FromString,
         )
 
+    def connect(self) -> None:
+        """Starts connecting now (in the background), ahead of the first call."""
+        self.channel.get_state(try_to_connect=True)
+
     async def describe(self, timeout: float) -> Any:
         """The bot's ``BotInfo``; raises grpc.aio.AioRpcError or asyncio.TimeoutError."""
         request = bot_pb2.DescribeRequest(protocol_version=PROTOCOL_VERSION)

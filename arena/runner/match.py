@@ -477,6 +477,16 @@ def _seat_slots(seats: list[int]) -> list[tuple[int, int]]:
 # ---- processes ----------------------------------------------------------------------------
 
 
+async def _forget_link(link: BotLink, call: asyncio.Future[Any] | None) -> None:
+    """Calls off ``call`` (a call on ``link``, if any) and closes ``link``."""
+    if call is not None:
+        call.cancel()
+        with contextlib.suppress(BaseException):
+            await call
+    with contextlib.suppress(Exception):
+        await link.close()
+
+
 class Slot:
     """One bot process (or remote connection) serving seats of one entrant."""
 
@@ -500,6 +510,9 @@ class Slot:
         self._other: BotProcess | None = None
         self._spare: asyncio.Future[int | None] | None = None  # its start: the bot seed
         self._stopping: asyncio.Future[None] | None = None  # the other's clean-up, under way
+        # A connection to the spare made ready ahead (its SDK's server, started while it
+        # waits), made while the current game plays: the spare's link once it starts.
+        self._ahead: tuple[BotProcess, BotLink] | None = None
         self.link: BotLink | None = None
         self.label = bot.label
         self.fresh = True  # needs (re)starting before its next game
@@ -519,41 +532,69 @@ class Slot:
         if not self.fresh and (self.process is None or self.process.is_running()):
             return None
         spare_seed = await self._take_spare()
-        swapped = False
         if spare_seed == PREPARED and self.process is not None and self._other is not None:
-            # The last game's process plays no more: it is killed before the seat made ready
-            # ahead starts (it knows the last game's cards, and runs no more once killed),
-            # and cleaned up in the background meanwhile, before its next use (prestart).
+            # The last game's process plays no more: it is frozen before the seat made ready
+            # ahead starts (it knows the last game's cards, and never runs again), killed
+            # once the new one has started (processes ending take CPU the start wants) and
+            # cleaned up in the background, before its next use (prestart).
             old = self.process
             self.process, self._other = self._other, old
-            old.kill()
-            self._stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
-            spare_seed = None
-            swapped = True
+            old.retire()
+            try:
+                return await self._start(None, swapped=True)
+            finally:
+                self._stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
+        return await self._start(spare_seed, swapped=False)
+
+    async def _start(self, spare_seed: int | None, *, swapped: bool) -> tuple[str, str] | None:
+        """:meth:`ensure_ready` from its spare on: ``spare_seed`` as :meth:`_take_spare` gave
+        it; ``swapped``: the process is the seat made ready ahead (the old one killed)."""
         await self.shutdown(keep_process=swapped)
         if self.process is not None and spare_seed is not None and self._other is not None:
             # The spare has seen no game: it becomes this game's process, the old one (dead
             # now) the next spare.
             self.process, self._other = self._other, self.process
             self.process.promote()
-        if self.process is not None and spare_seed is not None:
-            self.bot_seed = spare_seed
-            target = self.process.address
-        elif self.process is not None:
-            seed = draw_seed()
-            try:
-                await self._start_process({"SCOPA_BOT_SEED": str(seed)})
-            except StartError as error:
-                memory = self.process.memory_fault()
-                return ("memory", memory) if memory is not None else ("start", str(error))
-            self.bot_seed = seed
-            target = self.process.address
-        else:
-            assert self.bot.address is not None
-            target = self.bot.address
-        self.link = BotLink(target)
+        # A connection made ahead to a seat made ready ahead asks Describe at once: the call
+        # waits in the bot's server (its SDK's, started ahead) until the bot's own start
+        # takes that server, and is answered then, while the start is still being checked.
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] is not self.process:
+            await _forget_link(ahead[1], None)
+            ahead = None
+        early = None
+        if ahead is not None:
+            early = asyncio.ensure_future(
+                ahead[1].describe(ahead[0].start_timeout + DESCRIBE_TIMEOUT))
         try:
-            info = await self.link.describe(DESCRIBE_TIMEOUT)
+            if self.process is not None and spare_seed is not None:
+                self.bot_seed = spare_seed
+                target = self.process.address
+            elif self.process is not None:
+                seed = draw_seed()
+                try:
+                    await self._start_process({"SCOPA_BOT_SEED": str(seed)})
+                except StartError as error:
+                    memory = self.process.memory_fault()
+                    return ("memory", memory) if memory is not None else ("start", str(error))
+                self.bot_seed = seed
+                target = self.process.address
+            else:
+                assert self.bot.address is not None
+                target = self.bot.address
+            if ahead is not None and ahead[1].target == target:  # the bot serves there
+                self.link, ahead = ahead[1], None
+            else:
+                self.link = BotLink(target)
+        finally:
+            if ahead is not None:  # not where the bot serves, or its start failed
+                await _forget_link(ahead[1], early)
+                early = None
+        try:
+            if early is not None:
+                info = await asyncio.wait_for(early, DESCRIBE_TIMEOUT)
+            else:
+                info = await self.link.describe(DESCRIBE_TIMEOUT)
         except TimeoutError:
             return "start", f"Describe did not answer within {DESCRIBE_TIMEOUT:g} s"
         except Exception as error:
@@ -579,6 +620,7 @@ class Slot:
         would leave a bot running, and its seat folder, after the match has ended."""
         assert self.process is not None
         process = self.process
+        process.go(env)  # a seat made ready ahead starts now, while its thread is found
         start = asyncio.ensure_future(asyncio.to_thread(process.start, env))
         try:
             await asyncio.shield(start)
@@ -607,7 +649,7 @@ class Slot:
                     spare.log.add(f"[arena] a seat's sandbox was not built ahead: {error}\n")
                     return None
 
-            self._spare = asyncio.ensure_future(self._after_stopping(prepare))
+            self._spare = asyncio.ensure_future(self._prepare_ahead(spare, prepare))
             return
         seed = draw_seed()
 
@@ -620,6 +662,24 @@ class Slot:
             return seed
 
         self._spare = asyncio.ensure_future(self._after_stopping(start))
+
+    async def _prepare_ahead(
+        self, spare: BotProcess, prepare: Callable[[], int | None]
+    ) -> int | None:
+        """Makes ``spare`` ready ahead, then starts connecting to it (:attr:`_ahead`)."""
+        await self._forget_ahead()
+        made = await self._after_stopping(prepare)
+        address = spare.ahead_address if made == PREPARED else None
+        if address is not None:
+            link = BotLink(address)
+            link.connect()
+            self._ahead = (spare, link)
+        return made
+
+    async def _forget_ahead(self) -> None:
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            await _forget_link(ahead[1], None)
 
     async def _after_stopping(self, work: Callable[[], int | None]) -> int | None:
         """Runs ``work`` in a thread once the other process's clean-up (if any) is done."""
@@ -657,6 +717,7 @@ class Slot:
         if task is not None:
             with contextlib.suppress(BaseException):
                 await task
+        await self._forget_ahead()
         await self._await_stopping()
         if self._other is not None:
             await asyncio.to_thread(self._other.close)

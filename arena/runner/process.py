@@ -27,7 +27,9 @@ from typing import Any
 import arena.runner.cgroups as cgroups
 import arena.runner.forkserver as forkserver
 import arena.runner.sandbox as sandbox
+import arena.runner.seal as seal
 import arena.runner.seccomp as seccomp
+from arena.protocol import ADDRESS_ENV
 from arena.runner.fallbacks import warn_once
 from arena.runner.sandbox import HostError, Limits, SocketError
 from arena.text import printable
@@ -38,6 +40,7 @@ LOG_TAIL_BYTES = 512 * 1024
 MAX_LINE_BYTES = 8 * 1024
 READ_CHUNK = 64 * 1024
 SOCKET_WAIT_S = 2.0  # a bot that said LISTENING a moment before its socket appeared
+AHEAD_SOCKET_WAIT_S = 1.0  # for the socket of a seat made ready ahead (its SDK binds it)
 FORK_ENV = "SCOPA_FORK_SEATS"
 """Set to ``0``, every seat is started by ``exec`` (the fork server is not used)."""
 
@@ -246,9 +249,12 @@ class BotProcess:
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._go_fd: int | None = None  # a forked bot's go pipe, until its start
         self._holder_fd: int | None = None  # a forked seat's holder's input, until it stops
-        self._seal_fd: int | None = None  # a forked bot's seal pipe, until its game begins
+        self._watch: seal.Watch | None = None  # a forked bot's confinement and seal
         self._watchdog: cgroups.MemoryWatchdog | None = None
         self._socket_fd: int | None = None
+        # A seat made ready ahead: the socket of the server its SDK started while it waits
+        # (forkserver._start_grpc), which the runner can connect to ahead of the start.
+        self._ahead_fd: int | None = None
         self._sandbox_pid: int | None = None
         self._memory_fault: str | None = None
         self._freezer: cgroups.SeatGroup | cgroups.TreeFreezer | None = None
@@ -337,7 +343,34 @@ class BotProcess:
             self.stop()
             return False
         self._prepared = True
+        if self.python and _forkable(self.command):
+            self._ahead_fd = self._wait_ahead_socket()
         return True
+
+    @property
+    def ahead_address(self) -> str | None:
+        """The address of the server started in a seat made ready ahead (:meth:`prepare`),
+        before the bot's code runs: a connection made there now is the bot's once it starts
+        and serves with the SDK (:meth:`_launch` checks it is the same socket). None where
+        there is none."""
+        return None if self._ahead_fd is None else sandbox.socket_address(self._ahead_fd)
+
+    def _wait_ahead_socket(self) -> int | None:
+        """The seat's socket as the waiting bot's SDK binds it (a few ms after the fork), or
+        None if it does not within a second (the bot's own start binds it then)."""
+        plan = self._plan
+        if plan is None or not plan.sandboxed or self._sandbox_pid is None:
+            return None
+        root = f"/proc/{self._sandbox_pid}/root"
+        deadline = time.monotonic() + AHEAD_SOCKET_WAIT_S
+        while time.monotonic() < deadline:
+            try:
+                return sandbox.open_socket(root, plan.socket_path)
+            except SocketError:
+                if self._process is None or self._process.poll() is not None:
+                    return None
+                time.sleep(0.002)
+        return None
 
     def _will_fork(self) -> bool:
         """Whether this seat's next start forks the bot (see :mod:`arena.runner.forkserver`):
@@ -469,16 +502,7 @@ class BotProcess:
         process = self._process
         plan = self._plan
         assert process is not None and plan is not None
-        if self._go_fd is not None:
-            # bwrap sets PWD where it changes folder, after the variables it was given.
-            given = {**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT}
-            try:
-                os.write(self._go_fd, json.dumps(given).encode())  # fits the pipe's buffer
-            except OSError:
-                pass  # the bot is gone: the loop below says how it ended
-            finally:
-                os.close(self._go_fd)
-                self._go_fd = None
+        self._write_go(env)
         deadline = time.monotonic() + self.start_timeout
         self._watchdog = cgroups.MemoryWatchdog(
             process.pid,
@@ -524,6 +548,14 @@ class BotProcess:
         except SocketError as error:
             self.stop()
             raise StartError(str(error)) from None
+        ahead, self._ahead_fd = self._ahead_fd, None
+        if ahead is not None:
+            # The socket the bot serves on is the one connected to ahead (the SDK's server
+            # started while it waited): that connection is the bot's. Else it is not used.
+            found, before = os.fstat(self._socket_fd), os.fstat(ahead)
+            if (found.st_dev, found.st_ino) == (before.st_dev, before.st_ino):
+                ahead, self._socket_fd = self._socket_fd, ahead
+            os.close(ahead)
         self.address = sandbox.socket_address(self._socket_fd)
         if self._group is not None and self._group.can_freeze:
             self._freezer = self._group
@@ -531,6 +563,29 @@ class BotProcess:
             warn_once("freezer", "no freezer group for the bots: a seat between its turns is "
                       "stopped with SIGSTOP (its process tree, walked in /proc)")
             self._freezer = cgroups.TreeFreezer(self._sandbox_pid or process.pid)
+
+    def go(self, env: dict[str, str] | None = None) -> None:
+        """Lets a seat made ready ahead (:meth:`prepare`) start now, from the caller's thread
+        (a write to its go pipe): :meth:`start` with the same ``env``, called next, then only
+        waits for it. Nothing for any other seat."""
+        if self._prepared and self._go_fd is not None:
+            self.hurry()
+            self._write_go(env)
+
+    def _write_go(self, env: dict[str, str] | None) -> None:
+        """Writes a forked bot's start (its environment) on its go pipe, once."""
+        plan = self._plan
+        if self._go_fd is None or plan is None:
+            return
+        # bwrap sets PWD where it changes folder, after the variables it was given.
+        given = {**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT}
+        try:
+            os.write(self._go_fd, json.dumps(given).encode())  # fits the pipe's buffer
+        except OSError:
+            pass  # the bot is gone: the start says how it ended
+        finally:
+            os.close(self._go_fd)
+            self._go_fd = None
 
     def _wait_held(self, holder: subprocess.Popen[bytes], deadline: float) -> None:
         """Waits for the sandbox's holder to say it is ready (its set-up done). Raises
@@ -566,7 +621,7 @@ class BotProcess:
         if self.python and _forkable(self.command):
             script, *args = command[len(sandbox.python_command()):]
         supervised = sandbox.seccomp_program(supervised=True)
-        numbers = dict(seccomp.syscall_numbers(("seccomp", *seccomp.SEALED))) if supervised else {}
+        numbers = seccomp.syscall_numbers(("seccomp",)) if supervised else {}
         spec = forkserver.ForkSpec(
             script=script,
             args=args,
@@ -576,11 +631,11 @@ class BotProcess:
             rlimits=self.limits.rlimits(),
             path=[sandbox.LIB_MOUNT],
             filter=supervised or b"",
-            seccomp_number=numbers.pop("seccomp", -1),
-            sealed={number: name for name, number in numbers.items()},
+            seccomp_number=numbers.get("seccomp", -1),
+            address=plan.inside_env.get(ADDRESS_ENV, "") if script else "",
         )
         try:
-            status, self._go_fd, self._seal_fd = server.fork(
+            forked = server.fork(
                 spec,
                 sandbox_pid=self._sandbox_pid,
                 stdout_fd=self._bot_pipes[0],
@@ -589,7 +644,10 @@ class BotProcess:
             )
         except forkserver.ForkError as error:
             raise _ForkFailed(str(error)) from None
-        return forkserver.ForkedProcess(holder, status, self._streams[0], self._streams[1])
+        self._go_fd = forked.go_fd
+        self._watch = seal.warden().watch(forked.confine, self.log.add)
+        return forkserver.ForkedProcess(holder, forked.status_fd, forked.pidfd,
+                                        self._watch.confined, *self._streams)
 
     def kill(self) -> None:
         """Sends SIGKILL to the seat's processes now, without waiting (:meth:`stop` reaps them
@@ -606,12 +664,8 @@ class BotProcess:
         from now on, a forked seat can make no pipe, socket or memfd, whose inode number
         would come from a counter of the whole host (:data:`arena.runner.seccomp.SEALED`).
         Nothing for a seat started by ``exec``."""
-        if self._seal_fd is not None:
-            with contextlib.suppress(OSError):
-                os.write(self._seal_fd, b"1")
-            with contextlib.suppress(OSError):
-                os.close(self._seal_fd)
-            self._seal_fd = None
+        if self._watch is not None:
+            self._watch.seal()
 
     def freeze(self) -> None:
         """Stops every process of the seat until :meth:`thaw` (the runner freezes every seat
@@ -623,6 +677,14 @@ class BotProcess:
             self._freezer.freeze()
         except OSError as error:  # the group went away with the seat: nothing left to stop
             warn_once("freeze-failed", f"could not freeze a bot seat ({error})")
+
+    def retire(self) -> None:
+        """The seat plays no more: none of its processes runs again from now. They are frozen
+        where the seat has a freezer (their end, which takes the host some CPU, comes with
+        :meth:`stop`, which kills them before it thaws them), else killed now."""
+        self.freeze()
+        if not self.frozen or not isinstance(self._freezer, cgroups.SeatGroup):
+            self.kill()
 
     def thaw(self) -> None:
         """Lets the seat's processes run again."""
@@ -727,6 +789,8 @@ class BotProcess:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             self._bot_pipes = None
+        if self.frozen:  # killed while frozen: none of them runs its own code again
+            self.kill()
         if self._freezer is not None:  # a task frozen by the v1 freezer would not die
             with contextlib.suppress(OSError):
                 self._freezer.thaw()
@@ -747,6 +811,9 @@ class BotProcess:
             if isinstance(self._process, forkserver.ForkedProcess):
                 self._process.close()
             self._process = None
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
         if self._streams is not None:
             for stream in self._streams:
                 with contextlib.suppress(OSError):
@@ -768,10 +835,11 @@ class BotProcess:
         self._group = None
         self._watchdog = None
         self._sandbox_pid = None
-        if self._socket_fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._socket_fd)
-            self._socket_fd = None
+        for held in (self._socket_fd, self._ahead_fd):
+            if held is not None:
+                with contextlib.suppress(OSError):
+                    os.close(held)
+        self._socket_fd = self._ahead_fd = None
         if self.seat_dir is not None:
             sandbox.remove_seat_dir(self.seat_dir)
             self.seat_dir = None

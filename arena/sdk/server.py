@@ -176,33 +176,92 @@ def _index_of(move: Move, legal: Sequence[Move]) -> int:
         raise ValueError(f"choose returned {move!r}, which is not a legal move") from None
 
 
+class _LateServicer(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
+    """The ``Bot`` service of a server started before its bot exists (:func:`open_ahead`):
+    it answers with the bot's servicer once :func:`create_server` gives it one. A call that
+    comes before waits for it, as long as its caller does."""
+
+    def __init__(self) -> None:
+        self.target: BotServicer | None = None
+        self.served = threading.Event()
+
+    def serve(self, servicer: BotServicer) -> None:
+        self.target = servicer
+        self.served.set()
+
+    def _servicer(self, context: Any) -> BotServicer:
+        while not self.served.wait(0.05):
+            if not context.is_active():
+                context.abort(grpc.StatusCode.CANCELLED, "the bot has not started")
+        assert self.target is not None
+        return self.target
+
+    def Describe(self, request: Any, context: Any) -> Any:
+        return self._servicer(context).Describe(request, context)
+
+    def Play(self, request_iterator: Iterator[Any], context: Any) -> Iterator[Any]:
+        return self._servicer(context).Play(request_iterator, context)
+
+
+class _Server:
+    """A started server and what :func:`create_server` fills in."""
+
+    def __init__(self, address: str, max_workers: int) -> None:
+        self.executor = futures.ThreadPoolExecutor(
+            max_workers=max_workers, thread_name_prefix="bot")
+        self.server = grpc.server(self.executor, options=[("grpc.so_reuseport", 0)])
+        self.late = _LateServicer()
+        bot_pb2_grpc.add_BotServicer_to_server(self.late, self.server)
+        self.health = health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        try:
+            self.port = self.server.add_insecure_port(address)
+        except RuntimeError as exc:
+            raise OSError(f"cannot listen on {address!r}: {exc}") from None
+        if self.port == 0 and not address.startswith("unix:"):
+            raise OSError(f"cannot listen on {address!r}")
+        self.server.start()
+
+    def serve(self, bot: Bot) -> None:
+        self.late.serve(BotServicer(bot))
+        for service in ("", SERVICE_NAME):
+            self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+
+
+_AHEAD: dict[str, _Server] = {}
+"""Servers :func:`open_ahead` started, by address, until :func:`create_server` takes one."""
+
+_WORKERS = 8
+
+
+def open_ahead(address: str) -> None:
+    """Starts, ahead of its bot, the server :func:`create_server` would start at ``address``
+    (a unix socket), with a worker thread ready for its first call: it answers nothing until
+    ``create_server`` takes it for its bot. The arena does this in a seat made ready ahead of
+    its game (:mod:`arena.runner.forkserver`), before any of the bot's code runs, so that a
+    bot's start is its own code and little else. Raises OSError."""
+    if not address.startswith("unix:") or address in _AHEAD:
+        raise OSError(f"cannot listen ahead on {address!r}")
+    ahead = _Server(address, _WORKERS)
+    ahead.executor.submit(int).result()  # its first worker thread, now rather than at a call
+    _AHEAD[address] = ahead
+
+
 def create_server(
-    bot: Bot, address: str = "127.0.0.1:0", max_workers: int = 8
+    bot: Bot, address: str = "127.0.0.1:0", max_workers: int = _WORKERS
 ) -> tuple[grpc.Server, str]:
     """A started gRPC server for ``bot`` at ``address``, and the address it really bound.
 
     A TCP address with port 0 binds a free port; the returned address names it.
     """
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="bot"),
-        options=[("grpc.so_reuseport", 0)],
-    )
-    bot_pb2_grpc.add_BotServicer_to_server(BotServicer(bot), server)
-    health_servicer = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    try:
-        port = server.add_insecure_port(address)
-    except RuntimeError as exc:
-        raise OSError(f"cannot listen on {address!r}: {exc}") from None
-    if port == 0 and not address.startswith("unix:"):
-        raise OSError(f"cannot listen on {address!r}")
-    server.start()
-    for service in ("", SERVICE_NAME):
-        health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    made = _AHEAD.pop(address, None) if max_workers == _WORKERS else None
+    if made is None:
+        made = _Server(address, max_workers)
+    made.serve(bot)
     bound = address
     if not address.startswith("unix:") and address.rsplit(":", 1)[-1] == "0":
-        bound = f"{address.rsplit(':', 1)[0]}:{port}"
-    return server, bound
+        bound = f"{address.rsplit(':', 1)[0]}:{made.port}"
+    return made.server, bound
 
 
 @contextlib.contextmanager

@@ -174,28 +174,22 @@ def probe_lines(process: BotProcess, key: str) -> str:
     raise AssertionError(process.log.text())
 
 
-def test_a_forked_seats_middle_works_in_the_seats_groups_and_is_never_the_oom_pick(
+def test_a_forked_bot_is_the_fork_servers_child_and_alone_in_its_seats_groups(
     bwrap: str, probe: Path
 ) -> None:
-    """The middle answers the bot's sealed calls: its CPU is the seat's (weighed and frozen
-    with the bot), not the runner's, and the kernel's OOM killer, when the bot fills the
-    seat's memory, takes the bot, never the middle that would write its exit status."""
+    """No process stands between the fork server and the bot: the server, outside the seat,
+    reaps it and writes its exit status. The seat's groups hold the bot alone (nothing of the
+    runner's or the server's), so the OOM killer there can only pick the bot."""
     forking_runner()
+    server = fork_server()
+    assert server is not None
     with started(probe, fork=True) as forked:
         bot = bot_pid(forked)
         status = Path(f"/proc/{bot}/status").read_text()
-        middle = int(re.search(r"PPid:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
-        assert uid_of(middle) == 0 and uid_of(bot) != 0
-        assert forked._group is not None and {bot, middle} <= set(forked._group.pids())
-        assert Path(f"/proc/{middle}/cgroup").read_text() == Path(f"/proc/{bot}/cgroup").read_text()
-        # Lowering it takes CAP_SYS_RESOURCE, which not every root has (a VM's may not).
-        capabilities = int(re.search(r"CapEff:\s+(\w+)", Path("/proc/self/status").read_text())
-                           .group(1), 16)  # type: ignore[union-attr]
-        may_lower = bool(capabilities >> 24 & 1)
-        assert Path(f"/proc/{middle}/oom_score_adj").read_text().strip() == (
-            "-1000" if may_lower else "0")
+        parent = int(re.search(r"PPid:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+        assert parent == server.pid and uid_of(bot) != 0
+        assert forked._group is not None and set(forked._group.pids()) == {bot}
         assert Path(f"/proc/{bot}/oom_score_adj").read_text().strip() == "0"
-        # What it runs is not the runner's: its groups hold nothing of the runner's process.
         assert os.getpid() not in forked._group.pids()
 
 
@@ -214,12 +208,13 @@ def test_a_forked_seat_is_confined_as_a_seat_started_by_exec(
         got = confinement(forked)
         forked_env = probe_lines(forked, "ran")
         forked_fds = probe_lines(forked, "fds")
-        # A Python script forked in finds gRPC's core started (its wake-up descriptors, which
-        # the bot's own server would make anyway), and nothing else.
+        # A Python script forked in finds its SDK's server started (gRPC's wake-up
+        # descriptors and the seat's listening socket, which the bot's own serve() would
+        # make anyway, and takes), and nothing else.
         extra = set(json.loads(forked_fds)) - set(json.loads(exec_fds))
         pid = bot_pid(forked)
         made = {re.sub(r"\d+", "N", os.readlink(f"/proc/{pid}/fd/{fd}")) for fd in extra}
-        assert made <= {"anon_inode:[eventfd]", "anon_inode:[eventpoll]"}, made
+        assert made <= {"anon_inode:[eventfd]", "anon_inode:[eventpoll]", "socket:[N]"}, made
         assert (extra != set()) == (command == SCRIPT)
         forked_fds = json.dumps(sorted(set(json.loads(forked_fds)) - extra))
     assert got == expected
@@ -280,16 +275,61 @@ def test_a_forked_seat_makes_pipes_until_it_is_sealed(bwrap: str, tmp_path: Path
         time.sleep(0.2)
         assert "refused" not in process.log.text()
         process.seal()
+        assert process._watch is not None
+        answered = process._watch.answered
         deadline = time.monotonic() + 10
         while "PROBE pipe refused" not in process.log.text() and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert f"PROBE pipe refused {errno.EPERM}" in process.log.text(), process.log.text()
+        assert f"PROBE pipe refused {errno.ENOSYS}" in process.log.text(), process.log.text()
+        time.sleep(0.2)  # ten more pipes tried: refused by the kernel, asked of no one
+        assert process._watch.answered == answered
         assert process.is_running()  # refused, not killed
     with started(folder, fork=False) as execd:  # a seat started by exec is not sealed
         execd.seal()
         time.sleep(0.2)
         assert probe_lines(execd, "pipe") == "ok"
         assert "refused" not in execd.log.text()
+
+
+FLOOD_BOT = """
+import os
+import sys
+
+made, refused = 0, {}
+for _ in range(3000):
+    try:
+        for fd in os.pipe():
+            os.close(fd)
+        made += 1
+    except OSError as error:
+        refused[error.errno] = refused.get(error.errno, 0) + 1
+print("PROBE flood", made, refused, file=sys.stderr, flush=True)
+sys.exit(3)
+"""
+
+
+def test_a_seat_making_pipes_by_the_thousand_while_it_starts_is_sealed_early(
+    bwrap: str, tmp_path: Path
+) -> None:
+    """The runner answers a starting seat's sealed calls up to a bound, then seals it: the
+    rest fail at once in the bot's own time, and the bot's failed start is its own."""
+    from arena.runner.seal import STARTING_CALLS
+
+    forking_runner()
+    folder = bot_folder(tmp_path, "flood", FLOOD_BOT)
+    process = seat(folder, "flood")
+    try:
+        with pytest.raises(StartError, match="exited with status 3"):
+            process.start()
+        assert process.forked
+        made, refused = probe_lines(process, "flood").split(" ", 1)
+        assert 0 < int(made) <= STARTING_CALLS
+        assert refused == repr({errno.ENOSYS: 3000 - int(made)})
+        assert f"made {STARTING_CALLS} pipes, sockets or memfds while starting" in (
+            process.log.text())
+    finally:
+        process.close()
+    assert fork_server() is not None  # not the host's failure
 
 
 def test_a_forked_seat_gets_the_seats_limits(bwrap: str, probe: Path) -> None:
@@ -494,3 +534,50 @@ def test_a_bot_cannot_pass_its_own_exit_for_a_failed_set_up(bwrap: str, tmp_path
     finally:
         process.close()
     assert fork_server() is not None
+
+
+RAW_GRPC_BOT = '''
+import os
+import sys
+import time
+from concurrent import futures
+
+import grpc
+
+from arena.protocol import ADDRESS_ENV, bot_pb2_grpc
+from arena.runner.echo_bot import EchoServicer
+
+server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+bot_pb2_grpc.add_BotServicer_to_server(EchoServicer(), server)
+server.add_insecure_port(os.environ[ADDRESS_ENV])
+server.start()
+print("LISTENING", os.environ[ADDRESS_ENV], flush=True)
+while True:
+    time.sleep(60)
+'''
+
+
+def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
+    bwrap: str, tmp_path: Path
+) -> None:
+    """A seat made ready ahead has its SDK's server started while it waits, and the runner
+    connects to it ahead. A Python bot that serves with a gRPC server of its own binds the
+    seat's socket anew: the runner finds it is not the socket it connected to, and talks to
+    the bot's own server, game after game."""
+    from arena.runner import BotRef, MatchSpec, run_match
+
+    forking_runner()
+    folder = bot_folder(tmp_path, "raw-echo", RAW_GRPC_BOT)
+    (folder / "bot.toml").write_text(
+        'name = "raw-echo"\nversion = "1.0.0"\nauthor = "tests"\n'
+        'command = ["python", "bot.py"]\nvariants = ["*"]\n'
+    )
+    spec = MatchSpec(
+        entrants=[BotRef.parse(str(folder)), BotRef.parse("random")], variant="scopa",
+        games=4, seed=1, move_time_ms=5000, replays_dir=tmp_path / "replays",
+    )
+    report = run_match(spec)
+    assert len(report.games) == 4
+    for game in report.games:
+        assert game.void is None and game.forfeit is None and game.faults == [], game
+    assert sum(1 for game in report.games[1:] if game.start_ms > 0) >= 3  # fresh each game

@@ -19,7 +19,7 @@ from arena.runner import forkserver
 
 forkserver._preload()
 before = set(sys.modules)
-forkserver._start_grpc()  # what a waiting seat does
+forkserver._start_grpc("unix://" + sys.argv[1])  # what a waiting seat does
 from arena.sdk import Bot
 from arena.sdk.server import create_server
 
