@@ -43,9 +43,10 @@ bot's own start-up. Nothing a start is given passes through the server: its memo
 every later seat inherits, never holds any seat's data.
 
 What the bot ends with is what ``bwrap ... setpriv ... python`` gives (the tests compare the
-two: namespaces, root, uid, capabilities, filter, limits, groups), with three differences it
-can see: the SDK is already imported, its parent is outside its pid namespace (``getppid``
-is 0) and the holder shares its sandbox. A process of the server never runs a bot's code
+two: namespaces, root, uid, capabilities, filter, limits, groups), with four differences it
+can see: the SDK is already imported, a Python script's SDK server is already started on the
+seat's socket (:func:`_start_grpc`), its parent is outside its pid namespace (``getppid`` is 0)
+and the holder shares its sandbox. A process of the server never runs a bot's code
 before the fork, so nothing one seat does reaches another through the server.
 
 The server needs root (``setns`` and ``chroot``) and a control group with a freezer for the

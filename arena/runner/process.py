@@ -682,9 +682,15 @@ class BotProcess:
         """The seat plays no more: none of its processes runs again from now. They are frozen
         where the seat has a freezer (their end, which takes the host some CPU, comes with
         :meth:`stop`, which kills them before it thaws them), else killed now."""
-        self.freeze()
-        if not self.frozen or not isinstance(self._freezer, cgroups.SeatGroup):
-            self.kill()
+        if isinstance(self._freezer, cgroups.SeatGroup):
+            try:
+                if not self.frozen:
+                    self._freezer.freeze()
+                    self.frozen = True
+                return
+            except OSError:  # (the group went away with the seat)
+                pass
+        self.kill()
 
     def thaw(self) -> None:
         """Lets the seat's processes run again."""

@@ -956,7 +956,7 @@ def _seccomp_program(*, supervised: bool = False) -> bytes | None:
 def seccomp_program(*, supervised: bool = False) -> bytes | None:
     """The compiled system-call filter of every sandbox, or None where bwrap applies none
     (no ``--seccomp``, or no libseccomp). ``supervised``: a forked seat's, whose sealed calls
-    its middle answers (:func:`arena.runner.seccomp.policy`)."""
+    the runner answers until its seal (:mod:`arena.runner.seal`)."""
     features = bwrap_features()
     if features is None or not features.seccomp:
         return None

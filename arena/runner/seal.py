@@ -30,7 +30,7 @@ import struct
 import threading
 from collections.abc import Callable
 
-from arena.runner import seccomp
+import arena.runner.seccomp as seccomp
 from arena.runner.forkserver import CONFINED_WORD
 
 STARTING_CALLS = 1024

@@ -31,9 +31,10 @@ Numbers from counters of the whole host: pidfds (``pidfd_open``, ``clone`` with
 ``CLONE_PIDFD``), secret memfds and message queues fail, and so do a socket's cookie
 (``SO_COOKIE``) and ``NETLINK_SOCK_DIAG`` sockets, whose dumps give cookies. A forked seat's
 filter is *supervised* (``policy(supervised=True)``): the calls that make pipes, sockets and
-memfds (:data:`SEALED`), whose inode numbers come from such a counter, are asked of the seat's
-middle process (``SECCOMP_RET_USER_NOTIF``), which refuses them once the seat's game has begun
-(:mod:`arena.runner.forkserver`).
+memfds (:data:`SEALED`), whose inode numbers come from such a counter, are asked of the runner
+(``SECCOMP_RET_USER_NOTIF``), which lets them through while the seat starts and closes the
+listener when its game begins: the kernel then refuses them with ``ENOSYS``
+(:mod:`arena.runner.seal`).
 
 Every argument a rule inspects is compared the way the kernel reads it: ``fcntl``'s command,
 ``socket``'s family and ``clone``'s flags are 32-bit values to the kernel (``unsigned int``,

@@ -581,3 +581,52 @@ def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
     for game in report.games:
         assert game.void is None and game.forfeit is None and game.faults == [], game
     assert sum(1 for game in report.games[1:] if game.start_ms > 0) >= 3  # fresh each game
+
+
+TICKING_BOT = '''
+import sys
+import threading
+import time
+
+from arena.sdk import Bot, serve
+
+
+def tick():
+    count = 0
+    while True:
+        count += 1
+        print("TICK", count, file=sys.stderr, flush=True)
+        time.sleep(0.01)
+
+
+threading.Thread(target=tick, daemon=True).start()
+
+
+class Probe(Bot):
+    def choose(self, observation, legal_moves):
+        return legal_moves[0]
+
+
+serve(Probe())
+'''
+
+
+def test_a_retired_seat_never_runs_again(bwrap: str, tmp_path: Path) -> None:
+    """The last game's process is retired when the next game's starts: frozen at once (its
+    end, which takes CPU the start wants, comes later), then killed before it is thawed, so
+    it runs none of its code from its retirement on."""
+    forking_runner()
+    folder = bot_folder(tmp_path, "ticking", TICKING_BOT)
+    with started(folder, fork=True) as process:
+        deadline = time.monotonic() + 10
+        while process.log.text().count("TICK") < 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        process.retire()
+        time.sleep(0.05)  # a tick under way when it froze is written by now
+        ticks = process.log.text().count("TICK")
+        time.sleep(0.3)
+        assert process.log.text().count("TICK") == ticks  # frozen: thirty ticks missed
+        assert process.is_running()
+        process.stop()
+        assert process.log.text().count("TICK") == ticks  # killed before it was thawed
+        assert not process.is_running()
