@@ -111,6 +111,8 @@ SETUP_FAILED = 125  # the exit status of a bot whose set-up failed before its co
 CONFINED_WORD = b"confined"
 """What a bot says to the runner once confined, before any of its code (with its filter's
 listener, where its filter asks)."""
+AHEAD_WORD = b"ahead"
+"""What a Python seat says next if its SDK's server is started (:func:`_start_grpc`)."""
 
 _PR_SET_DUMPABLE = 4
 _PR_SET_SECCOMP = 22
@@ -413,8 +415,11 @@ def _bot(
         # the runner, handing it the filter's listener (the bot never keeps it: it could
         # answer its own calls), before any of its code runs: a bot that ends without that
         # word failed in its set-up (the host's failure, which no bot can claim to be).
-        with socket.socket(fileno=4) as runner:
+        runner = socket.socket(fileno=4)
+        try:
             socket.send_fds(runner, [CONFINED_WORD], [] if listener is None else [listener])
+        finally:
+            runner.detach()  # kept open for its next word (AHEAD_WORD)
         if listener is not None:
             os.close(listener)
     except BaseException as error:
@@ -424,8 +429,9 @@ def _bot(
     # It waits for its start (which may be a game away: a seat made ready ahead) and the
     # start's environment.
     try:
-        if script:
-            _start_grpc(spec.get("address", ""))
+        if script and _start_grpc(spec.get("address", "")):
+            os.write(4, AHEAD_WORD)
+        os.close(4)  # the bot's own code never holds it
         given = _read_all(3)
         os.close(3)
         if not given:
@@ -457,27 +463,29 @@ def _read_last_capability() -> int:
         return 63
 
 
-def _start_grpc(address: str) -> None:
+def _start_grpc(address: str) -> bool:
     """Starts, in a Python seat waiting for its start, the server the SDK's ``serve()`` would
     start at ``address`` (the seat's socket), with its first worker thread
     (:func:`arena.sdk.server.open_ahead`): the arena's code, not the bot's, and nothing of any
     game. The bot's ``serve()`` then takes it, and its start is its own code and little else.
     A bot that does not use the SDK's server makes its own at the same path (gRPC replaces a
     socket file it finds there). Without an address (or should that fail): an unstarted
-    server, kept, which starts gRPC's core (threads cannot be started in the fork server)."""
+    server, kept, which starts gRPC's core (threads cannot be started in the fork server).
+    Whether the SDK's server was started."""
     global _grpc_started
     with contextlib.suppress(Exception):
         if address:
             from arena.sdk.server import open_ahead
 
             open_ahead(address)
-            return
+            return True
     with contextlib.suppress(Exception):
         import concurrent.futures
 
         import grpc
 
         _grpc_started = grpc.server(concurrent.futures.ThreadPoolExecutor(max_workers=1))
+    return False
 
 
 def _install_filter(program: bytes, seccomp_number: int) -> int | None:
@@ -816,6 +824,7 @@ if __name__ == "__main__":
 
 
 __all__ = [
+    "AHEAD_WORD",
     "CONFINED_WORD",
     "HELD_LINE",
     "HOLDER",

@@ -356,21 +356,16 @@ class BotProcess:
         return None if self._ahead_fd is None else sandbox.socket_address(self._ahead_fd)
 
     def _wait_ahead_socket(self) -> int | None:
-        """The seat's socket as the waiting bot's SDK binds it (a few ms after the fork), or
-        None if it does not within a second (the bot's own start binds it then)."""
+        """The seat's socket as the waiting bot's SDK binds it (it says so a few ms after the
+        fork), or None if it does not within a second (the bot's own start binds it then)."""
         plan = self._plan
-        if plan is None or not plan.sandboxed or self._sandbox_pid is None:
+        if (plan is None or not plan.sandboxed or self._sandbox_pid is None
+                or self._watch is None or not self._watch.wait_ahead(AHEAD_SOCKET_WAIT_S)):
             return None
-        root = f"/proc/{self._sandbox_pid}/root"
-        deadline = time.monotonic() + AHEAD_SOCKET_WAIT_S
-        while time.monotonic() < deadline:
-            try:
-                return sandbox.open_socket(root, plan.socket_path)
-            except SocketError:
-                if self._process is None or self._process.poll() is not None:
-                    return None
-                time.sleep(0.002)
-        return None
+        try:
+            return sandbox.open_socket(f"/proc/{self._sandbox_pid}/root", plan.socket_path)
+        except SocketError:
+            return None
 
     def _will_fork(self) -> bool:
         """Whether this seat's next start forks the bot (see :mod:`arena.runner.forkserver`):

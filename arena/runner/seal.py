@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable
 
 import arena.runner.seccomp as seccomp
-from arena.runner.forkserver import CONFINED_WORD
+from arena.runner.forkserver import AHEAD_WORD, CONFINED_WORD
 
 STARTING_CALLS = 1024
 """How many sealed calls the warden answers for a seat while it starts (past it: sealed)."""
@@ -55,6 +55,8 @@ class Watch:
         self._socket: socket.socket | None = sock
         self._listener: int | None = None
         self._confined: bool | None = None  # None: not said yet
+        self._said = threading.Event()  # the bot said all it says before its start (or ended)
+        self.ahead = False  # its SDK's server is started (AHEAD_WORD)
         self._note = note
         self.answered = 0  # sealed calls made as asked
         self.sealed = False
@@ -66,6 +68,13 @@ class Watch:
             if self._confined is None:
                 self._take_word()
             return self._confined
+
+    def wait_ahead(self, timeout: float) -> bool:
+        """Waits (up to ``timeout`` s) for the bot's last word before its start: whether its
+        SDK's server is started (:data:`arena.runner.forkserver.AHEAD_WORD`)."""
+        self._said.wait(timeout)
+        with self._warden.lock:
+            return self.ahead
 
     def seal(self) -> None:
         """From now on each sealed call of the seat fails (``ENOSYS``) without being asked:
@@ -79,17 +88,22 @@ class Watch:
         with self._warden.lock:
             self.sealed = True
             self._close_listener()
-            if self._socket is not None:
-                self._warden.forget(self._socket.fileno())
-                self._socket.close()
-                self._socket = None
+            self._close_socket()
 
     # --- under the warden's lock ---
 
+    def _close_socket(self) -> None:
+        if self._socket is not None:
+            self._warden.forget(self._socket.fileno())
+            self._socket.close()
+            self._socket = None
+        self._said.set()
+
     def _take_word(self) -> None:
-        """Reads the bot's word (and its listener), or its end without one, if either came."""
+        """Reads the bot's words: that it is confined (with its listener), then whether its
+        server is started ahead; or its end without them, if any of these came."""
         sock = self._socket
-        if sock is None or self._confined is not None:
+        if sock is None:
             return
         try:
             message, fds, _, _ = socket.recv_fds(sock, 64, 1, socket.MSG_DONTWAIT)
@@ -97,10 +111,15 @@ class Watch:
             return
         except OSError:
             message, fds = b"", []
-        self._warden.forget(sock.fileno())
-        sock.close()
-        self._socket = None
+        if self._confined is not None:  # its second word, or its end
+            for fd in fds:
+                _close(fd)
+            self.ahead = self.ahead or message == AHEAD_WORD
+            self._close_socket()
+            return
         self._confined = message == CONFINED_WORD
+        if not self._confined:
+            self._close_socket()
         listener = fds[0] if fds else None
         for fd in fds[1:]:
             with contextlib.suppress(OSError):

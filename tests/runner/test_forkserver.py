@@ -557,8 +557,49 @@ while True:
 '''
 
 
+def links_made_ahead(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Counts the connections made ahead to seats made ready ahead, and those dropped."""
+    import arena.runner.match as match_module
+    from arena.runner.link import BotLink
+
+    counts = {"made": 0, "dropped": 0}
+    connect, forget = BotLink.connect, match_module._forget_link
+
+    def counted_connect(self: BotLink) -> None:
+        counts["made"] += 1
+        connect(self)
+
+    async def counted_forget(link: BotLink, call: Any) -> None:
+        counts["dropped"] += 1
+        await forget(link, call)
+
+    monkeypatch.setattr(BotLink, "connect", counted_connect)
+    monkeypatch.setattr(match_module, "_forget_link", counted_forget)
+    return counts
+
+
+def test_a_seat_made_ready_ahead_is_connected_to_and_described_ahead(
+    bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An SDK bot's seat made ready ahead is connected to while the game before it plays, and
+    that connection is the one its game uses."""
+    from arena.runner import BotRef, MatchSpec, run_match
+
+    forking_runner()
+    counts = links_made_ahead(monkeypatch)
+    spec = MatchSpec(
+        entrants=[BotRef.parse("random"), BotRef.parse("greedy")], variant="scopa", games=4,
+        seed=1, move_time_ms=5000, replays_dir=tmp_path / "replays",
+    )
+    report = run_match(spec)
+    for game in report.games:
+        assert game.void is None and game.forfeit is None and game.faults == [], game
+    # Two fresh seats for the second game of each set (4 here), each connection used.
+    assert counts["made"] >= 2 and counts["dropped"] == 0, counts
+
+
 def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
-    bwrap: str, tmp_path: Path
+    bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A seat made ready ahead has its SDK's server started while it waits, and the runner
     connects to it ahead. A Python bot that serves with a gRPC server of its own binds the
@@ -567,6 +608,7 @@ def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
     from arena.runner import BotRef, MatchSpec, run_match
 
     forking_runner()
+    counts = links_made_ahead(monkeypatch)
     folder = bot_folder(tmp_path, "raw-echo", RAW_GRPC_BOT)
     (folder / "bot.toml").write_text(
         'name = "raw-echo"\nversion = "1.0.0"\nauthor = "tests"\n'
@@ -581,6 +623,7 @@ def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
     for game in report.games:
         assert game.void is None and game.forfeit is None and game.faults == [], game
     assert sum(1 for game in report.games[1:] if game.start_ms > 0) >= 3  # fresh each game
+    assert counts["dropped"] >= 1  # a connection made ahead to a socket the bot replaced
 
 
 TICKING_BOT = '''
