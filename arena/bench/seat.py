@@ -13,7 +13,9 @@ For each way it reports the whole host's busy CPU a cycle (``/proc/stat``: every
 kernel's work, which is what a restart takes from the games being played beside it), the wall
 time a cycle, and the start a game waits for (from the start to ``Describe`` answered: what
 lies on a game's path when its seats were made ready ahead); medians of the rounds. Needs the
-sandbox (root and bubblewrap). Run by hand, not as a test.
+sandbox (root and bubblewrap). Run by hand, not as a test. Beside the host's CPU,
+``own_cpu_ms``: the CPU of the bench's own processes only
+(:func:`arena.bench.match.own_cpu_ms`), which other work on a shared host does not move.
 """
 
 from __future__ import annotations
@@ -68,9 +70,10 @@ def cycles(
     """``count`` restart cycles of ``process``: the host's busy CPU (None without
     ``/proc/stat``) and the wall time a cycle (ms), and the median start to ``Describe``
     answered (ms). Raises what a start raises."""
-    from arena.bench.match import host_cpu_ms
+    from arena.bench.match import host_cpu_ms, own_cpu_ms
 
     starts = []
+    own_before = own_cpu_ms()
     cpu_before = host_cpu_ms()
     began = time.perf_counter()
     for _ in range(count):
@@ -82,9 +85,13 @@ def cycles(
         process.stop()
     wall = (time.perf_counter() - began) * 1000.0 / count
     cpu_after = host_cpu_ms()
+    own_after = own_cpu_ms()
     cpu = (None if cpu_before is None or cpu_after is None
            else (cpu_after - cpu_before) / count)
-    return {"cpu_ms": cpu, "wall_ms": wall, "start_ms": statistics.median(starts)}
+    own = (None if own_before is None or own_after is None
+           else (own_after - own_before) / count)
+    return {"cpu_ms": cpu, "own_cpu_ms": own, "wall_ms": wall,
+            "start_ms": statistics.median(starts)}
 
 
 def measure(bot: str, count: int, rounds: int) -> dict[str, Any]:
@@ -110,7 +117,7 @@ def measure(bot: str, count: int, rounds: int) -> dict[str, Any]:
         loop.close()
     figures: dict[str, Any] = {"bot": bot, "cycles": count, "rounds": rounds}
     for way in WAYS:
-        for key in ("cpu_ms", "wall_ms", "start_ms"):
+        for key in ("cpu_ms", "own_cpu_ms", "wall_ms", "start_ms"):
             values = [result[key] for result in results[way]]
             known = [value for value in values if value is not None]
             figures[f"{way}_{key}"] = (
@@ -153,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
     )
     table.add_column("started")
     table.add_column("host CPU a cycle", justify="right")
+    table.add_column("own CPU a cycle", justify="right")
     table.add_column("wall a cycle", justify="right")
     table.add_column("start to Describe", justify="right")
     labels = {"forked": "forked, made ready ahead (the arena)", "exec": "by exec (baseline)"}
@@ -161,8 +169,8 @@ def run(args: argparse.Namespace) -> int:
         return "unknown" if value is None else f"{value:.1f} ms"
 
     for way in WAYS:
-        table.add_row(labels[way], ms(figures[f"{way}_cpu_ms"]), ms(figures[f"{way}_wall_ms"]),
-                      ms(figures[f"{way}_start_ms"]))
+        table.add_row(labels[way], ms(figures[f"{way}_cpu_ms"]), ms(figures[f"{way}_own_cpu_ms"]),
+                      ms(figures[f"{way}_wall_ms"]), ms(figures[f"{way}_start_ms"]))
     console = Console()
     console.print(table)
     if figures["forked_over_exec_cpu"] is not None:
