@@ -548,7 +548,7 @@ class Slot:
 
     async def _start(self, spare_seed: int | None, *, swapped: bool) -> tuple[str, str] | None:
         """:meth:`ensure_ready` from its spare on: ``spare_seed`` as :meth:`_take_spare` gave
-        it; ``swapped``: the process is the seat made ready ahead (the old one killed)."""
+        it; ``swapped``: the process is the seat made ready ahead (the old one retired)."""
         await self.shutdown(keep_process=swapped)
         if self.process is not None and spare_seed is not None and self._other is not None:
             # The spare has seen no game: it becomes this game's process, the old one (dead
