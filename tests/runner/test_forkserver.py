@@ -673,3 +673,26 @@ def test_a_retired_seat_never_runs_again(bwrap: str, tmp_path: Path) -> None:
         process.stop()
         assert process.log.text().count("TICK") == ticks  # killed before it was thawed
         assert not process.is_running()
+
+
+def test_a_forked_bot_outlives_its_fork_server_and_is_still_seen_running(
+    bwrap: str, probe: Path
+) -> None:
+    """The fork server is a forked bot's parent, which reports its exit status. Should the
+    server die, the bot lives on in its sandbox; the runner tells it is running from a pidfd
+    of it, and that it ended once it has."""
+    forking_runner()
+    with started(probe, fork=True) as forked:
+        server = fork_server()
+        assert server is not None and forked.forked
+        os.kill(server.pid, signal.SIGKILL)
+        server._process.wait()
+        time.sleep(0.1)
+        assert forked.is_running() and forked.exit_status() is None
+        bot = bot_pid(forked)
+        os.kill(bot, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while forked.is_running() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert forked.exit_status() == -signal.SIGKILL  # its status went with the server
+    assert fork_server() is not None  # a new one for the next seat
