@@ -43,6 +43,7 @@ _NOTIF = struct.Struct("=QIIiIQ6Q")
 _NOTIF_RESP = struct.Struct("=QqiI")
 _NOTIF_FLAG_CONTINUE = 1
 _AF_NETLINK, _NETLINK_SOCK_DIAG = 16, 4
+_SOCKET_CALLS = ("socket", "socketpair")  # whose NETLINK_SOCK_DIAG sockets are refused
 
 
 class Watch:
@@ -122,8 +123,7 @@ class Watch:
             self._close_socket()
         listener = fds[0] if fds else None
         for fd in fds[1:]:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            _close(fd)
         if listener is None:
             return
         if not self._confined or self.sealed:
@@ -148,7 +148,8 @@ class Watch:
             return
         ident, _, _, number, _, _, *args = _NOTIF.unpack(buffer)
         error = 0
-        if (number in _socket_calls() and args[0] & seccomp.LOW_32_BITS == _AF_NETLINK
+        if (number in seccomp.syscall_numbers(_SOCKET_CALLS).values()
+                and args[0] & seccomp.LOW_32_BITS == _AF_NETLINK
                 and args[2] & seccomp.LOW_32_BITS == _NETLINK_SOCK_DIAG):
             error = errno.EPROTONOSUPPORT
         answer = _NOTIF_RESP.pack(ident, 0, -error, 0 if error else _NOTIF_FLAG_CONTINUE)
@@ -222,16 +223,6 @@ def _close(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
 
-
-_calls: frozenset[int] | None = None
-
-
-def _socket_calls() -> frozenset[int]:
-    """The numbers of ``socket`` and ``socketpair`` on this machine."""
-    global _calls
-    if _calls is None:
-        _calls = frozenset(seccomp.syscall_numbers(("socket", "socketpair")).values())
-    return _calls
 
 
 _warden: Warden | None = None
