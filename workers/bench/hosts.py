@@ -174,10 +174,15 @@ class Deployment:
     # -- what the database says --
 
     def match(self, match_id: int) -> dict[str, Any]:
-        """A match's row, with ``lease_left_s``: its lease's end less the database's now."""
+        """A match's row, with ``lease_left_s``: its lease's end less the database's now.
+
+        The now is ``clock_timestamp()``, read after the statement's snapshot: a renewal
+        seen in the row was stamped before it. (``now()`` is the transaction's start, which
+        a renewal committed just before the snapshot can follow by a millisecond or two.)
+        """
         rows = self.services.query(
             "SELECT id, status, claim_token, claimed_by, claimed_at, lease_until, attempts, "
-            "games_planned, finished, EXTRACT(EPOCH FROM lease_until - now())::float, "
+            "games_planned, finished, EXTRACT(EPOCH FROM lease_until - clock_timestamp())::float, "
             "EXTRACT(EPOCH FROM finished - claimed_at)::float "
             "FROM league_match WHERE id = %s", [match_id])
         keys = ["id", "status", "claim_token", "claimed_by", "claimed_at", "lease_until",
