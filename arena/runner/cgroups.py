@@ -277,26 +277,15 @@ class SeatGroup:
             raise
 
     def set_idle(self, idle: bool) -> None:
-        """Makes the seat run only on CPU no other seat wants (a seat starting while a game
-        plays), or gives it the seats' equal share back. Without a CPU controller it does
-        nothing.
-
-        Idle is ``cpu.idle`` where the kernel has it (5.15 and later, v1 and v2): the group's
-        tasks are ``SCHED_IDLE``, and a task of the game being played that wakes takes the
-        CPU from them at once. The lowest weight is set as well (all an older kernel has): a
-        weight alone still lets the starting seat delay a woken player by a slice.
-        """
+        """Gives the seat the lowest CPU weight (a spare starting while a game plays) or the
+        seats' equal one back. Without a CPU controller it does nothing."""
         if self.cpu_dir is None:
             return
-        if self.backend.kind == "v2":
-            weight = (self.cpu_dir / "cpu.weight", "1" if idle else str(CPU_WEIGHT))
-        else:
-            weight = (self.cpu_dir / "cpu.shares", "2" if idle else str(CPU_SHARES))
-        # An idle group's weight cannot be written: the weight before idle, idle off before it.
-        steps = [weight, (self.cpu_dir / "cpu.idle", "1" if idle else "0")]
-        for path, value in steps if idle else reversed(steps):
-            with contextlib.suppress(OSError):  # (no cpu.idle before 5.15)
-                _write(path, value)
+        with contextlib.suppress(OSError):
+            if self.backend.kind == "v2":
+                _write(self.cpu_dir / "cpu.weight", "1" if idle else str(CPU_WEIGHT))
+            else:
+                _write(self.cpu_dir / "cpu.shares", "2" if idle else str(CPU_SHARES))
 
     @property
     def can_freeze(self) -> bool:

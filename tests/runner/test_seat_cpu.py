@@ -82,33 +82,6 @@ def test_a_seat_of_64_spinning_processes_weighs_what_a_seat_of_one_does(
     assert alone >= 0.5 * crowd, (alone, crowd)
 
 
-def test_a_seat_starting_ahead_runs_only_on_cpu_no_playing_seat_wants(
-    backend: cgroups.Backend,
-) -> None:
-    require(backend.cpu_parent is not None, "the cpu controller for seat groups")
-    with seat(backend, 1) as (starting, ahead), seat(backend, 1) as (_, playing):
-        cpu = min(os.sched_getaffinity(0))
-        for pid in ahead + playing:  # one CPU for both: they compete
-            os.sched_setaffinity(pid, {cpu})
-        starting.set_idle(True)
-        assert starting.cpu_dir is not None
-        idle_file = starting.cpu_dir / "cpu.idle"
-        if idle_file.exists():  # (a kernel before 5.15 has the lowest weight only)
-            assert idle_file.read_text().strip() == "1"
-        waiting, busy = used_over(1.0, ahead, playing)
-        assert waiting < 0.05 * busy, (waiting, busy)
-        # Its game wants it: the equal share back (the weight an idle group refuses is
-        # written once idle is off).
-        starting.set_idle(False)
-        weight = "cpu.weight" if backend.kind == "v2" else "cpu.shares"
-        equal = cgroups.CPU_WEIGHT if backend.kind == "v2" else cgroups.CPU_SHARES
-        assert int((starting.cpu_dir / weight).read_text()) == equal
-        if idle_file.exists():
-            assert idle_file.read_text().strip() == "0"
-        mine, theirs = used_over(1.0, ahead, playing)
-    assert mine >= 0.5 * theirs, (mine, theirs)
-
-
 def test_without_seat_groups_16_processes_crowd_one_out() -> None:
     # The control: such processes, in no group of their own, weigh by their number.
     one = subprocess.Popen(SPIN)
