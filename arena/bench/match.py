@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import dataclasses
 import json
 import os
 import random
@@ -146,6 +147,27 @@ def _own_group() -> Path | None:
     return group
 
 
+@dataclasses.dataclass(frozen=True)
+class CpuReading:
+    """The host's busy CPU (:func:`host_cpu_ms`) and the bench's own (:func:`own_cpu_ms`),
+    in ms, each None where it cannot be read."""
+
+    host: float | None
+    own: float | None
+
+    @classmethod
+    def now(cls) -> CpuReading:
+        return cls(host_cpu_ms(), own_cpu_ms())
+
+    def since(self, before: CpuReading, per: int = 1) -> CpuReading:
+        """What was used from ``before`` to this reading, divided by ``per``."""
+
+        def spent(after: float | None, start: float | None) -> float | None:
+            return None if after is None or start is None else (after - start) / per
+
+        return CpuReading(spent(self.host, before.host), spent(self.own, before.own))
+
+
 def play(
     games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False,
     fork: bool = True,
@@ -160,14 +182,12 @@ def play(
         [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000,
         fresh_per_game=fresh, prestart=prestart, fork_seats=fork,
     )
-    cpu_before, own_before = host_cpu_ms(), own_cpu_ms()
+    before = CpuReading.now()
     started = time.perf_counter()
     report = run_match(spec)
     seconds = time.perf_counter() - started
-    cpu_after, own_after = host_cpu_ms(), own_cpu_ms()
-    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-    own = None if own_before is None or own_after is None else own_after - own_before
-    return report, seconds, cpu, own
+    used = CpuReading.now().since(before)
+    return report, seconds, used.host, used.own
 
 
 def measure_runs(

@@ -70,11 +70,10 @@ def cycles(
     """``count`` restart cycles of ``process``: the host's busy CPU (None without
     ``/proc/stat``) and the wall time a cycle (ms), and the median start to ``Describe``
     answered (ms). Raises what a start raises."""
-    from arena.bench.match import host_cpu_ms, own_cpu_ms
+    from arena.bench.match import CpuReading
 
     starts = []
-    own_before = own_cpu_ms()
-    cpu_before = host_cpu_ms()
+    before = CpuReading.now()
     began = time.perf_counter()
     for _ in range(count):
         process.prepare()  # False by exec: its start does it all
@@ -84,13 +83,8 @@ def cycles(
         starts.append((time.perf_counter() - started) * 1000.0)
         process.stop()
     wall = (time.perf_counter() - began) * 1000.0 / count
-    cpu_after = host_cpu_ms()
-    own_after = own_cpu_ms()
-    cpu = (None if cpu_before is None or cpu_after is None
-           else (cpu_after - cpu_before) / count)
-    own = (None if own_before is None or own_after is None
-           else (own_after - own_before) / count)
-    return {"cpu_ms": cpu, "own_cpu_ms": own, "wall_ms": wall,
+    used = CpuReading.now().since(before, count)
+    return {"cpu_ms": used.host, "own_cpu_ms": used.own, "wall_ms": wall,
             "start_ms": statistics.median(starts)}
 
 
