@@ -115,7 +115,7 @@ class Watch:
         if self._confined is not None:  # its second word, or its end
             for fd in fds:
                 _close(fd)
-            self.ahead = self.ahead or message == AHEAD_WORD
+            self.ahead = message == AHEAD_WORD  # (read once: the socket closes now)
             self._close_socket()
             return
         self._confined = message == CONFINED_WORD
@@ -222,7 +222,6 @@ class Warden:
 def _close(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
-
 
 
 _warden: Warden | None = None
