@@ -36,6 +36,12 @@ CHANNEL_OPTIONS = [
     ("grpc.max_metadata_size", 16 * 1024),
     ("grpc.http2.bdp_probe", 0),
     ("grpc.enable_retries", 0),
+    # Each channel connects on its own. gRPC shares a connection among the channels of a
+    # process whose targets are the same text, and a seat's target names a descriptor
+    # (``unix:/proc/self/fd/N``) whose number the next seat's socket may take: a new seat's
+    # channel was handed the live connection to another seat's bot (an entrant's seat played,
+    # and its hand read, by its opponent's process).
+    ("grpc.use_local_subchannel_pool", 1),
 ]
 
 SEND_TIMEOUT = 5.0  # seconds an event may take to be handed to a bot's stream

@@ -435,6 +435,62 @@ def test_arena_match_prints_a_table_with_elo_and_los(
 # ---- one Play stream: deadlines ----------------------------------------------------------
 
 
+class _Named(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
+    """Says its name when described."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def Describe(self, request: Any, context: Any) -> Any:
+        return bot_pb2.BotInfo(name=self.name, protocol_version=1)
+
+
+def test_a_seat_whose_socket_takes_an_old_descriptor_number_is_reached_itself(
+    tmp_path: Path,
+) -> None:
+    # A seat's target is the descriptor the runner holds of its socket
+    # (unix:/proc/self/fd/N), and the next seat's socket may take the same number while a
+    # channel to the first is still open: the new channel must reach the new socket, never
+    # the live connection to the old one (gRPC shares connections by target text unless
+    # told not to: a seat was played by another entrant's process).
+    from arena.runner.link import BotLink
+    from arena.runner.sandbox import open_socket, socket_address
+
+    servers = []
+    for name in ("first", "second"):
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        bot_pb2_grpc.add_BotServicer_to_server(_Named(name), server)
+        server.add_insecure_port(f"unix:{tmp_path / name}.sock")
+        server.start()
+        servers.append(server)
+
+    async def names() -> list[str]:
+        held = open_socket(None, str(tmp_path / "first.sock"))
+        first = BotLink(socket_address(held))
+        said = [(await first.describe(5)).name]
+        second_fd = open_socket(None, str(tmp_path / "second.sock"))
+        os.dup2(second_fd, held)  # the first seat's number now names the second socket
+        os.close(second_fd)
+        second = BotLink(socket_address(held))
+        assert second.target == first.target
+        said += [(await second.describe(5)).name, (await first.describe(5)).name]
+        await first.close()
+        third = BotLink(socket_address(held))
+        said.append((await third.describe(5)).name)
+        for link in (second, third):
+            await link.close()
+        os.close(held)
+        return said
+
+    try:
+        said = run_coroutine(names())
+    finally:
+        for server in servers:
+            server.stop(grace=None)
+    # The first channel keeps its own connection; every later one reaches the second socket.
+    assert said == ["first", "second", "first", "second"]
+
+
 class _SlowOnRequest(bot_pb2_grpc.BotServicer):  # type: ignore[misc]
     """Answers every turn request at once, except request 40, answered after 1.5 s."""
 
