@@ -53,17 +53,40 @@ def backend() -> cgroups.Backend:
     return found
 
 
+def members(procs_file: str) -> list[int]:
+    """The pids a group's ``cgroup.procs`` lists now."""
+    with contextlib.suppress(OSError, ValueError):
+        return [int(pid) for pid in Path(procs_file).read_text().split()]
+    return []
+
+
+def how_each_runs(pids: list[int]) -> dict[int, str]:
+    """Each process's state and kernel wait channel, as /proc has them (for a failure)."""
+    found = {}
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            wchan = Path(f"/proc/{pid}/wchan").read_text()
+            found[pid] = f"{state} in {wchan or '-'}"
+        except OSError as error:
+            found[pid] = str(error)
+    return found
+
+
 @contextlib.contextmanager
 def seat(backend: cgroups.Backend, spinners: int) -> Iterator[tuple[cgroups.SeatGroup, list[int]]]:
     """A seat group holding ``spinners`` processes spinning on the CPU."""
     group = cgroups.SeatGroup(backend, f"cputest-{os.getpid()}", 256 * 1024**2, 128)
     processes = [subprocess.Popen([*group.join_command(), *SPIN]) for _ in range(spinners)]
+    pids = [p.pid for p in processes]
     try:
-        for _ in range(200):
-            if len(group.pids()) == spinners:
+        # Each process joins the seat's groups one after the other, then runs the spinner:
+        # the seat is whole once every process is in every group.
+        for _ in range(500):
+            if all(set(pids) <= set(members(folder)) for folder in group.procs_files()):
                 break
             time.sleep(0.01)
-        yield group, [p.pid for p in processes]
+        yield group, pids
     finally:
         group.kill()
         for process in processes:
@@ -110,7 +133,7 @@ def test_a_frozen_seat_uses_no_cpu_until_thawed(backend: cgroups.Backend) -> Non
             if attempt % 20 == 19:
                 group.freeze()
             time.sleep(0.01)
-        assert group.freezer_state() == "frozen"
+        assert group.freezer_state() == "frozen", how_each_runs(group.pids())
         frozen, = used_over(0.3, pids)
         group.thaw()
         assert group.freezer_state() == "thawed"
