@@ -33,7 +33,9 @@ def test_greedy_against_random_is_decided_h1_on_the_workers_and_promoted(
     assert client.post("/bots/mine/tests/", {"version": "2"}).status_code == 403
     assert not SprtTest.objects.exists()
     client.force_login(author)
-    started = client.post("/bots/mine/tests/", {"version": "2", "elo0": "0", "elo1": "100",
+    # Greedy is about 150 Elo above random in one-deal games: against elo1=100 the test
+    # accepted H0 about once in 85 (drawn from 300 measured pairs); against 50, never in 20,000.
+    started = client.post("/bots/mine/tests/", {"version": "2", "elo0": "0", "elo1": "50",
                                                 "max_pairs": "300"})
     assert started.status_code == 302
     test = SprtTest.objects.get()
@@ -46,7 +48,7 @@ def test_greedy_against_random_is_decided_h1_on_the_workers_and_promoted(
         time.sleep(0.5)
     test.refresh_from_db()
     assert test.status == SprtTest.Status.H1, (test.counts, test.error, live.logs())
-    assert test.llr >= sprt_tests.Sprt(elo0=0, elo1=100).upper
+    assert test.llr >= sprt_tests.Sprt(elo0=0, elo1=50).upper
     pairs = SprtPair.objects.filter(test=test)
     counted = pairs.exclude(outcome=None).count()
     assert len(test.history) == test.pairs <= counted
