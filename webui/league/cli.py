@@ -314,6 +314,7 @@ def season_json(season: Any) -> dict[str, Any]:
         "matches": {"done": done, "scheduled": scheduled,
                     "planned": season_format.planned_matches()},
         "champion": champion.label if champion else None,
+        "champion_by": season_format.champion_by() if champion else None,
         "standings": [
             {
                 "rank": row.standing.rank,
@@ -390,7 +391,11 @@ def show_standings(season: Any, *, as_json: bool) -> int:
     if note:
         console.print(note)
     if data["champion"]:
-        console.print(f"champion: [bold]{data['champion']}[/bold]")
+        top = min(season.knockout_size, len(data["standings"]))
+        how = {"knockout": f" (the winner of the knockout of the top {top}, "
+                           "played after the table)",
+               "table": " (the top of the table)"}.get(data["champion_by"] or "", "")
+        console.print(f"champion: [bold]{data['champion']}[/bold]{how}")
     return 0
 
 

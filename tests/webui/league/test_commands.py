@@ -50,6 +50,11 @@ def test_a_season_runs_from_the_shell_with_no_server_at_all(embedded: dict[str, 
     ]
     assert sum(row["score"] for row in season["standings"]) == 6  # 3 pairings x 2 games
     assert season["champion"] in {row["bot"] for row in season["standings"][:2]}
+    assert season["champion_by"] == "knockout"  # the final of the top 2, after the table
+    printed = arena(embedded, "season", "standings", "shell")
+    assert printed.returncode == 0, printed.stderr
+    assert (f"champion: {season['champion']} (the winner of the knockout of the top 2, played "
+            "after the table)") in " ".join(printed.stdout.split())
     recomputed = arena(embedded, "season", "recompute-ratings", "--json")
     assert recomputed.returncode == 0, recomputed.stderr
     assert json.loads(recomputed.stdout) == {
@@ -81,6 +86,8 @@ def test_a_three_player_season_runs_from_the_shell_and_prints_its_places(
     assert printed.returncode == 0, printed.stderr
     for heading in ("1st", "2nd", "3rd", "points", "placement points: 2 for first"):
         assert heading in printed.stdout
+    assert season["champion_by"] == "table"
+    assert f"champion: {season['champion']} (the top of the table)" in printed.stdout
 
 
 BAD_INPUT = [

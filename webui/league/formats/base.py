@@ -158,6 +158,11 @@ class SeasonFormat:
         table = self.standings()
         return table[0].version if table else None
 
+    def champion_by(self) -> str | None:
+        """How :meth:`champion` was decided: ``table`` (its top), ``knockout`` (the final's
+        winner); None before the season is over."""
+        return "table" if self.season.status == Season.Status.FINISHED else None
+
     @property
     def has_knockout(self) -> bool:
         """Whether the top of the table plays a knockout bracket after the league."""

@@ -134,16 +134,24 @@ class RoundRobin(SeasonFormat):
         table = scheduling.standings(numbers, league_results(self.season, Round.Phase.LEAGUE))
         return [StandingRow(by_number[s.entrant], s.entrant, s) for s in table]
 
-    def champion(self) -> BotVersion | None:
-        """The winner of the final (knockout), else the top of the table."""
+    def _final_winner(self) -> int | None:
+        """The bot version that won the knockout's final, if the season ended with one."""
         if self.season.status != Season.Status.FINISHED:
             return None
         last = self.season.rounds.order_by("-number").first()
         if last is not None and last.phase == Round.Phase.KNOCKOUT:
             advancing = knockout_advancing(last)
             if len(advancing) == 1:
-                return BotVersion.objects.get(pk=advancing[0])
-        return super().champion()
+                return advancing[0]
+        return None
+
+    def champion(self) -> BotVersion | None:
+        """The winner of the final (knockout), else the top of the table."""
+        winner = self._final_winner()
+        return BotVersion.objects.get(pk=winner) if winner is not None else super().champion()
+
+    def champion_by(self) -> str | None:
+        return "knockout" if self._final_winner() is not None else super().champion_by()
 
     def bracket(self, match_rows: list[dict[str, Any]], table: list[StandingRow],
                 ref: Ref) -> list[dict[str, Any]] | None:
