@@ -28,12 +28,18 @@ SPIN = ["/bin/sh", "-c", "while :; do :; done"]
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def stat_fields(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command's name (state first). Raises
+    OSError."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pids: list[int]) -> float:
     """User and system CPU time of ``pids`` so far (from /proc/<pid>/stat)."""
     total = 0
     for pid in pids:
         with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = stat_fields(pid)
             total += int(fields[11]) + int(fields[12])
     return total / TICKS
 
@@ -65,7 +71,7 @@ def how_each_runs(pids: list[int]) -> dict[int, str]:
     found = {}
     for pid in pids:
         try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            state = stat_fields(pid)[0]
             wchan = Path(f"/proc/{pid}/wchan").read_text()
             found[pid] = f"{state} in {wchan or '-'}"
         except OSError as error:
