@@ -6,13 +6,17 @@ run, the same number of games of random moves in this process with the engine al
 difference is what processes, the protocol, clocks and replays cost. Also reports how long a
 sandboxed bot takes to start (from launch to ``LISTENING``). Run by hand, not as a test.
 
-Each run plays the match twice: as the arena plays it, each game of a duplicate set with fresh
-bot processes (``games_per_second``), and as a baseline with the processes reused across a set
+Each run plays the match twice: as the arena plays it, each game of a duplicate set played by
+bot processes that have seen no other game of it (``games_per_second``: new processes for the
+first set's later games, then processes resting since an earlier set; see
+:class:`arena.runner.match.Slot`), and as a baseline with the processes reused across a set
 (``reused_games_per_second``: the old, unsafe way, which a process of one game of a set knows
 the next's hands; only here). ``fresh_over_reused`` is the median over the runs of the ratio
 measured within each run; the other figures are the median run's. ``--exec`` adds, per run, the
 match with every seat started by ``exec`` (no fork server, no sandbox built ahead: what the
-fork server saves), ``--prestart`` one with the next game's seats started whole ahead.
+fork server saves), ``--prestart`` one with the next game's seats started whole ahead,
+``--new-processes`` one with a new process for every later game of a set and none resting
+(the arena before resting processes).
 
 Before the runs, a short match (``--warmup`` games, 4 by default, not counted) pays what a
 runner process does once whatever it plays: starting its fork server, writing the package's
@@ -61,6 +65,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--exec", action="store_true", dest="exec_seats",
         help="also play each run with every seat started by exec, none forked and no sandbox "
         "built ahead (MatchSpec.fork_seats=False: the arena before its fork server)",
+    )
+    parser.add_argument(
+        "--new-processes", action="store_true", dest="new_processes",
+        help="also play each run with a new process for every later game of a set, none "
+        "resting (MatchSpec.rest_seats=False: the arena before resting processes)",
     )
     parser.add_argument(
         "--warmup", type=int, default=4, metavar="GAMES",
@@ -170,17 +179,17 @@ class CpuReading:
 
 def play(
     games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False,
-    fork: bool = True,
+    fork: bool = True, rest: bool = True,
 ) -> tuple[Any, float, float | None, float | None]:
     """The report of one match, its seconds, the host's busy CPU ms during it and the CPU ms
     of the bench's own processes (:func:`own_cpu_ms`; None if unknown). ``fresh=False``
     reuses processes in a set, ``prestart`` starts the next game's seats ahead, ``fork=False``
-    starts every seat by exec."""
+    starts every seat by exec, ``rest=False`` a new process for each later game of a set."""
     from arena.runner import BotRef, MatchSpec, run_match
 
     spec = MatchSpec(
         [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000,
-        fresh_per_game=fresh, prestart=prestart, fork_seats=fork,
+        fresh_per_game=fresh, prestart=prestart, fork_seats=fork, rest_seats=rest,
     )
     before = CpuReading.now()
     started = time.perf_counter()
@@ -192,14 +201,14 @@ def play(
 
 def measure_runs(
     games: int, variant: str, bots: list[str], runs: int, prestart: bool = False,
-    exec_seats: bool = False, warmup: int = 0,
+    exec_seats: bool = False, warmup: int = 0, new_processes: bool = False,
 ) -> dict[str, Any]:
     """``runs`` runs of :func:`measure`, the figures of the median one with the medians;
     ``warmup`` games played first, not counted (see the module's notes)."""
     if warmup > 0:
         play(warmup, variant, bots, fresh=True)
     results = [measure(games, variant, bots, reused_first=index % 2 == 1, prestart=prestart,
-                       exec_seats=exec_seats)
+                       exec_seats=exec_seats, new_processes=new_processes)
                for index in range(runs)]
     results.sort(key=lambda figures: figures["games_per_second"])
     figures = dict(results[len(results) // 2])
@@ -208,7 +217,7 @@ def measure_runs(
                      ["own_cpu_ms_per_game", "reused_own_cpu_ms_per_game"]):
         if all(result[key] is not None for result in results for key in cpu_keys):
             keys += cpu_keys
-    for name, _ in _beside(prestart, exec_seats):
+    for name, _ in _beside(prestart, exec_seats, new_processes):
         keys += [f"{name}_games_per_second", f"{name}_over_reused"]
     for key in keys:
         figures[key] = round(statistics.median(result[key] for result in results), 2)
@@ -219,20 +228,23 @@ def measure_runs(
     return figures
 
 
-def _beside(prestart: bool, exec_seats: bool) -> list[tuple[str, dict[str, bool]]]:
+def _beside(
+    prestart: bool, exec_seats: bool, new_processes: bool = False
+) -> list[tuple[str, dict[str, bool]]]:
     """The matches asked for beside fresh and reused, by the name of their figures, with the
     options :func:`play` takes for each."""
     asked = [("prestart", {"prestart": True})] if prestart else []
-    return asked + ([("exec", {"fork": False})] if exec_seats else [])
+    asked += [("exec", {"fork": False})] if exec_seats else []
+    return asked + ([("new_processes", {"rest": False})] if new_processes else [])
 
 
 def measure(
     games: int, variant: str, bots: list[str], *, reused_first: bool = False,
-    prestart: bool = False, exec_seats: bool = False,
+    prestart: bool = False, exec_seats: bool = False, new_processes: bool = False,
 ) -> dict[str, Any]:
-    """Plays the match with fresh processes and with reused ones (in the order asked), with
-    seats started ahead and by exec if asked, and the engine-only games; returns the
-    figures."""
+    """Plays the match as the arena does and with processes reused (in the order asked), with
+    seats started ahead, by exec and new for each later game of a set if asked, and the
+    engine-only games; returns the figures."""
     from arena.runner import sandbox_available
 
     extra: dict[str, Any] = {}
@@ -243,7 +255,7 @@ def measure(
         report, total, cpu, own = play(games, variant, bots, fresh=True)
         reused, reused_total, reused_cpu, reused_own = play(games, variant, bots, fresh=False)
     reused_rate = len(reused.games) / reused_total
-    for name, options in _beside(prestart, exec_seats):
+    for name, options in _beside(prestart, exec_seats, new_processes):
         other, other_total, _, _ = play(games, variant, bots, fresh=True, **options)
         other_rate = len(other.games) / other_total
         extra[f"{name}_games_per_second"] = round(other_rate, 2)
@@ -300,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         figures = measure_runs(args.games, args.variant, args.bots, args.runs, args.prestart,
-                               args.exec_seats, args.warmup)
+                               args.exec_seats, args.warmup, args.new_processes)
     except (BotError, ValueError) as error:
         print(f"arena bench match: {error}")
         return 2
@@ -340,6 +352,12 @@ def run(args: argparse.Namespace) -> int:
             f"{figures['prestart_games_per_second']:.1f}",
             "",
         )
+    if "new_processes_games_per_second" in figures:
+        table.add_row(
+            "a new process for every later game of a set, none resting",
+            f"{figures['new_processes_games_per_second']:.1f}",
+            "",
+        )
     table.add_row(
         "engine alone, same number of random games (baseline)",
         f"{figures['engine_games_per_second']:.1f}",
@@ -348,7 +366,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     console.print(table)
     console.print(
-        f"fresh processes per game / reused: {figures['fresh_over_reused']:.2f} (median of "
+        f"each game of a set by processes that saw no other / reused: "
+        f"{figures['fresh_over_reused']:.2f} (median of "
         f"{len(figures['runs'])} runs, each ratio within its run: "
         f"{', '.join(str(run['fresh_over_reused']) for run in figures['runs'])})"
     )
@@ -356,14 +375,19 @@ def run(args: argparse.Namespace) -> int:
         console.print(
             f"every seat started by exec / reused: {figures['exec_over_reused']:.2f} (median)"
         )
+    if "new_processes_over_reused" in figures:
+        console.print(
+            f"a new process for every later game of a set / reused: "
+            f"{figures['new_processes_over_reused']:.2f} (median)"
+        )
     console.print(
         f"median game {figures['median_game_ms']} ms "
         f"({figures['median_game_ms_without_start_up']} ms of play); the first game, with the "
         f"bots' start-up, {figures['first_game_ms_with_start_up']} ms; {figures['faults']} faults"
     )
     console.print(
-        f"{figures['restarts']} games started fresh bot processes (each game of a duplicate set "
-        f"after the first), {figures['median_restart_ms']} ms each (median)"
+        f"{figures['restarts']} games started new bot processes (those a process resting since "
+        f"an earlier set could not play), {figures['median_restart_ms']} ms each (median)"
     )
     if figures.get("cpu_ms_per_game") is not None:
         fresh_cpu, reused_cpu = figures["cpu_ms_per_game"], figures["reused_cpu_ms_per_game"]

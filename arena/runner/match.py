@@ -138,6 +138,11 @@ class MatchSpec:
     # game of a duplicate set and knows each hand of the set's later games. Never in a match
     # that counts.
     fresh_per_game: bool = True
+    # A process that played a game of a set rests, frozen and alive, and plays a game of a
+    # later set for which the slot's other process has seen one (Slot): each process still
+    # sees one game of a set, and a set after the first starts none. False: each such game
+    # starts a new process (made ready ahead), and the last one is ended.
+    rest_seats: bool = True
 
 
 @dataclass(frozen=True)
@@ -487,6 +492,24 @@ async def _forget_link(link: BotLink, call: asyncio.Future[Any] | None) -> None:
         await link.close()
 
 
+async def _close_link(link: BotLink) -> None:
+    """Closes the connection of a process that plays no more."""
+    with contextlib.suppress(Exception):
+        await link.close()
+
+
+@dataclass
+class _Resting:
+    """A slot's process sitting out games, frozen (:meth:`Slot._wake`): its connection, its
+    bot seed and label, and the duplicate set of the last game it played."""
+
+    process: BotProcess
+    link: BotLink
+    bot_seed: int | None
+    label: str
+    set_index: int
+
+
 class Slot:
     """One bot process (or remote connection) serving seats of one entrant."""
 
@@ -517,6 +540,14 @@ class Slot:
         self.label = bot.label
         self.fresh = True  # needs (re)starting before its next game
         self.bot_seed: int | None = None  # SCOPA_BOT_SEED of the running process
+        # The duplicate set of the game about to be played, and of the last game the process
+        # played (set by the match), and the slot's processes resting meanwhile (at most
+        # ``rest_limit``: a set's games less one).
+        self.game_set: int | None = None
+        self.process_set: int | None = None
+        self.rest_limit = 0
+        self._resting: list[_Resting] = []
+        self.woken = 0  # games started by waking a resting process
 
     @property
     def key(self) -> str:
@@ -531,20 +562,81 @@ class Slot:
         """
         if not self.fresh and (self.process is None or self.process.is_running()):
             return None
+        if await self._wake():
+            return None
         spare_seed = await self._take_spare()
         if spare_seed == PREPARED and self.process is not None and self._other is not None:
-            # The last game's process plays no more: it is frozen before the seat made ready
-            # ahead starts (it knows the last game's cards, and never runs again), killed
-            # once the new one has started (processes ending take CPU the start wants) and
-            # cleaned up in the background, before its next use (prestart).
+            # The last game's process plays no more in this set: it is frozen before the seat
+            # made ready ahead starts (it knows the last game's cards). It rests until a
+            # later set (see _wake), or, where it cannot, is killed once the new one has
+            # started (processes ending take CPU the start wants) and cleaned up in the
+            # background, before its next use (prestart).
             old = self.process
+            resting = self._resting_entry()
             self.process, self._other = self._other, old
             old.retire()
+            if resting is not None:
+                self._other = None  # the next spare, if one is ever wanted, is a new process
             try:
                 return await self._start(None, swapped=True)
             finally:
-                self._stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
+                if resting is not None:
+                    self._resting.append(resting)
+                else:
+                    self._stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
+        if spare_seed is None and self._make_spare is not None:
+            resting = self._resting_entry()
+            if resting is not None:  # it rests, and a new process of the slot's starts
+                assert self.process is not None
+                old = self.process
+                await self._await_stopping()  # (the spare's clean-up, if it is under way)
+                self.process = self._other if self._other is not None else self._make_spare(old)
+                self._other = None
+                self._resting.append(resting)
         return await self._start(spare_seed, swapped=False)
+
+    def _resting_entry(self) -> _Resting | None:
+        """The running process as it would rest (its link taken from the slot), or None where
+        it should not: resting is off, the slot holds enough, or it cannot be frozen alive."""
+        process = self.process
+        if (self.rest_limit <= len(self._resting) or process is None or self.link is None
+                or self.process_set is None or not process.rest()):
+            return None
+        entry = _Resting(process, self.link, self.bot_seed, self.label, self.process_set)
+        self.link = None
+        return entry
+
+    async def _wake(self) -> bool:
+        """Makes a resting process that has seen no game of this set the slot's own (the
+        running one rests in its place, or is ended): True if there was one. Resting processes
+        that ended meanwhile are ended for good."""
+        found: _Resting | None = None
+        for entry in list(self._resting):
+            if not entry.process.is_running():
+                self._resting.remove(entry)
+                await _close_link(entry.link)
+                await asyncio.to_thread(entry.process.close)
+            elif found is None and entry.set_index != self.game_set:
+                found = entry
+        if found is None or self.process is None or not self.process.is_running():
+            return False
+        self._resting.remove(found)
+        resting = self._resting_entry()
+        if resting is None:
+            self.process.retire()
+        old, old_link = self.process, self.link
+        self.process, self.link = found.process, found.link
+        self.bot_seed, self.label = found.bot_seed, found.label
+        self.process_set = found.set_index
+        if resting is not None:
+            self._resting.append(resting)
+        else:  # (it could not rest: ended, as a process of the set it saw)
+            if old_link is not None:
+                await _close_link(old_link)
+            self._stopping = asyncio.ensure_future(asyncio.to_thread(old.stop))
+        self.fresh = False
+        self.woken += 1
+        return True
 
     async def _start(self, spare_seed: int | None, *, swapped: bool) -> tuple[str, str] | None:
         """:meth:`ensure_ready` from its spare on: ``spare_seed`` as :meth:`_take_spare` gave
@@ -636,6 +728,8 @@ class Slot:
         before the game), where the seat is forked, else does nothing."""
         if self.process is None or self._make_spare is None or self._spare is not None:
             return
+        if any(entry.set_index != self.game_set for entry in self._resting):
+            return  # a process resting since an earlier set plays the next game
         if self._other is None:
             self._other = self._make_spare(self.process)
         spare = self._other
@@ -753,11 +847,16 @@ class Slot:
         return 0 if self.process is None else self.process.log.dropped_bytes
 
     async def close(self) -> None:
-        """Shuts down for good: the process, its spare, and their copies of the bot folder."""
+        """Shuts down for good: the process, its spare, the processes resting, and their
+        copies of the bot folder."""
         await self._drop_spare()
         await self.shutdown()
         if self.process is not None:
             await asyncio.to_thread(self.process.close)
+        resting, self._resting = self._resting, []
+        for entry in resting:
+            await _close_link(entry.link)
+            await asyncio.to_thread(entry.process.close)
 
 
 # ---- the match ----------------------------------------------------------------------------
@@ -800,6 +899,9 @@ class MatchRun:
         self.match_id = spec.match_id or f"m{secrets.token_hex(6)}"
         count = len(spec.entrants)
         per_set = set_size(rules, count) if spec.duplicate else 1
+        # Each game of a set wants processes that saw no other game of it: a slot keeps up
+        # to a set's games less one resting (Slot._wake).
+        self.rest_limit = per_set - 1 if spec.rest_seats and spec.fresh_per_game else 0
         self.sets = math.ceil(spec.games / per_set)
         self.total = self.sets * per_set
         self.slots: dict[tuple[int, int], Slot] = {}
@@ -848,6 +950,7 @@ class MatchRun:
             self.slots[key] = Slot(
                 bot, entrant, k, process, self.rules.variant, make_spare=_spare_of
             )
+            self.slots[key].rest_limit = self.rest_limit
         return self.slots[key]
 
     def prestart_next(self) -> None:
@@ -920,7 +1023,12 @@ class MatchRun:
                         self._next_seats = seating(
                             self.rules, len(self.spec.entrants), rotation + 1
                         )
+                    playing = [self.slot(entrant, k) for entrant, k in _seat_slots(seats)]
+                    for slot in playing:
+                        slot.game_set = set_index
                     outcome = await self.play_game(index, set_index, seed, seats)
+                    for slot in playing:  # (whichever process played: it saw this set)
+                        slot.process_set = set_index
                     self.report.games.append(outcome)
                     self._write_replay(outcome)
                     index += 1

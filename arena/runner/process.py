@@ -687,6 +687,23 @@ class BotProcess:
                 pass
         self.kill()
 
+    def rest(self) -> bool:
+        """The seat sits out games until a later duplicate set's (see
+        :class:`arena.runner.match.Slot`): frozen by its control group and left alive, its
+        connection open. False, with nothing done, where it is gone, has no such group (a
+        seat it cannot hold still is ended instead) or no sandbox (what it holds on the host,
+        its locks and files, would be there for the next game's processes to read)."""
+        if (not self.sandboxed or not isinstance(self._freezer, cgroups.SeatGroup)
+                or not self.is_running()):
+            return False
+        try:
+            if not self.frozen:
+                self._freezer.freeze()
+                self.frozen = True
+        except OSError:  # (the group went away with the seat)
+            return False
+        return True
+
     def thaw(self) -> None:
         """Lets the seat's processes run again."""
         if self._freezer is None or not self.frozen:

@@ -617,6 +617,7 @@ def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
     spec = MatchSpec(
         entrants=[BotRef.parse(str(folder)), BotRef.parse("random")], variant="scopa",
         games=4, seed=1, move_time_ms=5000, replays_dir=tmp_path / "replays",
+        rest_seats=False,  # a new process made ready ahead for each set's second game
     )
     report = run_match(spec)
     assert len(report.games) == 4

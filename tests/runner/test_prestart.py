@@ -139,7 +139,7 @@ def test_each_game_of_a_set_is_played_by_processes_that_saw_no_other(
     bwrap: str, token_bot: BotRef, seat_folders: Path, whole: bool
 ) -> None:
     spec = MatchSpec([token_bot, token_bot], "scopa", games=4, seed=3, move_time_ms=5000,
-                     prestart=whole)
+                     prestart=whole, rest_seats=False)
     watched = Watched(spec)
     report = watched.run()
     assert all(slot._other is not None for slot in watched.match.slots.values())  # spares
@@ -149,6 +149,46 @@ def test_each_game_of_a_set_is_played_by_processes_that_saw_no_other(
     for first, second in (ids[0:2], ids[2:4]):  # the two duplicate sets
         assert not games[first] & games[second], (first, second)
     assert all(game.start_ms >= 0 for game in report.games)
+    assert leftovers(watched.pids, seat_folders) == []
+
+
+def test_processes_rest_between_sets_and_each_sees_one_game_of_a_set(
+    bwrap: str, token_bot: BotRef, seat_folders: Path
+) -> None:
+    # Three sets of two games: after the first set no process starts; the two processes of
+    # each slot take turns, each playing one game of every set, the other frozen meanwhile.
+    spec = MatchSpec([token_bot, token_bot], "scopa", games=6, seed=3, move_time_ms=5000)
+    watched = Watched(spec)
+    resting: list[tuple[bool, str]] = []
+
+    def note_resting(index: int, total: int, outcome: GameOutcome) -> None:
+        for slot in watched.match.slots.values():
+            for entry in slot._resting:
+                assert entry.process.pid is not None
+                watched.pids.add(entry.process.pid)
+                group = entry.process._group
+                state = group.freezer_state() if group is not None else "none"
+                resting.append((entry.process.frozen, state))
+
+    watched.match.progress = lambda *args: (watched.after_game(*args), note_resting(*args))
+    report = watched.run()
+    games = tokens_by_game(report)
+    ids = sorted(games)
+    assert len(ids) == 6 and all(len(games[game]) == 2 for game in ids), games
+    for first, second in (ids[0:2], ids[2:4], ids[4:6]):  # the three duplicate sets
+        assert not games[first] & games[second], (first, second)
+    tokens = set().union(*games.values())
+    assert len(tokens) == 4, tokens  # two processes a slot, for the whole match
+    for token in tokens:  # each plays one game of every set
+        assert [sum(token in games[game] for game in ids[i:i + 2]) for i in (0, 2, 4)] == [
+            1, 1, 1], (token, games)
+    assert sum(slot.woken for slot in watched.match.slots.values()) == 4  # sets 2 and 3
+    # The seeds of each game's processes (drawn at each start; by seat, which the sets swap).
+    bot_seeds = [frozenset(game.replay["bot_seeds"]) for game in report.games]
+    first, second = bot_seeds[0], bot_seeds[1]
+    assert first != second and bot_seeds == [first, second, second, first, first, second]
+    assert len(resting) == 2 * 5 and all(frozen for frozen, _ in resting), resting
+    assert {state for _, state in resting} <= {"frozen", "freezing"}, resting
     assert leftovers(watched.pids, seat_folders) == []
 
 

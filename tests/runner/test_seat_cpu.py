@@ -263,9 +263,12 @@ def test_in_a_match_only_the_seat_on_move_is_thawed(
 
     bot = BotRef.parse(str(folder))
     # No seats made ready ahead: a waiting seat of the next game runs Python in a group of
-    # the same name pattern (it runs none of the bot's code, and is not the game's).
+    # the same name pattern (it runs none of the bot's code, and is not the game's). Nor any
+    # resting: the first game's processes would rest, frozen, in groups of the same pattern
+    # (test_prestart.py holds resting processes frozen).
     run_match(MatchSpec([bot, bot], "scopone", options={"target": 1}, games=2,
-                        move_time_ms=3000, on_move=states, prepare_ahead=False))
+                        move_time_ms=3000, on_move=states, prepare_ahead=False,
+                        rest_seats=False))
     assert len(seen) >= 2 * 36
     thawed = {"v1": {"THAWED"}, "v2": {"0"}}[backend.kind]
     frozen = {"v1": {"FROZEN", "FREEZING"}, "v2": {"1"}}[backend.kind]
