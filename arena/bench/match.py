@@ -386,20 +386,21 @@ def run(args: argparse.Namespace) -> int:
         f"bots' start-up, {figures['first_game_ms_with_start_up']} ms; {figures['faults']} faults"
     )
     console.print(
-        f"{figures['restarts']} games started new bot processes (those a process resting since "
-        f"an earlier set could not play), {figures['median_restart_ms']} ms each (median)"
+        f"{figures['restarts']} game{'' if figures['restarts'] == 1 else 's'} started new bot "
+        f"processes (those a process resting since an earlier set could not play), "
+        f"{figures['median_restart_ms']} ms each (median)"
     )
     if figures.get("cpu_ms_per_game") is not None:
         fresh_cpu, reused_cpu = figures["cpu_ms_per_game"], figures["reused_cpu_ms_per_game"]
         console.print(
-            f"the host's busy CPU a game: {fresh_cpu:.0f} ms with fresh processes, "
-            f"{reused_cpu:.0f} ms reused (+{fresh_cpu - reused_cpu:.0f} ms, medians)"
+            f"the host's busy CPU a game: {fresh_cpu:.0f} ms as the arena plays, "
+            f"{reused_cpu:.0f} ms reused ({fresh_cpu - reused_cpu:+.0f} ms, medians)"
         )
     if figures.get("own_cpu_ms_per_game") is not None:
         fresh_own, reused_own = (figures["own_cpu_ms_per_game"],
                                  figures["reused_own_cpu_ms_per_game"])
         console.print(
-            f"the arena's own CPU a game (runner, sandboxes, bots): {fresh_own:.0f} ms with "
-            f"fresh processes, {reused_own:.0f} ms reused (+{fresh_own - reused_own:.0f} ms)"
+            f"the arena's own CPU a game (runner, sandboxes, bots): {fresh_own:.0f} ms as the "
+            f"arena plays, {reused_own:.0f} ms reused ({fresh_own - reused_own:+.0f} ms)"
         )
     return 0
