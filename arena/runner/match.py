@@ -488,12 +488,11 @@ async def _forget_link(link: BotLink, call: asyncio.Future[Any] | None) -> None:
         call.cancel()
         with contextlib.suppress(BaseException):
             await call
-    with contextlib.suppress(Exception):
-        await link.close()
+    await _close_link(link)
 
 
 async def _close_link(link: BotLink) -> None:
-    """Closes the connection of a process that plays no more."""
+    """Closes ``link`` (a connection no game will use), whatever state it is in."""
     with contextlib.suppress(Exception):
         await link.close()
 
@@ -509,6 +508,11 @@ class _Resting:
     label: str
     set_index: int
 
+    async def end(self) -> None:
+        """Ends it for good: its connection, its process and its copy of the bot folder."""
+        await _close_link(self.link)
+        await asyncio.to_thread(self.process.close)
+
 
 class Slot:
     """One bot process (or remote connection) serving seats of one entrant."""
@@ -521,6 +525,7 @@ class Slot:
         process: BotProcess | None,
         variant: str,
         make_spare: Callable[[BotProcess], BotProcess] | None = None,
+        rest_limit: int = 0,
     ) -> None:
         self.bot = bot
         self.variant = variant
@@ -545,7 +550,7 @@ class Slot:
         # ``rest_limit``: a set's games less one).
         self.game_set: int | None = None
         self.process_set: int | None = None
-        self.rest_limit = 0
+        self.rest_limit = rest_limit
         self._resting: list[_Resting] = []
         self.woken = 0  # games started by waking a resting process
 
@@ -614,8 +619,7 @@ class Slot:
         for entry in list(self._resting):
             if not entry.process.is_running():
                 self._resting.remove(entry)
-                await _close_link(entry.link)
-                await asyncio.to_thread(entry.process.close)
+                await entry.end()
             elif found is None and entry.set_index != self.game_set:
                 found = entry
         if found is None or self.process is None or not self.process.is_running():
@@ -855,8 +859,7 @@ class Slot:
             await asyncio.to_thread(self.process.close)
         resting, self._resting = self._resting, []
         for entry in resting:
-            await _close_link(entry.link)
-            await asyncio.to_thread(entry.process.close)
+            await entry.end()
 
 
 # ---- the match ----------------------------------------------------------------------------
@@ -948,9 +951,9 @@ class MatchRun:
                     fork=self.spec.fork_seats,
                 )
             self.slots[key] = Slot(
-                bot, entrant, k, process, self.rules.variant, make_spare=_spare_of
+                bot, entrant, k, process, self.rules.variant, make_spare=_spare_of,
+                rest_limit=self.rest_limit,
             )
-            self.slots[key].rest_limit = self.rest_limit
         return self.slots[key]
 
     def prestart_next(self) -> None:

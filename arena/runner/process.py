@@ -677,15 +677,8 @@ class BotProcess:
         """The seat plays no more: none of its processes runs again from now. They are frozen
         where the seat has a freezer (their end, which takes the host some CPU, comes with
         :meth:`stop`, which kills them before it thaws them), else killed now."""
-        if isinstance(self._freezer, cgroups.SeatGroup):
-            try:
-                if not self.frozen:
-                    self._freezer.freeze()
-                    self.frozen = True
-                return
-            except OSError:  # (the group went away with the seat)
-                pass
-        self.kill()
+        if not self._hold():
+            self.kill()
 
     def rest(self) -> bool:
         """The seat sits out games until a later duplicate set's (see
@@ -693,8 +686,12 @@ class BotProcess:
         connection open. False, with nothing done, where it is gone, has no such group (a
         seat it cannot hold still is ended instead) or no sandbox (what it holds on the host,
         its locks and files, would be there for the next game's processes to read)."""
-        if (not self.sandboxed or not isinstance(self._freezer, cgroups.SeatGroup)
-                or not self.is_running()):
+        return self.sandboxed and self.is_running() and self._hold()
+
+    def _hold(self) -> bool:
+        """Freezes the seat by its control group, where it has one, and leaves it alive:
+        whether it is held so (:meth:`retire`, :meth:`rest`)."""
+        if not isinstance(self._freezer, cgroups.SeatGroup):
             return False
         try:
             if not self.frozen:
