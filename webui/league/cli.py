@@ -391,7 +391,7 @@ def show_standings(season: Any, *, as_json: bool) -> int:
     if note:
         console.print(note)
     if data["champion"]:
-        top = min(season.knockout_size, len(data["standings"]))
+        top = season_format.knockout_entrants(len(data["standings"]))
         how = {"knockout": f" (the winner of the knockout of the top {top}, "
                            "played after the table)",
                "table": " (the top of the table)"}.get(data["champion_by"] or "", "")

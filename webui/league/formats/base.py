@@ -168,6 +168,11 @@ class SeasonFormat:
         """Whether the top of the table plays a knockout bracket after the league."""
         return False
 
+    def knockout_entrants(self, table_size: int) -> int:
+        """How many of a table of ``table_size`` play the knockout: its size, at most the
+        table (0 without one)."""
+        return min(self.season.knockout_size, table_size) if self.has_knockout else 0
+
     # -- how it is shown -------------------------------------------------------------------
 
     def summary(self) -> dict[str, Any]:

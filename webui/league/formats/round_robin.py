@@ -159,7 +159,7 @@ class RoundRobin(SeasonFormat):
         season = self.season
         if not self.has_knockout:
             return None
-        size = min(season.knockout_size, len(table))
+        size = self.knockout_entrants(len(table))
         if size < 2:
             return None
         ko_rounds = list(
