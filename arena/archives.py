@@ -168,8 +168,9 @@ def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[
     cannot hold (:mod:`webui.league.inputs`). ``variants`` default to the engine's.
     """
     if len(text) > MAX_MANIFEST_BYTES:
-        raise ArchiveError(f"{MANIFEST} is {len(text):,} bytes; the limit is "
-                           f"{MAX_MANIFEST_BYTES:,}")
+        raise ArchiveError(
+            f"{MANIFEST} is {len(text):,} bytes; the limit is {MAX_MANIFEST_BYTES:,}"
+        )
     try:
         checked = manifests.parse_manifest(text, MANIFEST, variants)
     except manifests.ManifestError as exc:
@@ -227,9 +228,7 @@ class _Budget:
                 break
             self.bytes += len(chunk)
             if self.bytes > MAX_UNPACKED_BYTES:
-                raise ArchiveError(
-                    f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes"
-                )
+                raise ArchiveError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
             chunks.append(chunk)
         return b"".join(chunks)
 

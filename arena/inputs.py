@@ -65,8 +65,15 @@ def bad_character(value: str, *, name: bool = False) -> str | None:
     return None
 
 
-def check_text(field: str, value: Any, most: int | None = None, *, blank: bool = True,
-               name: bool = False, label: str | None = None) -> str:
+def check_text(
+    field: str,
+    value: Any,
+    most: int | None = None,
+    *,
+    blank: bool = True,
+    name: bool = False,
+    label: str | None = None,
+) -> str:
     """``value`` if it is storable text of at most ``most`` characters (non-blank unless
     ``blank``; with ``name``, free of control characters), else :class:`InputError`.
 
@@ -176,8 +183,10 @@ def storable_json(value: Any) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):
-        return {storable(str(k)) if isinstance(k, str) else k: storable_json(v)
-                for k, v in value.items()}
+        return {
+            storable(str(k)) if isinstance(k, str) else k: storable_json(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [storable_json(item) for item in value]
     return value

@@ -81,16 +81,21 @@ def repeat(a: Candidate, b: Candidate, penalty: float = REPEAT_PENALTY) -> float
     return penalty if met else 0.0
 
 
-def pair(candidates: Sequence[Candidate], slots: int, cap: int,
-         starve_s: float = STARVE_S, penalty: float = REPEAT_PENALTY) -> list[tuple[int, int]]:
+def pair(
+    candidates: Sequence[Candidate],
+    slots: int,
+    cap: int,
+    starve_s: float = STARVE_S,
+    penalty: float = REPEAT_PENALTY,
+) -> list[tuple[int, int]]:
     """Up to ``slots`` new pairs of version ids, most urgent bot first.
 
-    A bot is free when not busy and under ``cap`` matches in the last hour; each free bot is in
-    at most one new pair (so none goes over the cap), never against a bot of the same owner
-(whose two bots could trade results to lift one of them, and whose games against each other
-say nothing an author cannot learn at home). Going down the
-    free bots by :func:`urgency`, each unpaired one takes the unpaired free bot of the closest
-    conservative rating.
+        A bot is free when not busy and under ``cap`` matches in the last hour; each free bot is in
+        at most one new pair (so none goes over the cap), never against a bot of the same owner
+    (whose two bots could trade results to lift one of them, and whose games against each other
+    say nothing an author cannot learn at home). Going down the
+        free bots by :func:`urgency`, each unpaired one takes the unpaired free bot of the closest
+        conservative rating.
     """
     free = sorted(
         (c for c in candidates if not c.busy and c.recent < cap),
@@ -103,12 +108,19 @@ say nothing an author cannot learn at home). Going down the
             break
         if first.version_id in used:
             continue
-        others = [c for c in free if c.version_id not in used
-                  and c.version_id != first.version_id and c.owner_id != first.owner_id]
+        others = [
+            c
+            for c in free
+            if c.version_id not in used
+            and c.version_id != first.version_id
+            and c.owner_id != first.owner_id
+        ]
         if not others:
             continue
-        second = min(others, key=lambda c: (distance(first, c) + repeat(first, c, penalty),
-                                            urgency(c, starve_s)))
+        second = min(
+            others,
+            key=lambda c: (distance(first, c) + repeat(first, c, penalty), urgency(c, starve_s)),
+        )
         used.update({first.version_id, second.version_id})
         pairs.append((first.version_id, second.version_id))
     return pairs

@@ -143,7 +143,7 @@ def _check(data: dict[str, Any], source: str, known: Collection[str]) -> Manifes
     if unknown:
         raise ManifestError(
             f"{source}: 'variants' names unknown variant {unknown[0]!r} "
-            f"(known: {', '.join(sorted(known))}, or \"*\")"
+            f'(known: {", ".join(sorted(known))}, or "*")'
         )
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(

@@ -43,8 +43,9 @@ def signal_group(process: subprocess.Popen[bytes], sig: int) -> None:
         os.killpg(process.pid, sig)
 
 
-def stop_group(process: subprocess.Popen[bytes], timeout: float = 10.0,
-               sig: int = signal.SIGTERM) -> int:
+def stop_group(
+    process: subprocess.Popen[bytes], timeout: float = 10.0, sig: int = signal.SIGTERM
+) -> int:
     """Asks the group to stop with ``sig``, kills what is left after ``timeout``, reaps the
     leader; returns its exit status."""
     signal_group(process, sig)

@@ -206,8 +206,7 @@ def rate_teams(
     teams: Sequence[Sequence[tuple[float, float]]], ranks: Sequence[int]
 ) -> list[list[tuple[float, float]]]:
     """New ``(mu, sigma)`` of every member of every team after one game."""
-    groups = [tuple(ENVIRONMENT.create_rating(mu, sigma) for mu, sigma in team)
-              for team in teams]
+    groups = [tuple(ENVIRONMENT.create_rating(mu, sigma) for mu, sigma in team) for team in teams]
     rated = ENVIRONMENT.rate(groups, ranks=list(ranks))
     return [[(r.mu, r.sigma) for r in group] for group in rated]
 

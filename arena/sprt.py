@@ -163,6 +163,7 @@ class Estimate:
 
     def describe(self) -> str:
         """``Elo: +12.3 +/- 8.9`` (``inf`` spelled out)."""
+
         def text(value: float, sign: bool) -> str:
             if math.isinf(value):
                 return ("-" if value < 0 else "+" if sign else "") + "inf"
@@ -210,8 +211,11 @@ class Sprt:
     def __post_init__(self) -> None:
         for name in ("elo0", "elo1", "alpha", "beta"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-                    value):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
                 raise SprtError(f"{name} must be a number, not {value!r}")
         if not self.elo0 < self.elo1:
             raise SprtError(f"elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
@@ -264,8 +268,9 @@ class Sprt:
         for item in items:
             name, sep, text = item.partition("=")
             if not sep or name not in ("elo0", "elo1", "alpha", "beta"):
-                raise SprtError(f"--sprt {item!r}: expected elo0=, elo1=, alpha= or beta= and a "
-                                "number")
+                raise SprtError(
+                    f"--sprt {item!r}: expected elo0=, elo1=, alpha= or beta= and a number"
+                )
             if name in values:
                 raise SprtError(f"--sprt gives {name} twice")
             try:

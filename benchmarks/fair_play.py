@@ -50,8 +50,7 @@ BOTS = {
     "think": ROOT / "benchmarks" / "covert_bots" / "think-partners",
     "inode": ROOT / "tests" / "hostile" / "bots" / "inode-partners",
 }
-LOWER_IS_ONE = {"cpu": True, "cpu-open": True, "cpu-shares": True, "think": False,
-                "inode": False}
+LOWER_IS_ONE = {"cpu": True, "cpu-open": True, "cpu-shares": True, "think": False, "inode": False}
 LIMITS = Limits(cpu_seconds=300, memory_bytes=3 * 1024**3, processes=128)
 
 
@@ -93,10 +92,12 @@ def pairs_of(report: Any) -> list[tuple[int, int]]:
     """(bit sent, what the receiver read) for each reading after a bit in the same deal."""
     out = []
     sender, receiver = report.logs["0/0"], report.logs["0/1"]
-    for send_log, read_log in zip(sender.split("[arena] starting")[1:],
-                                  receiver.split("[arena] starting")[1:], strict=True):
-        bits = [((int(d), int(m)), int(b)) for d, m, b in
-                re.findall(r"SEND (\d+) (\d+) (\d)", send_log)]
+    for send_log, read_log in zip(
+        sender.split("[arena] starting")[1:], receiver.split("[arena] starting")[1:], strict=True
+    ):
+        bits = [
+            ((int(d), int(m)), int(b)) for d, m, b in re.findall(r"SEND (\d+) (\d+) (\d)", send_log)
+        ]
         for d, m, value in re.findall(r"RECEIVED (\d+) (\d+) (-?\d+)", read_log):
             when = (int(d), int(m))
             before = [b for at, b in bits if at[0] == when[0] and at < when]
@@ -115,11 +116,17 @@ def measure(channel: str, games: int) -> dict[str, Any]:
         os.environ[cgroups.CGROUP_ENV] = "off"
     cgroups.backend.cache_clear()
     try:
-        report = run_match(MatchSpec(
-            entrants=[BotRef.parse(str(BOTS[channel])), BotRef.parse("random")],
-            variant="scopone", games=games, move_time_ms=5000, bank_ms=300_000, limits=LIMITS,
-            **spec,
-        ))
+        report = run_match(
+            MatchSpec(
+                entrants=[BotRef.parse(str(BOTS[channel])), BotRef.parse("random")],
+                variant="scopone",
+                games=games,
+                move_time_ms=5000,
+                bank_ms=300_000,
+                limits=LIMITS,
+                **spec,
+            )
+        )
     finally:
         if saved is None:
             os.environ.pop(cgroups.CGROUP_ENV, None)
@@ -130,8 +137,9 @@ def measure(channel: str, games: int) -> dict[str, Any]:
     values = [float(value) for _, value in pairs]
     middle = split_point(values) if values else 0.0
     lower = LOWER_IS_ONE[channel]
-    right = sum(((value < middle) if lower else (value > middle)) == bool(bit)
-                for bit, value in pairs)
+    right = sum(
+        ((value < middle) if lower else (value > middle)) == bool(bit) for bit, value in pairs
+    )
     seconds = sum(game.duration_ms - game.start_ms for game in report.games) / 1000.0
     share = right / len(pairs) if pairs else 0.5
     low, high = wilson(right, len(pairs))
@@ -168,11 +176,21 @@ def measure_hog(setup: str, games: int) -> dict[str, Any]:
     cgroups.backend.cache_clear()
     bots = ROOT / "tests" / "hostile" / "bots"
     try:
-        report = run_match(MatchSpec(
-            entrants=[BotRef.parse(str(bots / "cpu-meter")), BotRef.parse(str(bots / "cpu-hog"))],
-            variant="scopa", options={"target": 1}, games=games, move_time_ms=5000,
-            bank_ms=300_000, limits=LIMITS, **spec,
-        ))
+        report = run_match(
+            MatchSpec(
+                entrants=[
+                    BotRef.parse(str(bots / "cpu-meter")),
+                    BotRef.parse(str(bots / "cpu-hog")),
+                ],
+                variant="scopa",
+                options={"target": 1},
+                games=games,
+                move_time_ms=5000,
+                bank_ms=300_000,
+                limits=LIMITS,
+                **spec,
+            )
+        )
     finally:
         if saved is None:
             os.environ.pop(cgroups.CGROUP_ENV, None)
@@ -180,53 +198,73 @@ def measure_hog(setup: str, games: int) -> dict[str, Any]:
             os.environ[cgroups.CGROUP_ENV] = saved
         cgroups.backend.cache_clear()
     spinning, quiet = [], []
-    for meter, hog in zip(report.logs["0/0"].split("[arena] starting")[1:],
-                          report.logs["1/0"].split("[arena] starting")[1:], strict=True):
-        sets = [((int(d), int(m)), int(on)) for d, m, on in
-                re.findall(r"HOG (\d+) (\d+) (\d)", hog)]
+    for meter, hog in zip(
+        report.logs["0/0"].split("[arena] starting")[1:],
+        report.logs["1/0"].split("[arena] starting")[1:],
+        strict=True,
+    ):
+        sets = [
+            ((int(d), int(m)), int(on)) for d, m, on in re.findall(r"HOG (\d+) (\d+) (\d)", hog)
+        ]
         for d, m, rounds in re.findall(r"METER (\d+) (\d+) (\d+) ", meter):
             before = [on for at, on in sets if at[0] == int(d) and at < (int(d), int(m))]
             if before:
                 (spinning if before[-1] else quiet).append(int(rounds))
     ratio = statistics.median(spinning) / statistics.median(quiet)
-    return {"setup": setup, "turns": len(spinning) + len(quiet), "ratio": round(ratio, 3),
-            "play_seconds": round(sum(g.duration_ms - g.start_ms for g in report.games) / 1000,
-                                  2),
-            "faults": [f["kind"] for g in report.games for f in g.faults]}
+    return {
+        "setup": setup,
+        "turns": len(spinning) + len(quiet),
+        "ratio": round(ratio, 3),
+        "play_seconds": round(sum(g.duration_ms - g.start_ms for g in report.games) / 1000, 2),
+        "faults": [f["kind"] for g in report.games for f in g.faults],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--channel", action="append", choices=sorted(BOTS),
-                        help="a channel to measure; repeat for more (default: all)")
+    parser.add_argument(
+        "--channel",
+        action="append",
+        choices=sorted(BOTS),
+        help="a channel to measure; repeat for more (default: all)",
+    )
     parser.add_argument("--games", type=int, default=2, help="games a channel (2: a set)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--hog", action="store_true",
-                        help="measure a seat's compute beside the CPU hog instead")
+    parser.add_argument(
+        "--hog", action="store_true", help="measure a seat's compute beside the CPU hog instead"
+    )
     args = parser.parse_args(argv)
     if args.hog:
         hogs = [measure_hog(setup, args.games) for setup in HOG_SETUPS]
         if args.json:
             print(json.dumps(hogs, indent=2))
             return 0
-        print(f"{'setup':<28} {'turns':>5} {'compute beside the hog / beside none':>38} "
-              f"{'play s':>7}  faults")
+        print(
+            f"{'setup':<28} {'turns':>5} {'compute beside the hog / beside none':>38} "
+            f"{'play s':>7}  faults"
+        )
         for h in hogs:
-            print(f"{h['setup']:<28} {h['turns']:>5} {h['ratio']:>38.3f} {h['play_seconds']:>7.2f}"
-                  f"  {', '.join(h['faults']) or '-'}")
+            print(
+                f"{h['setup']:<28} {h['turns']:>5} {h['ratio']:>38.3f} {h['play_seconds']:>7.2f}"
+                f"  {', '.join(h['faults']) or '-'}"
+            )
         return 0
     results = [measure(channel, args.games) for channel in args.channel or list(BOTS)]
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"{'channel':<11} {'bits':>5} {'read right':>11} {'95% interval':>14} "
-          f"{'bits/bit':>8} {'(95% max)':>9} {'play s':>7} {'bit/s':>7} {'faults':>6}")
+    print(
+        f"{'channel':<11} {'bits':>5} {'read right':>11} {'95% interval':>14} "
+        f"{'bits/bit':>8} {'(95% max)':>9} {'play s':>7} {'bit/s':>7} {'faults':>6}"
+    )
     for r in results:
         low, high = r["share_95"]
-        print(f"{r['channel']:<11} {r['bits_sent']:>5} {r['share']:>11.3f} "
-              f"{f'{low:.2f}-{high:.2f}':>14} {r['capacity_bits_per_bit']:>8.3f} "
-              f"{r['capacity_95_max']:>9.3f} {r['play_seconds']:>7.2f} "
-              f"{r['bits_per_second']:>7.2f} {r['faults']:>6}")
+        print(
+            f"{r['channel']:<11} {r['bits_sent']:>5} {r['share']:>11.3f} "
+            f"{f'{low:.2f}-{high:.2f}':>14} {r['capacity_bits_per_bit']:>8.3f} "
+            f"{r['capacity_95_max']:>9.3f} {r['play_seconds']:>7.2f} "
+            f"{r['bits_per_second']:>7.2f} {r['faults']:>6}"
+        )
     return 0
 
 

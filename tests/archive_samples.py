@@ -20,8 +20,9 @@ def manifest(name: str = "my-bot") -> str:
     return GOOD_MANIFEST.format(name=name)
 
 
-def make_zip(files: dict[str, bytes | str], links: dict[str, str] | None = None,
-             folder: str = "") -> bytes:
+def make_zip(
+    files: dict[str, bytes | str], links: dict[str, str] | None = None, folder: str = ""
+) -> bytes:
     """A zip of ``files`` (path -> content), with symbolic ``links`` (path -> target)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -37,8 +38,12 @@ def make_zip(files: dict[str, bytes | str], links: dict[str, str] | None = None,
     return buffer.getvalue()
 
 
-def make_tar(files: dict[str, bytes | str], links: dict[str, str] | None = None,
-             hardlinks: dict[str, str] | None = None, fifo: str | None = None) -> bytes:
+def make_tar(
+    files: dict[str, bytes | str],
+    links: dict[str, str] | None = None,
+    hardlinks: dict[str, str] | None = None,
+    fifo: str | None = None,
+) -> bytes:
     """A tar.gz of ``files``, symbolic ``links``, ``hardlinks`` and an optional FIFO."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
@@ -100,11 +105,10 @@ BAD_ARCHIVES: dict[str, tuple[bytes, str]] = {
     "no-manifest": (make_zip({"bot.py": "print(1)"}), "no bot.toml"),
     "manifest-not-toml": (make_zip({"bot.toml": "name = = ="}), "does not parse"),
     "manifest-bad-name": (make_zip({"bot.toml": manifest("Bad Name!")}), "name"),
-    "manifest-no-command": (
-        make_zip({"bot.toml": 'name = "my-bot"\nversion = "1"\n'}), "command"
-    ),
+    "manifest-no-command": (make_zip({"bot.toml": 'name = "my-bot"\nversion = "1"\n'}), "command"),
     "manifest-unknown-variant": (
-        make_zip({"bot.toml": manifest().replace('["*"]', '["poker"]')}), "unknown variant"
+        make_zip({"bot.toml": manifest().replace('["*"]', '["poker"]')}),
+        "unknown variant",
     ),
     "too-big": (b"PK\x03\x04" + bytes(5 * 1024 * 1024), "the limit is 5,242,880 bytes"),
     "damaged-zip": (good_zip()[:60], "damaged"),

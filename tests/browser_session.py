@@ -12,6 +12,12 @@ def log_in(context: Any, live_server: Any, user: Any) -> None:
 
     client = Client()
     client.force_login(user)
-    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
-                          "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
-                          "url": live_server.url}])
+    context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                "url": live_server.url,
+            }
+        ]
+    )

@@ -24,7 +24,9 @@ ARTIFACTS = ROOT / "test-artifacts"
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--docs-screenshots``: the browser tests also renew the README's pictures."""
     parser.addoption(
-        "--docs-screenshots", action="store_true", default=False,
+        "--docs-screenshots",
+        action="store_true",
+        default=False,
         help="write the README's screenshots into docs/screenshots/ (tests/webui/browser)",
     )
 
@@ -99,8 +101,12 @@ def artifacts() -> Path:
 
 
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
 ]
 
 

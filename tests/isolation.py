@@ -51,9 +51,7 @@ def run_id() -> str:
     if not given:
         return uuid.uuid4().hex[:12]
     if not TEST_ID_PATTERN.fullmatch(given):
-        raise ValueError(
-            f"ARENA_TEST_ID={given!r}: expected 1 to 40 letters, digits, '_' or '-'"
-        )
+        raise ValueError(f"ARENA_TEST_ID={given!r}: expected 1 to 40 letters, digits, '_' or '-'")
     return given
 
 
@@ -111,7 +109,7 @@ def delete_broker_keys(url: str, prefix: str) -> int:
         pattern = prefix.replace("[", r"\[").replace("*", r"\*").replace("?", r"\?") + "*"
         keys = list(client.scan_iter(match=pattern, count=1000))
         for start in range(0, len(keys), 500):
-            client.delete(*keys[start:start + 500])
+            client.delete(*keys[start : start + 500])
         return len(keys)
     finally:
         client.close()

@@ -31,8 +31,14 @@ class Live:
 
         if concurrency is None and not play:
             concurrency = 1
-        pool = LocalWorkers(count, concurrency=concurrency, env=self.env,
-                            log_dir=self.log_dir, loglevel="INFO", play=play)
+        pool = LocalWorkers(
+            count,
+            concurrency=concurrency,
+            env=self.env,
+            log_dir=self.log_dir,
+            loglevel="INFO",
+            play=play,
+        )
         self.started.append(pool)
         return pool.start()
 
@@ -42,9 +48,13 @@ class Live:
 
 
 @contextlib.contextmanager
-def live_workers(broker_url: str, tmp_path: Path, settings: Any,
-                 monkeypatch: pytest.MonkeyPatch,
-                 lease_s: float | None = None) -> Iterator[Live]:
+def live_workers(
+    broker_url: str,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    lease_s: float | None = None,
+) -> Iterator[Live]:
     """Workers' environment: this test's PostgreSQL database, the broker, a private queue, and
     (``lease_s``) a match lease of its own; every worker started is stopped at the end."""
     from django.conf import settings as django_settings

@@ -60,10 +60,27 @@ class PrivateRedis:
         log = open(self.folder / "redis.log", "ab")  # noqa: SIM115 (the child keeps it)
         try:
             self.process = subprocess.Popen(
-                [*_die_with_parent(), self.executable, "--bind", "127.0.0.1",
-                 "--port", str(self.port), "--dir", str(self.folder), "--save", "",
-                 "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                [
+                    *_die_with_parent(),
+                    self.executable,
+                    "--bind",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--dir",
+                    str(self.folder),
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--daemonize",
+                    "no",
+                    "--protected-mode",
+                    "yes",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         finally:
             log.close()
@@ -78,9 +95,7 @@ class PrivateRedis:
         while True:
             assert self.process is not None
             if self.process.poll() is not None:
-                raise RuntimeError(
-                    f"redis-server on port {self.port} exited: {self.log_tail()}"
-                )
+                raise RuntimeError(f"redis-server on port {self.port} exited: {self.log_tail()}")
             client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1)
             try:
                 if client.ping():

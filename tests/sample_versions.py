@@ -20,9 +20,12 @@ def sample_versions(owner: Any, bot_name: str, samples: tuple[str, ...]) -> tupl
     for name in samples:
         folder = SAMPLES / name
         version, _ = register_version(
-            bot, sha256=folder_sha256(folder),
+            bot,
+            sha256=folder_sha256(folder),
             manifest=tomllib.loads((folder / "bot.toml").read_text()),
-            source_dir=str(folder), validate=False)
+            source_dir=str(folder),
+            validate=False,
+        )
         made.append(version)
     LadderEntry.objects.update_or_create(bot=bot, defaults={"version": made[0]})
     return bot, made

@@ -44,8 +44,12 @@ def arena_services(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _is_environ(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "environ"
-            and isinstance(node.value, ast.Name) and node.value.id == "os")
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "environ"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "os"
+    )
 
 
 def _environ_key(call: ast.Call) -> ast.AST | None:
@@ -77,13 +81,21 @@ def variables_read(path: Path) -> set[str]:
         key: ast.AST | None = None
         if isinstance(node, ast.Call):
             key = _environ_key(node)
-            if (key is None and isinstance(node.func, ast.Name) and node.func.id in readers
-                    and node.args):
+            if (
+                key is None
+                and isinstance(node.func, ast.Name)
+                and node.func.id in readers
+                and node.args
+            ):
                 key = node.args[0]
         elif isinstance(node, ast.Subscript) and _is_environ(node.value):
             key = node.slice
-        elif (isinstance(node, ast.Compare) and len(node.ops) == 1
-              and isinstance(node.ops[0], ast.In) and _is_environ(node.comparators[0])):
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.In)
+            and _is_environ(node.comparators[0])
+        ):
             key = node.left
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             found.add(key.value)
@@ -107,11 +119,17 @@ def read_by_the_code() -> set[str]:
 
 def test_the_variables_read_are_found_as_the_code_reads_them() -> None:
     found = variables_read(ROOT / "webui" / "settings.py")
-    assert {"ARENA_DATABASE_URL", "ARENA_DEBUG", "ARENA_ALLOWED_HOSTS",
-            "ARENA_MATCH_LEASE_S", "ARENA_SWEEP_INTERVAL_S"} <= found
+    assert {
+        "ARENA_DATABASE_URL",
+        "ARENA_DEBUG",
+        "ARENA_ALLOWED_HOSTS",
+        "ARENA_MATCH_LEASE_S",
+        "ARENA_SWEEP_INTERVAL_S",
+    } <= found
     assert "ARENA_NO_SUCH_SETTING" not in found
     assert {"ARENA_WEB_WORKERS", "ARENA_BIND"} <= variables_read(
-        ROOT / "webui" / "gunicorn_conf.py")
+        ROOT / "webui" / "gunicorn_conf.py"
+    )
 
 
 # ---- the file ----------------------------------------------------------------------------
@@ -126,8 +144,11 @@ def test_the_file_parses_and_names_only_the_repository_image_and_official_images
     assert built == {"scopa-arena:latest"}, built
     for name, service in services.items():
         if "build" in service:
-            context = service["build"] if isinstance(service["build"], str) else (
-                service["build"].get("context", "."))
+            context = (
+                service["build"]
+                if isinstance(service["build"], str)
+                else (service["build"].get("context", "."))
+            )
             assert (ROOT / context / "Dockerfile").is_file(), name
         else:
             image = service.get("image", "")
@@ -180,16 +201,23 @@ def test_every_command_of_the_arena_image_exists_and_its_options_parse(
             assert args[0] in ("-A", "--app"), command
             app = find_app(args[1])  # as `celery -A` finds it
             sub = celery_cli.commands[args[2]]  # KeyError: no such celery command
-            sub.make_context(args[2], args[3:], obj=CLIContext(
-                app=app, no_color=True, workdir=None, quiet=True))
+            sub.make_context(
+                args[2], args[3:], obj=CLIContext(app=app, no_color=True, workdir=None, quiet=True)
+            )
         else:
             pytest.fail(f"service {name}: unknown program {program!r}")
     assert seen == {"arena", "python", "gunicorn", "celery"}
     # The image's default command is the site's.
-    assert '["gunicorn", "-c", "python:webui.gunicorn_conf", "webui.wsgi"]' in (
-        ROOT / "Dockerfile").read_text()
+    assert (
+        '["gunicorn", "-c", "python:webui.gunicorn_conf", "webui.wsgi"]'
+        in (ROOT / "Dockerfile").read_text()
+    )
     assert hostlab.service_command("web", DEFAULTS, compose) == [
-        "gunicorn", "-c", "python:webui.gunicorn_conf", "webui.wsgi"]
+        "gunicorn",
+        "-c",
+        "python:webui.gunicorn_conf",
+        "webui.wsgi",
+    ]
 
 
 def test_a_bad_arena_command_would_be_caught(compose: dict[str, Any]) -> None:
@@ -202,7 +230,8 @@ def test_a_bad_arena_command_would_be_caught(compose: dict[str, Any]) -> None:
 
 
 def test_every_variable_it_sets_for_the_arena_image_is_read_by_the_code(
-    compose: dict[str, Any], read_by_the_code: set[str],
+    compose: dict[str, Any],
+    read_by_the_code: set[str],
 ) -> None:
     for name in arena_services(compose):
         environment = hostlab.service_environment(name, DEFAULTS, compose)
@@ -229,12 +258,15 @@ def test_the_database_it_creates_is_the_one_the_arena_connects_to(
     from urllib.parse import urlsplit
 
     db = hostlab.service_environment("db", DEFAULTS, compose)
-    url = urlsplit(hostlab.service_environment("worker", DEFAULTS, compose)[
-        "ARENA_DATABASE_URL"])
+    url = urlsplit(hostlab.service_environment("worker", DEFAULTS, compose)["ARENA_DATABASE_URL"])
     assert (url.username, url.password, url.path.lstrip("/"), url.hostname, url.port) == (
-        db["POSTGRES_USER"], db["POSTGRES_PASSWORD"], db["POSTGRES_DB"], "db", 5432)
-    broker = urlsplit(hostlab.service_environment("worker", DEFAULTS, compose)[
-        "ARENA_BROKER_URL"])
+        db["POSTGRES_USER"],
+        db["POSTGRES_PASSWORD"],
+        db["POSTGRES_DB"],
+        "db",
+        5432,
+    )
+    broker = urlsplit(hostlab.service_environment("worker", DEFAULTS, compose)["ARENA_BROKER_URL"])
     assert (broker.scheme, broker.hostname, broker.port) == ("redis", "redis", 6379)
 
 
@@ -242,11 +274,11 @@ def test_the_multi_host_tests_run_the_compose_commands_and_restate_none(
     compose: dict[str, Any],
 ) -> None:
     # What the lab runs for each service is compose's command, as compose would run it.
-    assert hostlab.service_command("redis", {}, compose) == compose["services"]["redis"][
-        "command"]
+    assert hostlab.service_command("redis", {}, compose) == compose["services"]["redis"]["command"]
     for name in ("migrate", "worker", "beat"):
-        expected = [hostlab.interpolate(str(p), DEFAULTS)
-                    for p in compose["services"][name]["command"]]
+        expected = [
+            hostlab.interpolate(str(p), DEFAULTS) for p in compose["services"][name]["command"]
+        ]
         assert hostlab.service_command(name, DEFAULTS, compose) == expected
     # ... and the lab spells none of their options or scripts itself (it adds only the
     # services host's address, port and folder to Redis's).
@@ -260,7 +292,8 @@ def test_the_multi_host_tests_run_the_compose_commands_and_restate_none(
 def test_compose_variable_substitution() -> None:
     values = {"SET": "x", "EMPTY": ""}
     assert hostlab.interpolate("${SET}-${UNSET:-d}-${EMPTY:-e}-${EMPTY-f}-$$", values) == (
-        "x-d-e--$")
+        "x-d-e--$"
+    )
     with pytest.raises(hostlab.LabError, match="set it"):
         hostlab.interpolate("${UNSET:?set it}", values)
     with pytest.raises(hostlab.LabError):
@@ -272,14 +305,16 @@ def test_compose_values_are_rewritten_for_the_lab_hosts() -> None:
     addresses = {"db": "10.77.0.10", "redis": "10.77.0.10"}
     paths = {"/data": Path("/lab/w1/data")}
     assert hostlab.on_lan("postgresql://arena:pw@db:5432/arena", addresses, paths) == (
-        "postgresql://arena:pw@10.77.0.10:5432/arena")
-    assert hostlab.on_lan("redis://redis:6379/0", addresses, paths) == (
-        "redis://10.77.0.10:6379/0")
+        "postgresql://arena:pw@10.77.0.10:5432/arena"
+    )
+    assert hostlab.on_lan("redis://redis:6379/0", addresses, paths) == ("redis://10.77.0.10:6379/0")
     assert hostlab.on_lan("/data/celerybeat-schedule", addresses, paths) == (
-        "/lab/w1/data/celerybeat-schedule")
+        "/lab/w1/data/celerybeat-schedule"
+    )
     assert hostlab.on_lan("/database", addresses, paths) == "/database"
     assert hostlab.on_lan("https://dbx.example.org/", addresses, paths) == (
-        "https://dbx.example.org/")
+        "https://dbx.example.org/"
+    )
 
 
 def test_the_settings_module_documents_every_variable_compose_sets(

@@ -155,15 +155,34 @@ def test_a_failing_run_leaves_no_database_and_no_keys_behind(
 
     run = f"probe-{uuid.uuid4().hex[:8]}"
     (tmp_path / "test_failing.py").write_text(textwrap.dedent(FAILING_RUN))
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ARENA_", "DJANGO_", "PYTEST_"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_", "PYTEST_"))
+    }
     env["ARENA_TEST_ID"] = run
     env["PYTHONPATH"] = str(ROOT / "tests")  # where the plugin is (pyproject's pythonpath)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "isolation", "-p",
-         "no:cacheprovider", "-o", "addopts=", "--ds", "webui.settings",
-         "--rootdir", str(tmp_path), str(tmp_path / "test_failing.py")],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "isolation",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "--ds",
+            "webui.settings",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path / "test_failing.py"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "this run fails" in result.stdout

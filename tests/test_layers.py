@@ -57,8 +57,9 @@ def test_the_site_never_imports_the_workers() -> None:
 
 def test_the_engine_imports_nothing_of_the_rest() -> None:
     outside = {
-        path: sorted(n for n in names if n.startswith("arena.") and
-                     not n.startswith("arena.engine"))
+        path: sorted(
+            n for n in names if n.startswith("arena.") and not n.startswith("arena.engine")
+        )
         for path, names in imports_of("arena/engine").items()
     }
     assert {path: names for path, names in outside.items() if names} == {}
@@ -85,7 +86,7 @@ def module_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
                 base = node.module or ""
                 if node.level:
                     anchor = package.split(".")
-                    anchor = anchor[:len(anchor) - (node.level - 1)]
+                    anchor = anchor[: len(anchor) - (node.level - 1)]
                     base = ".".join([*anchor, *([base] if base else [])])
                 targets.update(f"{base}.{alias.name}" for alias in node.names)
                 targets.add(base)
@@ -143,8 +144,9 @@ def test_no_module_of_the_project_is_imported_by_name() -> None:
     assert calls == []
 
 
-def run_arena(args: list[str], blocked: tuple[str, ...] = (), cwd: Path = ROOT
-              ) -> subprocess.CompletedProcess[str]:
+def run_arena(
+    args: list[str], blocked: tuple[str, ...] = (), cwd: Path = ROOT
+) -> subprocess.CompletedProcess[str]:
     """``arena ARGS`` in a fresh interpreter where the modules ``blocked`` cannot be imported."""
     script = (
         "import sys\n"
@@ -153,14 +155,18 @@ def run_arena(args: list[str], blocked: tuple[str, ...] = (), cwd: Path = ROOT
         "from arena.cli import main\n"
         f"sys.exit(main({args!r}))\n"
     )
-    return subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True,
-                          text=True, timeout=240)
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=240
+    )
 
 
 def listed(help_text: str) -> set[str]:
     """The commands ``arena --help`` lists."""
-    return {line.split()[0] for line in help_text.splitlines()
-            if line.startswith("    ") and line.split()[0].isalpha()}
+    return {
+        line.split()[0]
+        for line in help_text.splitlines()
+        if line.startswith("    ") and line.split()[0].isalpha()
+    }
 
 
 def benches(help_text: str) -> set[str]:
@@ -175,7 +181,8 @@ def test_arena_help_lists_the_platforms_commands_when_it_is_installed() -> None:
     assert listed(done.stdout) >= LIBRARY_COMMANDS | PLATFORM_COMMANDS
     bench = run_arena(["bench", "--help"])
     assert {"engine", "swiss", "season", "site", "ladder", "hosts", "export"} <= benches(
-        bench.stdout)
+        bench.stdout
+    )
 
 
 def test_the_librarys_commands_work_without_the_platform(tmp_path: Path) -> None:
@@ -196,8 +203,10 @@ def test_the_librarys_commands_work_without_the_platform(tmp_path: Path) -> None
     bench = run_arena(["bench", "--help"], PLATFORM)
     offered = benches(bench.stdout)
     assert "engine" in offered and not {"season", "site", "ladder", "hosts"} & offered
-    engine = run_arena(["bench", "engine", "--json", "--seconds", "0.02", "--runs", "1",
-                        "--variant", "scopa"], PLATFORM)
+    engine = run_arena(
+        ["bench", "engine", "--json", "--seconds", "0.02", "--runs", "1", "--variant", "scopa"],
+        PLATFORM,
+    )
     assert engine.returncode == 0, engine.stderr
 
     demo = run_arena(["demo", "--no-serve"], PLATFORM)

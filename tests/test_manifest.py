@@ -48,7 +48,8 @@ REFUSED: dict[str, tuple[str, str]] = {
     "long-version": (f'name = "ok"\nversion = "{"1" * 41}"\ncommand = ["x"]\n', "at most 40"),
     "author-number": ('name = "ok"\nversion = "1"\nauthor = 5\ncommand = ["x"]\n', "'author'"),
     "long-author": (
-        f'name = "ok"\nversion = "1"\nauthor = "{"a" * 101}"\ncommand = ["x"]\n', "at most 100"
+        f'name = "ok"\nversion = "1"\nauthor = "{"a" * 101}"\ncommand = ["x"]\n',
+        "at most 100",
     ),
     "version-escape": (
         'name = "ok"\nversion = "1\\u001b[2J"\ncommand = ["x"]\n',
@@ -82,7 +83,7 @@ def test_it_rejects_bad_manifests_in_one_line_naming_the_field(case: str) -> Non
 
 def test_it_rejects_text_that_is_not_utf8() -> None:
     with pytest.raises(ManifestError, match="not UTF-8"):
-        parse_manifest(b"name = \"\xff\"")
+        parse_manifest(b'name = "\xff"')
 
 
 def test_the_known_variants_can_be_narrowed() -> None:
@@ -142,5 +143,6 @@ def test_the_runner_the_launcher_and_uploads_agree(tmp_path: Path, case: str) ->
     assert outcomes[0] == outcomes[1] == outcomes[2], outcomes
     assert isinstance(outcomes[0], Manifest) == (case in texts)
     if case == "env":
-        assert outcomes[2] == Manifest("my-bot", "1.0.0", "Tester", ("python", "bot.py"),
-                                       ("scopa",), {"LEVEL": "3"})
+        assert outcomes[2] == Manifest(
+            "my-bot", "1.0.0", "Tester", ("python", "bot.py"), ("scopa",), {"LEVEL": "3"}
+        )

@@ -30,9 +30,7 @@ def test_the_class_is_every_control_format_and_separator_character_of_unicode() 
 def test_a_terminal_attack_is_shown_as_text() -> None:
     attack = "\x1b[2J\x1b[H\x1b]0;owned\x07\r| bot | 10 | 10 W |\x9b31m\u202eevil"
     shown = printable(attack)
-    assert shown == (
-        "\\x1b[2J\\x1b[H\\x1b]0;owned\\x07\\x0d| bot | 10 | 10 W |\\x9b31m\\u202eevil"
-    )
+    assert shown == ("\\x1b[2J\\x1b[H\\x1b]0;owned\\x07\\x0d| bot | 10 | 10 W |\\x9b31m\\u202eevil")
     assert unsafe_characters(attack)[:2] == ["\\x1b", "\\x1b"]
 
 

@@ -47,8 +47,7 @@ def reset_password(username: str, password: str | None = None) -> str:
     if user is None:
         raise AccountError(f"no account {username!r}")
     if password is not None and len(password) < MIN_LENGTH:
-        raise AccountError(f"a password of at least {MIN_LENGTH} characters, not "
-                           f"{len(password)}")
+        raise AccountError(f"a password of at least {MIN_LENGTH} characters, not {len(password)}")
     chosen = password if password is not None else new_password()
     user.set_password(chosen)
     user.save(update_fields=["password"])

@@ -27,8 +27,7 @@ def house_owner() -> Any:
     """The house account: staff, with no usable password (nobody logs in as it)."""
     from django.contrib.auth.models import User
 
-    user, created = User.objects.get_or_create(username=HOUSE_USER,
-                                               defaults={"is_staff": True})
+    user, created = User.objects.get_or_create(username=HOUSE_USER, defaults={"is_staff": True})
     if created:
         user.set_unusable_password()
         user.save(update_fields=["password"])
@@ -50,8 +49,13 @@ def adopt_sample_bots(versions: list[Any], owner: Any) -> int:
 class SeasonWatch:
     """Prints a season's progress from a thread until it finishes, then ``on_finished``."""
 
-    def __init__(self, season_id: int, say: Callable[[str], None],
-                 on_finished: Callable[[Any], None], poll_s: float = POLL_S) -> None:
+    def __init__(
+        self,
+        season_id: int,
+        say: Callable[[str], None],
+        on_finished: Callable[[Any], None],
+        poll_s: float = POLL_S,
+    ) -> None:
         self.season_id = season_id
         self.say = say
         self.on_finished = on_finished

@@ -35,12 +35,25 @@ from arena.runner.cgroups import end_orphaned_seats
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def worker_command(name: str, concurrency: int | None = 1, loglevel: str = "WARNING",
-                   beat: bool = False, play: bool = False) -> list[str]:
+def worker_command(
+    name: str,
+    concurrency: int | None = 1,
+    loglevel: str = "WARNING",
+    beat: bool = False,
+    play: bool = False,
+) -> list[str]:
     """The command line of one local worker: ``arena worker`` with this interpreter (``play``:
     a Play worker, ``arena worker --play``; ``concurrency`` None: its default)."""
-    command = [sys.executable, "-m", "arena.cli", "worker", "--name", f"{name}@%h",
-               "--loglevel", loglevel]
+    command = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "worker",
+        "--name",
+        f"{name}@%h",
+        "--loglevel",
+        loglevel,
+    ]
     if concurrency is not None:
         command += ["--concurrency", str(concurrency)]
     if beat:
@@ -196,7 +209,6 @@ class LocalWorkers:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
-
 
 
 STOP_GRACE_S = 3.0

@@ -76,23 +76,25 @@ def nginx_main_config(prefix: Path, site: Path) -> str:
     temp = {name: prefix / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
     for folder in temp.values():
         folder.mkdir(parents=True, exist_ok=True)
-    return "\n".join([
-        f"user {user};" if os.geteuid() == 0 else "",
-        "worker_processes 1;",
-        f"pid {prefix / 'nginx.pid'};",
-        f"error_log {prefix / 'error.log'} warn;",
-        "events { worker_connections 4096; }",
-        "http {",
-        "    access_log off;",
-        f"    client_body_temp_path {temp['body']};",
-        f"    proxy_temp_path {temp['proxy']};",
-        f"    fastcgi_temp_path {temp['fastcgi']};",
-        f"    uwsgi_temp_path {temp['uwsgi']};",
-        f"    scgi_temp_path {temp['scgi']};",
-        f"    include {site};",
-        "}",
-        "",
-    ])
+    return "\n".join(
+        [
+            f"user {user};" if os.geteuid() == 0 else "",
+            "worker_processes 1;",
+            f"pid {prefix / 'nginx.pid'};",
+            f"error_log {prefix / 'error.log'} warn;",
+            "events { worker_connections 4096; }",
+            "http {",
+            "    access_log off;",
+            f"    client_body_temp_path {temp['body']};",
+            f"    proxy_temp_path {temp['proxy']};",
+            f"    fastcgi_temp_path {temp['fastcgi']};",
+            f"    uwsgi_temp_path {temp['uwsgi']};",
+            f"    scgi_temp_path {temp['scgi']};",
+            f"    include {site};",
+            "}",
+            "",
+        ]
+    )
 
 
 class ProductionServer:
@@ -142,8 +144,13 @@ class ProductionServer:
         log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed in stop)
         self._logs.append(log)
         self.processes[name] = subprocess.Popen(
-            argv, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            argv,
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
 
     def start(self, ready_timeout_s: float = 60.0) -> ProductionServer:
@@ -151,8 +158,17 @@ class ProductionServer:
         try:
             bind = address("127.0.0.1" if self.nginx else self.host, self.gunicorn_port)
             self.env["ARENA_BIND"] = bind
-            self._spawn("gunicorn", [sys.executable, "-m", "gunicorn", "-c",
-                                     "python:webui.gunicorn_conf", "webui.wsgi"])
+            self._spawn(
+                "gunicorn",
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "-c",
+                    "python:webui.gunicorn_conf",
+                    "webui.wsgi",
+                ],
+            )
             if self.nginx:
                 self._start_nginx(bind)
             self._wait_ready(ready_timeout_s)
@@ -171,16 +187,29 @@ class ProductionServer:
         site.write_text(render_site_block(upstream, address(self.host, self.port)))
         config = prefix / "nginx.conf"
         config.write_text(nginx_main_config(prefix, site))
-        self._spawn("nginx", [program, "-p", str(prefix), "-c", str(config), "-e",
-                              str(prefix / "error.log"), "-g", "daemon off;"])
+        self._spawn(
+            "nginx",
+            [
+                program,
+                "-p",
+                str(prefix),
+                "-c",
+                str(config),
+                "-e",
+                str(prefix / "error.log"),
+                "-g",
+                "daemon off;",
+            ],
+        )
 
     def _wait_ready(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
             for name, process in self.processes.items():
                 if process.poll() is not None:
-                    raise ServingError(f"{name} exited with status {process.returncode}: "
-                                       f"{self.log_tail(name)}")
+                    raise ServingError(
+                        f"{name} exited with status {process.returncode}: {self.log_tail(name)}"
+                    )
             try:
                 with urllib.request.urlopen(self.url + "/healthz", timeout=5) as answer:
                     if answer.status == 200:
@@ -188,8 +217,10 @@ class ProductionServer:
             except (OSError, urllib.error.URLError):
                 pass
             if time.monotonic() > deadline:
-                raise ServingError(f"{self.url}/healthz did not answer within {timeout_s:g} s: "
-                                   f"{self.log_tail('gunicorn')}")
+                raise ServingError(
+                    f"{self.url}/healthz did not answer within {timeout_s:g} s: "
+                    f"{self.log_tail('gunicorn')}"
+                )
             time.sleep(0.1)
 
     def failed(self) -> str | None:
@@ -213,8 +244,7 @@ class ProductionServer:
             process = self.processes.pop(name, None)
             if process is not None:
                 # nginx: SIGQUIT finishes the requests under way; gunicorn: SIGTERM does.
-                stop_group(process, timeout,
-                           signal.SIGQUIT if name == "nginx" else signal.SIGTERM)
+                stop_group(process, timeout, signal.SIGQUIT if name == "nginx" else signal.SIGTERM)
         for log in self._logs:
             log.close()
         self._logs.clear()

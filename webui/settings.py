@@ -357,8 +357,14 @@ ARENA_PLAY_ABANDON_S = float(os.environ.get("ARENA_PLAY_ABANDON_S", "30"))
 ARENA_PLAY_START_TIMEOUT_S = float(os.environ.get("ARENA_PLAY_START_TIMEOUT_S", "300"))
 
 
-def live_cache(cache_url: str, broker_url: str, prefix: str, data_dir: Path,
-               name: str = "live", timeout: int = 3600) -> dict[str, object]:
+def live_cache(
+    cache_url: str,
+    broker_url: str,
+    prefix: str,
+    data_dir: Path,
+    name: str = "live",
+    timeout: int = 3600,
+) -> dict[str, object]:
     """A cache every process shares (the ``live`` one by default): Redis when one is
     configured, else files under ``data_dir/name``, which every local process shares.
     ``timeout``: seconds an entry is kept."""
@@ -383,20 +389,37 @@ CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     # Shared by every process of the site: the viewer's frames of recorded games, computed
     # once (webui.web.http_cache; a game never changes), kept a day after they were made.
-    "frames": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
-                         ARENA_BROKER_PREFIX, DATA_DIR, "frames", timeout=86_400),
+    "frames": live_cache(
+        os.environ.get("ARENA_CACHE_URL", ""),
+        ARENA_BROKER_URL,
+        ARENA_BROKER_PREFIX,
+        DATA_DIR,
+        "frames",
+        timeout=86_400,
+    ),
     # Shared between the workers that play matches and the site that shows them live.
-    "live": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
-                       ARENA_BROKER_PREFIX, DATA_DIR),
+    "live": live_cache(
+        os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL, ARENA_BROKER_PREFIX, DATA_DIR
+    ),
     # Shared by every process of the site: the signup counters (django-ratelimit). Redis
     # counts atomically; the embedded setup's files are shared too, but two signups in the same
     # instant may both be counted as the last one allowed.
-    "limits": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
-                         ARENA_BROKER_PREFIX, DATA_DIR, "limits"),
+    "limits": live_cache(
+        os.environ.get("ARENA_CACHE_URL", ""),
+        ARENA_BROKER_URL,
+        ARENA_BROKER_PREFIX,
+        DATA_DIR,
+        "limits",
+    ),
     # Shared by every process of the site: the pages' reads (leaderboards, bots, seasons, the
     # home page), keyed by the versions of their scopes (webui.web.read_cache).
-    "reads": live_cache(os.environ.get("ARENA_CACHE_URL", ""), ARENA_BROKER_URL,
-                        ARENA_BROKER_PREFIX, DATA_DIR, "reads"),
+    "reads": live_cache(
+        os.environ.get("ARENA_CACHE_URL", ""),
+        ARENA_BROKER_URL,
+        ARENA_BROKER_PREFIX,
+        DATA_DIR,
+        "reads",
+    ),
 }
 
 # Throttles (docs/SECURITY.md, "The site"): failed logins by django-axes, signups by
@@ -411,8 +434,9 @@ for _proxy in ARENA_TRUSTED_PROXIES:
     try:
         ipaddress.ip_network(_proxy, strict=False)
     except ValueError:
-        raise ValueError(f"ARENA_TRUSTED_PROXIES: {_proxy!r} is not an address or a network "
-                         "(such as 10.0.0.0/8)") from None
+        raise ValueError(
+            f"ARENA_TRUSTED_PROXIES: {_proxy!r} is not an address or a network (such as 10.0.0.0/8)"
+        ) from None
 AXES_FAILURE_LIMIT = ARENA_LOGIN_FAILURES
 AXES_COOLOFF_TIME = datetime.timedelta(minutes=ARENA_LOGIN_COOLOFF_MIN)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks

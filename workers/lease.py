@@ -61,8 +61,12 @@ class LeaseKeeper:
         self._watcher.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.stopped.set()
         self._watcher.join(timeout=2)
         # A renewal stuck on a dead connection is left to finish on its own (a daemon thread):
@@ -77,8 +81,9 @@ class LeaseKeeper:
                 try:
                     held = matches.renew_lease(self.claim)
                 except Exception as error:  # the database blinked: try again next beat
-                    log.warning("could not renew the lease of match %s: %s",
-                                self.claim.match_id, error)
+                    log.warning(
+                        "could not renew the lease of match %s: %s", self.claim.match_id, error
+                    )
                     close_old_connections()
                     continue
                 if not held:

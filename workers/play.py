@@ -42,7 +42,9 @@ def play_human(game_id: int) -> str:
 
     now = timezone.now()
     claimed = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.QUEUED).update(
-        status=PlayGame.Status.PLAYING, started=now, worker_seen=now,
+        status=PlayGame.Status.PLAYING,
+        started=now,
+        worker_seen=now,
     )
     if not claimed:
         return f"play game {game_id}: not queued, nothing to do"
@@ -66,8 +68,14 @@ def play_human(game_id: int) -> str:
         if server is not None:
             server.stop(grace=0)  # the runner sees the seat's stream break: a forfeit
 
-    seat = HumanSeat(game_id, game.human_seat, games.players(game), rules.num_sides,
-                     abandon_s=settings.ARENA_PLAY_ABANDON_S, on_leave=stop_server)
+    seat = HumanSeat(
+        game_id,
+        game.human_seat,
+        games.players(game),
+        rules.num_sides,
+        abandon_s=settings.ARENA_PLAY_ABANDON_S,
+        on_leave=stop_server,
+    )
     try:
         server, address = create_server(seat, "127.0.0.1:0")
     except BaseException:
@@ -104,6 +112,13 @@ def play_human(game_id: int) -> str:
         seat.close()
         server.stop(grace=1.0).wait(timeout=5)
     outcome = report.games[0]
-    games.finish(game_id, outcome.replay, list(outcome.totals), outcome.winner_side,
-                 outcome.forfeit, outcome.void, left=seat.left)
+    games.finish(
+        game_id,
+        outcome.replay,
+        list(outcome.totals),
+        outcome.winner_side,
+        outcome.forfeit,
+        outcome.void,
+        left=seat.left,
+    )
     return f"play game {game_id}: {outcome.void or seat.left or 'over'}"

@@ -52,5 +52,7 @@ def refusal(bots: Mapping[str, Any], sandbox: bool) -> str | None:
         return None
     names = ", ".join(sorted(untrusted))
     why = os.environ.get("ARENA_SANDBOX", "1").strip() or "1"
-    return (f"refused to run {names} without the sandbox (ARENA_SANDBOX={why} on this worker): "
-            f"only the sample bots run unsandboxed unless {UNSAFE_SETTING}=1")
+    return (
+        f"refused to run {names} without the sandbox (ARENA_SANDBOX={why} on this worker): "
+        f"only the sample bots run unsandboxed unless {UNSAFE_SETTING}=1"
+    )

@@ -60,6 +60,7 @@ def arena_task(name: str, **options: Any) -> Callable[[F], F]:
     """``app.task`` with its name given and its type kept for the checker."""
     return cast(Callable[[F], F], app.task(name=name, **options))
 
+
 MAX_MATCH_ATTEMPTS = 5
 """A match whose plays failed this many times for the infrastructure's sake is void."""
 MAX_RETRIES = 8
@@ -82,8 +83,12 @@ def empty_matches() -> bool:
 
 def empty_report(spec: MatchSpec) -> MatchReport:
     """A match report with no games, as :func:`empty_matches` records."""
-    return MatchReport(spec=spec, rules=rules_for(spec.variant, spec.options or None),
-                       seed=spec.seed or 0, labels=[bot.label for bot in spec.entrants])
+    return MatchReport(
+        spec=spec,
+        rules=rules_for(spec.variant, spec.options or None),
+        seed=spec.seed or 0,
+        labels=[bot.label for bot in spec.entrants],
+    )
 
 
 class Unsandboxed(ValueError):
@@ -103,8 +108,9 @@ def match_spec(match: Match) -> MatchSpec:
     season_limits = match.season.seat_limits if match.season is not None else {}
     versions = match.entrants()
     bots = [BotRef.parse(bot_ref_text(v)) for v in versions]
-    refused = refusal({v.label: bot for v, bot in zip(versions, bots, strict=True)},
-                      sandbox_wanted())
+    refused = refusal(
+        {v.label: bot for v, bot in zip(versions, bots, strict=True)}, sandbox_wanted()
+    )
     if refused:
         raise Unsandboxed(refused)
     return MatchSpec(
@@ -205,8 +211,7 @@ def sweep() -> int:
     from webui.league.queue import play_queue, queue_depth
     from webui.play import games
 
-    return (requeue_stale(waiting=queue_depth())
-            + games.sweep(waiting=queue_depth(play_queue())))
+    return requeue_stale(waiting=queue_depth()) + games.sweep(waiting=queue_depth(play_queue()))
 
 
 def sample_label(name: str) -> str:
@@ -243,8 +248,10 @@ def validate_version(self: Task, version_id: int) -> str:
     if version is None or version.status != BotVersion.Status.VALIDATING:
         return f"version {version_id}: nothing to do"
     variants = list(version.manifest.get("variants") or ["*"])
-    variant = VALIDATION_VARIANT if "*" in variants or VALIDATION_VARIANT in variants else (
-        str(variants[0])
+    variant = (
+        VALIDATION_VARIANT
+        if "*" in variants or VALIDATION_VARIANT in variants
+        else (str(variants[0]))
     )
     try:
         bot = BotRef.parse(bot_ref_text(version))
@@ -274,15 +281,14 @@ def validate_version(self: Task, version_id: int) -> str:
     if void:
         raise self.retry(exc=RuntimeError(void), countdown=backoff(self.request.retries))
     logs = "\n".join(
-        f"--- {key} ---\n{text}" for key, text in sorted(report.logs.items())
+        f"--- {key} ---\n{text}"
+        for key, text in sorted(report.logs.items())
         if key.startswith("0/")
     )
     game = report.games[0]
     replay = named(game.replay, list(game.seats), version)
-    verdict = judge(report.games, [version.label, sample_label("random")],
-                    report.rules.num_sides)
-    versions.finish_validation(version_id, verdict.ok, verdict.reason, logs, replay,
-                               verdict.games)
+    verdict = judge(report.games, [version.label, sample_label("random")], report.rules.num_sides)
+    versions.finish_validation(version_id, verdict.ok, verdict.reason, logs, replay, verdict.games)
     if not verdict.ok:
         return f"version {version_id}: failed ({verdict.reason})"
     return f"version {version_id}: ready"

@@ -35,14 +35,21 @@ def pair_spec(test: SprtTest, index: int) -> Any:
 
     versions = [test.new_version, test.old_version]
     bots = [BotRef.parse(bot_ref_text(v)) for v in versions]
-    refused = refusal({v.label: bot for v, bot in zip(versions, bots, strict=True)},
-                      sandbox_wanted())
+    refused = refusal(
+        {v.label: bot for v, bot in zip(versions, bots, strict=True)}, sandbox_wanted()
+    )
     if refused:
         raise ValueError(refused)
     return MatchSpec(
-        entrants=bots, variant=test.variant.name, options=dict(test.variant.options), games=2,
-        seed=(test.seed + index * 0x9E3779B97F4A7C15) % 2**62, move_time_ms=MOVE_TIME_MS,
-        bank_ms=BANK_MS, sandbox=sandbox_wanted(), match_id=f"sprt-{test.pk}-{index}",
+        entrants=bots,
+        variant=test.variant.name,
+        options=dict(test.variant.options),
+        games=2,
+        seed=(test.seed + index * 0x9E3779B97F4A7C15) % 2**62,
+        move_time_ms=MOVE_TIME_MS,
+        bank_ms=BANK_MS,
+        sandbox=sandbox_wanted(),
+        match_id=f"sprt-{test.pk}-{index}",
         limits=runner_limits({}, 2, BANK_MS),
     )
 
@@ -60,14 +67,16 @@ def sprt_pair(test_id: int, yields: int = 0) -> str:
     index = sprt_tests.claim_pair(test_id)
     if index is None:
         return f"sprt {test_id}: no pair left"
-    test = SprtTest.objects.select_related("new_version__bot", "old_version__bot",
-                                           "variant").get(pk=test_id)
+    test = SprtTest.objects.select_related("new_version__bot", "old_version__bot", "variant").get(
+        pk=test_id
+    )
     try:
         report = run_match(pair_spec(test, index))
     except (MatchError, ValueError) as error:  # a bot folder or manifest that cannot play
         close_old_connections()
         SprtTest.objects.filter(pk=test_id, status=SprtTest.Status.RUNNING).update(
-            status=SprtTest.Status.STOPPED, error=f"cannot be played: {error}"[:2000])
+            status=SprtTest.Status.STOPPED, error=f"cannot be played: {error}"[:2000]
+        )
         return f"sprt {test_id}: stopped ({error})"
     except Exception as error:  # this host's trouble (disk, database): the next pair, later
         log.warning("sprt %s pair %s failed on this worker: %s", test_id, index, error)

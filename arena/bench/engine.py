@@ -30,12 +30,27 @@ SUMMARY = "random deals per second for each variant, beside a naive engine"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``arena bench engine``."""
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--seconds", type=float, default=0.5, metavar="S",
-                        help="CPU seconds per measurement (default 0.5)")
-    parser.add_argument("--runs", type=int, default=3, metavar="N",
-                        help="measurements per figure; the median is reported (default 3)")
-    parser.add_argument("--variant", action="append", metavar="NAME", dest="variants",
-                        help="only this variant (repeatable; default: every named variant)")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=0.5,
+        metavar="S",
+        help="CPU seconds per measurement (default 0.5)",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        metavar="N",
+        help="measurements per figure; the median is reported (default 3)",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        metavar="NAME",
+        dest="variants",
+        help="only this variant (repeatable; default: every named variant)",
+    )
 
 
 # -- the naive engine ---------------------------------------------------------------------------
@@ -44,8 +59,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class NaiveDeal:
     """A deal the obvious way: lists of cards, every subset tried, a new state per move."""
 
-    __slots__ = ("captured", "dealer", "hands", "last", "rules", "scope", "stock", "table",
-                 "to_move")
+    __slots__ = (
+        "captured",
+        "dealer",
+        "hands",
+        "last",
+        "rules",
+        "scope",
+        "stock",
+        "table",
+        "to_move",
+    )
 
     def __init__(self, rules: Rules, deal: Deal) -> None:
         self.rules = rules
@@ -94,8 +118,9 @@ class NaiveDeal:
             else:
                 caps = [s for s in subsets if len(s) == 1 and RANK[s[0]] == value]
                 if not caps:
-                    caps = [s for s in subsets if len(s) > 1
-                            and sum(RANK[c] for c in s) == value] or [()]
+                    caps = [
+                        s for s in subsets if len(s) > 1 and sum(RANK[c] for c in s) == value
+                    ] or [()]
             moves.extend(Move(card, cap) for cap in caps)
         return moves
 
@@ -110,13 +135,23 @@ class NaiveDeal:
             nxt.captured[side] += [move.card, *move.capture]
             nxt.last = seat
             last_play = not nxt.stock and all(not h for h in nxt.hands)
-            ace_sweep = self.rules.assi and RANK[move.card] == 1 and not (
-                self.rules.assi_ace_takes_ace and any(RANK[c] == 1 for c in move.capture))
-            if not nxt.table and (not last_play or self.rules.last_play_scopa) and (
-                    not ace_sweep or self.rules.assi_sweep_is_scopa):
+            ace_sweep = (
+                self.rules.assi
+                and RANK[move.card] == 1
+                and not (self.rules.assi_ace_takes_ace and any(RANK[c] == 1 for c in move.capture))
+            )
+            if (
+                not nxt.table
+                and (not last_play or self.rules.last_play_scopa)
+                and (not ace_sweep or self.rules.assi_sweep_is_scopa)
+            ):
                 nxt.scope[side] += 1
-        elif self.rules.assi and RANK[move.card] == 1 and not nxt.table and (
-                self.rules.assi_empty_table == "pile"):
+        elif (
+            self.rules.assi
+            and RANK[move.card] == 1
+            and not nxt.table
+            and (self.rules.assi_empty_table == "pile")
+        ):
             nxt.captured[side].append(move.card)
         else:
             nxt.table.append(move.card)
@@ -160,8 +195,9 @@ def _naive_deals(rules: Rules, seconds: float, seed: int) -> float:
     deals = 0
     start = clock()
     while True:
-        state = NaiveDeal(rules, Deal.from_deck(rules, deals % rules.players,
-                                                Game.deck_for(seed, deals)))
+        state = NaiveDeal(
+            rules, Deal.from_deck(rules, deals % rules.players, Game.deck_for(seed, deals))
+        )
         while not state.is_over():
             moves = state.legal_moves()
             state = state.play(moves[int(pick() * len(moves))])
@@ -205,8 +241,9 @@ def _movegen_us(rules: Rules, deals: int, seed: int, naive: bool, repeat: int = 
     return max(spent - idle, 0.0) / (repeat * positions) * 1e6
 
 
-def measure(rules: Rules, seconds: float, runs: int,
-            tick: Callable[[], None] | None = None) -> dict[str, Any]:
+def measure(
+    rules: Rules, seconds: float, runs: int, tick: Callable[[], None] | None = None
+) -> dict[str, Any]:
     """The figures of one variant: medians over ``runs`` alternating runs."""
     _engine_deals(rules, min(seconds, 0.2), seed=0)  # warm the capture memo
     fast: list[float] = []
@@ -239,23 +276,32 @@ def run(args: argparse.Namespace) -> int:
     names = args.variants or list(VARIANTS)
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
-        print(f"arena bench engine: unknown variant {unknown[0]!r} "
-              f"(known: {', '.join(VARIANTS)})", file=sys.stderr)
+        print(
+            f"arena bench engine: unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})",
+            file=sys.stderr,
+        )
         return 1
     if not 0 < args.seconds <= 600 or not 1 <= args.runs <= 100:
-        print("arena bench engine: --seconds must be in (0, 600] and --runs in 1..100",
-              file=sys.stderr)
+        print(
+            "arena bench engine: --seconds must be in (0, 600] and --runs in 1..100",
+            file=sys.stderr,
+        )
         return 1
     results: list[dict[str, Any]] = []
     if args.json:
         for name in names:
             results.append(measure(rules_for(name), args.seconds, args.runs))
-        print(json.dumps({
-            "results": results,
-            "clock": "process CPU time, one core",
-            "python": platform.python_version(),
-            "seconds": args.seconds,
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "results": results,
+                    "clock": "process CPU time, one core",
+                    "python": platform.python_version(),
+                    "seconds": args.seconds,
+                },
+                indent=2,
+            )
+        )
         return 0
 
     from rich.console import Console
@@ -267,16 +313,32 @@ def run(args: argparse.Namespace) -> int:
         task = progress.add_task("measuring", total=len(names) * args.runs)
         for name in names:
             progress.update(task, description=f"measuring {name}")
-            results.append(measure(rules_for(name), args.seconds, args.runs,
-                                   tick=lambda: progress.advance(task)))
-    table = Table(title=f"random deals on one core (median of {args.runs} runs of "
-                        f"{args.seconds:g} CPU s, Python {platform.python_version()})")
-    for column in ("variant", "deals/s", "naive deals/s", "speedup", "µs/movegen",
-                   "naive µs/movegen"):
+            results.append(
+                measure(
+                    rules_for(name), args.seconds, args.runs, tick=lambda: progress.advance(task)
+                )
+            )
+    table = Table(
+        title=f"random deals on one core (median of {args.runs} runs of "
+        f"{args.seconds:g} CPU s, Python {platform.python_version()})"
+    )
+    for column in (
+        "variant",
+        "deals/s",
+        "naive deals/s",
+        "speedup",
+        "µs/movegen",
+        "naive µs/movegen",
+    ):
         table.add_column(column, justify="left" if column == "variant" else "right")
     for r in results:
-        table.add_row(r["variant"], f"{r['deals_per_s']:,.0f}", f"{r['baseline_deals_per_s']:,.0f}",
-                      f"{r['speedup']:.1f}x", f"{r['movegen_us']:.2f}",
-                      f"{r['baseline_movegen_us']:.2f}")
+        table.add_row(
+            r["variant"],
+            f"{r['deals_per_s']:,.0f}",
+            f"{r['baseline_deals_per_s']:,.0f}",
+            f"{r['speedup']:.1f}x",
+            f"{r['movegen_us']:.2f}",
+            f"{r['baseline_movegen_us']:.2f}",
+        )
     console.print(table)
     return 0

@@ -31,13 +31,27 @@ DEFAULT_VARIANTS = ("scopa", "scopone", "quindici")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``arena bench env``."""
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--seconds", type=float, default=1.0, metavar="S",
-                        help="CPU seconds per measurement (default 1)")
-    parser.add_argument("--runs", type=int, default=3, metavar="N",
-                        help="measurements per figure; the median is reported (default 3)")
-    parser.add_argument("--variant", action="append", metavar="NAME", dest="variants",
-                        help="only this variant (repeatable; default: "
-                        f"{', '.join(DEFAULT_VARIANTS)})")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="CPU seconds per measurement (default 1)",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        metavar="N",
+        help="measurements per figure; the median is reported (default 3)",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        metavar="NAME",
+        dest="variants",
+        help=f"only this variant (repeatable; default: {', '.join(DEFAULT_VARIANTS)})",
+    )
 
 
 def _timed(seconds: float, play_game: Callable[[int], int]) -> float:
@@ -124,8 +138,9 @@ def seat_game(variant: str) -> Callable[[int], int]:
     return play
 
 
-def measure(variant: str, seconds: float, runs: int,
-            tick: Callable[[], None] | None = None) -> dict[str, Any]:
+def measure(
+    variant: str, seconds: float, runs: int, tick: Callable[[], None] | None = None
+) -> dict[str, Any]:
     """The figures of one variant: medians over ``runs`` interleaved runs."""
     players = {
         "engine": engine_game(variant),
@@ -168,19 +183,30 @@ def run(args: argparse.Namespace) -> int:
     names = args.variants or list(DEFAULT_VARIANTS)
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
-        print(f"arena bench env: unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})",
-              file=sys.stderr)
+        print(
+            f"arena bench env: unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})",
+            file=sys.stderr,
+        )
         return 1
     if not 0 < args.seconds <= 600 or not 1 <= args.runs <= 100:
-        print("arena bench env: --seconds must be in (0, 600] and --runs in 1..100",
-              file=sys.stderr)
+        print(
+            "arena bench env: --seconds must be in (0, 600] and --runs in 1..100", file=sys.stderr
+        )
         return 1
     results: list[dict[str, Any]] = []
     if args.json:
         results = [measure(name, args.seconds, args.runs) for name in names]
-        print(json.dumps({"results": results, "clock": "process CPU time, one core",
-                          "python": platform.python_version(), "seconds": args.seconds},
-                         indent=2))
+        print(
+            json.dumps(
+                {
+                    "results": results,
+                    "clock": "process CPU time, one core",
+                    "python": platform.python_version(),
+                    "seconds": args.seconds,
+                },
+                indent=2,
+            )
+        )
         return 0
 
     from rich.console import Console
@@ -192,21 +218,38 @@ def run(args: argparse.Namespace) -> int:
         task = progress.add_task("measuring", total=len(names) * args.runs)
         for name in names:
             progress.update(task, description=f"measuring {name}")
-            results.append(measure(name, args.seconds, args.runs,
-                                   tick=lambda: progress.advance(task)))
-    table = Table(title=f"random steps per CPU second, one core (median of {args.runs} runs of "
-                        f"{args.seconds:g} s, Python {platform.python_version()})")
-    for column in ("variant", "engine", "AEC raw", "overhead", "AEC env()", "overhead",
-                   "SeatEnv", "overhead"):
+            results.append(
+                measure(name, args.seconds, args.runs, tick=lambda: progress.advance(task))
+            )
+    table = Table(
+        title=f"random steps per CPU second, one core (median of {args.runs} runs of "
+        f"{args.seconds:g} s, Python {platform.python_version()})"
+    )
+    for column in (
+        "variant",
+        "engine",
+        "AEC raw",
+        "overhead",
+        "AEC env()",
+        "overhead",
+        "SeatEnv",
+        "overhead",
+    ):
         table.add_column(column, justify="left" if column == "variant" else "right")
     for r in results:
         table.add_row(
-            r["variant"], f"{r['engine_steps_per_s']:,}",
-            f"{r['aec_raw_steps_per_s']:,}", f"{r['aec_raw_overhead']:.1f}x",
-            f"{r['aec_wrapped_steps_per_s']:,}", f"{r['aec_wrapped_overhead']:.1f}x",
-            f"{r['seat_env_steps_per_s']:,}", f"{r['seat_env_overhead']:.1f}x",
+            r["variant"],
+            f"{r['engine_steps_per_s']:,}",
+            f"{r['aec_raw_steps_per_s']:,}",
+            f"{r['aec_raw_overhead']:.1f}x",
+            f"{r['aec_wrapped_steps_per_s']:,}",
+            f"{r['aec_wrapped_overhead']:.1f}x",
+            f"{r['seat_env_steps_per_s']:,}",
+            f"{r['seat_env_overhead']:.1f}x",
         )
     console.print(table)
-    console.print("A step is one move; the overhead is the engine's steps per second over the "
-                  "environment's (observation vector, action mask and checks included).")
+    console.print(
+        "A step is one move; the overhead is the engine's steps per second over the "
+        "environment's (observation vector, action mask and checks included)."
+    )
     return 0

@@ -58,21 +58,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--runs", type=int, default=3, help="runs, each fresh and reused (3)")
     parser.add_argument(
-        "--prestart", action="store_true",
+        "--prestart",
+        action="store_true",
         help="also play each run with the next game's seats started ahead (MatchSpec.prestart)",
     )
     parser.add_argument(
-        "--exec", action="store_true", dest="exec_seats",
+        "--exec",
+        action="store_true",
+        dest="exec_seats",
         help="also play each run with every seat started by exec, none forked and no sandbox "
         "built ahead (MatchSpec.fork_seats=False: the arena before its fork server)",
     )
     parser.add_argument(
-        "--new-processes", action="store_true", dest="new_processes",
+        "--new-processes",
+        action="store_true",
+        dest="new_processes",
         help="also play each run with a new process for every later game of a set, none "
         "resting (MatchSpec.rest_seats=False: the arena before resting processes)",
     )
     parser.add_argument(
-        "--warmup", type=int, default=4, metavar="GAMES",
+        "--warmup",
+        type=int,
+        default=4,
+        metavar="GAMES",
         help="games of a match played first and not counted: the runner's one-time start-up "
         "(4; 0: none)",
     )
@@ -178,8 +186,14 @@ class CpuReading:
 
 
 def play(
-    games: int, variant: str, bots: list[str], *, fresh: bool, prestart: bool = False,
-    fork: bool = True, rest: bool = True,
+    games: int,
+    variant: str,
+    bots: list[str],
+    *,
+    fresh: bool,
+    prestart: bool = False,
+    fork: bool = True,
+    rest: bool = True,
 ) -> tuple[Any, float, float | None, float | None]:
     """The report of one match, its seconds, the host's busy CPU ms during it and the CPU ms
     of the bench's own processes (:func:`own_cpu_ms`; None if unknown). ``fresh=False``
@@ -188,8 +202,15 @@ def play(
     from arena.runner import BotRef, MatchSpec, run_match
 
     spec = MatchSpec(
-        [BotRef.parse(bot) for bot in bots], variant, games=games, seed=1, move_time_ms=5000,
-        fresh_per_game=fresh, prestart=prestart, fork_seats=fork, rest_seats=rest,
+        [BotRef.parse(bot) for bot in bots],
+        variant,
+        games=games,
+        seed=1,
+        move_time_ms=5000,
+        fresh_per_game=fresh,
+        prestart=prestart,
+        fork_seats=fork,
+        rest_seats=rest,
     )
     before = CpuReading.now()
     started = time.perf_counter()
@@ -200,21 +221,38 @@ def play(
 
 
 def measure_runs(
-    games: int, variant: str, bots: list[str], runs: int, prestart: bool = False,
-    exec_seats: bool = False, warmup: int = 0, new_processes: bool = False,
+    games: int,
+    variant: str,
+    bots: list[str],
+    runs: int,
+    prestart: bool = False,
+    exec_seats: bool = False,
+    warmup: int = 0,
+    new_processes: bool = False,
 ) -> dict[str, Any]:
     """``runs`` runs of :func:`measure`, the figures of the median one with the medians;
     ``warmup`` games played first, not counted (see the module's notes)."""
     if warmup > 0:
         play(warmup, variant, bots, fresh=True)
-    results = [measure(games, variant, bots, reused_first=index % 2 == 1, prestart=prestart,
-                       exec_seats=exec_seats, new_processes=new_processes)
-               for index in range(runs)]
+    results = [
+        measure(
+            games,
+            variant,
+            bots,
+            reused_first=index % 2 == 1,
+            prestart=prestart,
+            exec_seats=exec_seats,
+            new_processes=new_processes,
+        )
+        for index in range(runs)
+    ]
     results.sort(key=lambda figures: figures["games_per_second"])
     figures = dict(results[len(results) // 2])
     keys = ["games_per_second", "reused_games_per_second", "fresh_over_reused"]
-    for cpu_keys in (["cpu_ms_per_game", "reused_cpu_ms_per_game"],
-                     ["own_cpu_ms_per_game", "reused_own_cpu_ms_per_game"]):
+    for cpu_keys in (
+        ["cpu_ms_per_game", "reused_cpu_ms_per_game"],
+        ["own_cpu_ms_per_game", "reused_own_cpu_ms_per_game"],
+    ):
         if all(result[key] is not None for result in results for key in cpu_keys):
             keys += cpu_keys
     for name, _ in _beside(prestart, exec_seats, new_processes):
@@ -239,8 +277,14 @@ def _beside(
 
 
 def measure(
-    games: int, variant: str, bots: list[str], *, reused_first: bool = False,
-    prestart: bool = False, exec_seats: bool = False, new_processes: bool = False,
+    games: int,
+    variant: str,
+    bots: list[str],
+    *,
+    reused_first: bool = False,
+    prestart: bool = False,
+    exec_seats: bool = False,
+    new_processes: bool = False,
 ) -> dict[str, Any]:
     """Plays the match as the arena does and with processes reused (in the order asked), with
     seats started ahead, by exec and new for each later game of a set if asked, and the
@@ -311,8 +355,16 @@ def run(args: argparse.Namespace) -> int:
         print("arena bench match: --warmup cannot be negative")
         return 2
     try:
-        figures = measure_runs(args.games, args.variant, args.bots, args.runs, args.prestart,
-                               args.exec_seats, args.warmup, args.new_processes)
+        figures = measure_runs(
+            args.games,
+            args.variant,
+            args.bots,
+            args.runs,
+            args.prestart,
+            args.exec_seats,
+            args.warmup,
+            args.new_processes,
+        )
     except (BotError, ValueError) as error:
         print(f"arena bench match: {error}")
         return 2
@@ -397,8 +449,10 @@ def run(args: argparse.Namespace) -> int:
             f"{reused_cpu:.0f} ms reused ({fresh_cpu - reused_cpu:+.0f} ms, medians)"
         )
     if figures.get("own_cpu_ms_per_game") is not None:
-        fresh_own, reused_own = (figures["own_cpu_ms_per_game"],
-                                 figures["reused_own_cpu_ms_per_game"])
+        fresh_own, reused_own = (
+            figures["own_cpu_ms_per_game"],
+            figures["reused_own_cpu_ms_per_game"],
+        )
         console.print(
             f"the arena's own CPU a game (runner, sandboxes, bots): {fresh_own:.0f} ms as the "
             f"arena plays, {reused_own:.0f} ms reused ({fresh_own - reused_own:+.0f} ms)"

@@ -48,8 +48,12 @@ def _seat(bot: str, fork: bool) -> Any:
     ref = BotRef.parse(bot)
     assert ref.folder is not None and ref.manifest is not None
     return BotProcess(
-        label=f"bench-{'forked' if fork else 'exec'}", command=list(ref.manifest.command),
-        folder=ref.folder, limits=default_limits(40, 60_000), sandboxed=True, python=True,
+        label=f"bench-{'forked' if fork else 'exec'}",
+        command=list(ref.manifest.command),
+        folder=ref.folder,
+        limits=default_limits(40, 60_000),
+        sandboxed=True,
+        python=True,
         fork=fork,
     )
 
@@ -64,9 +68,7 @@ async def _describe(address: str) -> None:
         await link.close()
 
 
-def cycles(
-    process: Any, count: int, loop: asyncio.AbstractEventLoop
-) -> dict[str, float | None]:
+def cycles(process: Any, count: int, loop: asyncio.AbstractEventLoop) -> dict[str, float | None]:
     """``count`` restart cycles of ``process``: the host's busy CPU (None without
     ``/proc/stat``) and the wall time a cycle (ms), and the median start to ``Describe``
     answered (ms). Raises what a start raises."""
@@ -84,8 +86,12 @@ def cycles(
         process.stop()
     wall = (time.perf_counter() - began) * 1000.0 / count
     used = CpuReading.now().since(before, count)
-    return {"cpu_ms": used.host, "own_cpu_ms": used.own, "wall_ms": wall,
-            "start_ms": statistics.median(starts)}
+    return {
+        "cpu_ms": used.host,
+        "own_cpu_ms": used.own,
+        "wall_ms": wall,
+        "start_ms": statistics.median(starts),
+    }
 
 
 def measure(bot: str, count: int, rounds: int) -> dict[str, Any]:
@@ -163,8 +169,13 @@ def run(args: argparse.Namespace) -> int:
         return "unknown" if value is None else f"{value:.1f} ms"
 
     for way in WAYS:
-        table.add_row(labels[way], ms(figures[f"{way}_cpu_ms"]), ms(figures[f"{way}_own_cpu_ms"]),
-                      ms(figures[f"{way}_wall_ms"]), ms(figures[f"{way}_start_ms"]))
+        table.add_row(
+            labels[way],
+            ms(figures[f"{way}_cpu_ms"]),
+            ms(figures[f"{way}_own_cpu_ms"]),
+            ms(figures[f"{way}_wall_ms"]),
+            ms(figures[f"{way}_start_ms"]),
+        )
     console = Console()
     console.print(table)
     if figures["forked_over_exec_cpu"] is not None:

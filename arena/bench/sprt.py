@@ -45,30 +45,57 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--elo1", type=float, default=10.0, help="H1's Elo (default 10)")
     parser.add_argument("--alpha", type=float, default=0.05, help="default 0.05")
     parser.add_argument("--beta", type=float, default=0.05, help="default 0.05")
-    parser.add_argument("--runs", type=int, default=500, metavar="N",
-                        help="simulated tests per true Elo (default 500)")
-    parser.add_argument("--elo", type=float, action="append", default=None, metavar="E",
-                        dest="true_elos", help="a true Elo to simulate (repeatable; default: "
-                        "elo0 - d/2, elo0, the midpoint, elo1, elo1 + d/2 with d = elo1 - elo0)")
-    parser.add_argument("--shape", default="measured", metavar="NAME|P0,P1,P2,P3,P4",
-                        help="the pentanomial of equal bots: measured (default), independent, "
-                        "or five probabilities")
-    parser.add_argument("--max-pairs", type=int, default=100_000, metavar="N",
-                        help="a run still undecided after N pairs counts as undecided")
-    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                        metavar="N", help="processes (default 2)")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=500,
+        metavar="N",
+        help="simulated tests per true Elo (default 500)",
+    )
+    parser.add_argument(
+        "--elo",
+        type=float,
+        action="append",
+        default=None,
+        metavar="E",
+        dest="true_elos",
+        help="a true Elo to simulate (repeatable; default: "
+        "elo0 - d/2, elo0, the midpoint, elo1, elo1 + d/2 with d = elo1 - elo0)",
+    )
+    parser.add_argument(
+        "--shape",
+        default="measured",
+        metavar="NAME|P0,P1,P2,P3,P4",
+        help="the pentanomial of equal bots: measured (default), independent, "
+        "or five probabilities",
+    )
+    parser.add_argument(
+        "--max-pairs",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="a run still undecided after N pairs counts as undecided",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        metavar="N",
+        help="processes (default 2)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="simulation seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
-def simulate(task: tuple[Sprt, tuple[float, ...], float, int, range, int]
-             ) -> list[tuple[str | None, int]]:
+def simulate(
+    task: tuple[Sprt, tuple[float, ...], float, int, range, int],
+) -> list[tuple[str | None, int]]:
     """The simulated tests numbered ``runs`` at the true Elo: (decision, pairs) each.  Run
     ``k`` draws from its own generator (seeded by the seed, the Elo and ``k``), so a run is the
     same whichever process plays it."""
     test, shape, elo, seed, runs, max_pairs = task
     probabilities = tilted(shape, elo)
-    cumulative = [sum(probabilities[:i + 1]) for i in range(5)]
+    cumulative = [sum(probabilities[: i + 1]) for i in range(5)]
     cumulative[-1] = 1.0
     out: list[tuple[str | None, int]] = []
     for run in runs:
@@ -102,10 +129,14 @@ def parse_shape(text: str) -> tuple[float, ...]:
     try:
         values = tuple(float(x) for x in text.split(","))
     except ValueError:
-        raise ValueError(f"--shape {text!r}: a name ({', '.join(SHAPES)}) or five "
-                         "probabilities") from None
-    if len(values) != 5 or any(v < 0 for v in values) or not math.isclose(sum(values), 1.0,
-                                                                           abs_tol=1e-6):
+        raise ValueError(
+            f"--shape {text!r}: a name ({', '.join(SHAPES)}) or five probabilities"
+        ) from None
+    if (
+        len(values) != 5
+        or any(v < 0 for v in values)
+        or not math.isclose(sum(values), 1.0, abs_tol=1e-6)
+    ):
         raise ValueError(f"--shape {text!r}: five probabilities adding up to 1")
     if values != tuple(reversed(values)):
         raise ValueError(f"--shape {text!r}: two equal bots give a symmetric shape")
@@ -123,12 +154,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena bench sprt: {exc}", file=sys.stderr)
         return 1
     width = test.elo1 - test.elo0
-    elos = args.true_elos or [test.elo0 - width / 2, test.elo0, (test.elo0 + test.elo1) / 2,
-                              test.elo1, test.elo1 + width / 2]
+    elos = args.true_elos or [
+        test.elo0 - width / 2,
+        test.elo0,
+        (test.elo0 + test.elo1) / 2,
+        test.elo1,
+        test.elo1 + width / 2,
+    ]
     chunk = max(1, math.ceil(args.runs / (4 * args.workers)))
-    tasks = [(test, shape, elo, args.seed, range(start, min(start + chunk, args.runs)),
-              args.max_pairs)
-             for elo in elos for start in range(0, args.runs, chunk)]
+    tasks = [
+        (test, shape, elo, args.seed, range(start, min(start + chunk, args.runs)), args.max_pairs)
+        for elo in elos
+        for start in range(0, args.runs, chunk)
+    ]
     began = time.perf_counter()
     results: dict[float, list[tuple[str | None, int]]] = {elo: [] for elo in elos}
     progress: Any = None
@@ -136,8 +174,14 @@ def run(args: argparse.Namespace) -> int:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-        progress = Progress("simulating", BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+        progress = Progress(
+            "simulating",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
         progress.start()
         bar = progress.add_task("runs", total=len(elos) * args.runs)
     try:
@@ -156,22 +200,30 @@ def run(args: argparse.Namespace) -> int:
         h1 = sum(1 for d, _ in outcomes if d == "H1")
         h0 = sum(1 for d, _ in outcomes if d == "H0")
         pairs = [p for _, p in outcomes]
-        rows.append({
-            "true_elo": elo,
-            "score": round(logistic_score(elo), 5),
-            "runs": n,
-            "h1": round(h1 / n, 4),
-            "h1_95": [round(x, 4) for x in wilson(h1, n)],
-            "h0": round(h0 / n, 4),
-            "h0_95": [round(x, 4) for x in wilson(h0, n)],
-            "undecided": n - h0 - h1,
-            "mean_pairs": round(statistics.fmean(pairs), 1),
-            "median_pairs": statistics.median(pairs),
-            "p90_pairs": sorted(pairs)[int(0.9 * (n - 1))],
-        })
+        rows.append(
+            {
+                "true_elo": elo,
+                "score": round(logistic_score(elo), 5),
+                "runs": n,
+                "h1": round(h1 / n, 4),
+                "h1_95": [round(x, 4) for x in wilson(h1, n)],
+                "h0": round(h0 / n, 4),
+                "h0_95": [round(x, 4) for x in wilson(h0, n)],
+                "undecided": n - h0 - h1,
+                "mean_pairs": round(statistics.fmean(pairs), 1),
+                "median_pairs": statistics.median(pairs),
+                "p90_pairs": sorted(pairs)[int(0.9 * (n - 1))],
+            }
+        )
     summary = {
-        "test": {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
-                 "lower": round(test.lower, 4), "upper": round(test.upper, 4)},
+        "test": {
+            "elo0": test.elo0,
+            "elo1": test.elo1,
+            "alpha": test.alpha,
+            "beta": test.beta,
+            "lower": round(test.lower, 4),
+            "upper": round(test.upper, 4),
+        },
         "shape": list(shape),
         "seed": args.seed,
         "seconds": round(time.perf_counter() - began, 1),
@@ -192,21 +244,44 @@ def _print(summary: dict[str, Any], test: Sprt) -> None:
 
     console = Console()
     shape = ", ".join(f"{p:g}" for p in summary["shape"])
-    table = Table(title=f"SPRT {test.describe()}, bounds ({test.lower:.3f}, {test.upper:.3f}); "
-                        f"equal bots' pentanomial ({shape})", title_justify="left")
-    for column in ("true Elo", "score", "runs", "H1", "95%", "H0", "95%", "undecided",
-                   "mean pairs", "median", "90%"):
+    table = Table(
+        title=f"SPRT {test.describe()}, bounds ({test.lower:.3f}, {test.upper:.3f}); "
+        f"equal bots' pentanomial ({shape})",
+        title_justify="left",
+    )
+    for column in (
+        "true Elo",
+        "score",
+        "runs",
+        "H1",
+        "95%",
+        "H0",
+        "95%",
+        "undecided",
+        "mean pairs",
+        "median",
+        "90%",
+    ):
         table.add_column(column, justify="right")
     for r in summary["rows"]:
         table.add_row(
-            f"{r['true_elo']:+g}", f"{r['score']:.4f}", str(r["runs"]),
-            f"{100 * r['h1']:.1f}%", f"{100 * r['h1_95'][0]:.1f}-{100 * r['h1_95'][1]:.1f}%",
-            f"{100 * r['h0']:.1f}%", f"{100 * r['h0_95'][0]:.1f}-{100 * r['h0_95'][1]:.1f}%",
-            str(r["undecided"]), f"{r['mean_pairs']:,.0f}", f"{r['median_pairs']:,.0f}",
+            f"{r['true_elo']:+g}",
+            f"{r['score']:.4f}",
+            str(r["runs"]),
+            f"{100 * r['h1']:.1f}%",
+            f"{100 * r['h1_95'][0]:.1f}-{100 * r['h1_95'][1]:.1f}%",
+            f"{100 * r['h0']:.1f}%",
+            f"{100 * r['h0_95'][0]:.1f}-{100 * r['h0_95'][1]:.1f}%",
+            str(r["undecided"]),
+            f"{r['mean_pairs']:,.0f}",
+            f"{r['median_pairs']:,.0f}",
             f"{r['p90_pairs']:,}",
         )
     console.print(table)
-    console.print(f"wrong H1 where the truth is elo0: {100 * summary['wrong_h1_at_elo0']:.1f}% "
-                  f"(alpha {100 * test.alpha:g}%); wrong H0 where it is elo1: "
-                  f"{100 * summary['wrong_h0_at_elo1']:.1f}% (beta {100 * test.beta:g}%); "
-                  f"{summary['seconds']:.0f} s", highlight=False)
+    console.print(
+        f"wrong H1 where the truth is elo0: {100 * summary['wrong_h1_at_elo0']:.1f}% "
+        f"(alpha {100 * test.alpha:g}%); wrong H0 where it is elo1: "
+        f"{100 * summary['wrong_h0_at_elo1']:.1f}% (beta {100 * test.beta:g}%); "
+        f"{summary['seconds']:.0f} s",
+        highlight=False,
+    )

@@ -47,25 +47,53 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``arena bench swiss``."""
-    parser.add_argument("--bots", type=int, default=64, metavar="N",
-                        help="bots in the field (default 64)")
-    parser.add_argument("--rounds", type=int, default=None, metavar="N",
-                        help="Swiss rounds (default ceil(log2 N) + 2)")
-    parser.add_argument("--target", type=int, default=11, metavar="POINTS",
-                        help="game target (default 11, the standard game)")
-    parser.add_argument("--games", type=int, default=8, metavar="N",
-                        help="games per match, in duplicate sets of two (default 8)")
-    parser.add_argument("--repeats", type=int, default=3, metavar="N",
-                        help="independent runs of both formats; medians are reported "
-                        "(default 3)")
-    parser.add_argument("--tiers", type=int, default=8, metavar="K",
-                        help="strength levels, each held by an equal share of the bots "
-                        "(default 8)")
-    parser.add_argument("--ismcts", default="", metavar="BUDGETS",
-                        help="ISMCTS bots to put at the top, by iterations, e.g. 400,800 "
-                        "(default none)")
-    parser.add_argument("--workers", type=int, default=2, metavar="N",
-                        help="processes playing matches (default 2)")
+    parser.add_argument(
+        "--bots", type=int, default=64, metavar="N", help="bots in the field (default 64)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Swiss rounds (default ceil(log2 N) + 2)",
+    )
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=11,
+        metavar="POINTS",
+        help="game target (default 11, the standard game)",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=8,
+        metavar="N",
+        help="games per match, in duplicate sets of two (default 8)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        metavar="N",
+        help="independent runs of both formats; medians are reported (default 3)",
+    )
+    parser.add_argument(
+        "--tiers",
+        type=int,
+        default=8,
+        metavar="K",
+        help="strength levels, each held by an equal share of the bots (default 8)",
+    )
+    parser.add_argument(
+        "--ismcts",
+        default="",
+        metavar="BUDGETS",
+        help="ISMCTS bots to put at the top, by iterations, e.g. 400,800 (default none)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, metavar="N", help="processes playing matches (default 2)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="the first run's seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -184,8 +212,9 @@ def _policy(spec: BotSpec) -> Policy:
     return mixed
 
 
-def play_match(task: tuple[BotSpec, BotSpec, int, int, int]) -> tuple[
-        list[int | None], list[tuple[int, int]]]:
+def play_match(
+    task: tuple[BotSpec, BotSpec, int, int, int],
+) -> tuple[list[int | None], list[tuple[int, int]]]:
     """Duplicate sets: the same decks twice, seats swapped. Winners and totals, by entrant."""
     from arena.engine import Game, rules_for
 
@@ -205,8 +234,7 @@ def play_match(task: tuple[BotSpec, BotSpec, int, int, int]) -> tuple[
             while not deal.is_over():
                 entrant = seating[deal.to_move]
                 legal = deal.legal_moves()
-                deal.apply(policies[entrant](deal.observation(deal.to_move), legal,
-                                             rngs[entrant]))
+                deal.apply(policies[entrant](deal.observation(deal.to_move), legal, rngs[entrant]))
             game.finish_deal(deal)
         winners.append(None if game.winner is None else seating[game.winner])
         by_entrant = [0, 0]
@@ -236,8 +264,14 @@ def spearman(a: Sequence[float], b: Sequence[float]) -> float:
 class Runner:
     """Plays batches of matches over a process pool, with a progress bar."""
 
-    def __init__(self, specs: list[BotSpec], target: int, pool: ProcessPoolExecutor,
-                 progress: Callable[[int], None], sets: int = 1) -> None:
+    def __init__(
+        self,
+        specs: list[BotSpec],
+        target: int,
+        pool: ProcessPoolExecutor,
+        progress: Callable[[int], None],
+        sets: int = 1,
+    ) -> None:
         self.specs, self.target, self.pool, self.progress = specs, target, pool, progress
         self.sets = sets
         self.played = 0
@@ -246,11 +280,14 @@ class Runner:
         """Results of the pairings (entrant numbers 1..n), each match seeded apart."""
         from arena.scheduling import GameResult
 
-        tasks = [(self.specs[a - 1], self.specs[b - 1], seed * 100_003 + k, self.target,
-                  self.sets) for k, (a, b) in enumerate(pairings)]
+        tasks = [
+            (self.specs[a - 1], self.specs[b - 1], seed * 100_003 + k, self.target, self.sets)
+            for k, (a, b) in enumerate(pairings)
+        ]
         results: list[GameResult] = []
-        for (a, b), (winners, totals) in zip(pairings, self.pool.map(play_match, tasks,
-                                                                     chunksize=4), strict=True):
+        for (a, b), (winners, totals) in zip(
+            pairings, self.pool.map(play_match, tasks, chunksize=4), strict=True
+        ):
             for index, (winner, total) in enumerate(zip(winners, totals, strict=True)):
                 # Recorded as the seats of each game (sides = seats): the second game of a
                 # set has the entrants swapped.
@@ -316,16 +353,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         budgets = [int(b) for b in args.ismcts.split(",") if b.strip()]
     except ValueError:
-        print(f"arena bench swiss: --ismcts {args.ismcts!r}: a list like 400,800",
-              file=sys.stderr)
+        print(f"arena bench swiss: --ismcts {args.ismcts!r}: a list like 400,800", file=sys.stderr)
         return 2
     n = args.bots
-    if n < 4 or not 2 <= args.tiers <= n or len(budgets) > args.tiers - 2 or (
-            args.repeats < 1 or args.workers < 1 or args.target < 1
-            or any(b < 1 for b in budgets)):
-        print("arena bench swiss: need --bots >= 4, --tiers between 2 and --bots with two "
-              "more than the ISMCTS budgets, and --repeats, --workers, --target and every "
-              "budget >= 1", file=sys.stderr)
+    if (
+        n < 4
+        or not 2 <= args.tiers <= n
+        or len(budgets) > args.tiers - 2
+        or (args.repeats < 1 or args.workers < 1 or args.target < 1 or any(b < 1 for b in budgets))
+    ):
+        print(
+            "arena bench swiss: need --bots >= 4, --tiers between 2 and --bots with two "
+            "more than the ISMCTS budgets, and --repeats, --workers, --target and every "
+            "budget >= 1",
+            file=sys.stderr,
+        )
         return 2
     rounds = args.rounds if args.rounds is not None else default_swiss_rounds(n)
     try:
@@ -346,13 +388,25 @@ def run(args: argparse.Namespace) -> int:
     per_run = n * (n - 1) // 2 + rounds * (n // 2)
     console = Console(stderr=True)
     started = time.perf_counter()
-    with Progress("[progress.description]{task.description}", BarColumn(),
-                  MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                  transient=args.json) as bar, \
-            ProcessPoolExecutor(max_workers=args.workers) as pool:
+    with (
+        Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=args.json,
+        ) as bar,
+        ProcessPoolExecutor(max_workers=args.workers) as pool,
+    ):
         task = bar.add_task(f"{n} bots, {args.repeats} runs", total=per_run * args.repeats)
-        runner = Runner(field_specs, args.target, pool, lambda k: bar.advance(task, k),
-                        sets=max(1, math.ceil(args.games / 2)))
+        runner = Runner(
+            field_specs,
+            args.target,
+            pool,
+            lambda k: bar.advance(task, k),
+            sets=max(1, math.ceil(args.games / 2)),
+        )
         for repeat in range(args.repeats):
             seed = args.seed + repeat
             # Entry order tells the formats nothing: each run numbers the field afresh.
@@ -366,20 +420,25 @@ def run(args: argparse.Namespace) -> int:
             clock = time.perf_counter()
             sw_matches, sw_order = swiss_run(runner, n, rounds, seed)
             sw_seconds = time.perf_counter() - clock
-            rows.append({
-                "seed": seed,
-                "round_robin_matches": rr_matches,
-                "swiss_matches": sw_matches,
-                "round_robin_spearman": round(spearman(placed(rr_order), truth), 4),
-                "swiss_spearman": round(spearman(placed(sw_order), truth), 4),
-                "round_robin_seconds": round(rr_seconds, 2),
-                "swiss_seconds": round(sw_seconds, 2),
-            })
+            rows.append(
+                {
+                    "seed": seed,
+                    "round_robin_matches": rr_matches,
+                    "swiss_matches": sw_matches,
+                    "round_robin_spearman": round(spearman(placed(rr_order), truth), 4),
+                    "swiss_spearman": round(spearman(placed(sw_order), truth), 4),
+                    "round_robin_seconds": round(rr_seconds, 2),
+                    "swiss_seconds": round(sw_seconds, 2),
+                }
+            )
     elapsed = time.perf_counter() - started
     rr = statistics.median(r["round_robin_spearman"] for r in rows)
     sw = statistics.median(r["swiss_spearman"] for r in rows)
-    ratios = [r["swiss_spearman"] / r["round_robin_spearman"] for r in rows
-              if r["round_robin_spearman"] > 0]
+    ratios = [
+        r["swiss_spearman"] / r["round_robin_spearman"]
+        for r in rows
+        if r["round_robin_spearman"] > 0
+    ]
     summary = {
         "bots": n,
         "rounds": rounds,
@@ -391,7 +450,8 @@ def run(args: argparse.Namespace) -> int:
         "swiss_spearman": sw,
         "round_robin_spearman": rr,
         "spearman_ratio": round(statistics.median(ratios), 4) if ratios else math.nan,
-        "goal_met": bool(ratios) and statistics.median(ratios) >= 0.9
+        "goal_met": bool(ratios)
+        and statistics.median(ratios) >= 0.9
         and rows[0]["swiss_matches"] <= 0.15 * rows[0]["round_robin_matches"],
         "runs": rows,
         "seconds": round(elapsed, 1),
@@ -407,22 +467,41 @@ def _print(summary: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{summary['bots']} bots of known strength, target {summary['target']}: "
-                        f"Swiss of {summary['rounds']} rounds against a round-robin "
-                        f"(medians of {len(summary['runs'])} runs)")
-    for column in ("format", "matches", "share of the round-robin", "Spearman (median)",
-                   "runs", "of the round-robin's"):
+    table = Table(
+        title=f"{summary['bots']} bots of known strength, target {summary['target']}: "
+        f"Swiss of {summary['rounds']} rounds against a round-robin "
+        f"(medians of {len(summary['runs'])} runs)"
+    )
+    for column in (
+        "format",
+        "matches",
+        "share of the round-robin",
+        "Spearman (median)",
+        "runs",
+        "of the round-robin's",
+    ):
         table.add_column(column, justify="left" if column == "format" else "right")
     runs = summary["runs"]
-    table.add_row("round-robin (baseline)", str(summary["round_robin_matches"]), "100%",
-                  f"{summary['round_robin_spearman']:.3f}",
-                  " ".join(f"{r['round_robin_spearman']:.3f}" for r in runs), "1.00")
-    table.add_row("Swiss", str(summary["swiss_matches"]), f"{summary['match_share']:.1%}",
-                  f"{summary['swiss_spearman']:.3f}",
-                  " ".join(f"{r['swiss_spearman']:.3f}" for r in runs),
-                  f"{summary['spearman_ratio']:.2f}")
+    table.add_row(
+        "round-robin (baseline)",
+        str(summary["round_robin_matches"]),
+        "100%",
+        f"{summary['round_robin_spearman']:.3f}",
+        " ".join(f"{r['round_robin_spearman']:.3f}" for r in runs),
+        "1.00",
+    )
+    table.add_row(
+        "Swiss",
+        str(summary["swiss_matches"]),
+        f"{summary['match_share']:.1%}",
+        f"{summary['swiss_spearman']:.3f}",
+        " ".join(f"{r['swiss_spearman']:.3f}" for r in runs),
+        f"{summary['spearman_ratio']:.2f}",
+    )
     console = Console()
     console.print(table)
-    console.print(f"goal (>= 0.90 of the correlation with <= 15% of the matches): "
-                  f"{'met' if summary['goal_met'] else 'not met'}; "
-                  f"{summary['seconds']:.0f} s in all")
+    console.print(
+        f"goal (>= 0.90 of the correlation with <= 15% of the matches): "
+        f"{'met' if summary['goal_met'] else 'not met'}; "
+        f"{summary['seconds']:.0f} s in all"
+    )

@@ -37,8 +37,13 @@ def register(subparsers: Any) -> None:
         "Options after BENCH belong to it: arena bench engine --help.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("bench", metavar="BENCH", nargs="?", choices=list(benches),
-                        help="one of: " + ", ".join(available))
+    parser.add_argument(
+        "bench",
+        metavar="BENCH",
+        nargs="?",
+        choices=list(benches),
+        help="one of: " + ", ".join(available),
+    )
     parser.add_argument("options", nargs=argparse.REMAINDER, default=[], help=argparse.SUPPRESS)
     parser.set_defaults(func=run)
 

@@ -44,14 +44,22 @@ def register(subparsers: Any) -> None:
         epilog="Next: cd NAME, then `arena match . random` and `arena bot check .`.",
     )
     new.add_argument("name", metavar="NAME", help="the bot's name: [a-z0-9-], 1 to 40 characters")
-    new.add_argument("--lang", choices=("python", "javascript"), default="python",
-                     help="the bot's language (default python, with the arena's SDK)")
-    new.add_argument("--dir", metavar="FOLDER", default=None,
-                     help="where to write it (default: ./NAME); must be new or empty")
-    new.add_argument("--author", default=None,
-                     help="the author in bot.toml (default: your login name)")
-    new.add_argument("--no-install", action="store_true",
-                     help="JavaScript: do not run npm install")
+    new.add_argument(
+        "--lang",
+        choices=("python", "javascript"),
+        default="python",
+        help="the bot's language (default python, with the arena's SDK)",
+    )
+    new.add_argument(
+        "--dir",
+        metavar="FOLDER",
+        default=None,
+        help="where to write it (default: ./NAME); must be new or empty",
+    )
+    new.add_argument(
+        "--author", default=None, help="the author in bot.toml (default: your login name)"
+    )
+    new.add_argument("--no-install", action="store_true", help="JavaScript: do not run npm install")
     new.set_defaults(func=run_new)
     check = sub.add_parser(
         "check",
@@ -193,10 +201,11 @@ def run_describe(args: argparse.Namespace) -> int:
         from arena.text import printable
 
         # What the bot says of itself is shown as text, never as terminal commands.
-        print(f"name: {printable(info.name)}\nversion: {printable(info.version)}\n"
-              f"author: {printable(info.author)}")
-        print(f"variants: {printable(', '.join(info.variants))}\n"
-              f"protocol: {info.protocol_version}")
+        print(
+            f"name: {printable(info.name)}\nversion: {printable(info.version)}\n"
+            f"author: {printable(info.author)}"
+        )
+        print(f"variants: {printable(', '.join(info.variants))}\nprotocol: {info.protocol_version}")
         if info.language:
             print(f"language: {printable(info.language)}")
         return 0
@@ -214,8 +223,10 @@ def run_new(args: argparse.Namespace) -> int:
         written = new_bot(folder, args.name, args.lang, author)
     except ScaffoldError as exc:
         return _fail(str(exc))
-    print(f"Wrote {args.lang} bot {args.name!r} in {folder}/: "
-          + ", ".join(sorted({str(p.relative_to(folder)).split("/")[0] for p in written})))
+    print(
+        f"Wrote {args.lang} bot {args.name!r} in {folder}/: "
+        + ", ".join(sorted({str(p.relative_to(folder)).split("/")[0] for p in written}))
+    )
     if args.lang == "javascript" and not args.no_install:
         status = _npm_install(folder)
         if status:
@@ -228,8 +239,11 @@ def run_new(args: argparse.Namespace) -> int:
         print("  npm install             # the packages of package.json, into node_modules/")
     print("  arena match . random    # play it against the random bot")
     print("  arena bot check .       # the protocol's compliance checks")
-    print("  " + ("python -m unittest" if args.lang == "python" else "npm test          ")
-          + "      # its tests")
+    print(
+        "  "
+        + ("python -m unittest" if args.lang == "python" else "npm test          ")
+        + "      # its tests"
+    )
     print("  arena login             # once: a token from the site's account page")
     print("  arena bot submit .      # upload it; the site plays its validation games")
     print(f"  arena bot status {args.name} --follow   # its validation, games and rating")
@@ -247,15 +261,20 @@ def _npm_install(folder: Path) -> int:
     """Installs a JavaScript bot's packages with npm, as scripts/setup does the sample bot's."""
     npm = shutil.which("npm")
     if npm is None:
-        print(f"arena bot: npm not found: install Node.js and npm, then run npm install in "
-              f"{folder}", file=sys.stderr)
+        print(
+            f"arena bot: npm not found: install Node.js and npm, then run npm install in {folder}",
+            file=sys.stderr,
+        )
         return 1
     from rich.console import Console
 
     with Console(stderr=True).status(f"npm install in {folder} …"):
         done = subprocess.run(
             [npm, "install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
-            cwd=folder, capture_output=True, text=True, check=False,
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]

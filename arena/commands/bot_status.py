@@ -26,23 +26,37 @@ def register(sub: Any) -> None:
     """Adds ``bot status`` to the ``arena bot`` parser."""
     status = sub.add_parser(
         "status",
-        help="a bot's validations, ladder entry, ratings and latest games (--follow: as they "
-        "come)",
+        help="a bot's validations, ladder entry, ratings and latest games (--follow: as they come)",
         description="Shows a bot as the site sees it: each version's validation, its ladder "
         "entry, its ratings and its latest games. With --follow it stays and prints each "
         "change as it comes (a validation, a new game, a rating), until Ctrl-C.",
         epilog="After `arena bot submit .`: arena bot status my-bot --follow",
     )
     status.add_argument("name", metavar="NAME", help="the bot's name on the site")
-    status.add_argument("--server", metavar="URL", default=None,
-                        help="the site (default: ARENA_SERVER, else the one of arena login, "
-                        "else http://127.0.0.1:8000)")
-    status.add_argument("--follow", "-f", action="store_true",
-                        help="stay and print what changes as it comes")
-    status.add_argument("--until-games", type=int, default=None, metavar="N",
-                        help="with --follow: stop after N new games")
-    status.add_argument("--interval", type=float, default=POLL_S, metavar="S",
-                        help=f"with --follow: seconds between looks (default {POLL_S:g})")
+    status.add_argument(
+        "--server",
+        metavar="URL",
+        default=None,
+        help="the site (default: ARENA_SERVER, else the one of arena login, "
+        "else http://127.0.0.1:8000)",
+    )
+    status.add_argument(
+        "--follow", "-f", action="store_true", help="stay and print what changes as it comes"
+    )
+    status.add_argument(
+        "--until-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --follow: stop after N new games",
+    )
+    status.add_argument(
+        "--interval",
+        type=float,
+        default=POLL_S,
+        metavar="S",
+        help=f"with --follow: seconds between looks (default {POLL_S:g})",
+    )
     status.add_argument("--json", action="store_true", help="print JSON")
     status.set_defaults(func=run)
 
@@ -63,22 +77,44 @@ def snapshot(client: Any, name: str) -> dict[str, Any] | None:
         "bot": name,
         "owner": bot.get("owner"),
         "url": client.url(f"/bots/{name}/"),
-        "versions": [{"number": v.get("number"), "label": v.get("label"),
-                      "status": v.get("status"), "reason": v.get("status_reason") or None,
-                      "validated": v.get("validated")} for v in bot.get("versions") or []],
+        "versions": [
+            {
+                "number": v.get("number"),
+                "label": v.get("label"),
+                "status": v.get("status"),
+                "reason": v.get("status_reason") or None,
+                "validated": v.get("validated"),
+            }
+            for v in bot.get("versions") or []
+        ],
         "ladder": entry,
-        "ratings": [{"variant": r.get("variant_label") or r.get("variant"),
-                     "label": r.get("label"), "rating": r.get("conservative"),
-                     "mu": r.get("mu"), "sigma": r.get("sigma"), "games": r.get("games"),
-                     "provisional": r.get("provisional")} for r in data.get("ratings") or []],
+        "ratings": [
+            {
+                "variant": r.get("variant_label") or r.get("variant"),
+                "label": r.get("label"),
+                "rating": r.get("conservative"),
+                "mu": r.get("mu"),
+                "sigma": r.get("sigma"),
+                "games": r.get("games"),
+                "provisional": r.get("provisional"),
+            }
+            for r in data.get("ratings") or []
+        ],
         "games": [_game(g) for g in client.games(name, GAMES)],
     }
 
 
 def _game(g: dict[str, Any]) -> dict[str, Any]:
-    return {"id": g.get("id"), "variant": g.get("variant"), "kind": g.get("kind"),
-            "result": g.get("result"), "sides": g.get("sides"), "totals": g.get("totals"),
-            "faults": g.get("faults"), "created": g.get("created")}
+    return {
+        "id": g.get("id"),
+        "variant": g.get("variant"),
+        "kind": g.get("kind"),
+        "result": g.get("result"),
+        "sides": g.get("sides"),
+        "totals": g.get("totals"),
+        "faults": g.get("faults"),
+        "created": g.get("created"),
+    }
 
 
 def version_line(v: dict[str, Any]) -> str:
@@ -93,14 +129,18 @@ def game_line(g: dict[str, Any]) -> str:
     sides = " v ".join(g.get("sides") or [])
     score = "-".join(str(t) for t in g.get("totals") or [])
     faults = f", {g['faults']} fault(s)" if g.get("faults") else ""
-    return (f"game {g['id']} ({g['variant']}, {g['kind']}): {g['result'] or '?'} "
-            f"{score} {sides}{faults}")
+    return (
+        f"game {g['id']} ({g['variant']}, {g['kind']}): {g['result'] or '?'} "
+        f"{score} {sides}{faults}"
+    )
 
 
 def rating_line(r: dict[str, Any]) -> str:
     provisional = ", provisional" if r.get("provisional") else ""
-    return (f"{r['label']} {r['variant']}: {r['rating']:.2f} (mu {r['mu']:.2f}, sigma "
-            f"{r['sigma']:.2f}), {r['games']} games{provisional}")
+    return (
+        f"{r['label']} {r['variant']}: {r['rating']:.2f} (mu {r['mu']:.2f}, sigma "
+        f"{r['sigma']:.2f}), {r['games']} games{provisional}"
+    )
 
 
 def show(state: dict[str, Any]) -> None:
@@ -115,8 +155,7 @@ def show(state: dict[str, Any]) -> None:
     for r in state["ratings"]:
         print("  rating " + rating_line(r))
     if not state["ratings"]:
-        print("  rating: none yet (its first rated games come within a minute or so of "
-              "validation)")
+        print("  rating: none yet (its first rated games come within a minute or so of validation)")
     if state["games"]:
         print("  latest games:")
         for g in state["games"]:

@@ -39,8 +39,9 @@ def run(args: argparse.Namespace) -> int:
     found = protections()
     missing = [p for p in found if not p.active]
     if args.json:
-        print(json.dumps({"ok": not missing, "protections": [p.to_json() for p in found]},
-                         indent=2))
+        print(
+            json.dumps({"ok": not missing, "protections": [p.to_json() for p in found]}, indent=2)
+        )
         return 1 if missing else 0
     table = Table(title="Bot sandbox on this host", title_justify="left")
     table.add_column("protection")

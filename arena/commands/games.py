@@ -33,9 +33,11 @@ MAX_WAIT_S = 120.0
 def register(subparsers: Any) -> None:
     """Adds ``games download`` to the ``arena`` parser."""
     parser = subparsers.add_parser(
-        "games", help=HELP,
+        "games",
+        help=HELP,
         description="The site's games as a data set: every rated game's replay, for training "
-        "and analysis.")
+        "and analysis.",
+    )
     sub = parser.add_subparsers(dest="games_command", metavar="ACTION", required=True)
     download = sub.add_parser(
         "download",
@@ -44,24 +46,51 @@ def register(subparsers: Any) -> None:
         "Lines, one game a line with its replay), a page at a time with a progress bar. Run it "
         "again with the same filters to resume where it stopped. Exit status 0 when done, 3 "
         "when --max-pages stopped it first, 1 when the site refused.",
-        epilog="arena games download https://arena.example.org --variant scopa -o scopa.jsonl.gz")
-    download.add_argument("site", metavar="SITE", nargs="?", default=None,
-                          help="the site's address (default: ARENA_SERVER, else the one of "
-                          "arena login, else http://127.0.0.1:8000)")
-    download.add_argument("-o", "--output", required=True, metavar="FILE",
-                          help="the file to write, or to resume (.jsonl.gz)")
+        epilog="arena games download https://arena.example.org --variant scopa -o scopa.jsonl.gz",
+    )
+    download.add_argument(
+        "site",
+        metavar="SITE",
+        nargs="?",
+        default=None,
+        help="the site's address (default: ARENA_SERVER, else the one of "
+        "arena login, else http://127.0.0.1:8000)",
+    )
+    download.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="the file to write, or to resume (.jsonl.gz)",
+    )
     download.add_argument("--variant", metavar="SLUG", help="only games of this variant")
     download.add_argument("--bot", metavar="NAME", help="only games this bot played in")
-    download.add_argument("--since", metavar="DATE", help="only games played from this date "
-                          "or date-time (ISO 8601)")
-    download.add_argument("--until", metavar="DATE", help="only games played before this date "
-                          "or date-time (ISO 8601)")
-    download.add_argument("--rated", choices=("true", "false", "any"), default="true",
-                          help="rated games (true, the default), unrated (false), or both")
-    download.add_argument("--page-size", type=int, default=1000, metavar="N",
-                          help="games per page (default 1000; the site caps it)")
-    download.add_argument("--max-pages", type=int, default=None, metavar="N",
-                          help="stop after N pages (exit status 3 if games are left)")
+    download.add_argument(
+        "--since", metavar="DATE", help="only games played from this date or date-time (ISO 8601)"
+    )
+    download.add_argument(
+        "--until", metavar="DATE", help="only games played before this date or date-time (ISO 8601)"
+    )
+    download.add_argument(
+        "--rated",
+        choices=("true", "false", "any"),
+        default="true",
+        help="rated games (true, the default), unrated (false), or both",
+    )
+    download.add_argument(
+        "--page-size",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="games per page (default 1000; the site caps it)",
+    )
+    download.add_argument(
+        "--max-pages",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop after N pages (exit status 3 if games are left)",
+    )
     download.add_argument("--json", action="store_true", help="print a JSON summary")
     download.set_defaults(func=run_download)
 
@@ -105,7 +134,7 @@ def fetch(client: Any, query: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
             failures += 1
             if (exc.status != 0 and exc.status < 500) or failures >= RETRIES:
                 raise
-            time.sleep(min(MAX_WAIT_S, 2.0 ** failures))
+            time.sleep(min(MAX_WAIT_S, 2.0**failures))
 
 
 def run_download(args: argparse.Namespace) -> int:
@@ -129,8 +158,11 @@ def run_download(args: argparse.Namespace) -> int:
             handle.truncate(held.good_bytes)
     credentials = resolve(args.site)
     client = ArenaClient(credentials.server, credentials.token, timeout=120.0)
-    query: dict[str, Any] = {name: value for name in ("variant", "bot", "since", "until")
-                             if (value := getattr(args, name))}
+    query: dict[str, Any] = {
+        name: value
+        for name in ("variant", "bot", "since", "until")
+        if (value := getattr(args, name))
+    }
     query["rated"] = args.rated
     query["limit"] = args.page_size
     after, games, new, pages, size = held.last_id, held.games, 0, 0, held.good_bytes
@@ -166,9 +198,18 @@ def run_download(args: argparse.Namespace) -> int:
                     break
     except KeyboardInterrupt:
         return _fail(f"stopped; {games} games in {path} (run again to resume)", 3)
-    summary = {"file": str(path), "site": credentials.server, "games": games, "new": new,
-               "pages": pages, "last_id": after, "bytes": size, "complete": complete,
-               "dropped_bytes": dropped, "resumed": held.games > 0}
+    summary = {
+        "file": str(path),
+        "site": credentials.server,
+        "games": games,
+        "new": new,
+        "pages": pages,
+        "last_id": after,
+        "bytes": size,
+        "complete": complete,
+        "dropped_bytes": dropped,
+        "resumed": held.games > 0,
+    }
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -182,6 +223,12 @@ def _progress(quiet: bool) -> Any:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    return Progress("[progress.description]{task.description}", BarColumn(),
-                    MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=Console(stderr=True), disable=quiet, transient=False)
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=quiet,
+        transient=False,
+    )

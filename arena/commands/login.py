@@ -27,13 +27,20 @@ def register(subparsers: Any) -> None:
         "site, open your account page, 'Create a token'), checks it with the site and keeps it "
         "in ~/.config/scopa-arena/credentials.json, readable by you only. ARENA_TOKEN and "
         "ARENA_SERVER, when set, win over it.",
-        epilog="For scripts: echo \"$TOKEN\" | arena login --server URL",
+        epilog='For scripts: echo "$TOKEN" | arena login --server URL',
     )
-    parser.add_argument("--server", metavar="URL", default=None,
-                        help="the site (default: ARENA_SERVER, else the last one logged in to, "
-                        "else http://127.0.0.1:8000)")
-    parser.add_argument("--show", action="store_true",
-                        help="say which site and token the commands use, and who that is")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        default=None,
+        help="the site (default: ARENA_SERVER, else the last one logged in to, "
+        "else http://127.0.0.1:8000)",
+    )
+    parser.add_argument(
+        "--show",
+        action="store_true",
+        help="say which site and token the commands use, and who that is",
+    )
     parser.set_defaults(func=run)
 
 
@@ -64,8 +71,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     if sys.stdin.isatty():
-        print(f"Make a token on {client.url('/accounts/')} (log in, then 'Create a token') and "
-              "paste it here.", file=sys.stderr)
+        print(
+            f"Make a token on {client.url('/accounts/')} (log in, then 'Create a token') and "
+            "paste it here.",
+            file=sys.stderr,
+        )
         try:
             token = getpass.getpass("Token: ").strip()
         except EOFError:
@@ -75,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
     if not token:
         return _fail("no token given; make one on " + client.url("/accounts/"))
     if any(c.isspace() for c in token) or len(token) > 200:
-        return _fail("that is not a token: paste the one line the account page shows "
-                     "(it starts with sa_)")
+        return _fail(
+            "that is not a token: paste the one line the account page shows (it starts with sa_)"
+        )
     client.token = token
     try:
         me = client.me()
@@ -85,10 +96,14 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"{creds.server} refused this token ({exc}); nothing was saved")
         return _fail(f"{exc}; nothing was saved")
     path = save(creds.server, token)
-    print(f"Logged in to {creds.server} as {me['username']}; the token is kept in {path} "
-          "(readable by you only).")
+    print(
+        f"Logged in to {creds.server} as {me['username']}; the token is kept in {path} "
+        "(readable by you only)."
+    )
     overriding = [name for name in (TOKEN_ENV, SERVER_ENV) if os.environ.get(name)]
     if overriding:
-        print(f"Note: {' and '.join(overriding)} set in this shell win over what was saved.",
-              file=sys.stderr)
+        print(
+            f"Note: {' and '.join(overriding)} set in this shell win over what was saved.",
+            file=sys.stderr,
+        )
     return 0

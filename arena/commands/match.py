@@ -66,7 +66,10 @@ def register(subparsers: Any) -> None:
         help=f"games to play, rounded up to whole duplicate sets (default {DEFAULT_GAMES})",
     )
     parser.add_argument(
-        "--seed", type=int, default=None, metavar="S",
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
         help="match seed, to play the same deals again (default: drawn from secrets; a seed "
         "a bot can guess lets it re-deal the game, so give one only to bots you trust)",
     )
@@ -86,13 +89,19 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
-        "--sprt", nargs="+", default=None, metavar="PARAM",
+        "--sprt",
+        nargs="+",
+        default=None,
+        metavar="PARAM",
         help="play duplicate pairs until an SPRT decides whether the first bot (NEW) is "
         "stronger than the second (OLD): elo0=E0 elo1=E1 [alpha=0.05 beta=0.05], in logistic "
         "Elo; exit 0 for H1 (NEW is about elo1 stronger), 1 for H0, 3 undecided at --max-games",
     )
     parser.add_argument(
-        "--max-games", type=int, default=None, metavar="N",
+        "--max-games",
+        type=int,
+        default=None,
+        metavar="N",
         help="with --sprt: stop undecided after N games (default 20000)",
     )
     parser.add_argument(
@@ -107,24 +116,50 @@ def register(subparsers: Any) -> None:
         "limits of each seat (see docs/SECURITY.md; `arena doctor` says how this host "
         "enforces them)"
     )
-    limits.add_argument("--memory", type=int, default=None, metavar="MIB",
-                        help="memory of a seat's processes and tmpfs folders together "
-                        f"(default {defaults.memory_bytes // MIB})")
-    limits.add_argument("--processes", type=int, default=None, metavar="N",
-                        help="processes and threads of a seat (default "
-                        f"{defaults.processes})")
-    limits.add_argument("--tmp-size", type=int, default=None, metavar="MIB",
-                        help="size of a seat's /tmp and of its /dev/shm (default "
-                        f"{defaults.tmp_bytes // MIB})")
-    limits.add_argument("--cpu-time", type=int, default=None, metavar="S",
-                        help="CPU seconds of each bot process (default: every game's bank, "
-                        "one and a half times, plus a minute)")
-    limits.add_argument("--file-size", type=int, default=None, metavar="MIB",
-                        help="largest file a bot may write (default "
-                        f"{defaults.file_bytes // MIB})")
-    limits.add_argument("--open-files", type=int, default=None, metavar="N",
-                        help=f"open files of each bot process (default "
-                        f"{defaults.open_files})")
+    limits.add_argument(
+        "--memory",
+        type=int,
+        default=None,
+        metavar="MIB",
+        help="memory of a seat's processes and tmpfs folders together "
+        f"(default {defaults.memory_bytes // MIB})",
+    )
+    limits.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"processes and threads of a seat (default {defaults.processes})",
+    )
+    limits.add_argument(
+        "--tmp-size",
+        type=int,
+        default=None,
+        metavar="MIB",
+        help=f"size of a seat's /tmp and of its /dev/shm (default {defaults.tmp_bytes // MIB})",
+    )
+    limits.add_argument(
+        "--cpu-time",
+        type=int,
+        default=None,
+        metavar="S",
+        help="CPU seconds of each bot process (default: every game's bank, "
+        "one and a half times, plus a minute)",
+    )
+    limits.add_argument(
+        "--file-size",
+        type=int,
+        default=None,
+        metavar="MIB",
+        help=f"largest file a bot may write (default {defaults.file_bytes // MIB})",
+    )
+    limits.add_argument(
+        "--open-files",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"open files of each bot process (default {defaults.open_files})",
+    )
     parser.set_defaults(func=run)
 
 
@@ -143,9 +178,14 @@ def limits_from_args(args: argparse.Namespace, games: int, bank_ms: int) -> Any:
     chosen = {key: value for key, value in given.items() if value is not None}
     if not chosen:
         return None
-    flags = {"memory_bytes": "--memory", "processes": "--processes", "tmp_bytes": "--tmp-size",
-             "cpu_seconds": "--cpu-time", "file_bytes": "--file-size",
-             "open_files": "--open-files"}
+    flags = {
+        "memory_bytes": "--memory",
+        "processes": "--processes",
+        "tmp_bytes": "--tmp-size",
+        "cpu_seconds": "--cpu-time",
+        "file_bytes": "--file-size",
+        "open_files": "--open-files",
+    }
     try:
         return dataclasses.replace(default_limits(games, bank_ms), **chosen)
     except ValueError as error:  # "limit memory_bytes must be ...": name the flag instead

@@ -84,8 +84,9 @@ def run_verify(args: argparse.Namespace) -> int:
         winner = "unfinished" if report["winner"] is None else f"side {report['winner']} wins"
         print(f"{args.file}: ok, {len(report['deals'])} deals, totals {totals}, {winner}")
     else:
-        error = ReplayError(report["error"]["reason"], report["error"]["deal"],
-                            report["error"]["move"])
+        error = ReplayError(
+            report["error"]["reason"], report["error"]["deal"], report["error"]["move"]
+        )
         print(f"{args.file}: {error}", file=sys.stderr)
     return 0 if report["ok"] else 1
 
@@ -113,13 +114,17 @@ def run_show(args: argparse.Namespace) -> int:
         return 1
     deals = len(data["deals"])
     if args.deal is not None and not 1 <= args.deal <= deals:
-        print(f"{args.file}: --deal {args.deal}: this game has {deals} deals (1 to {deals})",
-              file=sys.stderr)
+        print(
+            f"{args.file}: --deal {args.deal}: this game has {deals} deals (1 to {deals})",
+            file=sys.stderr,
+        )
         return 2
     rules = rules_for(data["variant"], data.get("options") or {})
     players = data.get("players") or [f"seat {s}" for s in range(rules.players)]
-    console.print(f"[bold]{rules.label}[/bold], {rules.players} players, target {rules.target}"
-                  + (f", seed {data['seed']}" if data.get("seed") is not None else ""))
+    console.print(
+        f"[bold]{rules.label}[/bold], {rules.players} players, target {rules.target}"
+        + (f", seed {data['seed']}" if data.get("seed") is not None else "")
+    )
     for seat, name in enumerate(players):
         label = f" (side {rules.side_of(seat)})" if rules.partners else ""
         console.print(f"  seat {seat}: {as_text(str(name))}{label}")
@@ -136,8 +141,10 @@ def run_show(args: argparse.Namespace) -> int:
             if step.move is None:  # a deal is dealt
                 shown = args.deal is None or args.deal == i + 1
                 if shown:
-                    console.print(f"\n[bold]Deal {i + 1}[/bold], dealer seat {deal.dealer} "
-                                  f"({as_text(str(players[deal.dealer]))})")
+                    console.print(
+                        f"\n[bold]Deal {i + 1}[/bold], dealer seat {deal.dealer} "
+                        f"({as_text(str(players[deal.dealer]))})"
+                    )
                     for seat, hand in enumerate(deal.hands):
                         console.print(f"  hand of seat {seat}: {_cards(hand)}")
                     console.print(f"  table: {_cards(deal.table)}")
@@ -156,8 +163,9 @@ def run_show(args: argparse.Namespace) -> int:
         console.print(f"[bold]void[/bold]: {as_text(str(data['void']))} (counts for nobody)")
     elif result.get("forfeit"):
         forfeit = result["forfeit"]
-        console.print(f"[bold]forfeit[/bold] by side {forfeit['side']}: "
-                      f"{as_text(str(forfeit.get('reason')))}")
+        console.print(
+            f"[bold]forfeit[/bold] by side {forfeit['side']}: {as_text(str(forfeit.get('reason')))}"
+        )
     winner = recorded_winner(data, game, check=False)
     totals = " - ".join(str(t) for t in game.totals)
     if winner is not None:
@@ -195,19 +203,25 @@ def _print_move(console: Any, step: ReplayStep, faults: list[dict[str, Any]]) ->
     console.print(text)
     for fault in faults:
         if fault.get("deal") == i and fault.get("move") == j:
-            console.print(f"       [red]fault[/red] seat {fault['seat']}: "
-                          f"{as_text(str(fault['kind']))} "
-                          f"{as_text(str(fault.get('detail', '')))}")
+            console.print(
+                f"       [red]fault[/red] seat {fault['seat']}: "
+                f"{as_text(str(fault['kind']))} "
+                f"{as_text(str(fault.get('detail', '')))}"
+            )
     if len(deal.stock) < step.stock_before:
-        console.print("       new hands: " + "; ".join(
-            f"seat {s}: {_cards(h)}" for s, h in enumerate(deal.hands)))
+        console.print(
+            "       new hands: "
+            + "; ".join(f"seat {s}: {_cards(h)}" for s, h in enumerate(deal.hands))
+        )
     if deal.is_over():
         left = set(step.table_before) - set(move.capture)
         if not move.capture:
             left.add(move.card)
         if left and deal.last_capturer is not None:
-            console.print(f"       the table ({_cards(sorted(left))}) goes to seat "
-                          f"{deal.last_capturer}, the last to capture")
+            console.print(
+                f"       the table ({_cards(sorted(left))}) goes to seat "
+                f"{deal.last_capturer}, the last to capture"
+            )
 
 
 def _print_score(console: Any, rules: Rules, game: Game, score: DealScore, i: int) -> None:
@@ -224,5 +238,6 @@ def _print_score(console: Any, rules: Rules, game: Game, score: DealScore, i: in
     console.print(table)
     console.print(f"  totals: {' - '.join(str(t) for t in game.totals)}")
     if score.cappotto is not None:
-        console.print(f"  [bold]cappotto[/bold]: side {score.cappotto} took every "
-                      "coin and wins the game")
+        console.print(
+            f"  [bold]cappotto[/bold]: side {score.cappotto} took every coin and wins the game"
+        )

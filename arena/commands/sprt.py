@@ -49,8 +49,9 @@ class SprtRun:
         if any(game.void is not None for game in games):
             self.void_pairs += 1
             return
-        scores = [1.0 if 0 in g.winner_entrants else 0.5 if g.winner_side is None else 0.0
-                  for g in games]
+        scores = [
+            1.0 if 0 in g.winner_entrants else 0.5 if g.winner_side is None else 0.0 for g in games
+        ]
         self.counts[pair_outcome(scores[0], scores[1])] += 1
         self.llr = self.test.llr(self.counts)
         self.history.append(self.llr)
@@ -62,15 +63,22 @@ class SprtRun:
 
     def status(self) -> str:
         """``LLR 1.23 (-2.94, 2.94)  Elo +12.3 +/- 8.9  [1 4 10 3 2]``."""
-        return (f"LLR {self.llr:.2f} ({self.test.lower:.2f}, {self.test.upper:.2f})  "
-                f"{estimate(self.counts).describe()}  "
-                f"[{' '.join(str(c) for c in self.counts)}]")
+        return (
+            f"LLR {self.llr:.2f} ({self.test.lower:.2f}, {self.test.upper:.2f})  "
+            f"{estimate(self.counts).describe()}  "
+            f"[{' '.join(str(c) for c in self.counts)}]"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The test's state for ``--json``."""
         found = estimate(self.counts)
-        counts: Counts = (self.counts[0], self.counts[1], self.counts[2], self.counts[3],
-                          self.counts[4])
+        counts: Counts = (
+            self.counts[0],
+            self.counts[1],
+            self.counts[2],
+            self.counts[3],
+            self.counts[4],
+        )
         return {
             "elo0": self.test.elo0,
             "elo1": self.test.elo1,
@@ -96,8 +104,10 @@ def check(args: Any, spec: Any) -> Sprt:
     test = Sprt.parse(args.sprt)
     rules = check_spec(spec)
     if len(spec.entrants) != 2 or rules.num_sides != 2:
-        raise ValueError(f"--sprt compares two bots, NEW and OLD, in a two-side variant "
-                         f"({rules.variant} with {len(spec.entrants)} bots is not one)")
+        raise ValueError(
+            f"--sprt compares two bots, NEW and OLD, in a two-side variant "
+            f"({rules.variant} with {len(spec.entrants)} bots is not one)"
+        )
     return test
 
 
@@ -124,15 +134,19 @@ def run(args: Any, spec: Any, test: Sprt) -> int:
         print_header(spec, sandbox_available())
         console = Console(stderr=True)
         console.print(f"SPRT {test.describe()}: up to {max_pairs:,} pairs", highlight=False)
-        with Progress(TextColumn("pairs"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), TextColumn("{task.fields[status]}"),
-                      console=console) as progress:
+        with Progress(
+            TextColumn("pairs"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=console,
+        ) as progress:
             task = progress.add_task("pairs", total=max_pairs, status=sprt.status())
 
             def update(done: int, total: int, outcome: Any) -> None:
                 sprt.add(outcome)
-                progress.update(task, completed=sprt.pairs + sprt.void_pairs,
-                                status=sprt.status())
+                progress.update(task, completed=sprt.pairs + sprt.void_pairs, status=sprt.status())
 
             report = run_match(spec, progress=update)
     status = {"H1": H1, "H0": H0, None: UNDECIDED}[sprt.decision]
@@ -141,15 +155,23 @@ def run(args: Any, spec: Any, test: Sprt) -> int:
         return status
     print_table(report)
     pairing = f"{report.labels[0]} against {report.labels[1]}"
-    words = {"H1": f"H1 accepted (elo1={test.elo1:g} rather than elo0={test.elo0:g}): {pairing}",
-             "H0": f"H0 accepted (elo0={test.elo0:g} rather than elo1={test.elo1:g}): {pairing}",
-             None: f"no decision within {spec.games:,} games (--max-games)"}[sprt.decision]
+    words = {
+        "H1": f"H1 accepted (elo1={test.elo1:g} rather than elo0={test.elo0:g}): {pairing}",
+        "H0": f"H0 accepted (elo0={test.elo0:g} rather than elo1={test.elo1:g}): {pairing}",
+        None: f"no decision within {spec.games:,} games (--max-games)",
+    }[sprt.decision]
     out = sys.stdout
     print(f"SPRT {test.describe()}", file=out)
-    print(f"LLR: {sprt.llr:.2f} ({test.lower:.2f}, {test.upper:.2f}) after {sprt.pairs} pairs: "
-          f"{words}", file=out)
-    print(f"Pentanomial [0, 0.5, 1, 1.5, 2]: [{', '.join(str(c) for c in sprt.counts)}]"
-          + (f"; {sprt.void_pairs} void pairs left out" if sprt.void_pairs else ""), file=out)
+    print(
+        f"LLR: {sprt.llr:.2f} ({test.lower:.2f}, {test.upper:.2f}) after {sprt.pairs} pairs: "
+        f"{words}",
+        file=out,
+    )
+    print(
+        f"Pentanomial [0, 0.5, 1, 1.5, 2]: [{', '.join(str(c) for c in sprt.counts)}]"
+        + (f"; {sprt.void_pairs} void pairs left out" if sprt.void_pairs else ""),
+        file=out,
+    )
     print(f"{estimate(sprt.counts).describe()} (from the pairs)", file=out)
     return status
 

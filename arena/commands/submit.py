@@ -44,17 +44,31 @@ def register(sub: Any) -> None:
         "answer from the site); 3 still validating when --timeout ran out.",
     )
     parser.add_argument("folder", metavar="FOLDER", help="the bot's folder, with its bot.toml")
-    parser.add_argument("--server", metavar="URL", default=None,
-                        help="the site (default: ARENA_SERVER, else the one of arena login, "
-                        "else http://127.0.0.1:8000)")
-    parser.add_argument("--description", default="",
-                        help="the bot's description, when this upload creates the bot")
-    parser.add_argument("--no-wait", action="store_true",
-                        help="return once uploaded, without waiting for the validation")
-    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
-                        help="how long to wait for the validation (default 600 s)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the result as JSON (progress goes to stderr)")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        default=None,
+        help="the site (default: ARENA_SERVER, else the one of arena login, "
+        "else http://127.0.0.1:8000)",
+    )
+    parser.add_argument(
+        "--description", default="", help="the bot's description, when this upload creates the bot"
+    )
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="return once uploaded, without waiting for the validation",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="how long to wait for the validation (default 600 s)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the result as JSON (progress goes to stderr)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -97,11 +111,16 @@ def submit(args: argparse.Namespace) -> int:
     if packed.skipped:
         more = ", …" if len(packed.skipped) > 4 else ""
         skipped = f" (left out: {', '.join(packed.skipped[:4])}{more})"
-    out.print(f"Packed {manifest.label}: {len(packed.files):,} files, "
-              f"{_size(packed.unpacked_bytes)}, {_size(len(packed.data))} to upload{skipped}")
+    out.print(
+        f"Packed {manifest.label}: {len(packed.files):,} files, "
+        f"{_size(packed.unpacked_bytes)}, {_size(len(packed.data))} to upload{skipped}"
+    )
     if not creds.token:
-        raise Failure(NOT_SUBMITTED, f"no API token for {creds.server}: run `arena login "
-                      f"--server {creds.server}` once (or set ARENA_TOKEN)")
+        raise Failure(
+            NOT_SUBMITTED,
+            f"no API token for {creds.server}: run `arena login "
+            f"--server {creds.server}` once (or set ARENA_TOKEN)",
+        )
 
     client = ArenaClient(creds.server, creds.token)
     try:
@@ -109,9 +128,12 @@ def submit(args: argparse.Namespace) -> int:
     except ClientError as exc:
         if exc.status == 401:
             where = "ARENA_TOKEN" if creds.source == "ARENA_TOKEN" else "arena login"
-            raise Failure(NOT_SUBMITTED, f"{creds.server} refused the token of {where} "
-                          f"({exc}): make one on {client.url('/accounts/')} and run arena "
-                          "login") from None
+            raise Failure(
+                NOT_SUBMITTED,
+                f"{creds.server} refused the token of {where} "
+                f"({exc}): make one on {client.url('/accounts/')} and run arena "
+                "login",
+            ) from None
         raise Failure(NOT_SUBMITTED, str(exc)) from None
 
     name = manifest.name
@@ -120,16 +142,21 @@ def submit(args: argparse.Namespace) -> int:
         if name not in me.get("bots", []):
             existing = client.bot(name)
             if existing is not None:
-                raise Failure(NOT_SUBMITTED, f"bot {name!r} belongs to {existing['bot']['owner']}"
-                              f" on {creds.server}; choose another name in bot.toml")
+                raise Failure(
+                    NOT_SUBMITTED,
+                    f"bot {name!r} belongs to {existing['bot']['owner']}"
+                    f" on {creds.server}; choose another name in bot.toml",
+                )
             client.create_bot(name, args.description)
             created_bot = True
             out.print(f"Created bot {name} for {me.get('username')} on {creds.server}")
         version = _upload(client, name, packed.data, err)
     except ClientError as exc:
         status = REFUSED if 400 <= exc.status < 500 else NOT_SUBMITTED
-        raise Failure(status, f"{creds.server} refused {manifest.label}: {exc}"
-                      if status == REFUSED else str(exc)) from None
+        raise Failure(
+            status,
+            f"{creds.server} refused {manifest.label}: {exc}" if status == REFUSED else str(exc),
+        ) from None
 
     label, number = version["label"], int(version["number"])
     url = client.url(f"/bots/{name}/v{number}/")
@@ -146,12 +173,22 @@ def submit(args: argparse.Namespace) -> int:
         except ClientError:
             validation = None  # the result stands without the game's details
     result = {
-        "server": creds.server, "bot": name, "version": number, "label": label,
-        "status": version["status"], "reason": version.get("status_reason", ""), "url": url,
-        "created_bot": created_bot, "new_version": bool(version.get("created_now", True)),
-        "archive": {"sha256": version.get("sha256"), "bytes": len(packed.data),
-                    "files": len(packed.files), "unpacked_bytes": packed.unpacked_bytes,
-                    "skipped": list(packed.skipped)},
+        "server": creds.server,
+        "bot": name,
+        "version": number,
+        "label": label,
+        "status": version["status"],
+        "reason": version.get("status_reason", ""),
+        "url": url,
+        "created_bot": created_bot,
+        "new_version": bool(version.get("created_now", True)),
+        "archive": {
+            "sha256": version.get("sha256"),
+            "bytes": len(packed.data),
+            "files": len(packed.files),
+            "unpacked_bytes": packed.unpacked_bytes,
+            "skipped": list(packed.skipped),
+        },
         "validation": validation,
     }
     if args.json:
@@ -159,8 +196,10 @@ def submit(args: argparse.Namespace) -> int:
     else:
         _print_result(out, result)
         if version["status"] == "validating" and not args.no_wait:
-            out.print(f"  Still validating after {args.timeout:g} s: no worker took it yet, or "
-                      "the game is long; its page shows the result when it is done.")
+            out.print(
+                f"  Still validating after {args.timeout:g} s: no worker took it yet, or "
+                "the game is long; its page shows the result when it is done."
+            )
     if version["status"] == "ready":
         return READY
     if version["status"] == "failed":
@@ -200,8 +239,15 @@ def _upload(client: Any, name: str, data: bytes, console: Any) -> dict[str, Any]
         TransferSpeedColumn,
     )
 
-    with Progress(TextColumn("Uploading"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                  TimeRemainingColumn(), console=console, transient=True) as progress:
+    with Progress(
+        TextColumn("Uploading"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
         task = progress.add_task("upload", total=len(data))
 
         def advance(sent: int, total: int) -> None:
@@ -220,8 +266,10 @@ def _wait(client: Any, name: str, number: int, timeout: float, console: Any) -> 
     with console.status("") as status:
         while True:
             elapsed = time.monotonic() - start
-            status.update(f"Validating {name}@{number}: a game against the random bot on a "
-                          f"worker … {elapsed:.0f} s")
+            status.update(
+                f"Validating {name}@{number}: a game against the random bot on a "
+                f"worker … {elapsed:.0f} s"
+            )
             try:
                 version = client.version(name, number)
             except ClientError as exc:
@@ -248,8 +296,9 @@ def _validation(frames: dict[str, Any] | None) -> dict[str, Any] | None:
         "variant": frames.get("variant"),
         "players": players,
         "totals": totals,
-        "winner": None if winner is None else " & ".join(
-            p for p, side in zip(players, side_of, strict=False) if side == winner),
+        "winner": None
+        if winner is None
+        else " & ".join(p for p, side in zip(players, side_of, strict=False) if side == winner),
         "forfeit": result.get("forfeit"),
         "void": result.get("void"),
         "faults": [
@@ -264,8 +313,7 @@ def _print_result(out: Any, result: dict[str, Any]) -> None:
 
     label, status = shown(result["label"]), result["status"]
     if status == "ready":
-        out.print(f"[green]✓[/] {label} is ready: it played its validation game without a "
-                  "fault.")
+        out.print(f"[green]✓[/] {label} is ready: it played its validation game without a fault.")
     elif status == "failed":
         out.print(f"[red]✗[/] {label} was refused: {shown(result['reason'] or 'no reason')}")
     elif status == "validating":
@@ -279,15 +327,21 @@ def _print_result(out: Any, result: dict[str, Any]) -> None:
             ending += " by forfeit"
         if game["void"]:
             ending = f"void: {game['void']}"
-        out.print(f"  Validation game ({shown(game['variant'])}): {shown(players)}, {score}; "
-                  f"{shown(ending)}.")
+        out.print(
+            f"  Validation game ({shown(game['variant'])}): {shown(players)}, {score}; "
+            f"{shown(ending)}."
+        )
         for fault in game["faults"]:
             said = fault["detail"] and fault["detail"] in (result["reason"] or "")
-            out.print(f"  Fault: deal {fault['deal'] + 1}, move {fault['move'] + 1}, seat "
-                      f"{fault['seat']}: {shown(fault['kind'])}"
-                      + (f" ({shown(fault['detail'])})" if fault["detail"] and not said else ""))
-    out.print(f"  {shown(result['url'])}" + ("  (the bot's log and the game are there)"
-                                             if status == "failed" else ""))
+            out.print(
+                f"  Fault: deal {fault['deal'] + 1}, move {fault['move'] + 1}, seat "
+                f"{fault['seat']}: {shown(fault['kind'])}"
+                + (f" ({shown(fault['detail'])})" if fault["detail"] and not said else "")
+            )
+    out.print(
+        f"  {shown(result['url'])}"
+        + ("  (the bot's log and the game are there)" if status == "failed" else "")
+    )
 
 
 def _size(n: int) -> str:

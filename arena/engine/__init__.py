@@ -55,10 +55,20 @@ if TYPE_CHECKING:
         write_replay,
     )
 
-_REPLAY_NAMES = frozenset({
-    "ReplayError", "ReplayRecorder", "ReplayStep", "random_game_replay", "read_replay",
-    "recorded_winner", "result_winner", "verify_replay", "walk_replay", "write_replay",
-})
+_REPLAY_NAMES = frozenset(
+    {
+        "ReplayError",
+        "ReplayRecorder",
+        "ReplayStep",
+        "random_game_replay",
+        "read_replay",
+        "recorded_winner",
+        "result_winner",
+        "verify_replay",
+        "walk_replay",
+        "write_replay",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -71,6 +81,7 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'arena.engine' has no attribute {name!r}")
+
 
 __all__ = [
     "CATEGORIES",

@@ -21,7 +21,16 @@ SUITS = "dcbs"
 """Suit letters in card order: denari, coppe, bastoni, spade."""
 SUIT_NAMES = ("denari", "coppe", "bastoni", "spade")
 RANK_NAMES = (
-    "Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "Fante", "Cavallo", "Re",
+    "Asso",
+    "Due",
+    "Tre",
+    "Quattro",
+    "Cinque",
+    "Sei",
+    "Sette",
+    "Fante",
+    "Cavallo",
+    "Re",
 )
 SUIT_SYMBOLS = ("◆", "♥", "♣", "♠")
 """French-deck symbols for d, c, b, s (diamonds, hearts, clubs, spades) for terminals."""

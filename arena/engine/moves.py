@@ -157,8 +157,9 @@ def _rank_patterns(key: int, target: int, min_size: int) -> tuple[Entry, ...]:
     )
 
 
-def lookup(memo: dict[int, tuple[Entry, ...]], key: int, target: int, min_size: int
-            ) -> tuple[Entry, ...]:
+def lookup(
+    memo: dict[int, tuple[Entry, ...]], key: int, target: int, min_size: int
+) -> tuple[Entry, ...]:
     slot = key * 16 + target
     found = memo.get(slot)
     if found is None:
@@ -206,8 +207,9 @@ def table_ranks(table: Iterable[Card]) -> tuple[list[list[Card]], int]:
     return by_rank, key
 
 
-def captures(rules: Rules, card: Card, by_rank: list[list[Card]], key: int
-             ) -> list[tuple[Card, ...]]:
+def captures(
+    rules: Rules, card: Card, by_rank: list[list[Card]], key: int
+) -> list[tuple[Card, ...]]:
     """The captures ``card`` allows on a table given by :func:`table_ranks` (``[()]`` when it
     can only be laid down), under ``rules`` (the plain rule, assi or quindici)."""
     r = card % 10

@@ -33,14 +33,35 @@ from arena.engine.variants import Rules, forfeit_winner, rules_for
 FORMAT = "scopa-replay"
 VERSION = 1
 FAULT_KINDS = (
-    "timeout", "crash", "disconnect", "garbled", "illegal", "start", "memory", "forbidden",
-    "output", "fallback",
+    "timeout",
+    "crash",
+    "disconnect",
+    "garbled",
+    "illegal",
+    "start",
+    "memory",
+    "forbidden",
+    "output",
+    "fallback",
 )
 AUTO_KINDS = ("timeout",)
 
 _TOP_KEYS = {
-    "format", "version", "variant", "options", "players", "seed", "deals", "result", "faults",
-    "void", "started_at", "duration_ms", "match", "bot_seeds", "fallbacks",
+    "format",
+    "version",
+    "variant",
+    "options",
+    "players",
+    "seed",
+    "deals",
+    "result",
+    "faults",
+    "void",
+    "started_at",
+    "duration_ms",
+    "match",
+    "bot_seeds",
+    "fallbacks",
 }
 _DEAL_KEYS = {"dealer", "deck", "hands", "table", "stock", "moves", "thrown_in"}
 _MOVE_KEYS = {"seat", "card", "capture", "ms", "clock", "auto"}
@@ -118,8 +139,9 @@ class Replay(TypedDict):
     match: NotRequired[str]
 
 
-def result_winner(sides: int, winner: Side | None, forfeit_side: Side | None,
-                  void: bool) -> Side | None:
+def result_winner(
+    sides: int, winner: Side | None, forfeit_side: Side | None, void: bool
+) -> Side | None:
     """The winner a replay records: nobody in a void game; else the game's own winner, or, in
     a game a side forfeited before it was won, :func:`arena.engine.variants.forfeit_winner`
     (``sides``: the game's number of sides).
@@ -233,8 +255,9 @@ def check_replay(data: Any) -> Rules:
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise ReplayError("'players' must be a list of names")
         if len(players) != rules.players:
-            raise ReplayError(f"{rules.variant} has {rules.players} seats but "
-                              f"{len(players)} players are named")
+            raise ReplayError(
+                f"{rules.variant} has {rules.players} seats but {len(players)} players are named"
+            )
     if "seed" in data and data["seed"] is not None and not _is_int(data["seed"]):
         raise ReplayError(f"'seed' must be an integer, not {data['seed']!r}")
     deals = data.get("deals")
@@ -248,8 +271,10 @@ def check_replay(data: Any) -> Rules:
         _check_faults(rules, data["faults"], len(deals))
     if "void" in data and data["void"] is not None and not isinstance(data["void"], str):
         raise ReplayError("'void' must be a reason (text)")
-    if "duration_ms" in data and data["duration_ms"] is not None and (
-        not _is_int(data["duration_ms"]) or data["duration_ms"] < 0
+    if (
+        "duration_ms" in data
+        and data["duration_ms"] is not None
+        and (not _is_int(data["duration_ms"]) or data["duration_ms"] < 0)
     ):
         raise ReplayError("'duration_ms' must be a whole number of milliseconds")
     for key in ("started_at", "match"):
@@ -274,8 +299,9 @@ def check_replay(data: Any) -> Rules:
 
 def _check_seat(rules: Rules, value: Any, what: str, deal: int | None, move: int | None) -> None:
     if not _is_int(value) or not 0 <= value < rules.players:
-        raise ReplayError(f"{what} must be a seat 0..{rules.players - 1}, not {value!r}",
-                          deal, move)
+        raise ReplayError(
+            f"{what} must be a seat 0..{rules.players - 1}, not {value!r}", deal, move
+        )
 
 
 def _check_deal(rules: Rules, deal: Any, i: int) -> None:
@@ -308,15 +334,20 @@ def _check_deal(rules: Rules, deal: Any, i: int) -> None:
             raise ReplayError(f"card {card_name(dupes[0])!r} is dealt twice", i)
         if len(cards) != 40:
             missing = " ".join(card_name(c) for c in DECK if c not in cards)
-            raise ReplayError(f"hands, table and stock hold {len(cards)} cards, not 40 "
-                              f"(missing: {missing})", i)
+            raise ReplayError(
+                f"hands, table and stock hold {len(cards)} cards, not 40 (missing: {missing})", i
+            )
         sizes = [len(h) for h in hands]
         if any(s != rules.hand_size for s in sizes):
-            raise ReplayError(f"{rules.layout} deals hands of {rules.hand_size} cards, "
-                              f"not {sizes}", i)
+            raise ReplayError(
+                f"{rules.layout} deals hands of {rules.hand_size} cards, not {sizes}", i
+            )
         if len(deal.get("table", [])) != rules.table_size:
-            raise ReplayError(f"{rules.layout} starts with {rules.table_size} table cards, "
-                              f"not {len(deal.get('table', []))}", i)
+            raise ReplayError(
+                f"{rules.layout} starts with {rules.table_size} table cards, "
+                f"not {len(deal.get('table', []))}",
+                i,
+            )
     else:
         raise ReplayError("a deal needs a 'deck' or 'hands' (with 'table' and 'stock')", i)
     thrown_in = deal.get("thrown_in", [])
@@ -351,7 +382,8 @@ def _check_result(rules: Rules, result: Any) -> None:
         raise ReplayError("'result' must be an object")
     totals = result.get("totals")
     if totals is not None and (
-        not isinstance(totals, list) or len(totals) != rules.num_sides
+        not isinstance(totals, list)
+        or len(totals) != rules.num_sides
         or not all(_is_int(t) for t in totals)
     ):
         raise ReplayError(f"result 'totals' must be {rules.num_sides} whole numbers")
@@ -374,8 +406,9 @@ def _check_faults(rules: Rules, faults: Any, num_deals: int) -> None:
         if not isinstance(fault, dict):
             raise ReplayError("a fault is an object with deal, move, seat, kind, detail")
         if fault.get("kind") not in FAULT_KINDS:
-            raise ReplayError(f"fault kind must be one of {', '.join(FAULT_KINDS)}, "
-                              f"not {fault.get('kind')!r}")
+            raise ReplayError(
+                f"fault kind must be one of {', '.join(FAULT_KINDS)}, not {fault.get('kind')!r}"
+            )
         _check_seat(rules, fault.get("seat"), "a fault's 'seat'", None, None)
         for key in ("deal", "move"):
             if fault.get(key) is not None and (not _is_int(fault[key]) or fault[key] < 0):
@@ -393,7 +426,8 @@ def deal_of(rules: Rules, raw: Mapping[str, Any], index: int | None = None) -> D
         deal = Deal.from_deck(rules, dealer, [parse_card(c) for c in raw["deck"]])
     else:
         deal = Deal.from_hands(
-            rules, dealer,
+            rules,
+            dealer,
             [[parse_card(c) for c in hand] for hand in raw["hands"]],
             [parse_card(c) for c in raw.get("table", [])],
             [parse_card(c) for c in raw.get("stock", [])],
@@ -446,8 +480,9 @@ def walk_replay(data: Mapping[str, Any], game: Game) -> Iterator[ReplayStep]:
         if i == 0:
             game.dealer = raw["dealer"]
         elif raw["dealer"] != game.dealer:
-            raise ReplayError(f"seat {raw['dealer']} deals, but the deal passes to seat "
-                              f"{game.dealer}", i)
+            raise ReplayError(
+                f"seat {raw['dealer']} deals, but the deal passes to seat {game.dealer}", i
+            )
         try:
             deal = game.prepare(deal_of(rules, raw, i))
         except ReplayError:
@@ -460,20 +495,22 @@ def walk_replay(data: Mapping[str, Any], game: Game) -> Iterator[ReplayStep]:
                 raise ReplayError("the deal is already over", i, j)
             seat = raw_move["seat"]
             if seat != deal.to_move:
-                raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn",
-                                  i, j)
+                raise ReplayError(f"seat {seat} played, but it is seat {deal.to_move}'s turn", i, j)
             scope_before, table_before, stock_before = deal.scope, deal.table, len(deal.stock)
             try:
                 move = Move.from_json(raw_move)
                 deal.apply(move)
             except EngineError as exc:
                 raise ReplayError(f"seat {seat}: {exc}", i, j) from None
-            yield ReplayStep(i, game, deal, raw_move, j, seat, move, scope_before, table_before,
-                             stock_before)
+            yield ReplayStep(
+                i, game, deal, raw_move, j, seat, move, scope_before, table_before, stock_before
+            )
         if not deal.is_over():
             if i != len(raw_deals) - 1:
-                raise ReplayError(f"the deal stops after {len(raw['moves'])} moves, "
-                                  "before every card is played", i)
+                raise ReplayError(
+                    f"the deal stops after {len(raw['moves'])} moves, before every card is played",
+                    i,
+                )
             return  # a game stopped part way (forfeit, void or still running)
         yield ReplayStep(i, game, deal, raw, score=game.finish_deal(deal))
 
@@ -485,18 +522,21 @@ def recorded_winner(data: Mapping[str, Any], game: Game, check: bool = True) -> 
     result = data.get("result")
     forfeit = result.get("forfeit") if isinstance(result, dict) else None
     forfeit_side = None if forfeit is None else forfeit["side"]
-    winner = result_winner(game.rules.num_sides, game.winner, forfeit_side,
-                           data.get("void") is not None)
+    winner = result_winner(
+        game.rules.num_sides, game.winner, forfeit_side, data.get("void") is not None
+    )
     if check and isinstance(result, dict):
         raw_deals = data["deals"]
         last = len(raw_deals) - 1 if raw_deals else None
         totals = list(game.totals)
         if "totals" in result and result["totals"] != totals:
-            raise ReplayError(f"the result says totals {result['totals']}, the moves give "
-                              f"{totals}", last)
+            raise ReplayError(
+                f"the result says totals {result['totals']}, the moves give {totals}", last
+            )
         if "winner" in result and result["winner"] != winner:
-            raise ReplayError(f"the result says winner {result['winner']}, the moves give "
-                              f"{winner}", last)
+            raise ReplayError(
+                f"the result says winner {result['winner']}, the moves give {winner}", last
+            )
     return winner
 
 
@@ -609,8 +649,15 @@ class ReplayRecorder:
     True
     """
 
-    def __init__(self, rules: Rules, seed: int, players: Sequence[str], *,
-                 match: str | None = None, started_at: str | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        seed: int,
+        players: Sequence[str],
+        *,
+        match: str | None = None,
+        started_at: str | None = None,
+    ) -> None:
         """A recorder for a game of ``rules`` from ``seed`` between ``players`` (one per seat);
         ``match`` (an opaque id) and ``started_at`` say where the game came from."""
         if len(players) != rules.players:
@@ -645,8 +692,9 @@ class ReplayRecorder:
     def set_players(self, players: Sequence[str]) -> None:
         """Names the seats' players again (a bot that says its name once it has started)."""
         if len(players) != self.rules.players:
-            raise EngineError(f"{self.rules.variant} needs {self.rules.players} players, "
-                              f"got {len(players)}")
+            raise EngineError(
+                f"{self.rules.variant} needs {self.rules.players} players, got {len(players)}"
+            )
         self.data["players"] = list(players)
 
     def set_bot_seeds(self, seeds: Sequence[int | None]) -> None:
@@ -658,22 +706,28 @@ class ReplayRecorder:
         if deal.history:
             raise EngineError("start_deal needs a deal before its first move")
         entry: ReplayDeal
-        if game is not None and game.current_deck is not None and _dealt_from(
-            deal, game.current_deck
+        if (
+            game is not None
+            and game.current_deck is not None
+            and _dealt_from(deal, game.current_deck)
         ):
             deck = [card_name(c) for c in game.current_deck]
             if game.thrown_in:
                 thrown_in = [[card_name(c) for c in d] for d in game.thrown_in]
-                entry = {"dealer": deal.dealer, "thrown_in": thrown_in, "deck": deck,
-                         "moves": []}
+                entry = {"dealer": deal.dealer, "thrown_in": thrown_in, "deck": deck, "moves": []}
             else:
                 entry = {"dealer": deal.dealer, "deck": deck, "moves": []}
         else:
             hands = [[card_name(c) for c in hand] for hand in deal.hands]
             table = [card_name(c) for c in deal.table]
             if deal.rules.layout == "scopa":
-                entry = {"dealer": deal.dealer, "hands": hands, "table": table,
-                         "stock": [card_name(c) for c in deal.stock], "moves": []}
+                entry = {
+                    "dealer": deal.dealer,
+                    "hands": hands,
+                    "table": table,
+                    "stock": [card_name(c) for c in deal.stock],
+                    "moves": [],
+                }
             else:
                 entry = {"dealer": deal.dealer, "hands": hands, "table": table, "moves": []}
         self.data["deals"].append(entry)
@@ -691,8 +745,11 @@ class ReplayRecorder:
         if not self.data["deals"]:
             raise EngineError("record_move before start_deal")
         card, capture = move
-        entry: ReplayMove = {"seat": seat, "card": card_name(card),
-                             "capture": [card_name(c) for c in capture]}
+        entry: ReplayMove = {
+            "seat": seat,
+            "card": card_name(card),
+            "capture": [card_name(c) for c in capture],
+        }
         if ms is not None:
             entry["ms"] = int(ms)
         if clock_ms is not None:
@@ -755,9 +812,12 @@ class ReplayRecorder:
             data["fallbacks"] = list(fallbacks)
         result: ReplayResult = {
             "totals": list(game.totals),
-            "winner": result_winner(self.rules.num_sides, game.winner,
-                                    None if forfeited is None else forfeited["side"],
-                                    void is not None),
+            "winner": result_winner(
+                self.rules.num_sides,
+                game.winner,
+                None if forfeited is None else forfeited["side"],
+                void is not None,
+            ),
         }
         if forfeited is not None:
             result["forfeit"] = forfeited
@@ -771,8 +831,7 @@ class ReplayRecorder:
         return data
 
 
-def random_game_replay(rules: Rules, seed: int, players: Sequence[str] | None = None
-                       ) -> Replay:
+def random_game_replay(rules: Rules, seed: int, players: Sequence[str] | None = None) -> Replay:
     """The replay of a whole game of uniformly random legal moves, all drawn from ``seed``.
 
     The same seed gives the same replay on every Python version (golden files, demos, tests).

@@ -15,7 +15,14 @@ from arena.engine.cards import PRIMIERA_VALUE, Card, Side, mask_of
 from arena.engine.variants import Rules
 
 CATEGORIES: tuple[str, ...] = (
-    "carte", "denari", "settebello", "primiera", "scope", "re_bello", "napoli", "sette_tutti",
+    "carte",
+    "denari",
+    "settebello",
+    "primiera",
+    "scope",
+    "re_bello",
+    "napoli",
+    "sette_tutti",
 )
 """The point categories, in the order of REPLAY.md and of the ``count_out`` tie rule."""
 POINT_KEYS: tuple[str, ...] = (*CATEGORIES, "total")
@@ -36,12 +43,12 @@ def side_points(points: Mapping[str, Any] | None = None) -> dict[str, int]:
     given = points or {}
     return {key: int(given.get(key, 0)) for key in POINT_KEYS}
 
+
 _SUIT_BITS = 0x3FF
 
 # Best primiera value among the cards of one suit, for every 10-bit set of ranks.
 _BEST_PRIMIERA: tuple[int, ...] = tuple(
-    max((PRIMIERA_VALUE[r] for r in range(10) if bits >> r & 1), default=0)
-    for bits in range(1024)
+    max((PRIMIERA_VALUE[r] for r in range(10) if bits >> r & 1), default=0) for bits in range(1024)
 )
 # Length of the unbroken run from the ace in a 10-bit set of coin ranks (napoli).
 _RUN_FROM_ACE: tuple[int, ...] = tuple(
@@ -115,8 +122,17 @@ def score_masks(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> Dea
     """:func:`score_deal` for captured cards given as 40-bit sets (the engine's fast path)."""
     sides = len(masks)
     rows = [
-        {"carte": 0, "denari": 0, "settebello": 0, "primiera": 0, "scope": scope[i],
-         "re_bello": 0, "napoli": 0, "sette_tutti": 0, "total": 0}
+        {
+            "carte": 0,
+            "denari": 0,
+            "settebello": 0,
+            "primiera": 0,
+            "scope": scope[i],
+            "re_bello": 0,
+            "napoli": 0,
+            "sette_tutti": 0,
+            "total": 0,
+        }
         for i in range(sides)
     ]
     winner = _unique_best([m.bit_count() for m in masks])
@@ -146,15 +162,19 @@ def score_masks(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> Dea
         rows[winner]["primiera"] = 1
     for row in rows:
         row["total"] = (
-            row["carte"] + row["denari"] + row["settebello"] + row["primiera"] + row["scope"]
-            + row["re_bello"] + row["napoli"] + row["sette_tutti"]
+            row["carte"]
+            + row["denari"]
+            + row["settebello"]
+            + row["primiera"]
+            + row["scope"]
+            + row["re_bello"]
+            + row["napoli"]
+            + row["sette_tutti"]
         )
     return DealScore(tuple(rows), cappotto)
 
 
-def score_deal(
-    rules: Rules, captured: Sequence[Iterable[Card]], scope: Sequence[int]
-) -> DealScore:
+def score_deal(rules: Rules, captured: Sequence[Iterable[Card]], scope: Sequence[int]) -> DealScore:
     """The points of a finished deal from the cards each side took and its scope.
 
     >>> from arena.engine.cards import parse_cards

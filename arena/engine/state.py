@@ -62,11 +62,14 @@ _FULL = (1 << 40) - 1
 
 def _piles(masks: Iterable[int]) -> tuple[tuple[Card, ...], ...]:
     """The sorted cards of each 40-bit set."""
-    return tuple([
-        _SUIT0[m & 1023] + _SUIT1[m >> 10 & 1023] + _SUIT2[m >> 20 & 1023] + _SUIT3[m >> 30]
-        if 0 <= m <= _FULL else tuple(cards_of(m))
-        for m in masks
-    ])
+    return tuple(
+        [
+            _SUIT0[m & 1023] + _SUIT1[m >> 10 & 1023] + _SUIT2[m >> 20 & 1023] + _SUIT3[m >> 30]
+            if 0 <= m <= _FULL
+            else tuple(cards_of(m))
+            for m in masks
+        ]
+    )
 
 
 _SEAT_MOVE = itemgetter(0, 1)  # the (seat, move) of an undo entry
@@ -183,17 +186,17 @@ class Deal:
                 for seat in order:
                     hands[seat].append(deck[pos])
                     pos += 1
-            table = list(deck[pos:pos + 4])
+            table = list(deck[pos : pos + 4])
             pos += 4
         else:
             packets = [3, 2, 3, 2, 3] if rules.layout == "scopone" else [5, 5]
             for i, size in enumerate(packets):
                 if rules.layout == "scopone" and i % 2 == 1:
-                    table.extend(deck[pos:pos + size])
+                    table.extend(deck[pos : pos + size])
                     pos += size
                     continue
                 for seat in order:
-                    hands[seat].extend(deck[pos:pos + size])
+                    hands[seat].extend(deck[pos : pos + size])
                     pos += size
         return cls(rules, dealer, hands, table, deck[pos:])
 
@@ -270,7 +273,7 @@ class Deal:
     @property
     def stock(self) -> tuple[Card, ...]:
         """The cards still to be dealt (``scopa`` layout), top first."""
-        return self._stock[self._stock_pos:]
+        return self._stock[self._stock_pos :]
 
     @property
     def history(self) -> list[tuple[Seat, Move]]:
@@ -325,8 +328,15 @@ class Deal:
     def state_key(self) -> tuple[Any, ...]:
         """Everything that defines the position, as one comparable value (for tests and caches)."""
         return (
-            self.dealer, self._to_move, self.hands, self.table, self.stock,
-            tuple(self._captured), tuple(self._scope), self._last, tuple(self.history),
+            self.dealer,
+            self._to_move,
+            self.hands,
+            self.table,
+            self.stock,
+            tuple(self._captured),
+            tuple(self._scope),
+            self._last,
+            tuple(self.history),
         )
 
     # -- moves ----------------------------------------------------------------------------------
@@ -410,8 +420,9 @@ class Deal:
                 _new_move(Move, (card, a)).name if a else f"{_NAMES[card]} (laid down)"
                 for a in allowed
             )
-            raise IllegalMoveError(f"{move.name} is not legal here; with {_NAMES[card]} seat "
-                                   f"{seat} may play {choices}")
+            raise IllegalMoveError(
+                f"{move.name} is not legal here; with {_NAMES[card]} seat {seat} may play {choices}"
+            )
         self.apply_unchecked(move)
 
     def apply_unchecked(self, move: Move) -> None:
@@ -437,8 +448,11 @@ class Deal:
             self._last = seat
             if key == 0:
                 flags = self._sweep(seat, side, card, cap, hand)
-        elif self._assi and card % 10 == 0 and self._tkey == 0 and (
-            self.rules.assi_empty_table == "pile"
+        elif (
+            self._assi
+            and card % 10 == 0
+            and self._tkey == 0
+            and (self.rules.assi_empty_table == "pile")
         ):
             self._captured[self._side[seat]] |= 1 << card
             flags = _PILE
@@ -475,14 +489,18 @@ class Deal:
             flags |= _LEFTOVER
         self._undo.append((seat, move, prev_last, flags, leftover))
 
-    def _sweep(self, seat: Seat, side: Side, card: Card, cap: tuple[Card, ...], hand: list[Card]
-               ) -> int:
+    def _sweep(
+        self, seat: Seat, side: Side, card: Card, cap: tuple[Card, ...], hand: list[Card]
+    ) -> int:
         """Whether a capture that emptied the table scores a scopa (then counts it)."""
         scopa = True
         if not hand and seat == self.dealer and self._stock_pos >= len(self._stock):
             scopa = self._last_play_scopa  # the last play of the deal
-        if scopa and self._assi and card % 10 == 0 and not (
-            len(cap) == 1 and cap[0] % 10 == 0 and self.rules.assi_ace_takes_ace
+        if (
+            scopa
+            and self._assi
+            and card % 10 == 0
+            and not (len(cap) == 1 and cap[0] % 10 == 0 and self.rules.assi_ace_takes_ace)
         ):
             scopa = self.rules.assi_sweep_is_scopa  # an ace sweep
         if not scopa:
@@ -608,20 +626,29 @@ class Deal:
             if s == obs.seat:
                 hands.append(list(obs.hand))
             else:
-                hands.append(unseen[pos:pos + size])
+                hands.append(unseen[pos : pos + size])
                 pos += size
-        stock = unseen[pos:pos + obs.stock_size]
+        stock = unseen[pos : pos + obs.stock_size]
         deal = cls.restore(
-            obs.rules, obs.dealer, obs.to_move, hands, obs.table, stock,
-            obs.captured, obs.scope, obs.history,
+            obs.rules,
+            obs.dealer,
+            obs.to_move,
+            hands,
+            obs.table,
+            stock,
+            obs.captured,
+            obs.scope,
+            obs.history,
         )
         deal.deal_index = obs.deal_index
         deal.game_totals = obs.totals
         return deal
 
     def __repr__(self) -> str:
-        return (f"<Deal {self.rules.variant} dealer={self.dealer} to_move={self._to_move} "
-                f"played={len(self._prefix) + len(self._undo)}>")
+        return (
+            f"<Deal {self.rules.variant} dealer={self.dealer} to_move={self._to_move} "
+            f"played={len(self._prefix) + len(self._undo)}>"
+        )
 
 
 def _check_dealer(rules: Rules, dealer: Seat) -> None:
@@ -774,8 +801,9 @@ class Game:
         return score
 
 
-def _count_out(target: int, before: list[int], score: DealScore, leaders: list[Side]
-               ) -> Side | None:
+def _count_out(
+    target: int, before: list[int], score: DealScore, leaders: list[Side]
+) -> Side | None:
     """The tied leader that reaches the target first, adding category by category, or None."""
     running = list(before)
     for category in CATEGORIES:

@@ -193,8 +193,14 @@ VARIANTS: dict[str, Rules] = {
         _variant("scopa-assi", "scopa", 2, assi=True),
         _variant("quindici", "scopa", 2, quindici=True),
         _variant(
-            "scopa-veneta", "scopa", 2,
-            re_bello=True, napoli=True, sette_tutti=True, cappotto=True, primiera_method="count",
+            "scopa-veneta",
+            "scopa",
+            2,
+            re_bello=True,
+            napoli=True,
+            sette_tutti=True,
+            cappotto=True,
+            primiera_method="count",
         ),
     )
 }

@@ -96,10 +96,12 @@ class ScopaEnv(AECEnv):  # type: ignore[misc]
         self.agents = list(self.possible_agents)
         self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         low, high = self.layout.box_bounds()
-        self._observation_space = spaces.Dict({
-            "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(self.actions.n,), dtype=np.int8),
-        })
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(self.actions.n,), dtype=np.int8),
+            }
+        )
         self._action_space = spaces.Discrete(self.actions.n)
         self.game: Game | None = None
         self.deal: Deal | None = None
@@ -164,8 +166,7 @@ class ScopaEnv(AECEnv):  # type: ignore[misc]
         mask = np.zeros(self.actions.n, dtype=np.int8)
         if agent == self.agent_selection and self.legal:
             mask[list(self.legal)] = 1
-        return {"observation": self.layout.encode(self.deal.observation(seat)),
-                "action_mask": mask}
+        return {"observation": self.layout.encode(self.deal.observation(seat)), "action_mask": mask}
 
     def step(self, action: Action | None) -> None:
         """Plays ``action`` for the agent to move (None for an agent whose game is over)."""
@@ -242,8 +243,10 @@ class ScopaEnv(AECEnv):  # type: ignore[misc]
         def names(cards: tuple[int, ...]) -> str:
             return " ".join(card_name(c) for c in cards) or "-"
 
-        lines = [f"{self.rules.label}, deal {game.deal_index + 1}, totals "
-                 f"{' '.join(str(t) for t in game.totals)}"]
+        lines = [
+            f"{self.rules.label}, deal {game.deal_index + 1}, totals "
+            f"{' '.join(str(t) for t in game.totals)}"
+        ]
         if self.last_move is not None:
             seat, move = self.last_move
             lines.append(f"  last move: seat {seat} played {move.name}")

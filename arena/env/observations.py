@@ -86,8 +86,8 @@ class ObservationLayout:
         self.deal = take(1)
         self.size = at
         high = np.ones(self.size, dtype=np.float32)
-        high[self.scope:self.scope + sides] = 4.0
-        high[self.totals:self.totals + sides] = UNBOUNDED_HIGH
+        high[self.scope : self.scope + sides] = 4.0
+        high[self.totals : self.totals + sides] = UNBOUNDED_HIGH
         high[self.deal] = UNBOUNDED_HIGH
         self.high = high
 
@@ -137,7 +137,7 @@ class ObservationLayout:
         values = np.asarray(vec, dtype=np.float64)
 
         def cards(start: int) -> tuple[Card, ...]:
-            return tuple(int(c) for c in np.flatnonzero(values[start:start + 40] > 0.5))
+            return tuple(int(c) for c in np.flatnonzero(values[start : start + 40] > 0.5))
 
         def count(value: float, scale: float) -> int:
             return round(value * scale)
@@ -156,12 +156,10 @@ class ObservationLayout:
         for card in range(40):
             if values[self.taken_at + card] > 0:
                 taken.setdefault(count(values[self.taken_at + card], PLAYS) - 1, []).append(card)
-        history = tuple(
-            (moves[t][0], Move(moves[t][1], taken.get(t, ()))) for t in sorted(moves)
-        )
+        history = tuple((moves[t][0], Move(moves[t][1], taken.get(t, ()))) for t in sorted(moves))
 
         def one_hot(start: int) -> Seat:
-            return absolute(int(np.argmax(values[start:start + seats])))
+            return absolute(int(np.argmax(values[start : start + seats])))
 
         target = float(rules.target)
         scope = [0] * sides

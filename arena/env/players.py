@@ -48,8 +48,7 @@ class Player:
     def end_deal(self, deal_index: int, score: DealScore, totals: Sequence[int]) -> None:
         """A deal was scored."""
 
-    def end_game(self, totals: Sequence[int], winner: int | None, forfeit_side: int | None
-                 ) -> None:
+    def end_game(self, totals: Sequence[int], winner: int | None, forfeit_side: int | None) -> None:
         """The game is over (``forfeit_side``: the side that played an illegal move)."""
 
     def close(self) -> None:
@@ -88,8 +87,10 @@ class PolicyPlayer(Player):
     def __init__(self, policy: Policy | Any, label: str = "") -> None:
         choose = getattr(policy, "choose", None)
         if choose is None and not callable(policy):
-            raise ValueError(f"a player is a function of (observation, legal_moves) or an object "
-                             f"with choose(), not {policy!r}")
+            raise ValueError(
+                f"a player is a function of (observation, legal_moves) or an object "
+                f"with choose(), not {policy!r}"
+            )
         self.policy = policy
         self.choose_move: Policy = choose if choose is not None else policy
         self.label = label or getattr(policy, "name", "") or type(policy).__name__
@@ -144,8 +145,11 @@ class ProtocolPlayer(Player):
         players = [f"seat-{s}" for s in range(rules.players)]
         players[seat] = self.label
         self.unsent = []
-        self.stream.send(game_start_message(
-            f"env-{self.games}", rules, seat, players, self.move_ms, self.bank_ms))
+        self.stream.send(
+            game_start_message(
+                f"env-{self.games}", rules, seat, players, self.move_ms, self.bank_ms
+            )
+        )
 
     def start_deal(self, observation: Observation) -> None:
         from arena.protocol.convert import deal_start_message
@@ -162,8 +166,9 @@ class ProtocolPlayer(Player):
         from arena.protocol.convert import turn_request_message, turn_response_index
 
         self.request_id += 1
-        message = turn_request_message(self.request_id, observation, legal_moves,
-                                       self.move_ms, self.bank_ms, self.unsent)
+        message = turn_request_message(
+            self.request_id, observation, legal_moves, self.move_ms, self.bank_ms, self.unsent
+        )
         self.unsent = []
         answer = self._stream().ask(message, timeout=self.move_ms / 1000.0 * 10 + 5)
         try:
@@ -181,8 +186,7 @@ class ProtocolPlayer(Player):
         self.unsent = []
         stream.send(deal_end_message(deal_index, score, list(totals)))
 
-    def end_game(self, totals: Sequence[int], winner: int | None, forfeit_side: int | None
-                 ) -> None:
+    def end_game(self, totals: Sequence[int], winner: int | None, forfeit_side: int | None) -> None:
         from arena.protocol.convert import game_end_message
 
         if self.stream is None:
@@ -267,8 +271,10 @@ def make_player(spec: str | Path | Player | Policy | Any) -> Player:
     if isinstance(spec, str | Path):
         folder = Path(spec)
         if not (folder / "bot.toml").is_file():
-            raise ValueError(f"player {str(spec)!r}: not {' nor '.join(IN_PROCESS)} nor a bot "
-                             "folder with a bot.toml")
+            raise ValueError(
+                f"player {str(spec)!r}: not {' nor '.join(IN_PROCESS)} nor a bot "
+                "folder with a bot.toml"
+            )
         return ProtocolPlayer(folder)
     return PolicyPlayer(spec)
 

@@ -73,7 +73,8 @@ class SeatEnv(gym.Env):
                 spec = partner if is_partner and partner is not None else opponent
                 player = self.players[other] = make_player(spec)
                 if isinstance(player, ProtocolPlayer) and not player.bot.manifest.supports(
-                        rules.variant):
+                    rules.variant
+                ):
                     raise ValueError(f"bot {player.label} does not play {rules.variant!r}")
         except BaseException:
             self.close()
@@ -82,8 +83,9 @@ class SeatEnv(gym.Env):
 
     # -- gymnasium ------------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """A new game (the game of ``seed`` when given, as ``Game(rules, seed)`` deals it)."""
         super().reset(seed=seed)
         game_seed = seed if seed is not None else int(self.np_random.integers(0, 2**SEED_BITS))

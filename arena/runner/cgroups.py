@@ -242,9 +242,7 @@ class SeatGroup:
         self.memory_dir = backend.memory_parent / name
         self.pids_dir = backend.pids_parent / name
         self.cpu_dir = None if backend.cpu_parent is None else backend.cpu_parent / name
-        self.freezer_dir = (
-            None if backend.freezer_parent is None else backend.freezer_parent / name
-        )
+        self.freezer_dir = None if backend.freezer_parent is None else backend.freezer_parent / name
         self._made: list[Path] = []
         self.freezer: GroupFreezer | None = None
         try:

@@ -210,8 +210,9 @@ def serve(control_fd: int) -> NoReturn:
                 continue
             if not message:
                 os._exit(0)  # the runner is gone (its seats end with their sandboxes)
-            forked = _fork_seat(message, _received_fds(ancillary), own_pid_namespace,
-                                control, base_path, title)
+            forked = _fork_seat(
+                message, _received_fds(ancillary), own_pid_namespace, control, base_path, title
+            )
             if forked is None:
                 continue
             pidfd, pid, status_fd = forked
@@ -229,8 +230,12 @@ def _received_fds(ancillary: list[tuple[int, int, bytes]]) -> list[int]:
 
 
 def _fork_seat(
-    message: bytes, fds: list[int], own_pid_namespace: int, control: socket.socket,
-    base_path: list[str], title: tuple[int, int],
+    message: bytes,
+    fds: list[int],
+    own_pid_namespace: int,
+    control: socket.socket,
+    base_path: list[str],
+    title: tuple[int, int],
 ) -> tuple[int, int, int] | None:
     """Forks the bot of one request into its sandbox's pid namespace and answers the runner
     with its pid and a pidfd of it: returns the server's own pidfd, the pid and the status
@@ -260,8 +265,7 @@ def _fork_seat(
         try:
             _call("setns", own_pid_namespace, NAMESPACES[_PID_NAMESPACE][1])
         except OSError as error:  # a server that cannot go back forks no other seat
-            os.write(2, f"{HOST_FAILURE}cannot leave a seat's pid namespace: {error}\n"
-                     .encode())
+            os.write(2, f"{HOST_FAILURE}cannot leave a seat's pid namespace: {error}\n".encode())
             os._exit(1)
     pidfd = -1
     if pid > 0:
@@ -277,8 +281,7 @@ def _fork_seat(
     if pidfd < 0:
         control.sendall(f"error: {failure}".encode())
         return None
-    control.sendmsg([b"%d" % pid], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                     _int_array([pidfd]))])
+    control.sendmsg([b"%d" % pid], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array([pidfd]))])
     return pidfd, pid, status_fd
 
 
@@ -294,8 +297,10 @@ def _report_exit(pid: int, status_fd: int) -> None:
             status = -1
             break
     with contextlib.suppress(OSError):  # the runner gave the seat up
-        os.write(status_fd, b"%d" % (os.waitstatus_to_exitcode(status) if status >= 0
-                                     else -signal.SIGKILL))
+        os.write(
+            status_fd,
+            b"%d" % (os.waitstatus_to_exitcode(status) if status >= 0 else -signal.SIGKILL),
+        )
     os.close(status_fd)
 
 
@@ -355,8 +360,14 @@ def _read_all(fd: int) -> bytes:
 
 
 def _bot(
-    spec: dict[str, Any], stdout_fd: int, stderr_fd: int, go_fd: int, group_fds: list[int],
-    base_path: list[str], confine_fd: int, title: tuple[int, int],
+    spec: dict[str, Any],
+    stdout_fd: int,
+    stderr_fd: int,
+    go_fd: int,
+    group_fds: list[int],
+    base_path: list[str],
+    confine_fd: int,
+    title: tuple[int, int],
 ) -> NoReturn:
     """Becomes the seat's bot (see the module's notes), waits for its start's environment on
     ``go_fd`` and runs its script or command (or ends quietly if the start is called off: no
@@ -498,8 +509,10 @@ def _install_filter(program: bytes, seccomp_number: int) -> int | None:
         return None
     assert _libc is not None
     listener = _libc.syscall(
-        ctypes.c_long(seccomp_number), ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER),
-        ctypes.c_ulong(_SECCOMP_FILTER_FLAG_NEW_LISTENER), ctypes.byref(fprog),
+        ctypes.c_long(seccomp_number),
+        ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER),
+        ctypes.c_ulong(_SECCOMP_FILTER_FLAG_NEW_LISTENER),
+        ctypes.byref(fprog),
     )
     if listener < 0:
         code = ctypes.get_errno()
@@ -592,10 +605,15 @@ class ForkSpec:
     def to_json(self) -> bytes:
         return json.dumps(
             {
-                "script": self.script, "args": self.args, "cmdline": self.cmdline,
+                "script": self.script,
+                "args": self.args,
+                "cmdline": self.cmdline,
                 "cwd": self.cwd,
-                "uid": self.uid, "rlimits": self.rlimits, "path": self.path,
-                "filter": self.filter.hex(), "seccomp_number": self.seccomp_number,
+                "uid": self.uid,
+                "rlimits": self.rlimits,
+                "path": self.path,
+                "filter": self.filter.hex(),
+                "seccomp_number": self.seccomp_number,
                 "address": self.address,
             }
         ).encode()
@@ -607,8 +625,15 @@ class ForkedProcess:
     the exit status is the bot's, as the fork server (its parent) reports it. ``confined``
     says whether the bot said it was confined (None: not yet)."""
 
-    def __init__(self, sandbox: subprocess.Popen[bytes], status_fd: int, pidfd: int,
-                 confined: Callable[[], bool | None], stdout: Any, stderr: Any) -> None:
+    def __init__(
+        self,
+        sandbox: subprocess.Popen[bytes],
+        status_fd: int,
+        pidfd: int,
+        confined: Callable[[], bool | None],
+        stdout: Any,
+        stderr: Any,
+    ) -> None:
         self.sandbox = sandbox
         self.pid = sandbox.pid
         self.stdout = stdout
@@ -634,8 +659,11 @@ class ForkedProcess:
             data = os.read(fd, 64)
             # No status: the server is gone, and the status with it. The bot's pidfd says
             # whether it still runs (it may: its sandbox holds it, not the server).
-            if (not data and self._pidfd is not None
-                    and not select.select([self._pidfd], [], [], 0)[0]):
+            if (
+                not data
+                and self._pidfd is not None
+                and not select.select([self._pidfd], [], [], 0)[0]
+            ):
                 return None
             os.close(fd)
             self._status_fd = None
@@ -715,8 +743,13 @@ class ForkServer:
             # This file as a script, not the package's module: the server imports the SDK and
             # nothing of the runner (-P: its folder is not put on sys.path).
             self._process = subprocess.Popen(
-                [*python, "-P", os.path.abspath(__file__), str(theirs.fileno()),
-                 "_" * CMDLINE_ROOM],  # room for the seats' command lines (_retitle)
+                [
+                    *python,
+                    "-P",
+                    os.path.abspath(__file__),
+                    str(theirs.fileno()),
+                    "_" * CMDLINE_ROOM,
+                ],  # room for the seats' command lines (_retitle)
                 env=env,
                 cwd="/",
                 stdin=subprocess.DEVNULL,
@@ -745,8 +778,15 @@ class ForkServer:
     def alive(self) -> bool:
         return self._process.poll() is None
 
-    def fork(self, spec: ForkSpec, *, sandbox_pid: int, stdout_fd: int, stderr_fd: int,
-             group_files: list[str]) -> Forked:
+    def fork(
+        self,
+        spec: ForkSpec,
+        *,
+        sandbox_pid: int,
+        stdout_fd: int,
+        stderr_fd: int,
+        group_files: list[str],
+    ) -> Forked:
         """Forks a bot into the sandbox whose first process is ``sandbox_pid``, to be confined
         and wait for its start (:class:`Forked` says what the caller gets). The caller keeps
         (and closes) its own ``stdout_fd`` and ``stderr_fd``. Raises ForkError."""
@@ -776,11 +816,21 @@ class ForkServer:
             opened += namespaces
             groups = [os.open(name, os.O_WRONLY) for name in group_files]
             opened += groups
-            fds = [spec_read, status_write, stdout_fd, stderr_fd, go_read, confine_fd, root,
-                   *namespaces, *groups]
+            fds = [
+                spec_read,
+                status_write,
+                stdout_fd,
+                stderr_fd,
+                go_read,
+                confine_fd,
+                root,
+                *namespaces,
+                *groups,
+            ]
             with self._lock:
                 self._socket.sendmsg(
-                    [b"fork"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array(fds))],
+                    [b"fork"],
+                    [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _int_array(fds))],
                     socket.MSG_NOSIGNAL,  # a server that died is an error here, not a signal
                 )
                 answer, received, _, _ = socket.recv_fds(self._socket, 128, 1)

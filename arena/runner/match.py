@@ -82,7 +82,6 @@ FORFEIT_KINDS = frozenset(
 """Fault kinds that forfeit the game at once (a timeout does on the side's third)."""
 
 
-
 class MatchError(ValueError):
     """A match that cannot be played as asked (wrong number of bots, unknown variant...)."""
 
@@ -604,8 +603,13 @@ class Slot:
         """The running process as it would rest (its link taken from the slot), or None where
         it should not: resting is off, the slot holds enough, or it cannot be frozen alive."""
         process = self.process
-        if (self.rest_limit <= len(self._resting) or process is None or self.link is None
-                or self.process_set is None or not process.rest()):
+        if (
+            self.rest_limit <= len(self._resting)
+            or process is None
+            or self.link is None
+            or self.process_set is None
+            or not process.rest()
+        ):
             return None
         entry = _Resting(process, self.link, self.bot_seed, self.label, self.process_set)
         self.link = None
@@ -661,7 +665,8 @@ class Slot:
         early = None
         if ahead is not None:
             early = asyncio.ensure_future(
-                ahead[1].describe(ahead[0].start_timeout + DESCRIBE_TIMEOUT))
+                ahead[1].describe(ahead[0].start_timeout + DESCRIBE_TIMEOUT)
+            )
         try:
             if self.process is not None and spare_seed is not None:
                 self.bot_seed = spare_seed
@@ -951,7 +956,12 @@ class MatchRun:
                     fork=self.spec.fork_seats,
                 )
             self.slots[key] = Slot(
-                bot, entrant, k, process, self.rules.variant, make_spare=_spare_of,
+                bot,
+                entrant,
+                k,
+                process,
+                self.rules.variant,
+                make_spare=_spare_of,
                 rest_limit=self.rest_limit,
             )
         return self.slots[key]
@@ -988,8 +998,7 @@ class MatchRun:
             self._stopping = True
             raise asyncio.CancelledError("the match was cancelled")
 
-    async def _cancel_when_set(self, cancel: threading.Event, playing: asyncio.Future[Any]
-                               ) -> None:
+    async def _cancel_when_set(self, cancel: threading.Event, playing: asyncio.Future[Any]) -> None:
         """Cancels ``playing`` once ``cancel`` is set: at whatever it waits on (a seat's answer,
         a seat starting, a message sent), its clean-up then stops every seat. Only once: a
         match already stopping (:meth:`check_cancel`) is left to its clean-up."""
@@ -1019,8 +1028,12 @@ class MatchRun:
                     seats = seating(self.rules, len(self.spec.entrants), turn)
                     self._next_seats = None
                     ahead = self.spec.prestart or self.spec.prepare_ahead
-                    if (ahead and self.spec.fresh_per_game
-                            and self.spec.duplicate and rotation + 1 < per_set):
+                    if (
+                        ahead
+                        and self.spec.fresh_per_game
+                        and self.spec.duplicate
+                        and rotation + 1 < per_set
+                    ):
                         # The next game of the set needs fresh processes: their sandboxes
                         # (or, with prestart, the processes) are made ready ahead.
                         self._next_seats = seating(
@@ -1078,7 +1091,10 @@ class MatchRun:
         slots = [self.slot(entrant, k) for entrant, k in _seat_slots(seats)]
         game = Game(self.rules, seed)
         recorder = ReplayRecorder(
-            self.rules, seed, [slot.label for slot in slots], match=self.match_id,
+            self.rules,
+            seed,
+            [slot.label for slot in slots],
+            match=self.match_id,
             started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         )
         play = _GamePlay(self, game, slots, recorder)
@@ -1112,8 +1128,9 @@ class MatchRun:
                     f"wrote {extra:,} bytes of output more than its log keeps; they were dropped",
                 )
         duration = round((time.perf_counter() - started) * 1000)
-        replay = recorder.finish(game, forfeit, void, fallbacks=play.fallbacks,
-                                 duration_ms=duration)
+        replay = recorder.finish(
+            game, forfeit, void, fallbacks=play.fallbacks, duration_ms=duration
+        )
         result = replay.get("result")
         winner = None if result is None else result["winner"]
         scope = [0] * self.rules.num_sides
@@ -1122,8 +1139,11 @@ class MatchRun:
                 scope[side] += points["scope"]
         winners = []
         if winner is not None:
-            winners = sorted(e for e, side in entrant_sides(seats, self.rules.num_sides).items()
-                             if side == winner)
+            winners = sorted(
+                e
+                for e, side in entrant_sides(seats, self.rules.num_sides).items()
+                if side == winner
+            )
         return GameOutcome(
             index=index,
             set_index=set_index,
@@ -1465,9 +1485,13 @@ class _GamePlay:
         live = self.match.spec.on_move is not None
         scope_before = deal.scope if live else ()
         deal.apply_unchecked(move)  # one of the engine's own legal moves
-        record = self.recorder.record_move(seat, move, ms=round(answer.elapsed_ms),
-                                           clock_ms=self.banks[seat],
-                                           auto="timeout" if auto else None)
+        record = self.recorder.record_move(
+            seat,
+            move,
+            ms=round(answer.elapsed_ms),
+            clock_ms=self.banks[seat],
+            auto="timeout" if auto else None,
+        )
         self.moves += 1
         played = self.requests.move_played(seat, move, by_arena=auto)
         for each in self.streams:

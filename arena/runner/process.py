@@ -359,8 +359,13 @@ class BotProcess:
         """The seat's socket as the waiting bot's SDK binds it (it says so a few ms after the
         fork), or None if it does not within a second (the bot's own start binds it then)."""
         plan = self._plan
-        if (plan is None or not plan.sandboxed or self._sandbox_pid is None
-                or self._watch is None or not self._watch.wait_ahead(AHEAD_SOCKET_WAIT_S)):
+        if (
+            plan is None
+            or not plan.sandboxed
+            or self._sandbox_pid is None
+            or self._watch is None
+            or not self._watch.wait_ahead(AHEAD_SOCKET_WAIT_S)
+        ):
             return None
         try:
             return sandbox.open_socket(f"/proc/{self._sandbox_pid}/root", plan.socket_path)
@@ -423,8 +428,11 @@ class BotProcess:
             if self._group is not None and self.idle:
                 self._group.set_idle(True)
         if self._group is None:
-            warn_once("watchdog", "no control group for the bots: each seat's memory is "
-                      "watched by the runner (every 100 ms), its processes counted per uid")
+            warn_once(
+                "watchdog",
+                "no control group for the bots: each seat's memory is "
+                "watched by the runner (every 100 ms), its processes counted per uid",
+            )
         server = None
         if fork and self._will_fork() and self._group is not None and self._group.can_freeze:
             server = fork_server()
@@ -436,8 +444,7 @@ class BotProcess:
             sandbox=self.sandboxed,
             python=self.python,
             extra_env={**self.env, **(env or {})},
-            join=None if self._group is None or server is not None
-            else self._group.join_command(),
+            join=None if self._group is None or server is not None else self._group.join_command(),
             fork_layout=server is not None,
         )
         self._ready.clear()
@@ -555,8 +562,11 @@ class BotProcess:
         if self._group is not None and self._group.can_freeze:
             self._freezer = self._group
         else:
-            warn_once("freezer", "no freezer group for the bots: a seat between its turns is "
-                      "stopped with SIGSTOP (its process tree, walked in /proc)")
+            warn_once(
+                "freezer",
+                "no freezer group for the bots: a seat between its turns is "
+                "stopped with SIGSTOP (its process tree, walked in /proc)",
+            )
             self._freezer = cgroups.TreeFreezer(self._sandbox_pid or process.pid)
 
     def go(self, env: dict[str, str] | None = None) -> None:
@@ -598,8 +608,9 @@ class BotProcess:
         if said != forkserver.HELD_LINE or self._sandbox_pid is None:
             sandbox.kill_group(holder)
             time.sleep(0.05)  # the sandbox's last words, to the log
-            raise HostError(f"the sandbox failed to start {self.label}: "
-                            f"{_last_line(self.log.text())}")
+            raise HostError(
+                f"the sandbox failed to start {self.label}: {_last_line(self.log.text())}"
+            )
 
     def _fork_into(
         self,
@@ -614,7 +625,7 @@ class BotProcess:
         command = sandbox.resolve_command(self.command, self.folder, sandbox=True)
         script, args = "", []  # a command the bot execs
         if self.python and _forkable(self.command):
-            script, *args = command[len(sandbox.python_command()):]
+            script, *args = command[len(sandbox.python_command()) :]
         supervised = sandbox.seccomp_program(supervised=True)
         numbers = seccomp.syscall_numbers(("seccomp",)) if supervised else {}
         spec = forkserver.ForkSpec(
@@ -641,8 +652,9 @@ class BotProcess:
             raise _ForkFailed(str(error)) from None
         self._go_fd = forked.go_fd
         self._watch = seal.warden().watch(forked.confine, self.log.add)
-        return forkserver.ForkedProcess(holder, forked.status_fd, forked.pidfd,
-                                        self._watch.confined, *self._streams)
+        return forkserver.ForkedProcess(
+            holder, forked.status_fd, forked.pidfd, self._watch.confined, *self._streams
+        )
 
     def kill(self) -> None:
         """Sends SIGKILL to the seat's processes now, without waiting (:meth:`stop` reaps them
@@ -894,5 +906,11 @@ def _last_line(text: str) -> str:
 
 
 __all__ = [
-    "FORK_ENV", "BotProcess", "CappedLog", "HostError", "LineReader", "StartError", "fork_server",
+    "FORK_ENV",
+    "BotProcess",
+    "CappedLog",
+    "HostError",
+    "LineReader",
+    "StartError",
+    "fork_server",
 ]

@@ -92,9 +92,18 @@ it): load, memory, CPU and interrupt counts, pressure, locks, slabs, the kernel'
 (:data:`PROC_SYS_COPIED`, :func:`proc_snapshot`)."""
 
 PROC_SYS_COPIED = (
-    "kernel/cap_last_cap", "kernel/ngroups_max", "kernel/osrelease", "kernel/ostype",
-    "kernel/overflowgid", "kernel/overflowuid", "kernel/pid_max", "kernel/threads-max",
-    "vm/overcommit_memory", "vm/max_map_count", "fs/nr_open", "fs/pipe-max-size",
+    "kernel/cap_last_cap",
+    "kernel/ngroups_max",
+    "kernel/osrelease",
+    "kernel/ostype",
+    "kernel/overflowgid",
+    "kernel/overflowuid",
+    "kernel/pid_max",
+    "kernel/threads-max",
+    "vm/overcommit_memory",
+    "vm/max_map_count",
+    "fs/nr_open",
+    "fs/pipe-max-size",
     "net/core/somaxconn",
 )
 """Settings of ``/proc/sys`` that runtimes read (``setpriv``, glibc's allocator, gRPC's listen
@@ -133,8 +142,12 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name, low in (
-            ("cpu_seconds", 1), ("memory_bytes", 64 * 1024**2), ("processes", 8),
-            ("file_bytes", 1024**2), ("open_files", 32), ("tmp_bytes", 1024**2),
+            ("cpu_seconds", 1),
+            ("memory_bytes", 64 * 1024**2),
+            ("processes", 8),
+            ("file_bytes", 1024**2),
+            ("open_files", 32),
+            ("tmp_bytes", 1024**2),
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -409,14 +422,28 @@ def compile_bot_folder(folder: Path, main: str | None = None) -> None:
     if not modules:
         return
     argv = [
-        "prlimit", "--cpu=10", f"--as={2 * 1024**3}", f"--fsize={16 * 1024**2}", "--",
-        sys.executable, "-I", "-S", "-c", _COMPILE_BOT, str(folder), str(BOT_COMPILE_MAX_FILE),
+        "prlimit",
+        "--cpu=10",
+        f"--as={2 * 1024**3}",
+        f"--fsize={16 * 1024**2}",
+        "--",
+        sys.executable,
+        "-I",
+        "-S",
+        "-c",
+        _COMPILE_BOT,
+        str(folder),
+        str(BOT_COMPILE_MAX_FILE),
         main or "",
     ]
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, timeout=BOT_COMPILE_TIMEOUT_S, check=False,
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=BOT_COMPILE_TIMEOUT_S,
+            check=False,
             env={"PATH": SANDBOX_PATH},
         )
 
@@ -498,8 +525,11 @@ def shared_host_copies() -> Path:
     whole mount table again at each bind. Raises OSError."""
     global _shared_copies, _shared_copies_owner
     with _shared_copies_lock:
-        if (_shared_copies is not None and _shared_copies_owner == os.getpid()
-                and (_shared_copies / "etc").is_dir()):
+        if (
+            _shared_copies is not None
+            and _shared_copies_owner == os.getpid()
+            and (_shared_copies / "etc").is_dir()
+        ):
             return _shared_copies
         owner = os.getpid()
         folder = Path(tempfile.mkdtemp(prefix=f"{SHARED_PROC_PREFIX}{owner}-"))
@@ -549,7 +579,7 @@ def sweep_stale_seat_dirs(older_than_s: float = STALE_SEAT_DIR_S) -> int:
     with contextlib.suppress(OSError):
         for entry in base.iterdir():
             if entry.name.startswith(SHARED_PROC_PREFIX):
-                pid = entry.name[len(SHARED_PROC_PREFIX):].split("-", 1)[0]
+                pid = entry.name[len(SHARED_PROC_PREFIX) :].split("-", 1)[0]
                 if pid.isdigit() and not Path(f"/proc/{pid}").exists():
                     remove_tree(entry)
                     removed += 1
@@ -829,8 +859,7 @@ def launch_command(
             sys_dir, cpuinfo = proc_snapshot(seat_dir)
         except OSError as error:
             raise HostError(f"cannot write the seat's /proc copies: {error}") from error
-        args += ["--ro-bind", str(sys_dir), "/proc/sys", "--ro-bind", str(cpuinfo),
-                 "/proc/cpuinfo"]
+        args += ["--ro-bind", str(sys_dir), "/proc/sys", "--ro-bind", str(cpuinfo), "/proc/cpuinfo"]
     # No pseudo-terminals: their count (/proc/sys/kernel/pty/nr) is host-wide, and a bot has
     # no use for one. bwrap's /dev has a devpts of its own at /dev/pts (/dev/ptmx links into
     # it): an empty folder hides it.
@@ -892,8 +921,14 @@ def launch_command(
         started_read, started_write = os.pipe()
         os.set_blocking(started_read, False)
         # bash exports SHLVL at exec, which env takes out: the bot gets the same environment.
-        target = ["/bin/bash", "-c", f"printf . >&{started_write} && exec {started_write}>&- "
-                  '&& exec /usr/bin/env -u SHLVL "$@"', "start", *target]
+        target = [
+            "/bin/bash",
+            "-c",
+            f"printf . >&{started_write} && exec {started_write}>&- "
+            '&& exec /usr/bin/env -u SHLVL "$@"',
+            "start",
+            *target,
+        ]
         pass_fds.append(started_write)
         close_after.append(started_write)
     if _is_root() and not fork_layout:
@@ -934,17 +969,26 @@ def _say_what_is_missing(features: BwrapFeatures) -> None:
     from arena.runner.fallbacks import warn_once
 
     if not features.size:
-        warn_once("size", f"bubblewrap {features.version} has no --size: the bots' tmpfs "
-                  "folders are bounded by their memory limit only")
+        warn_once(
+            "size",
+            f"bubblewrap {features.version} has no --size: the bots' tmpfs "
+            "folders are bounded by their memory limit only",
+        )
     if not features.seccomp:
-        warn_once("seccomp", f"bubblewrap {features.version} has no --seccomp: bots run "
-                  "without the system-call filter")
+        warn_once(
+            "seccomp",
+            f"bubblewrap {features.version} has no --seccomp: bots run "
+            "without the system-call filter",
+        )
     elif _seccomp_program() is None:
-        warn_once("libseccomp", "libseccomp is not installed: bots run without the "
-                  "system-call filter")
+        warn_once(
+            "libseccomp", "libseccomp is not installed: bots run without the system-call filter"
+        )
     if not features.info_fd:
-        warn_once("info-fd", f"bubblewrap {features.version} has no --info-fd: sandboxed "
-                  "bots cannot be reached")
+        warn_once(
+            "info-fd",
+            f"bubblewrap {features.version} has no --info-fd: sandboxed bots cannot be reached",
+        )
 
 
 def _seccomp_program(*, supervised: bool = False) -> bytes | None:
@@ -1109,8 +1153,7 @@ def is_host_failure(stderr_text: str) -> bool:
     not the host's). Never asked once the bot's command has run: its output is its own.
     """
     return any(
-        line.startswith(("bwrap: ", "prlimit: ", "cgroup: "))
-        for line in stderr_text.splitlines()
+        line.startswith(("bwrap: ", "prlimit: ", "cgroup: ")) for line in stderr_text.splitlines()
     )
 
 

@@ -50,8 +50,9 @@ class Watch:
     """One forked seat as the warden keeps it: the socket its bot says ``confined`` on, then
     its filter's listener until the seal."""
 
-    def __init__(self, warden: Warden, sock: socket.socket,
-                 note: Callable[[str], None] | None) -> None:
+    def __init__(
+        self, warden: Warden, sock: socket.socket, note: Callable[[str], None] | None
+    ) -> None:
         self._warden = warden
         self._socket: socket.socket | None = sock
         self._listener: int | None = None
@@ -148,9 +149,11 @@ class Watch:
             return
         ident, _, _, number, _, _, *args = _NOTIF.unpack(buffer)
         error = 0
-        if (number in seccomp.syscall_numbers(_SOCKET_CALLS).values()
-                and args[0] & seccomp.LOW_32_BITS == _AF_NETLINK
-                and args[2] & seccomp.LOW_32_BITS == _NETLINK_SOCK_DIAG):
+        if (
+            number in seccomp.syscall_numbers(_SOCKET_CALLS).values()
+            and args[0] & seccomp.LOW_32_BITS == _AF_NETLINK
+            and args[2] & seccomp.LOW_32_BITS == _NETLINK_SOCK_DIAG
+        ):
             error = errno.EPROTONOSUPPORT
         answer = _NOTIF_RESP.pack(ident, 0, -error, 0 if error else _NOTIF_FLAG_CONTINUE)
         with contextlib.suppress(OSError):  # the caller was interrupted or died
@@ -160,8 +163,10 @@ class Watch:
             self.sealed = True
             self._close_listener()
             if self._note is not None:
-                self._note(f"[arena] made {STARTING_CALLS} pipes, sockets or memfds while "
-                           "starting: sealed early, each one refused from now on\n")
+                self._note(
+                    f"[arena] made {STARTING_CALLS} pipes, sockets or memfds while "
+                    "starting: sealed early, each one refused from now on\n"
+                )
 
     def _close_listener(self) -> None:
         if self._listener is not None:

@@ -89,28 +89,82 @@ F_SETLEASE, F_NOTIFY = 1024, 1026
 
 FORBIDDEN = (
     # namespaces and mounts
-    "unshare", "setns", "mount", "umount", "umount2", "pivot_root", "chroot", "move_mount",
-    "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "unshare",
+    "setns",
+    "mount",
+    "umount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
     # other processes' memory
-    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "kcmp",
     # kernel subsystems a bot has no use for
-    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
-    "fanotify_init", "open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "fanotify_init",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "lookup_dcookie",
     # the machine itself
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot",
-    "swapon", "swapoff", "acct", "syslog", "quotactl", "quotactl_fd", "iopl", "ioperm",
-    "vm86", "vm86old", "uselib", "nfsservctl", "_sysctl", "vhangup",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "syslog",
+    "quotactl",
+    "quotactl_fd",
+    "iopl",
+    "ioperm",
+    "vm86",
+    "vm86old",
+    "uselib",
+    "nfsservctl",
+    "_sysctl",
+    "vhangup",
 )
 """System calls that kill the bot (``SIGSYS``): the runner records a ``forbidden`` fault."""
 
 NOT_IMPLEMENTED = (
-    "clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "inotify_init", "inotify_init1", "inotify_add_watch", "sysinfo",
+    "clone3",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "sysinfo",
     # Linux AIO: each context counts in the host-wide /proc/sys/fs/aio-nr
-    "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
     # descriptors whose inode numbers come from host-wide counters (pidfs, the secret memory
     # and message queue file systems), which a bot has no use for
-    "pidfd_open", "memfd_secret", "mq_open",
+    "pidfd_open",
+    "memfd_secret",
+    "mq_open",
 )
 """System calls that fail with ENOSYS, as on a kernel without them (callers fall back)."""
 
@@ -172,8 +226,12 @@ def has_flag(arg: int, flag: int) -> tuple[int, int, int, int]:
 
 
 GUARDED_FCNTL = {
-    F_SETLK: errno.ENOLCK, F_SETLKW: errno.ENOLCK, F_OFD_SETLK: errno.ENOLCK,
-    F_OFD_SETLKW: errno.ENOLCK, F_SETLEASE: errno.EPERM, F_NOTIFY: errno.EPERM,
+    F_SETLK: errno.ENOLCK,
+    F_SETLKW: errno.ENOLCK,
+    F_OFD_SETLK: errno.ENOLCK,
+    F_OFD_SETLKW: errno.ENOLCK,
+    F_SETLEASE: errno.EPERM,
+    F_NOTIFY: errno.EPERM,
 }
 """The ``fcntl`` commands refused, and the error each gets."""
 
@@ -206,14 +264,23 @@ def policy(*, supervised: bool = False) -> list[Rule]:
         else:
             # sock_diag dumps a socket's cookie, numbered from a host-wide counter (and the
             # supervisor refuses it where there is one).
-            rules.append(Rule(call, errno_action(errno.EPROTONOSUPPORT),
-                              (int_is(0, AF_NETLINK), int_is(2, NETLINK_SOCK_DIAG))))
+            rules.append(
+                Rule(
+                    call,
+                    errno_action(errno.EPROTONOSUPPORT),
+                    (int_is(0, AF_NETLINK), int_is(2, NETLINK_SOCK_DIAG)),
+                )
+            )
     if supervised:
-        rules += [Rule(name, ACT_NOTIFY) for name in SEALED if name not in {"socket",
-                                                                           "socketpair"}]
+        rules += [Rule(name, ACT_NOTIFY) for name in SEALED if name not in {"socket", "socketpair"}]
     # A socket's cookie is numbered from a host-wide counter when first asked for.
-    rules.append(Rule("getsockopt", errno_action(errno.ENOPROTOOPT),
-                      (int_is(1, SOL_SOCKET), int_is(2, SO_COOKIE))))
+    rules.append(
+        Rule(
+            "getsockopt",
+            errno_action(errno.ENOPROTOOPT),
+            (int_is(1, SOL_SOCKET), int_is(2, SO_COOKIE)),
+        )
+    )
     # A pidfd's inode number is the process's pidfs number, counted for the whole host.
     rules.append(Rule("clone", errno_action(errno.EINVAL), (has_flag(0, CLONE_PIDFD),)))
     return rules
@@ -232,7 +299,11 @@ def _library() -> ctypes.CDLL:
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
     lib.seccomp_syscall_resolve_name.restype = ctypes.c_int
     lib.seccomp_rule_add_array.argtypes = [
-        ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_ArgCmp),
+        ctypes.c_void_p,
+        ctypes.c_uint32,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.POINTER(_ArgCmp),
     ]
     lib.seccomp_attr_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32]
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]

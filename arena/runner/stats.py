@@ -83,8 +83,10 @@ class EloEstimate:
         if self.games == 0:
             return "no games yet"
         if math.isinf(self.elo):
-            return (f"every game {'won' if self.elo > 0 else 'lost'}: no finite figure yet "
-                    f"({self.games} game{'s' if self.games != 1 else ''})")
+            return (
+                f"every game {'won' if self.elo > 0 else 'lost'}: no finite figure yet "
+                f"({self.games} game{'s' if self.games != 1 else ''})"
+            )
         if math.isinf(self.error):
             return f"{format_elo(self.elo)}, no 95% margin yet (too few games: {self.games})"
         return f"{format_elo(self.elo)} +/- {format_elo(self.error, sign=False)}"

@@ -148,8 +148,7 @@ def bracket(qualifiers: int) -> list[Slot]:
         size *= 2
     order = seed_order(size)
     return [
-        (order[i], order[i + 1] if order[i + 1] <= qualifiers else None)
-        for i in range(0, size, 2)
+        (order[i], order[i + 1] if order[i + 1] <= qualifiers else None) for i in range(0, size, 2)
     ]
 
 

@@ -144,23 +144,18 @@ def _halves(players: Sequence[SwissPlayer]) -> dict[int, tuple[int, int]]:
     return out
 
 
-def _weight(a: SwissPlayer, b: SwissPlayer, top: int,
-            halves: Mapping[int, tuple[int, int]]) -> int:
+def _weight(a: SwissPlayer, b: SwissPlayer, top: int, halves: Mapping[int, tuple[int, int]]) -> int:
     difference = round(2 * abs(a.score - b.score))
     dutch = 0
     if difference == 0:  # the same score group: the upper half against the lower half
         (place_a, size), (place_b, _) = halves[a.entrant], halves[b.entrant]
         dutch = abs(abs(place_a - place_b) - size // 2)
-    return (
-        top
-        - SCORE_WEIGHT * difference * difference
-        - SEAT_WEIGHT * _seat_cost(a, b)
-        - dutch
-    )
+    return top - SCORE_WEIGHT * difference * difference - SEAT_WEIGHT * _seat_cost(a, b) - dutch
 
 
-def _match(players: Sequence[SwissPlayer], rematches: bool) -> list[tuple[SwissPlayer,
-                                                                           SwissPlayer]]:
+def _match(
+    players: Sequence[SwissPlayer], rematches: bool
+) -> list[tuple[SwissPlayer, SwissPlayer]]:
     """A maximum weight matching of ``players``; rematches only if ``rematches``."""
     if not players:
         return []
@@ -174,7 +169,7 @@ def _match(players: Sequence[SwissPlayer], rematches: bool) -> list[tuple[SwissP
     by_entrant = {p.entrant: p for p in players}
     graph.add_nodes_from(by_entrant)
     for i, a in enumerate(players):
-        for b in players[i + 1:]:
+        for b in players[i + 1 :]:
             met = a.times_met(b.entrant)
             if met and not rematches:
                 continue
@@ -219,8 +214,9 @@ def pair_swiss_round(players: Sequence[SwissPlayer]) -> SwissRound:
         chosen = (bye, _match([p for p in ranked if p is not bye], rematches=True))
     bye, pairs = chosen
     rematches = sum(1 for a, b in pairs if a.times_met(b.entrant))
-    pairings = sorted((_seat(a, b) for a, b in pairs),
-                      key=lambda pair: min(_rank_of(ranked, e) for e in pair))
+    pairings = sorted(
+        (_seat(a, b) for a, b in pairs), key=lambda pair: min(_rank_of(ranked, e) for e in pair)
+    )
     return SwissRound(tuple(pairings), bye.entrant if bye else None, rematches)
 
 
@@ -260,8 +256,14 @@ def swiss_standings(
         line.sonneborn_berger = sum(lines[opponent].score * r for opponent, r in line.results)
     ranked = sorted(
         lines.values(),
-        key=lambda s: (-s.score, -s.buchholz, -s.sonneborn_berger, -s.wins,
-                       -s.point_difference, s.entrant),
+        key=lambda s: (
+            -s.score,
+            -s.buchholz,
+            -s.sonneborn_berger,
+            -s.wins,
+            -s.point_difference,
+            s.entrant,
+        ),
     )
     for rank, line in enumerate(ranked, start=1):
         line.rank = rank
@@ -287,9 +289,7 @@ def swiss_history(
     return ({k: dict(v) for k, v in met.items()}, dict(firsts), dict(seconds), dict(byes))
 
 
-def swiss_players(
-    table: Sequence[Standing], rounds: Iterable[SwissRound]
-) -> list[SwissPlayer]:
+def swiss_players(table: Sequence[Standing], rounds: Iterable[SwissRound]) -> list[SwissPlayer]:
     """The players of the next round from the current table and the rounds paired so far."""
     met, firsts, seconds, byes = swiss_history(rounds)
     return [

@@ -130,9 +130,7 @@ def table_design(n: int, max_tables: int = MAX_TABLES, seats: int = 3) -> Design
     if seats < 3:
         raise SchedulingError(f"tables have at least 3 seats, not {seats}")
     if n < seats:
-        raise SchedulingError(
-            f"{seats}-seat tables need at least {seats} entrants, not {n}"
-        )
+        raise SchedulingError(f"{seats}-seat tables need at least {seats} entrants, not {n}")
     if seats != 3:
         every = tuple(tuple(e + 1 for e in t) for t in combinations(range(n), seats))
         return Design(f"every {seats}-subset", comb(n - 2, seats - 2), every)

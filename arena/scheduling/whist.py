@@ -54,10 +54,15 @@ ONE_ROTATIONAL: dict[int, tuple[tuple[int, int, int, int], ...]] = {
     8: ((INFINITY, 1, 0, 3), (2, 4, 6, 5)),
     12: ((INFINITY, 1, 0, 3), (2, 6, 9, 7), (4, 5, 10, 8)),
     16: ((INFINITY, 1, 0, 2), (3, 9, 6, 11), (4, 8, 13, 12), (5, 7, 10, 14)),
-    20: ((INFINITY, 1, 0, 2), (3, 9, 5, 15), (4, 12, 14, 17), (6, 10, 18, 13),
-         (7, 8, 11, 16)),
-    24: ((INFINITY, 1, 0, 2), (3, 7, 5, 17), (4, 18, 12, 22), (6, 10, 20, 13),
-         (8, 11, 19, 16), (9, 14, 15, 21)),
+    20: ((INFINITY, 1, 0, 2), (3, 9, 5, 15), (4, 12, 14, 17), (6, 10, 18, 13), (7, 8, 11, 16)),
+    24: (
+        (INFINITY, 1, 0, 2),
+        (3, 7, 5, 17),
+        (4, 18, 12, 22),
+        (6, 10, 20, 13),
+        (8, 11, 19, 16),
+        (9, 14, 15, 21),
+    ),
 }
 """Initial rounds over Z_(v-1) and ``oo`` for ``v = 4k``."""
 
@@ -111,8 +116,9 @@ class _Field:
         return sum(d * self.p**i for i, d in enumerate(digits))
 
     def add(self, a: int, b: int) -> int:
-        return self.number([(x + y) % self.p for x, y in
-                            zip(self.digits(a), self.digits(b), strict=True)])
+        return self.number(
+            [(x + y) % self.p for x, y in zip(self.digits(a), self.digits(b), strict=True)]
+        )
 
     def mul(self, a: int, b: int) -> int:
         full = [0] * (2 * self.m)

@@ -74,8 +74,9 @@ class ArenaClient:
         """Uploads a ``.tar.gz`` as a new version of bot ``name``; ``progress(sent, total)``
         is called as the bytes go. The answer has ``created_now`` False when the site already
         had this archive as a version."""
-        return self.request("POST", f"/api/bots/{quote(name)}/versions", archive,
-                            "application/gzip", progress)
+        return self.request(
+            "POST", f"/api/bots/{quote(name)}/versions", archive, "application/gzip", progress
+        )
 
     def version(self, name: str, number: int) -> dict[str, Any]:
         """A version, with its validation log when the token's user owns it."""
@@ -94,8 +95,9 @@ class ArenaClient:
     def validation_frames(self, name: str, number: int) -> dict[str, Any] | None:
         """The version's validation game as viewer frames, or None when it has none."""
         try:
-            return self.request("GET", f"/api/bots/{quote(name)}/versions/{number}/"
-                                "validation/frames")
+            return self.request(
+                "GET", f"/api/bots/{quote(name)}/versions/{number}/validation/frames"
+            )
         except ClientError as exc:
             if exc.status == 404:
                 return None
@@ -126,15 +128,17 @@ class ArenaClient:
         except ClientError as exc:
             exc.retry_after = float(answer.get("retry-after") or 0)
             raise
-        raise ClientError(f"{self.server}{path} answered GET with HTTP {response.status}",
-                          response.status)
+        raise ClientError(
+            f"{self.server}{path} answered GET with HTTP {response.status}", response.status
+        )
 
     # --- the transport ---------------------------------------------------------------------
 
     def _connection(self) -> http.client.HTTPConnection:
         if self._https:
-            return http.client.HTTPSConnection(self._host, self._port, timeout=self.timeout,
-                                               context=ssl.create_default_context())
+            return http.client.HTTPSConnection(
+                self._host, self._port, timeout=self.timeout, context=ssl.create_default_context()
+            )
         return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
 
     def request(
@@ -154,9 +158,12 @@ class ArenaClient:
             headers["Content-Length"] = str(len(body))
         connection = self._connection()
         try:
-            connection.request(method, self._prefix + path,
-                               body=None if body is None else _chunks(body, progress),
-                               headers=headers)
+            connection.request(
+                method,
+                self._prefix + path,
+                body=None if body is None else _chunks(body, progress),
+                headers=headers,
+            )
             response = connection.getresponse()
             raw = response.read()
         except (OSError, http.client.HTTPException) as exc:
@@ -171,7 +178,7 @@ def _chunks(body: bytes, progress: Callable[[int, int], None] | None) -> Iterato
     if progress is not None:
         progress(0, total)
     for start in range(0, total, CHUNK):
-        chunk = body[start:start + CHUNK]
+        chunk = body[start : start + CHUNK]
         yield chunk
         if progress is not None:
             progress(start + len(chunk), total)
@@ -198,7 +205,11 @@ def _answer(server: str, method: str, path: str, status: int, raw: bytes) -> dic
     if isinstance(data, dict) and isinstance(data.get("error"), str):
         raise ClientError(data["error"], status)
     if 200 <= status < 300:
-        raise ClientError(f"{server}{path} answered {method} with something that is not JSON; "
-                          "is this a Scopa Arena site?", status)
-    raise ClientError(f"{server}{path} answered {method} with HTTP {status}; is this a Scopa "
-                      "Arena site?", status)
+        raise ClientError(
+            f"{server}{path} answered {method} with something that is not JSON; "
+            "is this a Scopa Arena site?",
+            status,
+        )
+    raise ClientError(
+        f"{server}{path} answered {method} with HTTP {status}; is this a Scopa Arena site?", status
+    )

@@ -54,8 +54,10 @@ def normalize_server(url: str) -> str:
     text = url.strip().rstrip("/")
     parts = urlsplit(text)
     if parts.scheme not in {"http", "https"} or not parts.netloc:
-        raise CredentialsError(f"server {url!r}: give the site's address, such as "
-                               f"{DEFAULT_SERVER} or https://arena.example.org")
+        raise CredentialsError(
+            f"server {url!r}: give the site's address, such as "
+            f"{DEFAULT_SERVER} or https://arena.example.org"
+        )
     if parts.query or parts.fragment:
         raise CredentialsError(f"server {url!r}: the site's address takes no ?query or #part")
     return text
@@ -99,8 +101,9 @@ def resolve(server: str | None = None, env: Mapping[str, str] | None = None) -> 
     env = os.environ if env is None else env
     path = config_file(env)
     saved = read_file(path)
-    chosen = normalize_server(server or env.get(SERVER_ENV) or saved.get("server")
-                              or DEFAULT_SERVER)
+    chosen = normalize_server(
+        server or env.get(SERVER_ENV) or saved.get("server") or DEFAULT_SERVER
+    )
     if env.get(TOKEN_ENV):
         return Credentials(chosen, env[TOKEN_ENV].strip(), TOKEN_ENV)
     if saved.get("token") and saved.get("server") == chosen:

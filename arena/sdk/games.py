@@ -84,11 +84,16 @@ class ExportedGame:
         """A game from its line's JSON object."""
         if not isinstance(line, Mapping) or not isinstance(line.get("replay"), Mapping):
             raise GamesFileError("a line is a JSON object with a 'replay'")
-        return cls(id=int(line.get("id") or 0), variant=str(line.get("variant") or ""),
-                   replay=line["replay"], match=line.get("match"),
-                   kind=str(line.get("kind") or ""), rated=line.get("rated"),
-                   created=str(line.get("created") or ""),
-                   players=tuple(str(p) for p in line.get("players") or ()))
+        return cls(
+            id=int(line.get("id") or 0),
+            variant=str(line.get("variant") or ""),
+            replay=line["replay"],
+            match=line.get("match"),
+            kind=str(line.get("kind") or ""),
+            rated=line.get("rated"),
+            created=str(line.get("created") or ""),
+            players=tuple(str(p) for p in line.get("players") or ()),
+        )
 
     @property
     def rules(self) -> Rules:
@@ -117,8 +122,9 @@ class ExportedGame:
                 except EngineError as exc:
                     raise ReplayError(f"seat {seat}: {exc}", i, j) from None
                 auto = raw_move.get("auto")
-                yield Decision(self.id, i, j, seat, observation, legal, played,
-                               str(auto) if auto else None)
+                yield Decision(
+                    self.id, i, j, seat, observation, legal, played, str(auto) if auto else None
+                )
             if not deal.is_over():
                 break  # a game stopped part way (a forfeit)
             game.finish_deal(deal)
@@ -217,5 +223,8 @@ def open_text(path: str | Path) -> Any:
     path = Path(path)
     with path.open("rb") as handle:
         magic = handle.read(2)
-    return gzip.open(path, "rt", encoding="utf-8") if magic == GZIP_MAGIC else path.open(
-        encoding="utf-8")
+    return (
+        gzip.open(path, "rt", encoding="utf-8")
+        if magic == GZIP_MAGIC
+        else path.open(encoding="utf-8")
+    )

@@ -170,8 +170,10 @@ def load_bot(folder: str | Path, args: Sequence[str] | None = None) -> Bot:
     folder = Path(folder).resolve()
     manifest = read_manifest(folder)
     if not manifest.is_python or len(manifest.command) < 2:
-        raise ValueError(f"{folder}: {manifest.name} is not a Python bot (its command is "
-                         f"{' '.join(manifest.command)!r})")
+        raise ValueError(
+            f"{folder}: {manifest.name} is not a Python bot (its command is "
+            f"{' '.join(manifest.command)!r})"
+        )
     script = folder / manifest.command[1]
     if not script.is_file():
         raise ValueError(f"{folder}: its command's script {manifest.command[1]!r} is missing")
@@ -182,8 +184,9 @@ def load_bot(folder: str | Path, args: Sequence[str] | None = None) -> Bot:
         try:
             runpy.run_path(str(script), run_name="__main__")
         except SystemExit as exc:
-            raise ValueError(f"{folder}: {script.name} exited ({exc.code}) before serving "
-                             "its bot") from None
+            raise ValueError(
+                f"{folder}: {script.name} exited ({exc.code}) before serving its bot"
+            ) from None
         finally:
             sys.argv = saved
     if not bots:

@@ -27,10 +27,24 @@ from pathlib import Path, PurePosixPath
 
 from arena.manifest import MANIFEST_FILE, Manifest, read_manifest
 
-SKIPPED_FOLDERS = frozenset({
-    ".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache",
-    ".cache", ".tox", ".nox", ".venv", "venv", ".idea", ".vscode",
-})
+SKIPPED_FOLDERS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".cache",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        ".idea",
+        ".vscode",
+    }
+)
 """Folders left out wherever they are."""
 SKIPPED_PATHS = ("node_modules/.bin", "*/node_modules/.bin")
 """Folders left out by their path in the bot folder (npm's command links)."""
@@ -110,8 +124,10 @@ def pack_folder(
             if is_skipped(rel, True):
                 skipped.append(rel + "/")
             elif (here / name).is_symlink():
-                raise PackError(f"{folder}: {rel} is a link; the site takes no links (copy the "
-                                "folder in instead)")
+                raise PackError(
+                    f"{folder}: {rel} is a link; the site takes no links (copy the "
+                    "folder in instead)"
+                )
             else:
                 kept_dirs.append(name)
         dirnames[:] = kept_dirs
@@ -126,22 +142,28 @@ def pack_folder(
             except OSError as exc:
                 raise PackError(f"{folder}: cannot read {rel}: {exc.strerror or exc}") from None
             if stat.S_ISLNK(info.st_mode):
-                raise PackError(f"{folder}: {rel} is a link; the site takes no links (copy the "
-                                "file in instead)")
+                raise PackError(
+                    f"{folder}: {rel} is a link; the site takes no links (copy the file in instead)"
+                )
             if not stat.S_ISREG(info.st_mode):
                 raise PackError(f"{folder}: {rel} is not a regular file")
             files.append((rel, path, info.st_size, bool(info.st_mode & 0o111)))
             total += info.st_size
             if max_files is not None and len(files) > max_files:
-                raise PackError(f"{folder} holds more than {max_files:,} files, the most an "
-                                "upload may hold")
+                raise PackError(
+                    f"{folder} holds more than {max_files:,} files, the most an upload may hold"
+                )
             if max_bytes is not None and total > max_bytes:
-                raise PackError(f"{folder} holds more than {max_bytes:,} bytes, the most an "
-                                "upload may unpack to")
+                raise PackError(
+                    f"{folder} holds more than {max_bytes:,} bytes, the most an "
+                    "upload may unpack to"
+                )
     files.sort(key=lambda f: (f[0] != MANIFEST_FILE, f[0]))  # bot.toml first, then by name
     buffer = io.BytesIO()
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped, \
-            tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive:
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive,
+    ):
         for rel, path, _, executable in files:
             try:
                 data = path.read_bytes()

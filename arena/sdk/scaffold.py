@@ -36,8 +36,9 @@ def check_name(name: str) -> str:
     'my-bot'
     """
     if not NAME_PATTERN.fullmatch(name):
-        raise ScaffoldError(f"bot name {name!r}: 1 to 40 lowercase letters, digits or dashes, "
-                            "such as 'my-bot'")
+        raise ScaffoldError(
+            f"bot name {name!r}: 1 to 40 lowercase letters, digits or dashes, such as 'my-bot'"
+        )
     return name
 
 
@@ -56,17 +57,22 @@ def new_bot(
         raise ScaffoldError("author: at most 100 characters")
     unsafe = unsafe_characters(author)
     if unsafe:  # bot.toml refuses them (they would reach terminals and pages)
-        raise ScaffoldError(f"author: plain text, without control or format characters (it "
-                            f"has {', '.join(dict.fromkeys(unsafe))})")
+        raise ScaffoldError(
+            f"author: plain text, without control or format characters (it "
+            f"has {', '.join(dict.fromkeys(unsafe))})"
+        )
     target = Path(folder)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise ScaffoldError(f"{target} already exists and is not an empty folder; choose "
-                            "another with --dir")
+        raise ScaffoldError(
+            f"{target} already exists and is not an empty folder; choose another with --dir"
+        )
     source = TEMPLATES / language
     protos = sorted(PROTO_ROOT.rglob("*.proto")) if language == "javascript" else []
     if language == "javascript" and not protos:
-        raise ScaffoldError(f"the protocol's .proto files are not in {PROTO_ROOT}: a JavaScript "
-                            "bot needs a copy of them")
+        raise ScaffoldError(
+            f"the protocol's .proto files are not in {PROTO_ROOT}: a JavaScript "
+            "bot needs a copy of them"
+        )
     values = {"{{name}}": name, "{{author}}": json.dumps(author, ensure_ascii=False)}
     written: list[Path] = []
     target.mkdir(parents=True, exist_ok=True)

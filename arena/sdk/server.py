@@ -208,7 +208,8 @@ class _Server:
 
     def __init__(self, address: str, max_workers: int) -> None:
         self.executor = futures.ThreadPoolExecutor(
-            max_workers=max_workers, thread_name_prefix="bot")
+            max_workers=max_workers, thread_name_prefix="bot"
+        )
         self.server = grpc.server(self.executor, options=[("grpc.so_reuseport", 0)])
         self.late = _LateServicer()
         bot_pb2_grpc.add_BotServicer_to_server(self.late, self.server)

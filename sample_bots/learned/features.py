@@ -16,23 +16,23 @@ SETTEBELLO = 6  # 7d
 COINS = 0  # the suit of denari
 
 FEATURES: tuple[str, ...] = (
-    "captures",            # the move takes cards
-    "cards_taken",         # cards into the pile (the played card included) / 10
-    "coins_taken",         # denari among them / 4
-    "settebello_taken",    # 7d among them
-    "sevens_taken",        # sevens among them / 2
-    "sixes_taken",         # sixes among them / 2 (primiera)
-    "aces_taken",          # aces among them / 2 (primiera)
-    "scopa",               # the capture empties the table and scores a scopa
-    "laid_rank",           # a card laid down: its rank / 10
-    "laid_seven",          # a seven laid down
-    "laid_coin",           # a denaro laid down
-    "laid_settebello",     # the settebello laid down
-    "sweep_risk",          # the next seat could sweep the table left: unseen cards that do / 4
-    "sevens_left",         # sevens on the table left / 4
-    "coins_left",          # denari on the table left / 4
-    "settebello_left",     # the settebello on the table left
-    "table_left",          # cards on the table left / 10
+    "captures",  # the move takes cards
+    "cards_taken",  # cards into the pile (the played card included) / 10
+    "coins_taken",  # denari among them / 4
+    "settebello_taken",  # 7d among them
+    "sevens_taken",  # sevens among them / 2
+    "sixes_taken",  # sixes among them / 2 (primiera)
+    "aces_taken",  # aces among them / 2 (primiera)
+    "scopa",  # the capture empties the table and scores a scopa
+    "laid_rank",  # a card laid down: its rank / 10
+    "laid_seven",  # a seven laid down
+    "laid_coin",  # a denaro laid down
+    "laid_settebello",  # the settebello laid down
+    "sweep_risk",  # the next seat could sweep the table left: unseen cards that do / 4
+    "sevens_left",  # sevens on the table left / 4
+    "coins_left",  # denari on the table left / 4
+    "settebello_left",  # the settebello on the table left
+    "table_left",  # cards on the table left / 10
 )
 
 
@@ -69,37 +69,49 @@ def features_of(obs: Observation, legal_moves: Sequence[Move]) -> list[list[floa
             taken = (card, *capture)
             left = [c for c in table if c not in capture]
             laid = (0.0, 0.0, 0.0, 0.0)
-            scopa = not left and scopa_counts and not (
-                rules.assi and card % 10 == 0 and not rules.assi_sweep_is_scopa
-                and not (len(capture) == 1 and capture[0] % 10 == 0)
+            scopa = (
+                not left
+                and scopa_counts
+                and not (
+                    rules.assi
+                    and card % 10 == 0
+                    and not rules.assi_sweep_is_scopa
+                    and not (len(capture) == 1 and capture[0] % 10 == 0)
+                )
             )
         else:
             taken = ()
             left = [*table, card]
             if rules.assi and card % 10 == 0 and not table and rules.assi_empty_table == "pile":
                 left = []
-            laid = (_rank(card) / 10.0, float(_rank(card) == 7), float(card // 10 == COINS),
-                    float(card == SETTEBELLO))
+            laid = (
+                _rank(card) / 10.0,
+                float(_rank(card) == 7),
+                float(card // 10 == COINS),
+                float(card == SETTEBELLO),
+            )
             scopa = False
         risk = 0.0
         if not last_play:
             risk = sum(unseen_by_rank[r] for r in sweeping_ranks(left, rules.quindici)) / 4.0
-        out.append([
-            float(bool(capture)),
-            len(taken) / 10.0,
-            sum(1 for c in taken if c // 10 == COINS) / 4.0,
-            float(SETTEBELLO in taken),
-            sum(1 for c in taken if _rank(c) == 7) / 2.0,
-            sum(1 for c in taken if _rank(c) == 6) / 2.0,
-            sum(1 for c in taken if _rank(c) == 1) / 2.0,
-            float(scopa),
-            *laid,
-            risk,
-            sum(1 for c in left if _rank(c) == 7) / 4.0,
-            sum(1 for c in left if c // 10 == COINS) / 4.0,
-            float(SETTEBELLO in left),
-            len(left) / 10.0,
-        ])
+        out.append(
+            [
+                float(bool(capture)),
+                len(taken) / 10.0,
+                sum(1 for c in taken if c // 10 == COINS) / 4.0,
+                float(SETTEBELLO in taken),
+                sum(1 for c in taken if _rank(c) == 7) / 2.0,
+                sum(1 for c in taken if _rank(c) == 6) / 2.0,
+                sum(1 for c in taken if _rank(c) == 1) / 2.0,
+                float(scopa),
+                *laid,
+                risk,
+                sum(1 for c in left if _rank(c) == 7) / 4.0,
+                sum(1 for c in left if c // 10 == COINS) / 4.0,
+                float(SETTEBELLO in left),
+                len(left) / 10.0,
+            ]
+        )
     return out
 
 

@@ -95,8 +95,9 @@ def legal_moves(env: Any, obs: dict[str, Any]) -> tuple[Observation, list[int], 
     return observation, actions, [aec.actions.move_of(a, observation.table) for a in actions]
 
 
-def play_game(env: Any, seed: int, choose: Callable[[Any], int]
-              ) -> list[tuple[list[Decision], float]]:
+def play_game(
+    env: Any, seed: int, choose: Callable[[Any], int]
+) -> list[tuple[list[Decision], float]]:
     """A whole game; per deal, the bot's decisions and the deal's reward."""
     obs, info = env.reset(seed=seed)
     deals: list[tuple[list[Decision], float]] = []
@@ -115,9 +116,13 @@ def play_game(env: Any, seed: int, choose: Callable[[Any], int]
     return deals
 
 
-def train(deals: int | None = None, seconds: float | None = None, seed: int = 1,
-          variant: str = "scopa", progress: Callable[[int, float], None] | None = None
-          ) -> tuple[Any, dict[str, Any]]:
+def train(
+    deals: int | None = None,
+    seconds: float | None = None,
+    seed: int = 1,
+    variant: str = "scopa",
+    progress: Callable[[int, float], None] | None = None,
+) -> tuple[Any, dict[str, Any]]:
     """Trains from zero weights for ``deals`` deals or ``seconds`` of wall time; returns the
     weights and what the run did (deals, games, seconds, the mean reward of the first and last
     tenth of the deals)."""
@@ -125,8 +130,11 @@ def train(deals: int | None = None, seconds: float | None = None, seed: int = 1,
         raise ValueError("give either deals or seconds")
     rng = np.random.default_rng(seed)
     trainer = Trainer(np.zeros(len(FEATURES)))
-    envs = {(name, seat): scopa_env.SeatEnv(variant, seat=seat, opponent=name)
-            for name in OPPONENTS for seat in (0, 1)}
+    envs = {
+        (name, seat): scopa_env.SeatEnv(variant, seat=seat, opponent=name)
+        for name in OPPONENTS
+        for seat in (0, 1)
+    }
     began = time.perf_counter()
     rewards: list[float] = []
     batch = np.zeros(len(FEATURES))
@@ -169,8 +177,9 @@ def train(deals: int | None = None, seconds: float | None = None, seed: int = 1,
     return trainer.weights, report
 
 
-def evaluate(weights: Sequence[float], opponent: str, games: int, seed: int = 2026,
-             variant: str = "scopa") -> dict[str, Any]:
+def evaluate(
+    weights: Sequence[float], opponent: str, games: int, seed: int = 2026, variant: str = "scopa"
+) -> dict[str, Any]:
     """The greedy policy of ``weights`` (its best move, no sampling) against ``opponent`` over
     ``games`` duplicate pairs (each game seed played from both seats): mean point difference
     per deal and per game, and the games won, with 95% intervals."""
@@ -224,13 +233,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument("--seconds", type=float, default=None, help="train for S seconds")
-    budget.add_argument("--deals", type=int, default=None,
-                        help="train on N deals (or, with --evaluate, play N games a seat)")
+    budget.add_argument(
+        "--deals",
+        type=int,
+        default=None,
+        help="train on N deals (or, with --evaluate, play N games a seat)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="training seed (default 1)")
-    parser.add_argument("--out", type=Path, default=HERE / "weights.json",
-                        help="where to write the weights (default: weights.json here)")
-    parser.add_argument("--evaluate", type=Path, default=None, metavar="WEIGHTS",
-                        help="evaluate a weights file against random and greedy instead")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=HERE / "weights.json",
+        help="where to write the weights (default: weights.json here)",
+    )
+    parser.add_argument(
+        "--evaluate",
+        type=Path,
+        default=None,
+        metavar="WEIGHTS",
+        help="evaluate a weights file against random and greedy instead",
+    )
     args = parser.parse_args()
     if args.evaluate is not None:
         weights = json.loads(args.evaluate.read_text())["weights"]
@@ -246,8 +268,9 @@ def main() -> int:
     def show(done: int, elapsed: float) -> None:
         if elapsed - shown[0] >= 1.0:
             shown[0] = elapsed
-            print(f"\rtraining: {done:,} deals, {elapsed:.0f} s", end="", file=sys.stderr,
-                  flush=True)
+            print(
+                f"\rtraining: {done:,} deals, {elapsed:.0f} s", end="", file=sys.stderr, flush=True
+            )
 
     weights, report = train(deals=args.deals, seconds=seconds, seed=args.seed, progress=show)
     print(file=sys.stderr)

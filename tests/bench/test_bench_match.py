@@ -18,15 +18,30 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", "bench", "match", *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "bench", "match", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_match_benchmark_reports_fresh_reused_ahead_and_exec_in_one_run(
     bwrap: str,
 ) -> None:
-    result = bench("--games", "4", "--runs", "1", "--warmup", "2", "--prestart", "--exec",
-                   "--new-processes", "--json")
+    result = bench(
+        "--games",
+        "4",
+        "--runs",
+        "1",
+        "--warmup",
+        "2",
+        "--prestart",
+        "--exec",
+        "--new-processes",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     # The warm-up's games are played first and counted nowhere.

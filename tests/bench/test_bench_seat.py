@@ -16,8 +16,13 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 
 def bench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena.cli", "bench", "seat", *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "bench", "seat", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_the_seat_benchmark_measures_both_ways_in_every_round(bwrap: str) -> None:

@@ -10,14 +10,22 @@ from hypothesis import HealthCheck, settings
 from arena.engine import Deal, Move, parse_cards, parse_move, rank_of, rules_for
 
 
-def position(variant: str, hands: list[str], table: str, *, dealer: int | None = None,
-             stock: str = "", **options: Any) -> Deal:
+def position(
+    variant: str,
+    hands: list[str],
+    table: str,
+    *,
+    dealer: int | None = None,
+    stock: str = "",
+    **options: Any,
+) -> Deal:
     """A deal from hands and table written as card names; seat 0 moves first by default."""
     rules = rules_for(variant, options)
     if dealer is None:
         dealer = rules.players - 1
-    return Deal.from_hands(rules, dealer, [parse_cards(h) for h in hands], parse_cards(table),
-                           parse_cards(stock))
+    return Deal.from_hands(
+        rules, dealer, [parse_cards(h) for h in hands], parse_cards(table), parse_cards(stock)
+    )
 
 
 def names(moves: list[Move]) -> list[str]:
@@ -32,8 +40,7 @@ def moves_of(deal: Deal, card: str) -> list[str]:
 
 
 # Moderate example counts: the whole engine folder runs in well under a minute.
-PROPERTY = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def brute_force_moves(deal: Deal) -> list[Move]:
@@ -56,7 +63,10 @@ def brute_force_moves(deal: Deal) -> list[Move]:
             caps = [s for s in subsets if sum(rank_of(c) for c in s) + value == 15] or [()]
         else:
             caps = [s for s in subsets if len(s) == 1 and rank_of(s[0]) == value]
-            caps = caps or [s for s in subsets
-                            if len(s) > 1 and sum(rank_of(c) for c in s) == value] or [()]
+            caps = (
+                caps
+                or [s for s in subsets if len(s) > 1 and sum(rank_of(c) for c in s) == value]
+                or [()]
+            )
         moves.extend(Move(card, cap) for cap in sorted(tuple(sorted(c)) for c in caps))
     return moves

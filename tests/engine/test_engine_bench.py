@@ -13,9 +13,23 @@ from arena.engine import VARIANTS, Deal, Game
 
 
 def test_bench_engine_json_has_a_figure_and_a_baseline_per_variant(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["bench", "engine", "--json", "--seconds", "0.05", "--runs", "1",
-                   "--variant", "scopa", "--variant", "quindici"])
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(
+        [
+            "bench",
+            "engine",
+            "--json",
+            "--seconds",
+            "0.05",
+            "--runs",
+            "1",
+            "--variant",
+            "scopa",
+            "--variant",
+            "quindici",
+        ]
+    )
     assert status == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert [r["variant"] for r in results] == ["scopa", "quindici"]
@@ -25,7 +39,8 @@ def test_bench_engine_json_has_a_figure_and_a_baseline_per_variant(
 
 
 def test_bench_refuses_unknown_variants_and_missing_benchmarks(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["bench", "engine", "--variant", "briscola"]) == 1
     assert "unknown variant 'briscola'" in capsys.readouterr().err
     assert main(["bench"]) == 2

@@ -54,8 +54,9 @@ def all_cards(deal: Deal) -> list[int]:
 
 @PROPERTY
 @given(rulesets, seeds)
-def test_a_random_deal_keeps_every_rule_at_every_step(ruleset: tuple[str, dict[str, Any]],
-                                                     seed: int) -> None:
+def test_a_random_deal_keeps_every_rule_at_every_step(
+    ruleset: tuple[str, dict[str, Any]], seed: int
+) -> None:
     deal = start(ruleset, seed)
     pick = Rng(seed)
     while True:
@@ -84,8 +85,9 @@ def test_a_random_deal_keeps_every_rule_at_every_step(ruleset: tuple[str, dict[s
 
 @PROPERTY
 @given(rulesets, seeds, st.integers(min_value=0, max_value=40))
-def test_an_observation_never_holds_another_seats_hand(ruleset: tuple[str, dict[str, Any]],
-                                                       seed: int, plies: int) -> None:
+def test_an_observation_never_holds_another_seats_hand(
+    ruleset: tuple[str, dict[str, Any]], seed: int, plies: int
+) -> None:
     deal = start(ruleset, seed)
     pick = Rng(seed ^ 1)
     for _ in range(plies):
@@ -115,8 +117,9 @@ def test_an_observation_never_holds_another_seats_hand(ruleset: tuple[str, dict[
 
 @PROPERTY
 @given(rulesets, seeds)
-def test_a_clone_is_independent_of_its_original(ruleset: tuple[str, dict[str, Any]],
-                                                seed: int) -> None:
+def test_a_clone_is_independent_of_its_original(
+    ruleset: tuple[str, dict[str, Any]], seed: int
+) -> None:
     deal = start(ruleset, seed)
     before = deal.state_key()
     copy = deal.clone()
@@ -133,7 +136,8 @@ def test_a_clone_is_independent_of_its_original(ruleset: tuple[str, dict[str, An
 @PROPERTY
 @given(rulesets, st.integers(min_value=0, max_value=2**32))
 def test_the_same_seed_gives_the_same_game_and_its_replay_round_trips(
-        ruleset: tuple[str, dict[str, Any]], seed: int) -> None:
+    ruleset: tuple[str, dict[str, Any]], seed: int
+) -> None:
     rules = rules_for(*ruleset)
     replay = random_game_replay(rules, seed)
     assert random_game_replay(rules, seed) == replay
@@ -148,18 +152,27 @@ def plain_observation(deal: Deal, seat: int, history: list[Any]) -> Observation:
     """The observation of ``seat`` read off the deal's public state, by the dataclass's own
     constructor; ``history`` is the (seat, move) list kept beside the deal."""
     return Observation(
-        rules=deal.rules, seat=seat, to_move=deal.to_move, dealer=deal.dealer,
-        hand=deal.hands[seat], table=tuple(sorted(deal.table)), hand_sizes=deal.hand_sizes,
-        stock_size=len(deal.stock), history=tuple(history),
-        captured=tuple(tuple(cards_of(m)) for m in deal.captured_masks), scope=deal.scope,
-        totals=tuple(deal.game_totals), deal_index=deal.deal_index,
+        rules=deal.rules,
+        seat=seat,
+        to_move=deal.to_move,
+        dealer=deal.dealer,
+        hand=deal.hands[seat],
+        table=tuple(sorted(deal.table)),
+        hand_sizes=deal.hand_sizes,
+        stock_size=len(deal.stock),
+        history=tuple(history),
+        captured=tuple(tuple(cards_of(m)) for m in deal.captured_masks),
+        scope=deal.scope,
+        totals=tuple(deal.game_totals),
+        deal_index=deal.deal_index,
     )
 
 
 @PROPERTY
 @given(rulesets, seeds)
 def test_observations_are_the_dataclass_built_plainly_through_undo_clone_and_restore(
-        ruleset: tuple[str, dict[str, Any]], seed: int) -> None:
+    ruleset: tuple[str, dict[str, Any]], seed: int
+) -> None:
     deal = start(ruleset, seed)
     deal.deal_index = seed % 5
     history: list[Any] = []

@@ -32,8 +32,7 @@ def cards(text: str) -> tuple[int, ...]:
 
 
 def test_cards_are_integers_by_suit_then_rank_and_names_round_trip() -> None:
-    assert [card_name(c) for c in (0, 6, 9, 10, 20, 39)] == ["1d", "7d", "10d", "1c", "1b",
-                                                             "10s"]
+    assert [card_name(c) for c in (0, 6, 9, 10, 20, 39)] == ["1d", "7d", "10d", "1c", "1b", "10s"]
     for card in range(40):
         assert parse_card(card_name(card)) == card
 
@@ -64,11 +63,16 @@ def test_moves_have_a_text_form_that_parses_back() -> None:
 
 def test_every_named_variant_of_the_rules_exists_with_its_layout() -> None:
     expected = {
-        "scopa": ("scopa", 2, False), "scopa-3": ("scopa", 3, False),
-        "scopa-4": ("scopa", 4, True), "scopone": ("scopone", 4, True),
-        "scopone-21": ("scopone", 4, True), "scientifico": ("scientifico", 4, True),
-        "trentino": ("scientifico", 4, True), "scopa-assi": ("scopa", 2, False),
-        "quindici": ("scopa", 2, False), "scopa-veneta": ("scopa", 2, False),
+        "scopa": ("scopa", 2, False),
+        "scopa-3": ("scopa", 3, False),
+        "scopa-4": ("scopa", 4, True),
+        "scopone": ("scopone", 4, True),
+        "scopone-21": ("scopone", 4, True),
+        "scientifico": ("scientifico", 4, True),
+        "trentino": ("scientifico", 4, True),
+        "scopa-assi": ("scopa", 2, False),
+        "quindici": ("scopa", 2, False),
+        "scopa-veneta": ("scopa", 2, False),
     }
     assert {n: (r.layout, r.players, r.partners) for n, r in VARIANTS.items()} == expected
 
@@ -79,12 +83,23 @@ def test_named_variants_turn_on_exactly_their_rules() -> None:
     assert (trentino.target, trentino.napoli, trentino.cappotto) == (21, True, True)
     assert rules_for("scopa-assi").assi and rules_for("quindici").quindici
     veneta = rules_for("scopa-veneta")
-    assert (veneta.re_bello, veneta.napoli, veneta.sette_tutti, veneta.cappotto,
-            veneta.primiera_method) == (True, True, True, True, "count")
+    assert (
+        veneta.re_bello,
+        veneta.napoli,
+        veneta.sette_tutti,
+        veneta.cappotto,
+        veneta.primiera_method,
+    ) == (True, True, True, True, "count")
     plain = rules_for("scopa")
-    assert (plain.target, plain.tie_rule, plain.primiera_method, plain.primiera_missing_suit,
-            plain.redeal_kings, plain.assi_ace_takes_ace, plain.assi_empty_table) == (
-        11, "play_on", "sum", "loses", True, True, "stay")
+    assert (
+        plain.target,
+        plain.tie_rule,
+        plain.primiera_method,
+        plain.primiera_missing_suit,
+        plain.redeal_kings,
+        plain.assi_ace_takes_ace,
+        plain.assi_empty_table,
+    ) == (11, "play_on", "sum", "loses", True, True, "stay")
 
 
 def test_options_override_a_variant_and_are_reported_as_overrides() -> None:
@@ -95,18 +110,22 @@ def test_options_override_a_variant_and_are_reported_as_overrides() -> None:
     assert rules_for(rules.variant, rules.options()) == rules
 
 
-@pytest.mark.parametrize(("variant", "options", "message"), [
-    ("briscola", None, "unknown variant 'briscola'"),
-    ("scopa", {"targte": 11}, "unknown option 'targte'"),
-    ("scopa", {"target": "11"}, "option 'target' must be a whole number"),
-    ("scopa", {"target": 0}, "between 1 and"),
-    ("scopa", {"napoli": 1}, "option 'napoli' must be true or false"),
-    ("scopa", {"tie_rule": "sudden_death"}, "must be one of 'play_on', 'count_out'"),
-    ("scopa", {"primiera_missing_suit": "ignore"}, "'loses', 'void', 'zero'"),
-    ("scopa", {"assi_empty_table": "table"}, "'stay', 'pile'"),
-])
+@pytest.mark.parametrize(
+    ("variant", "options", "message"),
+    [
+        ("briscola", None, "unknown variant 'briscola'"),
+        ("scopa", {"targte": 11}, "unknown option 'targte'"),
+        ("scopa", {"target": "11"}, "option 'target' must be a whole number"),
+        ("scopa", {"target": 0}, "between 1 and"),
+        ("scopa", {"napoli": 1}, "option 'napoli' must be true or false"),
+        ("scopa", {"tie_rule": "sudden_death"}, "must be one of 'play_on', 'count_out'"),
+        ("scopa", {"primiera_missing_suit": "ignore"}, "'loses', 'void', 'zero'"),
+        ("scopa", {"assi_empty_table": "table"}, "'stay', 'pile'"),
+    ],
+)
 def test_bad_variants_and_options_are_refused_with_the_bad_value(
-        variant: str, options: dict[str, object] | None, message: str) -> None:
+    variant: str, options: dict[str, object] | None, message: str
+) -> None:
     with pytest.raises(VariantError, match=message):
         rules_for(variant, options)
 
@@ -143,16 +162,18 @@ def test_scientifico_deals_two_packets_of_five_and_no_table() -> None:
 
 
 @pytest.mark.parametrize(("variant", "rounds"), [("scopa", 6), ("scopa-3", 4), ("scopa-4", 3)])
-def test_scopa_refills_hands_between_rounds_and_leaves_the_table(variant: str,
-                                                                   rounds: int) -> None:
+def test_scopa_refills_hands_between_rounds_and_leaves_the_table(variant: str, rounds: int) -> None:
     rules = rules_for(variant)
     deal = Deal.from_deck(rules, 0, DECK)
     refills = 0
     while not deal.is_over():
         if deal.to_move == 0 and len(deal.hands[0]) == 1:  # the dealer's last card of a round
             table_before, stock_before = set(deal.table), len(deal.stock)
-            move = next(m for m in deal.legal_moves() if not m.capture) if any(
-                not m.capture for m in deal.legal_moves()) else deal.legal_moves()[0]
+            move = (
+                next(m for m in deal.legal_moves() if not m.capture)
+                if any(not m.capture for m in deal.legal_moves())
+                else deal.legal_moves()[0]
+            )
             deal.apply(move)
             if stock_before:
                 refills += 1
@@ -243,9 +264,16 @@ def test_capture_is_compulsory_for_the_card_played_but_any_card_may_be_played() 
 
 
 def test_moves_are_ordered_by_card_then_capture() -> None:
-    deal = position("scopone", ["10d 5b 5d 1c 2c 3c 4c 6c 7c", "8d 9d 1b 2b 3b 4b 6b 7b 8b",
-                                "1d 2d 3d 4d 6d 7d 9b 10b 8c", "9c 10c 1s 2s 3s 4s 6s 7s 8s"],
-                    "5c 5s 9s 10s")
+    deal = position(
+        "scopone",
+        [
+            "10d 5b 5d 1c 2c 3c 4c 6c 7c",
+            "8d 9d 1b 2b 3b 4b 6b 7b 8b",
+            "1d 2d 3d 4d 6d 7d 9b 10b 8c",
+            "9c 10c 1s 2s 3s 4s 6s 7s 8s",
+        ],
+        "5c 5s 9s 10s",
+    )
     moves = deal.legal_moves()
     assert moves == sorted(moves, key=lambda m: (m.card, m.capture))
 
@@ -267,8 +295,9 @@ def test_assi_an_ace_sweeps_a_table_without_aces_and_it_is_not_a_scopa() -> None
     assert moves_of(deal, "1d") == ["1d:3c+5b+10s"]
     deal.apply(parse_move("1d:3c+5b+10s"))
     assert deal.table == () and deal.scope == (0, 0)
-    counted = position("scopa-assi", ["1d 9c 8c", "1b 2b 6c"], "3c 5b 10s",
-                       assi_sweep_is_scopa=True)
+    counted = position(
+        "scopa-assi", ["1d 9c 8c", "1b 2b 6c"], "3c 5b 10s", assi_sweep_is_scopa=True
+    )
     counted.apply(parse_move("1d:3c+5b+10s"))
     assert counted.scope == (1, 0)
 
@@ -276,8 +305,9 @@ def test_assi_an_ace_sweeps_a_table_without_aces_and_it_is_not_a_scopa() -> None
 def test_assi_an_ace_takes_just_an_ace_when_one_lies_on_the_table() -> None:
     deal = position("scopa-assi", ["1d 9c 8c", "2b 3b 6c"], "1c 1b 5s")
     assert moves_of(deal, "1d") == ["1d:1c", "1d:1b"]
-    sweeping = position("scopa-assi", ["1d 9c 8c", "2b 3b 6c"], "1c 1b 5s",
-                        assi_ace_takes_ace=False)
+    sweeping = position(
+        "scopa-assi", ["1d 9c 8c", "2b 3b 6c"], "1c 1b 5s", assi_ace_takes_ace=False
+    )
     assert moves_of(sweeping, "1d") == ["1d:1c+1b+5s"]
 
 
@@ -344,8 +374,12 @@ def test_cards_left_at_the_end_go_to_the_last_capturer_and_are_no_scopa() -> Non
 def test_illegal_moves_are_refused_and_change_nothing() -> None:
     deal = position("scopa", ["5d 10d 8d", "1c 2c 4c"], "3d 5c 5b 8s")
     before = deal.state_key()
-    for text, message in [("8d:3d+5c", "not legal"), ("7d", "does not hold"),
-                          ("5d", "not legal"), ("10d:5c", "not legal")]:
+    for text, message in [
+        ("8d:3d+5c", "not legal"),
+        ("7d", "does not hold"),
+        ("5d", "not legal"),
+        ("10d:5c", "not legal"),
+    ]:
         with pytest.raises(IllegalMoveError, match=message):
             deal.apply(parse_move(text))
     assert deal.state_key() == before

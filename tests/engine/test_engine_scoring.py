@@ -8,10 +8,10 @@ from engine_helpers import position
 from arena.engine import CATEGORIES, Deal, Game, parse_cards, parse_move, rules_for, score_deal
 
 
-def points(variant: str, ours: str, theirs: str, scope: tuple[int, int] = (0, 0),
-           **options: object) -> tuple[dict[str, int], dict[str, int]]:
-    score = score_deal(rules_for(variant, options), [parse_cards(ours), parse_cards(theirs)],
-                       scope)
+def points(
+    variant: str, ours: str, theirs: str, scope: tuple[int, int] = (0, 0), **options: object
+) -> tuple[dict[str, int], dict[str, int]]:
+    score = score_deal(rules_for(variant, options), [parse_cards(ours), parse_cards(theirs)], scope)
     return score.points[0], score.points[1]
 
 
@@ -42,22 +42,27 @@ def test_primiera_adds_the_best_card_of_each_suit() -> None:
     assert (a["primiera"], b["primiera"]) == (0, 0)
 
 
-@pytest.mark.parametrize(("method", "expected"), [
-    ("loses", (0, 1)),  # all four suits beat three sevens (source 001)
-    ("void", (0, 1)),  # a side lacking a suit has no primiera (source 000)
-    ("zero", (1, 0)),  # a missing suit adds 0: 63 beats 40 (source 002)
-])
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        ("loses", (0, 1)),  # all four suits beat three sevens (source 001)
+        ("void", (0, 1)),  # a side lacking a suit has no primiera (source 000)
+        ("zero", (1, 0)),  # a missing suit adds 0: 63 beats 40 (source 002)
+    ],
+)
 def test_primiera_when_one_side_lacks_a_suit(method: str, expected: tuple[int, int]) -> None:
-    a, b = points("scopa", "7d 7c 7b 6d 6c 6b", "8d 8c 8b 8s",
-                  primiera_missing_suit=method)
+    a, b = points("scopa", "7d 7c 7b 6d 6c 6b", "8d 8c 8b 8s", primiera_missing_suit=method)
     assert (a["primiera"], b["primiera"]) == expected
 
 
-@pytest.mark.parametrize(("method", "expected"), [
-    ("loses", (1, 0)),  # both lack a suit: the higher sum over the suits held
-    ("void", (0, 0)),
-    ("zero", (1, 0)),
-])
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [
+        ("loses", (1, 0)),  # both lack a suit: the higher sum over the suits held
+        ("void", (0, 0)),
+        ("zero", (1, 0)),
+    ],
+)
 def test_primiera_when_both_sides_lack_a_suit(method: str, expected: tuple[int, int]) -> None:
     a, b = points("scopa", "7d 7c 7b", "1d 1c", primiera_missing_suit=method)
     assert (a["primiera"], b["primiera"]) == expected
@@ -104,9 +109,11 @@ def test_the_total_is_the_sum_of_the_categories() -> None:
 
 
 def test_three_player_scoring_gives_a_point_only_to_a_sole_leader() -> None:
-    score = score_deal(rules_for("scopa-3"),
-                       [parse_cards("1d 2d"), parse_cards("3d 4d"), parse_cards("1c")],
-                       [0, 0, 0])
+    score = score_deal(
+        rules_for("scopa-3"),
+        [parse_cards("1d 2d"), parse_cards("3d 4d"), parse_cards("1c")],
+        [0, 0, 0],
+    )
     assert [p["denari"] for p in score.points] == [0, 0, 0]
     assert [p["carte"] for p in score.points] == [0, 0, 0]
 
@@ -166,8 +173,9 @@ def test_count_out_that_cannot_separate_the_sides_plays_on() -> None:
 
 
 def test_cappotto_wins_the_game_at_once_whatever_the_scores() -> None:
-    deal = position("scopa-veneta", ["10d", "1s"], "1d 2d 3d 4d 5d 6d 7d 8d 9d", dealer=1,
-                    target=50)
+    deal = position(
+        "scopa-veneta", ["10d", "1s"], "1d 2d 3d 4d 5d 6d 7d 8d 9d", dealer=1, target=50
+    )
     deal.apply(parse_move("10d:1d+9d"))
     deal.apply(parse_move("1s"))  # the rest of the table goes to seat 0, the last capturer
     game = Game(deal.rules, 1)

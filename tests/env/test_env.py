@@ -30,8 +30,10 @@ PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 
 # PettingZoo's checker warns about every Dict observation of a game it does not list as its own
 # classic games (which observe the same {"observation", "action_mask"} dict); nothing else.
-DICT_OBSERVATION_WARNINGS = ("Observation is not a NumPy array",
-                             "Observation space for each agent probably should be")
+DICT_OBSERVATION_WARNINGS = (
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be",
+)
 
 # Option sets that change which moves exist (RULES.md, "Capture variants").
 CAPTURE_OPTIONS: list[tuple[str, dict[str, Any]]] = [
@@ -52,14 +54,16 @@ def test_every_variant_passes_pettingzoo_api_test(variant: str, capsys: Any) -> 
         warnings.simplefilter("always")
         api_test(scopa_env.env(variant=variant), num_cycles=1000)
     assert "Passed API test" in capsys.readouterr().out
-    unexpected = [str(w.message) for w in caught
-                  if not str(w.message).startswith(DICT_OBSERVATION_WARNINGS)]
+    unexpected = [
+        str(w.message) for w in caught if not str(w.message).startswith(DICT_OBSERVATION_WARNINGS)
+    ]
     assert unexpected == []
 
 
 @pytest.mark.parametrize(("variant", "options"), CAPTURE_OPTIONS)
-def test_the_capture_options_pass_pettingzoo_api_test(variant: str, options: dict[str, Any]
-                                                      ) -> None:
+def test_the_capture_options_pass_pettingzoo_api_test(
+    variant: str, options: dict[str, Any]
+) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(scopa_env.env(variant=variant, options=options), num_cycles=1000)
@@ -84,12 +88,16 @@ def test_the_action_blocks_have_the_documented_sizes() -> None:
     assert actions.STANDARD_ACTIONS == 16_204
     assert actions.ALL_ACTIONS == actions.FIFTEEN + sum(actions._fifteen_counts()) == 100_652
     assert ActionSpace(rules_for("scopone")).n == 16_204
-    assert ActionSpace(rules_for("quindici")).n == ActionSpace(rules_for("scopa", {
-        "quindici": True})).n == 100_652
+    assert (
+        ActionSpace(rules_for("quindici")).n
+        == ActionSpace(rules_for("scopa", {"quindici": True})).n
+        == 100_652
+    )
 
 
-@pytest.mark.parametrize("rules", [rules_for("scopa"), rules_for("quindici")],
-                         ids=["scopa", "quindici"])
+@pytest.mark.parametrize(
+    "rules", [rules_for("scopa"), rules_for("quindici")], ids=["scopa", "quindici"]
+)
 def test_every_id_but_a_sweep_names_one_card_and_set_and_maps_back_to_itself(rules: Any) -> None:
     space = ActionSpace(rules)
     seen = set()
@@ -103,8 +111,12 @@ def test_every_id_but_a_sweep_names_one_card_and_set_and_maps_back_to_itself(rul
         elif action >= actions.SUM:  # the sum block: two or more cards making the card's rank
             assert len(move.capture) >= 2
             assert sum(c % 10 + 1 for c in move.capture) == move.card % 10 + 1
-        assert ActionSpace(rules_for("quindici" if action >= actions.FIFTEEN else "scopa")
-                           ).action_of(move) == action
+        assert (
+            ActionSpace(rules_for("quindici" if action >= actions.FIFTEEN else "scopa")).action_of(
+                move
+            )
+            == action
+        )
         seen.add(move)
     assert len(seen) == space.n - 4
 
@@ -116,7 +128,8 @@ def test_an_ace_sweep_under_assi_is_one_id_whatever_the_table() -> None:
     assert space.move_of(big, table=(1, 24)).name == "1c:2d+5b"
     # A table of one ace: the ace takes that ace, the "same" id, under either rule.
     assert space.action_of(parse_move("1c:1s")) == ActionSpace(rules_for("scopa")).action_of(
-        parse_move("1c:1s"))
+        parse_move("1c:1s")
+    )
 
 
 def test_bad_action_ids_are_refused_with_the_reason() -> None:
@@ -129,21 +142,24 @@ def test_bad_action_ids_are_refused_with_the_reason() -> None:
         space.action_of(parse_move("10s:4d+5c"))
 
 
-option_sets = st.fixed_dictionaries({
-    "assi": st.booleans(),
-    "quindici": st.booleans(),
-    "assi_ace_takes_ace": st.booleans(),
-    "assi_empty_table": st.sampled_from(["stay", "pile"]),
-    "assi_redeal_on_ace": st.booleans(),
-    "assi_sweep_is_scopa": st.booleans(),
-    "last_play_scopa": st.booleans(),
-})
+option_sets = st.fixed_dictionaries(
+    {
+        "assi": st.booleans(),
+        "quindici": st.booleans(),
+        "assi_ace_takes_ace": st.booleans(),
+        "assi_empty_table": st.sampled_from(["stay", "pile"]),
+        "assi_redeal_on_ace": st.booleans(),
+        "assi_sweep_is_scopa": st.booleans(),
+        "last_play_scopa": st.booleans(),
+    }
+)
 
 
 @PROPERTY
 @given(st.sampled_from(list(VARIANTS)), option_sets, st.integers(0, 2**53 - 1))
 def test_every_legal_move_of_any_option_set_has_its_own_id_naming_it(
-        variant: str, options: dict[str, Any], seed: int) -> None:
+    variant: str, options: dict[str, Any], seed: int
+) -> None:
     rules = rules_for(variant, options)
     space = ActionSpace(rules)
     layout = ObservationLayout(rules)
@@ -166,8 +182,9 @@ def test_every_legal_move_of_any_option_set_has_its_own_id_naming_it(
 
 @PROPERTY
 @given(st.sampled_from(list(VARIANTS)), st.integers(0, 2**53 - 1), st.integers(0, 40))
-def test_the_vector_changes_with_nothing_the_seat_cannot_see(variant: str, seed: int,
-                                                              moves: int) -> None:
+def test_the_vector_changes_with_nothing_the_seat_cannot_see(
+    variant: str, seed: int, moves: int
+) -> None:
     rules = rules_for(variant)
     deal = Game(rules, seed).new_deal()
     pick = Rng(seed)
@@ -360,7 +377,9 @@ def test_a_bot_folder_over_the_protocol_plays_as_the_same_bot_in_process() -> No
 def test_a_bot_folder_that_does_not_play_the_variant_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "only-scopone"
     folder.mkdir()
-    (folder / "bot.toml").write_text('name = "only-scopone"\nversion = "1"\n'
-                                     'command = ["python", "bot.py"]\nvariants = ["scopone"]\n')
+    (folder / "bot.toml").write_text(
+        'name = "only-scopone"\nversion = "1"\n'
+        'command = ["python", "bot.py"]\nvariants = ["scopone"]\n'
+    )
     with pytest.raises(ValueError, match="does not play 'scopa'"):
         scopa_env.SeatEnv("scopa", opponent=folder)

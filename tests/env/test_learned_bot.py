@@ -31,8 +31,9 @@ def trained() -> tuple[Any, dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def trained_bot(trained: tuple[Any, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
-                ) -> Iterator[Path]:
+def trained_bot(
+    trained: tuple[Any, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
     """The bot folder with the freshly trained weights instead of the committed ones."""
     folder = tmp_path_factory.mktemp("learned") / "learned"
     shutil.copytree(LEARNED, folder, ignore=shutil.ignore_patterns("__pycache__"))
@@ -42,7 +43,8 @@ def trained_bot(trained: tuple[Any, dict[str, Any]], tmp_path_factory: pytest.Te
 
 
 def test_a_few_seconds_of_training_turn_a_first_move_bot_into_one_that_beats_random(
-        trained: tuple[Any, dict[str, Any]]) -> None:
+    trained: tuple[Any, dict[str, Any]],
+) -> None:
     weights, report = trained
     assert report["deals"] == TRAIN_DEALS
     # Zero weights score every move alike: the bot plays the first legal move.
@@ -55,13 +57,15 @@ def test_a_few_seconds_of_training_turn_a_first_move_bot_into_one_that_beats_ran
 
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_the_trained_bot_beats_random_through_the_sandboxed_runner(bwrap: str, trained_bot: Path
-                                                                  ) -> None:
+def test_the_trained_bot_beats_random_through_the_sandboxed_runner(
+    bwrap: str, trained_bot: Path
+) -> None:
     # 8 duplicate pairs.  The trained weights win 92% of games against random (800 games in
     # process, 90-94%); losing 8 of 16 then has a probability of about 1e-5, and the points
     # margin (about +7 a game, spread about 5) is further still from zero.
-    report = run_match(MatchSpec([BotRef.parse(str(trained_bot)), BotRef.parse("random")],
-                                 "scopa", games=16))
+    report = run_match(
+        MatchSpec([BotRef.parse(str(trained_bot)), BotRef.parse("random")], "scopa", games=16)
+    )
     assert report.sandboxed == [True, True]
     learned, random_bot = report.summary()
     assert learned.label == "learned@1.0.0" and learned.games == 16
@@ -81,12 +85,18 @@ def test_the_committed_weights_beat_random_and_greedy() -> None:
 def test_the_bot_passes_arena_bot_check() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", "bot", "check", str(LEARNED), "--json"],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["ok"], done.stdout
-    assert {c["name"] for c in report["checks"]} >= {"full game: scopa", "full game: quindici",
-                                                    "full game: scopa-assi"}
+    assert {c["name"] for c in report["checks"]} >= {
+        "full game: scopa",
+        "full game: quindici",
+        "full game: scopa-assi",
+    }
 
 
 def test_the_bot_folder_passes_the_sites_upload_checks() -> None:
@@ -121,7 +131,8 @@ def test_the_bot_plays_without_numpy() -> None:
         "    game.finish_deal(deal)\n"
         "print('numpy' in sys.modules and sys.modules['numpy'] is not None, game.winner)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[0] == "False"

@@ -101,7 +101,19 @@ def reset_peak_rss() -> None:
 
 
 __all__ = [
-    "BANK_MS", "BOTS", "HOSTILE_LIMITS", "MOVE_MS", "PlayMatch", "assert_forfeited_by_hostile_side",
-    "faults_of", "hostile", "peak_rss_kib", "processes_of_uid", "require", "reset_peak_rss",
-    "rss_kib", "seat_folders", "verify_replays",
+    "BANK_MS",
+    "BOTS",
+    "HOSTILE_LIMITS",
+    "MOVE_MS",
+    "PlayMatch",
+    "assert_forfeited_by_hostile_side",
+    "faults_of",
+    "hostile",
+    "peak_rss_kib",
+    "processes_of_uid",
+    "require",
+    "reset_peak_rss",
+    "rss_kib",
+    "seat_folders",
+    "verify_replays",
 ]

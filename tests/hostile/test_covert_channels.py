@@ -28,10 +28,20 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 # Room for 64 spinning processes, and their copies of the interpreter where the watchdog sums
 # each process's resident memory.
-SPINNER_LIMITS = Limits(cpu_seconds=120, memory_bytes=3 * 1024**3, processes=128,
-                        file_bytes=1024**2, tmp_bytes=32 * 1024**2)
-SMALL_LIMITS = Limits(cpu_seconds=60, memory_bytes=768 * 1024**2, processes=64,
-                      file_bytes=1024**2, tmp_bytes=32 * 1024**2)
+SPINNER_LIMITS = Limits(
+    cpu_seconds=120,
+    memory_bytes=3 * 1024**3,
+    processes=128,
+    file_bytes=1024**2,
+    tmp_bytes=32 * 1024**2,
+)
+SMALL_LIMITS = Limits(
+    cpu_seconds=60,
+    memory_bytes=768 * 1024**2,
+    processes=64,
+    file_bytes=1024**2,
+    tmp_bytes=32 * 1024**2,
+)
 COMPUTE_MARGIN = 0.8
 """A seat's compute beside a hostile neighbour is at least this share of its compute beside a
 quiet one (docs/SECURITY.md states the margin)."""
@@ -51,11 +61,20 @@ def play(
     """A match of test bot ``bot`` (entrant 0) against ``opponent``: a duplicate set, or one
     game with ``games=1``."""
     replays = tmp_path / "replays"
-    report = run_match(MatchSpec(
-        entrants=[hostile(bot), BotRef.parse(opponent)], variant=variant,
-        options={"target": target}, games=games, duplicate=games > 1, move_time_ms=3000,
-        bank_ms=BANK_MS * 3, limits=limits, replays_dir=replays, **spec,
-    ))
+    report = run_match(
+        MatchSpec(
+            entrants=[hostile(bot), BotRef.parse(opponent)],
+            variant=variant,
+            options={"target": target},
+            games=games,
+            duplicate=games > 1,
+            move_time_ms=3000,
+            bank_ms=BANK_MS * 3,
+            limits=limits,
+            replays_dir=replays,
+            **spec,
+        )
+    )
     verify_replays(replays)
     return report
 
@@ -105,8 +124,10 @@ def decoded_share(pairs: list[tuple[int, float]], *, lower_is_one: bool = False)
     if len(set(values)) < 2:
         return None
     middle = split_point(values)
-    right = sum(((value < middle) if lower_is_one else (value > middle)) == bool(bit)
-                for bit, value in pairs)
+    right = sum(
+        ((value < middle) if lower_is_one else (value > middle)) == bool(bit)
+        for bit, value in pairs
+    )
     return right / len(pairs)
 
 
@@ -124,8 +145,9 @@ def test_without_the_sandbox_partners_pass_a_hand_through_locks_with_high_bits(
         hand = re.search(r"SENT cards ([\d ]+)", send_log)
         assert hand is not None, send_log
         for variant in ("F_SETLK|1<<32", "F_OFD_SETLKW|0xffffffff<<32"):
-            assert f"FOUND the partner's hand through {variant} locks: {hand.group(1)}" \
-                in read_log, read_log
+            assert (
+                f"FOUND the partner's hand through {variant} locks: {hand.group(1)}" in read_log
+            ), read_log
         assert "FOUND" in read_log and "directory notifications from the partner" in read_log
 
 
@@ -144,19 +166,24 @@ def test_locks_leases_and_notifications_with_high_bits_are_refused(
             assert receiver.count(f"receiver: no lock through {command}|{high}") >= 2
     for high in ("1<<32", "0xffffffff<<32"):
         assert sender.count(f"sender: F_SETLEASE|{high} lease refused (EPERM)") == sends
-        assert receiver.count(f"receiver: F_NOTIFY|{high} on the package folder refused "
-                              "(EPERM)") == sends
+        assert (
+            receiver.count(f"receiver: F_NOTIFY|{high} on the package folder refused (EPERM)")
+            == sends
+        )
     for game in report.games:
         assert game.faults == [] and game.forfeit is None
-
 
 
 # ---- host-wide counters -----------------------------------------------------------------
 
 
 def counter_pairs(report: MatchReport, counter: str) -> list[tuple[int, str]]:
-    return paired(report.logs["0/0"], report.logs["0/1"], r"SET (\d+) (\d+) (\d)",
-                  rf"READ (\d+) (\d+) {re.escape(counter)} (.+)")
+    return paired(
+        report.logs["0/0"],
+        report.logs["0/1"],
+        r"SET (\d+) (\d+) (\d)",
+        rf"READ (\d+) (\d+) {re.escape(counter)} (.+)",
+    )
 
 
 def test_without_the_sandbox_partners_pass_a_hand_through_host_counters(tmp_path: Path) -> None:
@@ -177,11 +204,37 @@ def test_no_host_counter_carries_a_bit_between_partners(bwrap: str, tmp_path: Pa
     assert sender.count("sender: socket(AF_INET) refused (EAFNOSUPPORT)") == 2
     # ... and what the seat can still move (open files, names in its /tmp) it cannot read.
     counters = set(re.findall(r"READ \d+ \d+ (\S+) ", receiver))
-    assert {"aio-nr", "pty-nr", "file-nr", "inode-nr", "dentry-state", "stat", "loadavg",
-            "meminfo", "interrupts", "softirqs", "cgroups", "pressure"} <= counters
-    unreadable = {"aio-nr", "pty-nr", "file-nr", "inode-nr", "dentry-state", "entropy",
-                  "stat", "loadavg", "meminfo", "vmstat", "interrupts", "softirqs", "cgroups",
-                  "pressure", "slabinfo"}
+    assert {
+        "aio-nr",
+        "pty-nr",
+        "file-nr",
+        "inode-nr",
+        "dentry-state",
+        "stat",
+        "loadavg",
+        "meminfo",
+        "interrupts",
+        "softirqs",
+        "cgroups",
+        "pressure",
+    } <= counters
+    unreadable = {
+        "aio-nr",
+        "pty-nr",
+        "file-nr",
+        "inode-nr",
+        "dentry-state",
+        "entropy",
+        "stat",
+        "loadavg",
+        "meminfo",
+        "vmstat",
+        "interrupts",
+        "softirqs",
+        "cgroups",
+        "pressure",
+        "slabinfo",
+    }
     for counter in sorted(counters):
         pairs = counter_pairs(report, counter)
         assert len(pairs) >= 8, counter
@@ -190,8 +243,11 @@ def test_no_host_counter_carries_a_bit_between_partners(bwrap: str, tmp_path: Pa
             continue
         # Still readable (TCP's and the packet counters of the host's network stack): the
         # seat cannot move them, so they follow nothing the sender sends.
-        numbers = [(bit, float(int(value, 16 if counter == "softnet" else 10)))
-                   for bit, value in pairs if not value.startswith("- ")]
+        numbers = [
+            (bit, float(int(value, 16 if counter == "softnet" else 10)))
+            for bit, value in pairs
+            if not value.startswith("- ")
+        ]
         share = decoded_share(numbers)
         assert share is None or share < 0.9, (counter, pairs)
     for game in report.games:
@@ -202,9 +258,15 @@ def test_no_host_counter_carries_a_bit_between_partners(bwrap: str, tmp_path: Pa
 
 
 def inode_pairs(report: MatchReport) -> list[tuple[int, float]]:
-    return [(bit, float(value)) for bit, value in paired(
-        report.logs["0/0"], report.logs["0/1"], r"SEND (\d+) (\d+) (\d)",
-        r"RECEIVED (\d+) (\d+) (-?\d+)")]
+    return [
+        (bit, float(value))
+        for bit, value in paired(
+            report.logs["0/0"],
+            report.logs["0/1"],
+            r"SEND (\d+) (\d+) (\d)",
+            r"RECEIVED (\d+) (\d+) (-?\d+)",
+        )
+    ]
 
 
 def test_without_the_sandbox_partners_pass_a_hand_through_inode_numbers(tmp_path: Path) -> None:
@@ -220,8 +282,13 @@ def test_without_the_sandbox_partners_pass_a_hand_through_inode_numbers(tmp_path
 def test_no_object_number_carries_a_bit_between_partners(bwrap: str, tmp_path: Path) -> None:
     # Seats are sealed where they are forked: a root runner with a freezer group.
     found = cgroups.backend()
-    require(os.geteuid() == 0 and found is not None and found.freezer_parent is not None
-            and fork_server() is not None, "a root runner with a freezer group (forked seats)")
+    require(
+        os.geteuid() == 0
+        and found is not None
+        and found.freezer_parent is not None
+        and fork_server() is not None,
+        "a root runner with a freezer group (forked seats)",
+    )
     report = play(tmp_path, "inode-partners", limits=SMALL_LIMITS)
     sender, receiver = report.logs["0/0"], report.logs["0/1"]
     for log in (sender, receiver):
@@ -231,9 +298,16 @@ def test_no_object_number_carries_a_bit_between_partners(bwrap: str, tmp_path: P
         # counter, nor read one in another way.
         # (The sealed calls fail with ENOSYS: the kernel's answer once their listener is
         # closed, which nobody has to give.)
-        for refused in ("pipe (ENOSYS)", "socket (ENOSYS)", "socketpair (ENOSYS)",
-                        "memfd_create (ENOSYS)", "proc (ENOENT)", "pidfd_open (ENOSYS)",
-                        "sock_diag (ENOSYS)", "so_cookie (ENOPROTOOPT)"):
+        for refused in (
+            "pipe (ENOSYS)",
+            "socket (ENOSYS)",
+            "socketpair (ENOSYS)",
+            "memfd_create (ENOSYS)",
+            "proc (ENOENT)",
+            "pidfd_open (ENOSYS)",
+            "sock_diag (ENOSYS)",
+            "so_cookie (ENOPROTOOPT)",
+        ):
             assert log.count(f"refused {refused}") >= 2, (refused, log[-2000:])
     assert "SEND" in sender
     assert "RECEIVED" not in receiver
@@ -252,16 +326,24 @@ def freezer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     cgroups.backend.cache_clear()
     found = cgroups.backend()
     if request.param == "cgroup":
-        require(found is not None and found.freezer_parent is not None,
-                "a freezer group for the bots' seats")
+        require(
+            found is not None and found.freezer_parent is not None,
+            "a freezer group for the bots' seats",
+        )
     yield request.param
     cgroups.backend.cache_clear()
 
 
 def meter_pairs(report: MatchReport) -> list[tuple[int, float]]:
-    return [(spinning, float(rounds)) for spinning, rounds in paired(
-        report.logs["1/0"], report.logs["0/0"], r"HOG (\d+) (\d+) (\d)",
-        r"METER (\d+) (\d+) (\d+) ")]
+    return [
+        (spinning, float(rounds))
+        for spinning, rounds in paired(
+            report.logs["1/0"],
+            report.logs["0/0"],
+            r"HOG (\d+) (\d+) (\d)",
+            r"METER (\d+) (\d+) (\d+) ",
+        )
+    ]
 
 
 def compute_ratio(pairs: list[tuple[int, float]]) -> float:
@@ -280,8 +362,13 @@ def test_a_seat_computes_as_much_beside_64_spinning_processes_as_beside_none(
     # A second match only if the first misses the margin (a busy machine's noise).
     ratios = []
     for attempt in range(2):
-        report = play(tmp_path / str(attempt), "cpu-meter", opponent=str(hostile("cpu-hog").folder),
-                      variant="scopa", games=1)
+        report = play(
+            tmp_path / str(attempt),
+            "cpu-meter",
+            opponent=str(hostile("cpu-hog").folder),
+            variant="scopa",
+            games=1,
+        )
         assert "(64 spinners)" in report.logs["1/0"]
         for game in report.games:
             assert game.faults == [] and game.forfeit is None
@@ -298,17 +385,29 @@ def test_without_freezer_nor_control_groups_the_hog_starves_its_neighbour(
     monkeypatch.setenv(cgroups.CGROUP_ENV, "off")
     cgroups.backend.cache_clear()
     try:
-        report = play(tmp_path, "cpu-meter", opponent=str(hostile("cpu-hog").folder),
-                      variant="scopa", games=1, freeze_idle_seats=False)
+        report = play(
+            tmp_path,
+            "cpu-meter",
+            opponent=str(hostile("cpu-hog").folder),
+            variant="scopa",
+            games=1,
+            freeze_idle_seats=False,
+        )
     finally:
         cgroups.backend.cache_clear()
     assert compute_ratio(meter_pairs(report)) < 0.5
 
 
 def cpu_pairs(report: MatchReport) -> list[tuple[int, float]]:
-    return [(bit, float(rounds)) for bit, rounds in paired(
-        report.logs["0/0"], report.logs["0/1"], r"SEND (\d+) (\d+) (\d)",
-        r"RECEIVED (\d+) (\d+) (\d+)")]
+    return [
+        (bit, float(rounds))
+        for bit, rounds in paired(
+            report.logs["0/0"],
+            report.logs["0/1"],
+            r"SEND (\d+) (\d+) (\d)",
+            r"RECEIVED (\d+) (\d+) (\d+)",
+        )
+    ]
 
 
 def manchester_share(report: MatchReport) -> float:
@@ -316,8 +415,9 @@ def manchester_share(report: MatchReport) -> float:
     of each bit (the bit, then its complement: fewer rounds in the half that was a 1), as an
     attacker would on a host whose load drifts."""
     right = total = 0
-    for send_log, read_log in zip(per_game(report.logs["0/0"]), per_game(report.logs["0/1"]),
-                                  strict=True):
+    for send_log, read_log in zip(
+        per_game(report.logs["0/0"]), per_game(report.logs["0/1"]), strict=True
+    ):
         sends: dict[int, list[tuple[int, int]]] = {}
         for d, m, bit in re.findall(r"SEND (\d+) (\d+) (\d)", send_log):
             sends.setdefault(int(d), []).append((int(m), int(bit)))

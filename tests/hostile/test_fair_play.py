@@ -49,8 +49,13 @@ def right_guesses(report: MatchReport) -> int:
 def test_a_known_seed_is_enough_for_a_bot_to_read_every_hand(bwrap: str) -> None:
     # The control: with a small, known seed (as validation games once had) the bot finds it.
     spec = MatchSpec(
-        entrants=[hostile("seed-reader"), BotRef.parse("random")], variant="scopa", games=2,
-        seed=7, move_time_ms=5000, bank_ms=BANK_MS, limits=HOSTILE_LIMITS,
+        entrants=[hostile("seed-reader"), BotRef.parse("random")],
+        variant="scopa",
+        games=2,
+        seed=7,
+        move_time_ms=5000,
+        bank_ms=BANK_MS,
+        limits=HOSTILE_LIMITS,
     )
     report = run_match(spec)
     assert "FOUND the game seed" in report.logs["0/0"]
@@ -102,7 +107,10 @@ def test_a_bot_that_is_never_restarted_remembers_the_deal_of_the_set(tmp_path: P
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SCOPA_BOT_ADDRESS": f"127.0.0.1:{port}"}
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(
-            [sys.executable, "bot.py"], cwd=folder, env=env, stdout=subprocess.PIPE,
+            [sys.executable, "bot.py"],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
             stderr=log_file,
         )
         try:
@@ -110,7 +118,10 @@ def test_a_bot_that_is_never_restarted_remembers_the_deal_of_the_set(tmp_path: P
             assert process.stdout.readline().startswith(b"LISTENING")
             spec = MatchSpec(
                 entrants=[BotRef.parse(f"grpc://127.0.0.1:{port}"), BotRef.parse("random")],
-                variant="scopa", games=2, move_time_ms=5000, bank_ms=BANK_MS,
+                variant="scopa",
+                games=2,
+                move_time_ms=5000,
+                bank_ms=BANK_MS,
             )
             report = run_match(spec)
         finally:
@@ -125,8 +136,13 @@ def test_a_bot_that_is_never_restarted_remembers_the_deal_of_the_set(tmp_path: P
 
 def colluder_match(tmp_path: Path, *, sandbox: bool) -> MatchReport:
     spec = MatchSpec(
-        entrants=[hostile("colluder"), BotRef.parse("random")], variant="scopone", games=2,
-        move_time_ms=2000, bank_ms=BANK_MS, limits=HOSTILE_LIMITS, sandbox=sandbox,
+        entrants=[hostile("colluder"), BotRef.parse("random")],
+        variant="scopone",
+        games=2,
+        move_time_ms=2000,
+        bank_ms=BANK_MS,
+        limits=HOSTILE_LIMITS,
+        sandbox=sandbox,
         replays_dir=tmp_path / "replays",
     )
     report = run_match(spec)
@@ -152,8 +168,10 @@ def test_partners_share_no_lock_watch_or_counter(bwrap: str, tmp_path: Path) -> 
     assert "receiver: flock on /usr/bin/env refused (ENOLCK)" in receiver
     assert "inotify refused (ENOSYS)" in receiver
     for path in ("/proc/loadavg", "/proc/stat"):  # masked, or no procfs at all (forked seats)
-        assert (f"{path} is empty" in receiver
-                or f"cannot read {path}: No such file or directory" in receiver), receiver
+        assert (
+            f"{path} is empty" in receiver
+            or f"cannot read {path}: No such file or directory" in receiver
+        ), receiver
     assert "sysinfo refused (ENOSYS)" in receiver
     for game in report.games:
         assert game.faults == [] and game.forfeit is None

@@ -66,9 +66,7 @@ def limiter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     cgroups.backend.cache_clear()
 
 
-def test_a_process_tree_is_held_to_one_memory_limit(
-    play_hostile: PlayMatch, limiter: str
-) -> None:
+def test_a_process_tree_is_held_to_one_memory_limit(play_hostile: PlayMatch, limiter: str) -> None:
     report = play_hostile("tree-hog", move_ms=20_000)
     assert_forfeited_by_hostile_side(report, "memory")
     log = report.logs["0/0"]
@@ -91,8 +89,10 @@ def test_a_process_tree_is_held_to_one_memory_limit(
 def test_tmpfs_folders_are_small_and_the_host_takes_nothing(play_hostile: PlayMatch) -> None:
     report = play_hostile("disk-filler", move_ms=20_000)
     log = report.logs["0/0"]
-    took = {place: (int(n), stop) for place, n, stop in
-            re.findall(r"disk-filler: (\S+) took (\d+) bytes \(([\w-]+)\)", log)}
+    took = {
+        place: (int(n), stop)
+        for place, n, stop in re.findall(r"disk-filler: (\S+) took (\d+) bytes \(([\w-]+)\)", log)
+    }
     tmp = HOSTILE_LIMITS.tmp_bytes
     assert tmp - 2 * MIB <= took["/tmp"][0] <= tmp and took["/tmp"][1] == "ENOSPC", took
     assert tmp - 2 * MIB <= took["/dev/shm"][0] <= tmp and took["/dev/shm"][1] == "ENOSPC"
@@ -121,8 +121,13 @@ def deep_dirs_match(tmp_path: Path, *, sandbox: bool) -> tuple[MatchReport, Path
     with open(folder / "bot.toml", "a") as manifest:
         manifest.write(f'\n[env]\nESCAPE = "{target}"\n')
     spec = MatchSpec(
-        entrants=[BotRef.parse(str(folder)), BotRef.parse("random")], variant="scopa", games=2,
-        move_time_ms=20_000, bank_ms=BANK_MS, limits=HOSTILE_LIMITS, sandbox=sandbox,
+        entrants=[BotRef.parse(str(folder)), BotRef.parse("random")],
+        variant="scopa",
+        games=2,
+        move_time_ms=20_000,
+        bank_ms=BANK_MS,
+        limits=HOSTILE_LIMITS,
+        sandbox=sandbox,
         replays_dir=tmp_path / "replays",
     )
     return run_match(spec), target
@@ -183,8 +188,12 @@ def test_the_runner_connects_only_to_the_socket_the_bot_bound(
     with open(folder / "bot.toml", "a") as manifest:
         manifest.write(f'\n[env]\nTARGET = "{host.path}"\nSWAP = "{when}"\n')
     spec = MatchSpec(
-        entrants=[BotRef.parse(str(folder)), BotRef.parse("random")], variant="scopa", games=2,
-        move_time_ms=2000, bank_ms=BANK_MS, limits=HOSTILE_LIMITS,
+        entrants=[BotRef.parse(str(folder)), BotRef.parse("random")],
+        variant="scopa",
+        games=2,
+        move_time_ms=2000,
+        bank_ms=BANK_MS,
+        limits=HOSTILE_LIMITS,
         replays_dir=tmp_path / "replays",
     )
     try:
@@ -210,9 +219,18 @@ def test_a_bot_cannot_make_namespaces_or_reach_the_kernels_attack_surface(
     assert_forfeited_by_hostile_side(report, "forbidden")
     log = report.logs["0/0"]
     assert "SUCCEEDED" not in log, log
-    for call in ("unshare(CLONE_NEWUSER)", "unshare(CLONE_NEWNS)", "clone(CLONE_NEWUSER)",
-                 "mount(tmpfs)", "ptrace(TRACEME)", "keyctl(GET_KEYRING_ID)", "bpf(MAP_CREATE)",
-                 "perf_event_open", "userfaultfd", "setns"):
+    for call in (
+        "unshare(CLONE_NEWUSER)",
+        "unshare(CLONE_NEWNS)",
+        "clone(CLONE_NEWUSER)",
+        "mount(tmpfs)",
+        "ptrace(TRACEME)",
+        "keyctl(GET_KEYRING_ID)",
+        "bpf(MAP_CREATE)",
+        "perf_event_open",
+        "userfaultfd",
+        "setns",
+    ):
         assert log.count(f"{call} blocked by signal 31") == 2, (call, log)
     assert log.count("clone3 returned -1 (ENOSYS)") == 2
     assert log.count("io_uring_setup returned -1 (ENOSYS)") == 2

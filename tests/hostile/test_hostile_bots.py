@@ -248,8 +248,9 @@ def test_a_match_cancelled_while_a_bot_starts_ends_that_start_before_it_returns(
     folder) then launches a bot that nobody stops, in a seat folder nobody removes."""
     heavy = tmp_path / "heavy"
     (heavy / "parts").mkdir(parents=True)
-    (heavy / "bot.toml").write_text('name = "heavy"\nversion = "1"\ncommand = ["python", '
-                                    '"bot.py"]\nvariants = ["*"]\n')
+    (heavy / "bot.toml").write_text(
+        'name = "heavy"\nversion = "1"\ncommand = ["python", "bot.py"]\nvariants = ["*"]\n'
+    )
     (heavy / "bot.py").write_text(HEAVY_BOT)
     for n in range(3000):  # seconds of copying and compiling before the bot can start
         (heavy / "parts" / f"part{n}.py").write_text(f"VALUE = {n}\n" * 20)
@@ -267,8 +268,13 @@ def test_a_match_cancelled_while_a_bot_starts_ends_that_start_before_it_returns(
     watcher = threading.Thread(target=cancel_once_a_seat_is_built, daemon=True)
     watcher.start()
     spec = MatchSpec(
-        entrants=[BotRef.parse(str(heavy)), BotRef.parse("random")], variant="scopa", games=2,
-        move_time_ms=MOVE_MS, bank_ms=BANK_MS, limits=HOSTILE_LIMITS, cancel=cancel,
+        entrants=[BotRef.parse(str(heavy)), BotRef.parse("random")],
+        variant="scopa",
+        games=2,
+        move_time_ms=MOVE_MS,
+        bank_ms=BANK_MS,
+        limits=HOSTILE_LIMITS,
+        cancel=cancel,
     )
     try:
         report = run_match(spec)

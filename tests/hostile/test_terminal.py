@@ -30,16 +30,25 @@ MARKUP = "[bold red]FORGED[/] [link=https://evil.example/]click[/link]\\u202eevi
 def controls(data: bytes) -> list[str]:
     """Every control, format or separator character of ``data`` (UTF-8) but newlines."""
     text = data.decode("utf-8")
-    return [f"U+{ord(c):04X}" for c in text
-            if c != "\n" and unicodedata.category(c) in {"Cc", "Cf", "Cs", "Zl", "Zp"}]
+    return [
+        f"U+{ord(c):04X}"
+        for c in text
+        if c != "\n" and unicodedata.category(c) in {"Cc", "Cf", "Cs", "Zl", "Zp"}
+    ]
 
 
 def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
     """Runs the ``arena`` command as an operator would, in a wide terminal-less console."""
     env = {**os.environ, "COLUMNS": "1000", "TERM": "xterm-256color"}
     env.pop("FORCE_COLOR", None)
-    done = subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True,
-                          env=env, cwd=cwd, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return done
 
@@ -72,8 +81,9 @@ def test_a_bots_escapes_reach_the_terminal_only_as_text(bwrap: str, tmp_path: Pa
 
 
 def test_the_json_report_carries_the_bots_words_as_text(bwrap: str) -> None:
-    done = arena("match", str(hostile("terminal-escape").folder), "random", "--games", "2",
-                 "--json")
+    done = arena(
+        "match", str(hostile("terminal-escape").folder), "random", "--games", "2", "--json"
+    )
     assert b"\x1b" not in done.stdout and controls(done.stdout) == []
     report = json.loads(done.stdout)
     for game in report["games"]:
@@ -91,16 +101,24 @@ def test_what_a_bot_says_of_itself_is_shown_as_text(bwrap: str, tmp_path: Path) 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SCOPA_BOT_ADDRESS": f"127.0.0.1:{port}"}
     folder = hostile("terminal-escape").folder
     assert folder is not None
-    process = subprocess.Popen([sys.executable, "bot.py"], cwd=folder, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "bot.py"],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         assert process.stdout is not None
         assert process.stdout.readline().startswith(b"LISTENING")
         described = arena("bot", "describe", f"grpc://127.0.0.1:{port}")
         assert controls(described.stdout) == []
         lines = described.stdout.decode().splitlines()
-        assert lines[:3] == ["name: terminal-escape\\x1b]0;title\\x07",
-                             "version: 1\\x1b[31m\\u202e0", "author: [bold]me[/]\\x1b[2J"]
+        assert lines[:3] == [
+            "name: terminal-escape\\x1b]0;title\\x07",
+            "version: 1\\x1b[31m\\u202e0",
+            "author: [bold]me[/]\\x1b[2J",
+        ]
         done = arena("match", f"grpc://127.0.0.1:{port}", "random", "--games", "2")
         assert controls(done.stdout) == [] and controls(done.stderr) == []
         assert "terminal-escape\\x1b]0;title\\x07@1\\x1b[31m\\u202e0" in done.stdout.decode()

@@ -40,7 +40,9 @@ def load_filter(program: bytes) -> None:
     fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
     number = syscall_number("seccomp")
     result = libc.syscall(
-        ctypes.c_long(number), ctypes.c_ulong(SECCOMP_SET_MODE_FILTER), ctypes.c_ulong(0),
+        ctypes.c_long(number),
+        ctypes.c_ulong(SECCOMP_SET_MODE_FILTER),
+        ctypes.c_ulong(0),
         ctypes.byref(fprog),
     )
     if result != 0:

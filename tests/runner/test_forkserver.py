@@ -29,7 +29,7 @@ from arena.runner.sandbox import Limits
 
 pytestmark = [pytest.mark.sandbox]
 
-PROBE_BOT = '''
+PROBE_BOT = """
 import os
 import sys
 
@@ -56,10 +56,20 @@ class Probe(Bot):
 
 if __name__ == "__main__":
     serve(Probe())
-'''
+"""
 
-STATUS_FIELDS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
-                 "NoNewPrivs", "Seccomp")
+STATUS_FIELDS = (
+    "Uid",
+    "Gid",
+    "Groups",
+    "CapInh",
+    "CapPrm",
+    "CapEff",
+    "CapBnd",
+    "CapAmb",
+    "NoNewPrivs",
+    "Seccomp",
+)
 
 
 @pytest.fixture
@@ -80,17 +90,35 @@ FLAGGED = ["python", "-X", "utf8", "bot.py"]
 """A command the forked seat execs (interpreter flags), where ``SCRIPT`` runs in it."""
 
 
-def seat(folder: Path, label: str, *, fork: bool = True, limits: Limits | None = None,
-         command: list[str] | None = None) -> BotProcess:
+def seat(
+    folder: Path,
+    label: str,
+    *,
+    fork: bool = True,
+    limits: Limits | None = None,
+    command: list[str] | None = None,
+) -> BotProcess:
     """A sandboxed seat of the Python bot ``bot.py`` in ``folder``, not started yet."""
-    return BotProcess(label=label, command=command or SCRIPT, folder=folder,
-                      limits=limits or Limits(), sandboxed=True, python=True, fork=fork)
+    return BotProcess(
+        label=label,
+        command=command or SCRIPT,
+        folder=folder,
+        limits=limits or Limits(),
+        sandboxed=True,
+        python=True,
+        fork=fork,
+    )
 
 
 @contextlib.contextmanager
-def started(folder: Path, *, fork: bool, env: dict[str, str] | None = None,
-            limits: Limits | None = None, command: list[str] | None = None
-            ) -> Iterator[BotProcess]:
+def started(
+    folder: Path,
+    *,
+    fork: bool,
+    env: dict[str, str] | None = None,
+    limits: Limits | None = None,
+    command: list[str] | None = None,
+) -> Iterator[BotProcess]:
     process = seat(folder, "fork-probe", fork=fork, limits=limits, command=command)
     try:
         process.start(env)
@@ -102,8 +130,10 @@ def started(folder: Path, *, fork: bool, env: dict[str, str] | None = None,
 def forking_runner() -> None:
     """Skips (fails under CI=true) where this runner does not fork seats."""
     found = cgroups.backend()
-    require(os.geteuid() == 0 and found is not None and found.freezer_parent is not None,
-            "a root runner with a freezer group (where seats are forked)")
+    require(
+        os.geteuid() == 0 and found is not None and found.freezer_parent is not None,
+        "a root runner with a freezer group (where seats are forked)",
+    )
     require(fork_server() is not None, "the fork server")
 
 
@@ -124,8 +154,10 @@ def bot_pid(process: BotProcess) -> int:
         for folder in {Path(name).parent for name in group.procs_files()}:
             for pid in (folder / "cgroup.procs").read_text().split():
                 with contextlib.suppress(OSError):
-                    if (Path(f"/proc/{pid}/comm").read_text().startswith("python")
-                            and uid_of(int(pid)) != 0):
+                    if (
+                        Path(f"/proc/{pid}/comm").read_text().startswith("python")
+                        and uid_of(int(pid)) != 0
+                    ):
                         return int(pid)
         time.sleep(0.01)
     raise AssertionError("no Python process in the seat's group")
@@ -134,8 +166,9 @@ def bot_pid(process: BotProcess) -> int:
 def confinement(process: BotProcess) -> dict[str, object]:
     """What confines the seat's bot, read by the host from /proc (uid aside: fresh per seat)."""
     pid = bot_pid(process)
-    status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text()
-                  .splitlines())
+    status = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+    )
     fields = {name: status[name].split() for name in STATUS_FIELDS}
     fields["Uid"] = [str(int(uid) >= 1_000_000) for uid in fields["Uid"]]
     fields["Gid"] = [str(int(gid) >= 1_000_000) for gid in fields["Gid"]]
@@ -230,7 +263,7 @@ def test_a_forked_seat_is_confined_as_a_seat_started_by_exec(
     assert exec_fds == forked_fds == "[0, 1, 2]"  # extra ones of gRPC's aside (above)
 
 
-SEAL_PROBE_BOT = '''
+SEAL_PROBE_BOT = """
 import os
 import sys
 import threading
@@ -263,7 +296,7 @@ class Probe(Bot):
 
 
 serve(Probe())
-'''
+"""
 
 
 def test_a_forked_seat_makes_pipes_until_it_is_sealed(bwrap: str, tmp_path: Path) -> None:
@@ -326,7 +359,8 @@ def test_a_seat_making_pipes_by_the_thousand_while_it_starts_is_sealed_early(
         assert 0 < int(made) <= STARTING_CALLS
         assert refused == repr({errno.ENOSYS: 3000 - int(made)})
         assert f"made {STARTING_CALLS} pipes, sockets or memfds while starting" in (
-            process.log.text())
+            process.log.text()
+        )
     finally:
         process.close()
     assert fork_server() is not None  # not the host's failure
@@ -334,8 +368,13 @@ def test_a_seat_making_pipes_by_the_thousand_while_it_starts_is_sealed_early(
 
 def test_a_forked_seat_gets_the_seats_limits(bwrap: str, probe: Path) -> None:
     forking_runner()
-    limits = Limits(cpu_seconds=7, memory_bytes=300 * 1024**2, processes=33,
-                    open_files=77, file_bytes=5 * 1024**2)
+    limits = Limits(
+        cpu_seconds=7,
+        memory_bytes=300 * 1024**2,
+        processes=33,
+        open_files=77,
+        file_bytes=5 * 1024**2,
+    )
     with started(probe, fork=True, limits=limits) as forked:
         assert forked.forked
         text = confinement(forked)["limits"]
@@ -380,13 +419,15 @@ def test_the_fork_server_never_holds_what_a_seat_was_given(bwrap: str, probe: Pa
 def test_a_forked_bots_exit_status_and_words_come_through(bwrap: str, tmp_path: Path) -> None:
     forking_runner()
     folder = bot_folder(
-        tmp_path, "quitter",
-        'import sys\nprint("going away now", file=sys.stderr)\nsys.exit(3)\n'
+        tmp_path, "quitter", 'import sys\nprint("going away now", file=sys.stderr)\nsys.exit(3)\n'
     )
     process = seat(folder, "quitter")
     try:
-        with pytest.raises(StartError, match=r"exited with status 3 before listening "
-                                             r"\(going away now\)"):
+        with pytest.raises(
+            StartError,
+            match=r"exited with status 3 before listening "
+            r"\(going away now\)",
+        ):
             process.start()
         assert process.forked
     finally:
@@ -408,8 +449,12 @@ def test_a_seat_prepared_ahead_is_confined_and_runs_no_bot_code_until_its_start(
             time.sleep(0.01)
         time.sleep(0.3)
         assert "PROBE" not in process.log.text()  # ...without running any of the bot's code
-        for line in ("Seccomp:\t2", "NoNewPrivs:\t1", "CapEff:\t0000000000000000",
-                     "CapBnd:\t0000000000000000"):
+        for line in (
+            "Seccomp:\t2",
+            "NoNewPrivs:\t1",
+            "CapEff:\t0000000000000000",
+            "CapBnd:\t0000000000000000",
+        ):
             assert line in status  # and confined before it waits
         process.start({"SCOPA_BOT_SEED": "5"})
         assert process.forked and process.seat_dir == seat_dir  # the seat made ahead
@@ -522,9 +567,10 @@ def test_a_forked_seat_whose_set_up_fails_is_started_by_exec_and_forking_stops(
 def test_a_bot_cannot_pass_its_own_exit_for_a_failed_set_up(bwrap: str, tmp_path: Path) -> None:
     forking_runner()
     folder = bot_folder(
-        tmp_path, "liar",
+        tmp_path,
+        "liar",
         'import os, sys\nprint("forkserver: cannot set up the seat", file=sys.stderr)\n'
-        'sys.stderr.flush()\nos._exit(125)\n'
+        "sys.stderr.flush()\nos._exit(125)\n",
     )
     process = seat(folder, "liar")
     try:
@@ -536,7 +582,7 @@ def test_a_bot_cannot_pass_its_own_exit_for_a_failed_set_up(bwrap: str, tmp_path
     assert fork_server() is not None
 
 
-RAW_GRPC_BOT = '''
+RAW_GRPC_BOT = """
 import os
 import sys
 import time
@@ -554,7 +600,7 @@ server.start()
 print("LISTENING", os.environ[ADDRESS_ENV], flush=True)
 while True:
     time.sleep(60)
-'''
+"""
 
 
 def links_made_ahead(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
@@ -588,8 +634,12 @@ def test_a_seat_made_ready_ahead_is_connected_to_and_described_ahead(
     forking_runner()
     counts = links_made_ahead(monkeypatch)
     spec = MatchSpec(
-        entrants=[BotRef.parse("random"), BotRef.parse("greedy")], variant="scopa", games=4,
-        seed=1, move_time_ms=5000, replays_dir=tmp_path / "replays",
+        entrants=[BotRef.parse("random"), BotRef.parse("greedy")],
+        variant="scopa",
+        games=4,
+        seed=1,
+        move_time_ms=5000,
+        replays_dir=tmp_path / "replays",
     )
     report = run_match(spec)
     for game in report.games:
@@ -615,8 +665,12 @@ def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
         'command = ["python", "bot.py"]\nvariants = ["*"]\n'
     )
     spec = MatchSpec(
-        entrants=[BotRef.parse(str(folder)), BotRef.parse("random")], variant="scopa",
-        games=4, seed=1, move_time_ms=5000, replays_dir=tmp_path / "replays",
+        entrants=[BotRef.parse(str(folder)), BotRef.parse("random")],
+        variant="scopa",
+        games=4,
+        seed=1,
+        move_time_ms=5000,
+        replays_dir=tmp_path / "replays",
         rest_seats=False,  # a new process made ready ahead for each set's second game
     )
     report = run_match(spec)
@@ -627,7 +681,7 @@ def test_a_forked_bot_with_a_grpc_server_of_its_own_is_reached_there(
     assert counts["dropped"] >= 1  # a connection made ahead to a socket the bot replaced
 
 
-TICKING_BOT = '''
+TICKING_BOT = """
 import sys
 import threading
 import time
@@ -652,7 +706,7 @@ class Probe(Bot):
 
 
 serve(Probe())
-'''
+"""
 
 
 def test_a_retired_seat_never_runs_again(bwrap: str, tmp_path: Path) -> None:

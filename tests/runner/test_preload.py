@@ -38,7 +38,10 @@ print(json.dumps(sorted(set(sys.modules) - before)))
 def test_a_forked_seat_imports_nothing_on_its_way_to_listening(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", SEAT_START, str(tmp_path / "bot.sock")],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == []
@@ -50,7 +53,10 @@ def test_without_the_preload_the_first_grpc_server_imports_modules(tmp_path: Pat
     script = SEAT_START.replace("forkserver._preload()", "import arena.sdk")
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path / "bot.sock")],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert "grpc._server" in json.loads(done.stdout.splitlines()[-1])

@@ -23,7 +23,7 @@ from arena.runner.match import GameOutcome, MatchRun, check_spec
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
-TOKEN_BOT = '''
+TOKEN_BOT = """
 import secrets
 import sys
 
@@ -44,7 +44,7 @@ class TokenBot(Bot):
 
 if __name__ == "__main__":
     serve(TokenBot())
-'''
+"""
 
 
 @pytest.fixture
@@ -126,8 +126,11 @@ def leftovers(pids: set[int], seats: Path) -> list[str]:
         for parent in found.parents():
             left += [f"group {p.name}" for p in parent.iterdir() if marker in p.name]
     # (the runner's one copy of /proc's static files for its forked seats stays with it)
-    left += [f"seat folder {path.name}" for path in seats.iterdir()
-             if not path.name.startswith(sandbox.SHARED_PROC_PREFIX)]
+    left += [
+        f"seat folder {path.name}"
+        for path in seats.iterdir()
+        if not path.name.startswith(sandbox.SHARED_PROC_PREFIX)
+    ]
     return left
 
 
@@ -138,8 +141,15 @@ AHEAD = pytest.mark.parametrize("whole", [True, False], ids=["prestart", "prepar
 def test_each_game_of_a_set_is_played_by_processes_that_saw_no_other(
     bwrap: str, token_bot: BotRef, seat_folders: Path, whole: bool
 ) -> None:
-    spec = MatchSpec([token_bot, token_bot], "scopa", games=4, seed=3, move_time_ms=5000,
-                     prestart=whole, rest_seats=False)
+    spec = MatchSpec(
+        [token_bot, token_bot],
+        "scopa",
+        games=4,
+        seed=3,
+        move_time_ms=5000,
+        prestart=whole,
+        rest_seats=False,
+    )
     watched = Watched(spec)
     report = watched.run()
     assert all(slot._other is not None for slot in watched.match.slots.values())  # spares
@@ -180,8 +190,11 @@ def test_processes_rest_between_sets_and_each_sees_one_game_of_a_set(
     tokens = set().union(*games.values())
     assert len(tokens) == 4, tokens  # two processes a slot, for the whole match
     for token in tokens:  # each plays one game of every set
-        assert [sum(token in games[game] for game in ids[i:i + 2]) for i in (0, 2, 4)] == [
-            1, 1, 1], (token, games)
+        assert [sum(token in games[game] for game in ids[i : i + 2]) for i in (0, 2, 4)] == [
+            1,
+            1,
+            1,
+        ], (token, games)
     assert sum(slot.woken for slot in watched.match.slots.values()) == 4  # sets 2 and 3
     # The seeds of each game's processes (drawn at each start; by seat, which the sets swap).
     bot_seeds = [frozenset(game.replay["bot_seeds"]) for game in report.games]
@@ -196,8 +209,9 @@ def test_processes_reused_across_a_set_would_see_both_of_its_games(
     bwrap: str, token_bot: BotRef, seat_folders: Path
 ) -> None:
     # The control: what the bench's unsafe baseline does, and what the test above rules out.
-    spec = MatchSpec([token_bot, token_bot], "scopa", games=2, seed=3, move_time_ms=5000,
-                     fresh_per_game=False)
+    spec = MatchSpec(
+        [token_bot, token_bot], "scopa", games=2, seed=3, move_time_ms=5000, fresh_per_game=False
+    )
     games = tokens_by_game(Watched(spec).run())
     first, second = sorted(games)
     assert games[first] == games[second]
@@ -206,8 +220,9 @@ def test_processes_reused_across_a_set_would_see_both_of_its_games(
 def test_a_spare_started_ahead_is_frozen_until_its_game(
     bwrap: str, token_bot: BotRef, seat_folders: Path
 ) -> None:
-    spec = MatchSpec([token_bot, token_bot], "scopa", games=2, seed=4, move_time_ms=5000,
-                     prestart=True)
+    spec = MatchSpec(
+        [token_bot, token_bot], "scopa", games=2, seed=4, move_time_ms=5000, prestart=True
+    )
     watched = Watched(spec)
 
     async def run() -> MatchReport:
@@ -241,8 +256,9 @@ def test_a_spare_started_ahead_is_frozen_until_its_game(
 def test_spares_are_ended_when_the_match_fails(
     bwrap: str, token_bot: BotRef, seat_folders: Path, whole: bool
 ) -> None:
-    spec = MatchSpec([token_bot, token_bot], "scopa", games=4, seed=5, move_time_ms=5000,
-                     prestart=whole)
+    spec = MatchSpec(
+        [token_bot, token_bot], "scopa", games=4, seed=5, move_time_ms=5000, prestart=whole
+    )
     watched = Watched(spec, fail_after=0)  # fails after the first game: spares are starting
     with pytest.raises(RuntimeError, match="the match failed"):
         watched.run()
@@ -265,8 +281,16 @@ def test_spares_are_ended_when_the_match_is_cancelled(
         if len(started) == 2:  # the spares of the set's next game are starting, or listen
             cancel.set()
 
-    spec = MatchSpec([token_bot, token_bot], "scopa", games=4, seed=6, move_time_ms=5000,
-                     prestart=whole, cancel=cancel, on_move=cancel_once_the_spares_start)
+    spec = MatchSpec(
+        [token_bot, token_bot],
+        "scopa",
+        games=4,
+        seed=6,
+        move_time_ms=5000,
+        prestart=whole,
+        cancel=cancel,
+        on_move=cancel_once_the_spares_start,
+    )
     watched = Watched(spec)
     box.append(watched)
     report = watched.run()

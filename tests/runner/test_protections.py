@@ -15,16 +15,26 @@ from arena.runner import cgroups, seccomp
 from arena.runner.sandbox import bwrap_features, remove_tree, sweep_stale_seat_dirs
 
 EVERY = {
-    "sandbox", "system-call filter", "no nested namespaces", "unprivileged bot", "tmpfs sizes",
-    "seat memory and processes", "one seat runs at a time", "seat CPU share",
-    "socket the runner checked", "sealed seats",
+    "sandbox",
+    "system-call filter",
+    "no nested namespaces",
+    "unprivileged bot",
+    "tmpfs sizes",
+    "seat memory and processes",
+    "one seat runs at a time",
+    "seat CPU share",
+    "socket the runner checked",
+    "sealed seats",
 }
 
 
 def doctor(env: dict[str, str] | None = None) -> tuple[int, dict[str, dict[str, object]]]:
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", "doctor", "--json"],
-        env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=60,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
         check=False,
     )
     report = json.loads(done.stdout)
@@ -45,11 +55,15 @@ def test_the_doctor_names_every_protection_as_this_host_gives_it(bwrap: str) -> 
     group = cgroups.backend()
     assert found["seat memory and processes"]["active"] is (group is not None)
     assert found["one seat runs at a time"]["active"] is (
-        group is not None and group.freezer_parent is not None)
+        group is not None and group.freezer_parent is not None
+    )
     assert found["seat CPU share"]["active"] is (group is not None and group.cpu_parent is not None)
     assert found["sealed seats"]["active"] is (
-        os.geteuid() == 0 and group is not None and group.freezer_parent is not None
-        and found["system-call filter"]["active"] is True)
+        os.geteuid() == 0
+        and group is not None
+        and group.freezer_parent is not None
+        and found["system-call filter"]["active"] is True
+    )
     assert status == (0 if all(item["active"] for item in found.values()) else 1)
 
 
@@ -64,10 +78,12 @@ def test_without_control_groups_the_doctor_names_the_watchdog(bwrap: str) -> Non
 
 def test_the_runner_says_once_that_it_fell_back_to_the_watchdog(bwrap: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "match", "random", "greedy", "--games", "4",
-         "--json"],
-        env={**os.environ, cgroups.CGROUP_ENV: "off"}, capture_output=True, text=True,
-        timeout=300, check=False,
+        [sys.executable, "-m", "arena.cli", "match", "random", "greedy", "--games", "4", "--json"],
+        env={**os.environ, cgroups.CGROUP_ENV: "off"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("no control group for the bots") == 1, done.stderr
@@ -122,8 +138,9 @@ def test_a_frozen_seat_whose_runner_died_is_thawed_killed_and_removed() -> None:
     orphan = cgroups.SeatGroup(found, label, 64 * 1024**2, 16)
     live = cgroups.SeatGroup(found, label, 64 * 1024**2, 16)
     # The orphan's process is started by a shell that exits at once: its parent is gone.
-    subprocess.run(["/bin/sh", "-c", '"$@" & exit 0', "sh", *orphan.join_command(), "sleep", "60"],
-                   check=True)
+    subprocess.run(
+        ["/bin/sh", "-c", '"$@" & exit 0', "sh", *orphan.join_command(), "sleep", "60"], check=True
+    )
     sleeper = subprocess.Popen([*live.join_command(), "sleep", "60"])
     try:
         for _ in range(200):

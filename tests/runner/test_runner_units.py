@@ -178,18 +178,35 @@ def test_the_sandbox_binds_only_what_the_bot_needs(bwrap: str, tmp_path: Path) -
     assert not any(kind == "--bind" for kind, _, _ in binds), "the host gives nothing writable"
     # Everything writable is a tmpfs of a fixed size, each counted in the seat's memory.
     tmpfs = {argv[i + 1]: argv[i - 1] for i in range(len(argv) - 1) if argv[i] == "--tmpfs"}
-    assert tmpfs == {"/dev/shm": str(64 * 1024**2), "/tmp": str(64 * 1024**2),
-                     "/sock": str(256 * 1024)}
-    for flag in ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent",
-                 "--seccomp", "--info-fd"):
+    assert tmpfs == {
+        "/dev/shm": str(64 * 1024**2),
+        "/tmp": str(64 * 1024**2),
+        "/sock": str(256 * 1024),
+    }
+    for flag in (
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--die-with-parent",
+        "--seccomp",
+        "--info-fd",
+    ):
         assert flag in argv
     assert ("--ro-bind-try", str(seat_dir / "empty-file"), "/proc/loadavg") in binds
     # Every host-wide entry of /proc reads empty; /proc/sys and /proc/cpuinfo are copies; no
     # pseudo-terminals.
     masked = {dest for kind, _, dest in binds if kind == "--ro-bind-try"}
     host = {f"/proc/{name}" for name in os.listdir("/proc") if not name.isdigit()}
-    kept = {"/proc/self", "/proc/thread-self", "/proc/mounts", "/proc/net", "/proc/sysvipc",
-            "/proc/filesystems", "/proc/sys", "/proc/cpuinfo"}
+    kept = {
+        "/proc/self",
+        "/proc/thread-self",
+        "/proc/mounts",
+        "/proc/net",
+        "/proc/sysvipc",
+        "/proc/filesystems",
+        "/proc/sys",
+        "/proc/cpuinfo",
+    }
     assert masked == host - kept
     assert ("--ro-bind", str(seat_dir / "proc" / "sys"), "/proc/sys") in binds
     assert ("--ro-bind", str(seat_dir / "proc" / "cpuinfo"), "/proc/cpuinfo") in binds
@@ -226,6 +243,7 @@ def test_a_deep_folder_chain_with_links_is_removed_and_what_they_point_at_is_kep
     assert not base.exists()
     assert (target / "keep.txt").read_text() == "kept"
     remove_tree(base)  # a second call, on nothing, is harmless
+
 
 # ---- arena match: bad input -----------------------------------------------------------------
 
@@ -370,12 +388,21 @@ def test_a_start_is_the_bots_once_its_command_ran_whatever_it_prints(
 
     def run(seat: str, broken: bool) -> tuple[bool, str]:
         (tmp_path / seat).mkdir()
-        plan = launch_command(["sh", "bot.sh"], folder, tmp_path / seat, Limits(), sandbox=True,
-                              python=False)
+        plan = launch_command(
+            ["sh", "bot.sh"], folder, tmp_path / seat, Limits(), sandbox=True, python=False
+        )
         if broken:  # a bind of nothing: bubblewrap fails before the bot's command
             at = plan.argv.index("--chdir")
-            plan = dataclasses.replace(plan, argv=[
-                *plan.argv[:at], "--ro-bind", str(tmp_path / "nothing"), "/x", *plan.argv[at:]])
+            plan = dataclasses.replace(
+                plan,
+                argv=[
+                    *plan.argv[:at],
+                    "--ro-bind",
+                    str(tmp_path / "nothing"),
+                    "/x",
+                    *plan.argv[at:],
+                ],
+            )
         try:
             process = spawn(plan)
             _, err = process.communicate(timeout=60)
@@ -423,8 +450,11 @@ def test_arena_match_prints_a_table_with_elo_and_los(
     assert status == 0
     out = capsys.readouterr().out
     assert "random@1.0.0" in out and "greedy@1.0.0" in out
-    assert re.search(r"Elo difference: ([-+]?\d+\.\d( \+/- \d+\.\d|, no 95% margin yet)|every "
-                     r"game (won|lost)).*, LOS: \d+\.\d %", " ".join(out.split()))
+    assert re.search(
+        r"Elo difference: ([-+]?\d+\.\d( \+/- \d+\.\d|, no 95% margin yet)|every "
+        r"game (won|lost)).*, LOS: \d+\.\d %",
+        " ".join(out.split()),
+    )
     assert len(verify_replays(tmp_path)) == 2
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
         "entrant0-0-random@1.0.0.log",
@@ -518,9 +548,7 @@ def test_a_stream_times_out_only_the_turn_past_its_deadline() -> None:
         # Turns spread over more than one deadline: the first turn's deadline passes during
         # later turns, which must not time out.
         for request_id in range(1, 43):
-            message = bot_pb2.ArenaMessage(
-                turn_request=bot_pb2.TurnRequest(request_id=request_id)
-            )
+            message = bot_pb2.ArenaMessage(turn_request=bot_pb2.TurnRequest(request_id=request_id))
             answers.append(await stream.ask(message, request_id, 1, 0.5))
             # After the slow turn, the bot is given time to finish it before the next one.
             await asyncio.sleep(1.5 if request_id == 40 else 0.015)
@@ -555,9 +583,7 @@ def test_a_turn_read_directly_is_handed_off_at_its_deadline() -> None:
         answers: list[Any] = []
         ends: list[str] = []
         for request_id in range(1, 43):
-            message = bot_pb2.ArenaMessage(
-                turn_request=bot_pb2.TurnRequest(request_id=request_id)
-            )
+            message = bot_pb2.ArenaMessage(turn_request=bot_pb2.TurnRequest(request_id=request_id))
             try:
                 answers.append(await stream.ask(message, request_id, 1, 0.5))
             except TurnHandedOff:
@@ -616,11 +642,14 @@ def test_arena_match_flags_set_each_seats_limits() -> None:
     from arena.commands import match as match_command
 
     match_command.register(subparsers)
-    args = parser.parse_args(["match", "random", "greedy", "--memory", "300", "--tmp-size",
-                              "8", "--processes", "20"])
+    args = parser.parse_args(
+        ["match", "random", "greedy", "--memory", "300", "--tmp-size", "8", "--processes", "20"]
+    )
     limits = limits_from_args(args, games=2, bank_ms=10_000)
     assert (limits.memory_bytes, limits.tmp_bytes, limits.processes) == (
-        300 * 1024**2, 8 * 1024**2, 20
+        300 * 1024**2,
+        8 * 1024**2,
+        20,
     )
     assert limits.cpu_seconds == 60 + 30  # the default for two games of a 10 s bank
     plain = parser.parse_args(["match", "random", "greedy"])

@@ -109,8 +109,11 @@ def test_three_players_each_sit_in_every_seat(bwrap: str, tmp_path: Path) -> Non
 def test_each_move_is_told_to_a_live_view_as_it_is_played(tmp_path: Path) -> None:
     seen: list[LiveMove] = []
     spec = MatchSpec(
-        [BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2,
-        replays_dir=tmp_path, on_move=seen.append,
+        [BotRef.parse("random"), BotRef.parse("greedy")],
+        "scopa",
+        games=2,
+        replays_dir=tmp_path,
+        on_move=seen.append,
     )
     report = run_match(spec)
     for game in report.games:
@@ -127,8 +130,9 @@ def test_a_live_view_that_fails_does_not_stop_the_match() -> None:
     def broken(live: LiveMove) -> None:
         raise RuntimeError("the live view is down")
 
-    spec = MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2,
-                     on_move=broken)
+    spec = MatchSpec(
+        [BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2, on_move=broken
+    )
     report = run_match(spec)
     assert all(game.void is None and game.faults == [] for game in report.games)
 
@@ -141,8 +145,13 @@ def test_a_cancelled_match_stops_its_seats_and_returns_what_it_played(tmp_path: 
             cancel.set()
 
     spec = MatchSpec(
-        [BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=4, seed=5,
-        replays_dir=tmp_path, on_move=cancel_in_the_second_game, cancel=cancel,
+        [BotRef.parse("random"), BotRef.parse("greedy")],
+        "scopa",
+        games=4,
+        seed=5,
+        replays_dir=tmp_path,
+        on_move=cancel_in_the_second_game,
+        cancel=cancel,
     )
 
     report = run_match(spec)
@@ -156,8 +165,13 @@ def test_a_cancelled_match_stops_its_seats_and_returns_what_it_played(tmp_path: 
 
 
 def test_a_match_whose_cancel_is_never_set_plays_to_its_end() -> None:
-    spec = MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa", games=2,
-                     seed=6, cancel=threading.Event())
+    spec = MatchSpec(
+        [BotRef.parse("random"), BotRef.parse("greedy")],
+        "scopa",
+        games=2,
+        seed=6,
+        cancel=threading.Event(),
+    )
     report = run_match(spec)
     assert not report.cancelled and len(report.games) == 2
     assert "cancelled" not in report.to_json()

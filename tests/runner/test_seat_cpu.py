@@ -140,10 +140,10 @@ def test_a_frozen_seat_uses_no_cpu_until_thawed(backend: cgroups.Backend) -> Non
                 group.freeze()
             time.sleep(0.01)
         assert group.freezer_state() == "frozen", how_each_runs(group.pids())
-        frozen, = used_over(0.3, pids)
+        (frozen,) = used_over(0.3, pids)
         group.thaw()
         assert group.freezer_state() == "thawed"
-        running, = used_over(0.3, pids)
+        (running,) = used_over(0.3, pids)
     assert frozen == 0.0 and running > 0.0
 
 
@@ -178,10 +178,10 @@ def test_the_cgroup_v2_freezer_stops_a_group_and_lets_it_go() -> None:
                 break
             time.sleep(0.005)
         assert freezer.state() == "frozen"
-        frozen, = used_over(0.3, [spinner.pid])
+        (frozen,) = used_over(0.3, [spinner.pid])
         freezer.thaw()
         assert freezer.state() == "thawed"
-        running, = used_over(0.3, [spinner.pid])
+        (running,) = used_over(0.3, [spinner.pid])
     finally:
         freezer.close()
         (folder / "cgroup.kill").write_text("1")
@@ -207,15 +207,17 @@ def test_a_seat_without_a_freezer_is_stopped_with_its_whole_tree() -> None:
         freezer = cgroups.TreeFreezer(root.pid)
         freezer.freeze()
         for _ in range(200):  # a signal is delivered at the process's next entry to the kernel
-            states = {pid: Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                      for pid in tree}
+            states = {
+                pid: Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                for pid in tree
+            }
             if set(states.values()) == {"T"}:
                 break
             time.sleep(0.005)
         assert set(states.values()) == {"T"}, states
-        frozen, = used_over(0.3, tree)
+        (frozen,) = used_over(0.3, tree)
         freezer.thaw()
-        running, = used_over(0.3, tree)
+        (running,) = used_over(0.3, tree)
     finally:
         os.killpg(root.pid, 9)
         root.wait()
@@ -253,12 +255,18 @@ def test_in_a_match_only_the_seat_on_move_is_thawed(
             # spare's group may be a sandbox built ahead for the next game, with no bot yet).
             parent = backend.freezer_parent
             assert parent is not None
-            found = [group for pattern in (f"scopa-{name}-{entrant}-{k}-*",
-                                           f"scopa-{name}-{entrant}-{k}s-*")
-                     for group in parent.glob(pattern) if runs_python(group)]
+            found = [
+                group
+                for pattern in (f"scopa-{name}-{entrant}-{k}-*", f"scopa-{name}-{entrant}-{k}s-*")
+                for group in parent.glob(pattern)
+                if runs_python(group)
+            ]
             assert len(found) == 1, found
-            by_seat[seat] = (found[0] / "freezer.state").read_text().strip() \
-                if backend.kind == "v1" else (found[0] / "cgroup.freeze").read_text().strip()
+            by_seat[seat] = (
+                (found[0] / "freezer.state").read_text().strip()
+                if backend.kind == "v1"
+                else (found[0] / "cgroup.freeze").read_text().strip()
+            )
         seen.append((live.record["seat"], by_seat))
 
     bot = BotRef.parse(str(folder))
@@ -266,9 +274,18 @@ def test_in_a_match_only_the_seat_on_move_is_thawed(
     # the same name pattern (it runs none of the bot's code, and is not the game's). Nor any
     # resting: the first game's processes would rest, frozen, in groups of the same pattern
     # (test_prestart.py holds resting processes frozen).
-    run_match(MatchSpec([bot, bot], "scopone", options={"target": 1}, games=2,
-                        move_time_ms=3000, on_move=states, prepare_ahead=False,
-                        rest_seats=False))
+    run_match(
+        MatchSpec(
+            [bot, bot],
+            "scopone",
+            options={"target": 1},
+            games=2,
+            move_time_ms=3000,
+            on_move=states,
+            prepare_ahead=False,
+            rest_seats=False,
+        )
+    )
     assert len(seen) >= 2 * 36
     thawed = {"v1": {"THAWED"}, "v2": {"0"}}[backend.kind]
     frozen = {"v1": {"FROZEN", "FREEZING"}, "v2": {"1"}}[backend.kind]

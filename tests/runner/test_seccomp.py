@@ -50,7 +50,10 @@ def run_probes(
     """How each probe ended in a child process with the filter (None: without it)."""
     done = subprocess.run(
         [sys.executable, str(PROBE), str(filter_file) if filter_file else "-", json.dumps(probes)],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     results = [json.loads(line) for line in done.stdout.splitlines()]
@@ -63,16 +66,28 @@ def call_for(rule: seccomp.Rule, high: int) -> tuple[str, list[Any]]:
     and every other argument one the kernel would accept."""
     if rule.syscall == "getsockopt":  # SOL_SOCKET and SO_COOKIE
         assert [(arg, value) for arg, _, _, value in rule.conditions] == [
-            (1, seccomp.SOL_SOCKET), (2, seccomp.SO_COOKIE)]
-        return "getsockopt", ["socket", seccomp.SOL_SOCKET | high, seccomp.SO_COOKIE | high,
-                              "pair", "length"]
+            (1, seccomp.SOL_SOCKET),
+            (2, seccomp.SO_COOKIE),
+        ]
+        return "getsockopt", [
+            "socket",
+            seccomp.SOL_SOCKET | high,
+            seccomp.SO_COOKIE | high,
+            "pair",
+            "length",
+        ]
     if len(rule.conditions) == 2:  # a NETLINK_SOCK_DIAG socket
         assert rule.syscall in {"socket", "socketpair"}
         assert [(arg, value) for arg, _, _, value in rule.conditions] == [
-            (0, seccomp.AF_NETLINK), (2, seccomp.NETLINK_SOCK_DIAG)]
-        return rule.syscall, [seccomp.AF_NETLINK | high, SOCK_RAW,
-                              seccomp.NETLINK_SOCK_DIAG | high,
-                              *(["pair"] if rule.syscall == "socketpair" else [])]
+            (0, seccomp.AF_NETLINK),
+            (2, seccomp.NETLINK_SOCK_DIAG),
+        ]
+        return rule.syscall, [
+            seccomp.AF_NETLINK | high,
+            SOCK_RAW,
+            seccomp.NETLINK_SOCK_DIAG | high,
+            *(["pair"] if rule.syscall == "socketpair" else []),
+        ]
     assert len(rule.conditions) == 1, rule
     arg, op, mask_or_value, value = rule.conditions[0]
     if op == seccomp._CMP_GT:  # the family backstop: any value above the bound
@@ -114,16 +129,24 @@ def guarded_rules() -> list[seccomp.Rule]:
 
 def test_every_guarded_call_is_refused_whatever_the_high_bits(compiled: Path) -> None:
     rules = guarded_rules()
-    assert {rule.syscall for rule in rules} == {"clone", "fcntl", "socket", "socketpair",
-                                                "getsockopt"}
+    assert {rule.syscall for rule in rules} == {
+        "clone",
+        "fcntl",
+        "socket",
+        "socketpair",
+        "getsockopt",
+    }
     probes, wanted = [], []
     for rule in rules:
         for high in HIGH_BITS:
             probes.append(call_for(rule, high))
             wanted.append(expected(rule))
     results = run_probes(compiled, probes)
-    holes = [(probe, got) for probe, got, want in zip(probes, results, wanted, strict=True)
-             if got != want]
+    holes = [
+        (probe, got)
+        for probe, got, want in zip(probes, results, wanted, strict=True)
+        if got != want
+    ]
     assert holes == [], f"{len(holes)} of {len(probes)} calls were not refused: {holes[:5]}"
 
 
@@ -141,8 +164,11 @@ def test_without_the_filter_the_kernel_takes_the_same_calls_high_bits_and_all() 
             ("socket", [AF_INET6 | high, SOCK_STREAM, 0]),
         ]
     results = run_probes(None, probes)
-    refused = [(probe, got) for probe, got in zip(probes, results, strict=True)
-               if got.get("result", -1) < 0]
+    refused = [
+        (probe, got)
+        for probe, got in zip(probes, results, strict=True)
+        if got.get("result", -1) < 0
+    ]
     assert refused == []
 
 

@@ -17,7 +17,7 @@ from arena.runner.sandbox import Limits
 
 pytestmark = [pytest.mark.sandbox]
 
-PROBE_BOT = '''
+PROBE_BOT = """
 import importlib.util
 import os
 import sys
@@ -46,7 +46,7 @@ class Probe(Bot):
 
 if __name__ == "__main__":
     serve(Probe())
-'''
+"""
 
 
 def checks(log: str) -> dict[str, str]:
@@ -61,8 +61,15 @@ def test_a_sandboxed_python_seat_starts_on_the_runners_bytecode_and_no_more(
     folder.mkdir()
     (folder / "bot.py").write_text(PROBE_BOT)
     (folder / "helper.py").write_text("VALUE = 1\n")
-    process = BotProcess(label="probe", command=["python", "bot.py"], folder=folder,
-                         limits=Limits(), sandboxed=True, python=True, fork=fork)
+    process = BotProcess(
+        label="probe",
+        command=["python", "bot.py"],
+        folder=folder,
+        limits=Limits(),
+        sandboxed=True,
+        python=True,
+        fork=fork,
+    )
     try:
         process.start()
         deadline = time.monotonic() + 10

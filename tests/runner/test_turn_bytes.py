@@ -34,8 +34,15 @@ def test_encoded_turn_requests_are_the_bytes_protobuf_writes(variant: str) -> No
                 # Clocks of every size, zero included (a zero field is left out).
                 # (Varints of one to six bytes, each side of every length's bounds.)
                 move_ms, bank_ms = rng.choice(
-                    [(0, 0), (1, 300), (1000, 60_000), (2**31, 5), (16_383, 16_384),
-                     (2**21 - 1, 2**21), (-5, 127)]
+                    [
+                        (0, 0),
+                        (1, 300),
+                        (1000, 60_000),
+                        (2**31, 5),
+                        (16_383, 16_384),
+                        (2**21 - 1, 2**21),
+                        (-5, 127),
+                    ]
                 )
                 request_id = rng.choice([0, 1, 127, 128, 16_383, 16_384, 2**21, 2**40])
                 expected = turn_request_message(

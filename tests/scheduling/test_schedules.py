@@ -104,8 +104,7 @@ def test_in_a_whist_tournament_every_pair_partners_once_and_opposes_twice(v: int
             sat_out[r.sitting_out] += 1
         else:
             assert r.sitting_out is None
-        assert set(seated) | ({r.sitting_out} if r.sitting_out else set()) == set(
-            range(1, v + 1))
+        assert set(seated) | ({r.sitting_out} if r.sitting_out else set()) == set(range(1, v + 1))
         for a, b, c, d in r.tables:
             partners.update([frozenset((a, c)), frozenset((b, d))])
             opponents.update(frozenset((x, y)) for x in (a, c) for y in (b, d))
@@ -123,8 +122,9 @@ def test_the_runners_rotations_keep_a_whist_tables_partnerships() -> None:
     table = (7, 3, 9, 5)  # 7 and 9 against 3 and 5
     for rotation in range(4):
         seats = [table[e] for e in seating(rules, 4, rotation)]
-        sides = {frozenset(seats[s] for s in range(4) if rules.side_of(s) == side)
-                 for side in range(2)}
+        sides = {
+            frozenset(seats[s] for s in range(4) if rules.side_of(s) == side) for side in range(2)
+        }
         assert sides == {frozenset((7, 9)), frozenset((3, 5))}
 
 
@@ -204,8 +204,9 @@ def test_the_default_rounds_and_the_limit_on_rounds() -> None:
         check_swiss(6, 0)
 
 
-def perfect_matchings(people: list[int], allowed: set[frozenset[int]]) -> list[list[tuple[int,
-                                                                                          int]]]:
+def perfect_matchings(
+    people: list[int], allowed: set[frozenset[int]]
+) -> list[list[tuple[int, int]]]:
     """Every perfect matching of ``people`` using only ``allowed`` pairs (small fields)."""
     if not people:
         return [[]]
@@ -213,7 +214,7 @@ def perfect_matchings(people: list[int], allowed: set[frozenset[int]]) -> list[l
     out = []
     for i, other in enumerate(rest):
         if frozenset((first, other)) in allowed:
-            for tail in perfect_matchings(rest[:i] + rest[i + 1:], allowed):
+            for tail in perfect_matchings(rest[:i] + rest[i + 1 :], allowed):
                 out.append([(first, other), *tail])
     return out
 
@@ -244,11 +245,16 @@ def play_swiss(n: int, rounds: int, seed: int, check: bool) -> list[SwissRound]:
 def check_round(players: list[SwissPlayer], this: SwissRound) -> None:
     """No rematch while any bye choice allows none; then the closest scores possible."""
     by = {p.entrant: p for p in players}
-    unmet = {frozenset((a.entrant, b.entrant)) for a, b in combinations(players, 2)
-             if not a.times_met(b.entrant)}
+    unmet = {
+        frozenset((a.entrant, b.entrant))
+        for a, b in combinations(players, 2)
+        if not a.times_met(b.entrant)
+    }
     byes = [None] if len(players) % 2 == 0 else [p.entrant for p in players]
-    possible = {bye: perfect_matchings([p.entrant for p in players if p.entrant != bye], unmet)
-                for bye in byes}
+    possible = {
+        bye: perfect_matchings([p.entrant for p in players if p.entrant != bye], unmet)
+        for bye in byes
+    }
     if any(possible.values()):
         assert this.rematches == 0
         assert possible[this.bye], "the bye left a field that cannot avoid a rematch"
@@ -266,8 +272,11 @@ def check_round(players: list[SwissPlayer], this: SwissRound) -> None:
                 assert by[this.bye].byes == fewest
 
 
-@given(st.integers(min_value=2, max_value=9), st.integers(min_value=1, max_value=8),
-       st.integers(0, 10**6))
+@given(
+    st.integers(min_value=2, max_value=9),
+    st.integers(min_value=1, max_value=8),
+    st.integers(0, 10**6),
+)
 @settings(max_examples=60, deadline=None)
 def test_swiss_rounds_avoid_rematches_and_pair_the_closest_scores(
     n: int, rounds: int, seed: int
@@ -295,13 +304,19 @@ def test_swiss_keeps_first_seats_balanced_and_never_repeats_in_fields_of_twelve_
 
 def test_swiss_standings_break_ties_by_buchholz() -> None:
     games = [
-        GameResult((1, 2), 0), GameResult((3, 4), 0),  # round 1: 1 and 3 win
-        GameResult((1, 3), 0), GameResult((2, 4), 1),  # round 2: 1 and 4 win
+        GameResult((1, 2), 0),
+        GameResult((3, 4), 0),  # round 1: 1 and 3 win
+        GameResult((1, 3), 0),
+        GameResult((2, 4), 1),  # round 2: 1 and 4 win
     ]
     table = swiss_standings([1, 2, 3, 4], games)
     # 3 and 4 both scored 1; 3 met the stronger opponents (4 and 1: 3 points, against 1).
     assert [(s.entrant, s.score, s.buchholz) for s in table] == [
-        (1, 2.0, 1.0), (3, 1.0, 3.0), (4, 1.0, 1.0), (2, 0.0, 3.0)]
+        (1, 2.0, 1.0),
+        (3, 1.0, 3.0),
+        (4, 1.0, 1.0),
+        (2, 0.0, 3.0),
+    ]
     assert table[0].sonneborn_berger == 1.0  # beat 2 (0 points) and 3 (1 point)
     with_byes = swiss_standings([1, 2, 3, 4, 5], games, {5: 2}, 0.5)
     five = next(s for s in with_byes if s.entrant == 5)

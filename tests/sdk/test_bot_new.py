@@ -51,15 +51,29 @@ def test_a_new_python_bot_checks_plays_random_and_passes_its_tests(
     out = capsys.readouterr().out
     assert "arena match . random" in out and "arena bot submit ." in out
     assert sorted(p.name for p in folder.iterdir()) == [
-        ".gitignore", "README.md", "bot.py", "bot.toml", "test_bot.py"]
+        ".gitignore",
+        "README.md",
+        "bot.py",
+        "bot.toml",
+        "test_bot.py",
+    ]
     manifest = read_manifest(folder)
     assert (manifest.name, manifest.author, manifest.command) == (
-        "first-bot", "Ada", ("python", "bot.py"))
+        "first-bot",
+        "Ada",
+        ("python", "bot.py"),
+    )
     assert "def choose(self, observation" in (folder / "bot.py").read_text()
 
     assert_clean(plays_random(folder, capsys), "first-bot")
-    tests = subprocess.run([sys.executable, "-m", "unittest", "-v"], cwd=folder,
-                           capture_output=True, text=True, timeout=240, check=False)
+    tests = subprocess.run(
+        [sys.executable, "-m", "unittest", "-v"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert tests.returncode == 0, tests.stderr
     assert "Ran 2 tests" in tests.stderr and "OK" in tests.stderr
 
@@ -74,8 +88,7 @@ def test_a_new_javascript_bot_installs_checks_plays_random_and_fits_the_upload_l
         check_archive,
     )
 
-    require(shutil.which("npm") is not None and shutil.which("node") is not None,
-            "Node.js and npm")
+    require(shutil.which("npm") is not None and shutil.which("node") is not None, "Node.js and npm")
     folder = tmp_path / "js-first"
     assert main(["bot", "new", "js-first", "--lang", "javascript", "--dir", str(folder)]) == 0
     assert "Installed the packages" in capsys.readouterr().out
@@ -86,8 +99,15 @@ def test_a_new_javascript_bot_installs_checks_plays_random_and_fits_the_upload_l
 
     assert_clean(plays_random(folder, capsys), "js-first")
     env = {**os.environ, "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", "")}
-    tests = subprocess.run(["npm", "test"], cwd=folder, env=env, capture_output=True,
-                           text=True, timeout=240, check=False)
+    tests = subprocess.run(
+        ["npm", "test"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert tests.returncode == 0, tests.stdout + tests.stderr
     assert "# pass 4" in tests.stdout and "# fail 0" in tests.stdout
 
@@ -110,7 +130,10 @@ def test_a_new_javascript_bot_installs_checks_plays_random_and_fits_the_upload_l
     ],
 )
 def test_bad_names_and_taken_folders_get_one_line_and_write_nothing(
-    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     taken = tmp_path / "taken"
@@ -132,8 +155,7 @@ def test_an_unknown_language_is_refused_by_the_parser(capsys: pytest.CaptureFixt
 
 
 names = st.from_regex(r"[a-z0-9-]{1,40}", fullmatch=True)
-authors = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp")),
-                  max_size=100)
+authors = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp")), max_size=100)
 
 
 @settings(max_examples=40, deadline=None)

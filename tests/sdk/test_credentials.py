@@ -29,7 +29,10 @@ def test_a_saved_token_is_private_and_found_again_for_its_server(env: dict[str, 
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     found = resolve(env=env)
     assert (found.server, found.token, found.source) == (
-        "https://arena.example.org", "sa_secret", str(path))
+        "https://arena.example.org",
+        "sa_secret",
+        str(path),
+    )
     other = resolve("http://127.0.0.1:9000", env)
     assert (other.server, other.token) == ("http://127.0.0.1:9000", "")  # not that site's token
     assert not list(path.parent.glob(".credentials-*"))  # no scratch file left behind
@@ -42,7 +45,9 @@ def test_the_environment_wins_over_the_file(env: dict[str, str]) -> None:
     assert resolve(env=with_token).source == "ARENA_TOKEN"
     elsewhere = {**env, "ARENA_SERVER": "http://127.0.0.1:8123"}
     assert (resolve(env=elsewhere).server, resolve(env=elsewhere).token) == (
-        "http://127.0.0.1:8123", "")
+        "http://127.0.0.1:8123",
+        "",
+    )
     assert resolve("https://arena.example.org", elsewhere).token == "sa_saved"  # --server wins
 
 

@@ -57,16 +57,18 @@ def test_it_refuses_a_bot_that_is_not_python() -> None:
 
 
 def test_it_refuses_a_script_that_serves_no_bot(tmp_path: Path) -> None:
-    (tmp_path / "bot.toml").write_text('name = "quiet"\nversion = "1"\n'
-                                       'command = ["python", "bot.py"]\n')
+    (tmp_path / "bot.toml").write_text(
+        'name = "quiet"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
+    )
     (tmp_path / "bot.py").write_text("x = 1\n")
     with pytest.raises(ValueError, match=r"did not call arena\.sdk\.serve"):
         load_bot(tmp_path)
 
 
 def test_it_refuses_a_script_that_exits(tmp_path: Path) -> None:
-    (tmp_path / "bot.toml").write_text('name = "exits"\nversion = "1"\n'
-                                       'command = ["python", "bot.py"]\n')
+    (tmp_path / "bot.toml").write_text(
+        'name = "exits"\nversion = "1"\ncommand = ["python", "bot.py"]\n'
+    )
     (tmp_path / "bot.py").write_text("raise SystemExit(3)\n")
     with pytest.raises(ValueError, match=r"exited \(3\)"):
         load_bot(tmp_path)

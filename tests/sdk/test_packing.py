@@ -31,13 +31,22 @@ def archive_files(data: bytes) -> dict[str, bytes]:
 def test_caches_version_control_and_npm_links_stay_out_node_modules_goes_in(
     tmp_path: Path,
 ) -> None:
-    write(tmp_path, {
-        "bot.toml": MANIFEST.encode(), "bot.py": b"print('hi')\n",
-        "lib/policy.py": b"X = 1\n", "lib/__pycache__/policy.cpython-311.pyc": b"\0",
-        "old.pyc": b"\0", ".git/config": b"[core]\n", ".venv/bin/python": b"",
-        ".pytest_cache/v": b"", "notes.txt.swp": b"", "node_modules/pkg/index.js": b"1;\n",
-        "node_modules/pkg/node_modules/.bin/x": b"",
-    })
+    write(
+        tmp_path,
+        {
+            "bot.toml": MANIFEST.encode(),
+            "bot.py": b"print('hi')\n",
+            "lib/policy.py": b"X = 1\n",
+            "lib/__pycache__/policy.cpython-311.pyc": b"\0",
+            "old.pyc": b"\0",
+            ".git/config": b"[core]\n",
+            ".venv/bin/python": b"",
+            ".pytest_cache/v": b"",
+            "notes.txt.swp": b"",
+            "node_modules/pkg/index.js": b"1;\n",
+            "node_modules/pkg/node_modules/.bin/x": b"",
+        },
+    )
     (tmp_path / "node_modules" / ".bin").mkdir()
     (tmp_path / "node_modules" / ".bin" / "tool").symlink_to("../pkg/index.js")
     packed = pack_folder(tmp_path)
@@ -45,8 +54,15 @@ def test_caches_version_control_and_npm_links_stay_out_node_modules_goes_in(
     assert sorted(files) == ["bot.py", "bot.toml", "lib/policy.py", "node_modules/pkg/index.js"]
     assert files["lib/policy.py"] == b"X = 1\n"
     assert set(packed.skipped) == {
-        ".git/", ".pytest_cache/", ".venv/", "lib/__pycache__/", "node_modules/.bin/",
-        "node_modules/pkg/node_modules/.bin/", "notes.txt.swp", "old.pyc"}
+        ".git/",
+        ".pytest_cache/",
+        ".venv/",
+        "lib/__pycache__/",
+        "node_modules/.bin/",
+        "node_modules/pkg/node_modules/.bin/",
+        "notes.txt.swp",
+        "old.pyc",
+    }
     assert packed.files[0][0] == "bot.toml"  # the manifest comes first
     assert packed.manifest.label == "packed@1.0"
     assert check_archive(packed.data).manifest["name"] == "packed"  # the site's own checks
@@ -90,7 +106,8 @@ def test_a_folder_without_a_manifest_is_named_in_the_error(tmp_path: Path) -> No
 
 
 segment = st.text(alphabet="abcdefgh_-.0123", min_size=1, max_size=8).filter(
-    lambda s: s not in {".", ".."})
+    lambda s: s not in {".", ".."}
+)
 paths = st.lists(segment, min_size=1, max_size=3).map("/".join)
 trees = st.dictionaries(paths, st.binary(max_size=200), min_size=1, max_size=12)
 
@@ -107,15 +124,18 @@ def test_what_is_packed_is_every_file_not_skipped_with_its_bytes(
         parts = path.split("/")
         # a name both a file and a folder cannot exist: keep the first one written
         if any("/".join(parts[:k]) in written for k in range(1, len(parts) + 1)) or any(
-                w.startswith(path + "/") for w in written):
+            w.startswith(path + "/") for w in written
+        ):
             continue
         write(folder, {path: data})
         written[path] = data
     expected = {
-        path: data for path, data in written.items()
-        if not is_skipped(path, False) and not any(
-            is_skipped("/".join(path.split("/")[:k]), True)
-            for k in range(1, path.count("/") + 1))
+        path: data
+        for path, data in written.items()
+        if not is_skipped(path, False)
+        and not any(
+            is_skipped("/".join(path.split("/")[:k]), True) for k in range(1, path.count("/") + 1)
+        )
     }
     packed = pack_folder(folder)
     assert archive_files(packed.data) == expected

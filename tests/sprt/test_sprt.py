@@ -67,8 +67,9 @@ def test_the_llr_is_fishtests_llr_logistic(c: list[int], elos: tuple[float, floa
 
 @settings(max_examples=200, deadline=None)
 @given(counts, elo_pairs)
-def test_swapping_the_hypotheses_or_the_bots_mirrors_the_llr(c: list[int],
-                                                             elos: tuple[float, float]) -> None:
+def test_swapping_the_hypotheses_or_the_bots_mirrors_the_llr(
+    c: list[int], elos: tuple[float, float]
+) -> None:
     elo0, elo1 = elos
     assert llr(c, elo1, elo0) == pytest.approx(-llr(c, elo0, elo1), abs=1e-9)
     # OLD's view of the same pairs and hypotheses: counts reversed, Elo negated.
@@ -78,7 +79,8 @@ def test_swapping_the_hypotheses_or_the_bots_mirrors_the_llr(c: list[int],
 @settings(max_examples=300, deadline=None)
 @given(counts, elo_pairs)
 def test_the_llr_leans_to_the_hypothesis_beyond_which_the_score_lies(
-        c: list[int], elos: tuple[float, float]) -> None:
+    c: list[int], elos: tuple[float, float]
+) -> None:
     # The likelihood lost by moving the mean from the measured score grows with the distance:
     # a score beyond elo1's favours H1, one below elo0's favours H0 (whatever the spread).
     regular = [x if x else 1e-3 for x in c]
@@ -101,13 +103,13 @@ def test_enough_double_wins_accept_h1_and_double_losses_h0() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(0.01, 1.0), min_size=5, max_size=5), st.floats(0.02, 0.98))
 def test_the_constrained_mle_is_a_distribution_with_the_asked_score(
-        weights: list[float], score: float) -> None:
+    weights: list[float], score: float
+) -> None:
     probabilities = [w / sum(weights) for w in weights]
     fitted = mle_with_score(probabilities, score)
     assert all(p > 0 for p in fitted)
     assert sum(fitted) == pytest.approx(1.0, abs=1e-9)
-    assert sum(p * a for p, a in zip(fitted, SCORES, strict=True)) == pytest.approx(score,
-                                                                                   abs=1e-9)
+    assert sum(p * a for p, a in zip(fitted, SCORES, strict=True)) == pytest.approx(score, abs=1e-9)
 
 
 @given(st.floats(-800, 800))
@@ -126,19 +128,27 @@ def test_bounds_and_decisions_follow_alpha_and_beta() -> None:
 
 def test_pairs_score_from_the_two_games() -> None:
     assert [pair_outcome(a, b) for a, b in [(0, 0), (0.5, 0), (1, 0), (1, 0.5), (1, 1)]] == [
-        0, 1, 2, 3, 4]
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
     with pytest.raises(SprtError, match=r"0, 0\.5 or 1 each"):
         pair_outcome(0.7, 0)
 
 
-@pytest.mark.parametrize(("items", "message"), [
-    (["elo0=0"], "needs elo1=NUMBER"),
-    (["elo0=0", "elo1=x"], "'x' is not a number"),
-    (["elo0=0", "elo1=10", "gamma=1"], "expected elo0=, elo1=, alpha= or beta="),
-    (["elo0=10", "elo1=0"], "elo0 (10) must be below elo1 (0)"),
-    (["elo0=0", "elo1=10", "alpha=0.7"], "alpha must be between 0 and 0.5"),
-    (["elo0=0", "elo1=10", "elo1=5"], "gives elo1 twice"),
-])
+@pytest.mark.parametrize(
+    ("items", "message"),
+    [
+        (["elo0=0"], "needs elo1=NUMBER"),
+        (["elo0=0", "elo1=x"], "'x' is not a number"),
+        (["elo0=0", "elo1=10", "gamma=1"], "expected elo0=, elo1=, alpha= or beta="),
+        (["elo0=10", "elo1=0"], "elo0 (10) must be below elo1 (0)"),
+        (["elo0=0", "elo1=10", "alpha=0.7"], "alpha must be between 0 and 0.5"),
+        (["elo0=0", "elo1=10", "elo1=5"], "gives elo1 twice"),
+    ],
+)
 def test_bad_parameters_are_refused_with_the_reason(items: list[str], message: str) -> None:
     with pytest.raises(SprtError, match=re.escape(message)):
         Sprt.parse(items)
@@ -178,8 +188,13 @@ def test_simulated_tests_keep_their_error_rates() -> None:
 
 
 def arena_match(*argv: str) -> tuple[int, dict[str, object], str]:
-    done = subprocess.run([sys.executable, "-m", "arena.cli", "match", *argv, "--json"],
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", *argv, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     return done.returncode, json.loads(done.stdout) if done.stdout else {}, done.stderr
 
 
@@ -190,8 +205,9 @@ def test_greedy_passes_an_sprt_against_random(bwrap: str) -> None:
     # process its pairs are 75% double wins, 25% splits, 1% double losses.  At elo1=150 and
     # beta=0.001 100,000 simulated tests of that mix all accepted H1, in 9 pairs (median) and
     # never more than 29 of the 40 allowed.
-    status, report, stderr = arena_match("greedy", "random", "--sprt", "elo0=0", "elo1=150",
-                                         "beta=0.001", "--max-games", "80")
+    status, report, stderr = arena_match(
+        "greedy", "random", "--sprt", "elo0=0", "elo1=150", "beta=0.001", "--max-games", "80"
+    )
     assert status == 0, stderr
     sprt = report["sprt"]
     assert isinstance(sprt, dict) and sprt["result"] == "H1"
@@ -207,8 +223,9 @@ def test_greedy_passes_an_sprt_against_random(bwrap: str) -> None:
 def test_a_bot_against_itself_does_not_pass(bwrap: str) -> None:
     # greedy is deterministic, so each pair's two games are one game seen from both sides:
     # every pair splits, and the test accepts H0 after 6 pairs.
-    status, report, stderr = arena_match("greedy", "greedy", "--sprt", "elo0=0", "elo1=150",
-                                         "--max-games", "40")
+    status, report, stderr = arena_match(
+        "greedy", "greedy", "--sprt", "elo0=0", "elo1=150", "--max-games", "40"
+    )
     sprt = report["sprt"]
     assert isinstance(sprt, dict)
     assert status == 1 and sprt["result"] == "H0", stderr
@@ -216,23 +233,46 @@ def test_a_bot_against_itself_does_not_pass(bwrap: str) -> None:
 
 
 def test_max_games_stops_an_undecided_test_with_status_3(bwrap: str) -> None:
-    status, report, _ = arena_match("random", "random", "--sprt", "elo0=0", "elo1=5",
-                                    "--max-games", "2")
+    status, report, _ = arena_match(
+        "random", "random", "--sprt", "elo0=0", "elo1=5", "--max-games", "2"
+    )
     sprt = report["sprt"]
     assert isinstance(sprt, dict)
     assert status == 3 and sprt["result"] is None and sprt["pairs"] == 1
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["random", "greedy", "--sprt", "elo0=0"], "needs elo1=NUMBER"),
-    (["random", "greedy", "--max-games", "10"], "--max-games goes with --sprt"),
-    (["random", "greedy", "--sprt", "elo0=0", "elo1=5", "--max-games", "1"],
-     "--max-games must be at least 2"),
-    (["random", "greedy", "random", "greedy", "--variant", "scopone", "--sprt", "elo0=0",
-      "elo1=5"], "--sprt compares two bots"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["random", "greedy", "--sprt", "elo0=0"], "needs elo1=NUMBER"),
+        (["random", "greedy", "--max-games", "10"], "--max-games goes with --sprt"),
+        (
+            ["random", "greedy", "--sprt", "elo0=0", "elo1=5", "--max-games", "1"],
+            "--max-games must be at least 2",
+        ),
+        (
+            [
+                "random",
+                "greedy",
+                "random",
+                "greedy",
+                "--variant",
+                "scopone",
+                "--sprt",
+                "elo0=0",
+                "elo1=5",
+            ],
+            "--sprt compares two bots",
+        ),
+    ],
+)
 def test_bad_sprt_requests_get_one_line_and_status_2(argv: list[str], message: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "arena.cli", "match", *argv],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "match", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert message in done.stderr and done.stderr.count("\n") == 1

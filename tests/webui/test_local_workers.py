@@ -48,16 +48,21 @@ def test_waiting_for_a_running_process_gives_up_without_reaping() -> None:
 
 @pytest.mark.slow
 def test_stopping_a_worker_ends_its_pool_children_too(tmp_path: Path) -> None:
-    env = {"ARENA_DATA_DIR": str(tmp_path / "data"), "ARENA_BROKER_URL": "",
-           "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    env = {
+        "ARENA_DATA_DIR": str(tmp_path / "data"),
+        "ARENA_BROKER_URL": "",
+        "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    }
     logs = tmp_path / "logs"
     pool = LocalWorkers(1, concurrency=2, env=env, log_dir=logs).start()
     leader = pool.processes[0].pid
     try:
         deadline = time.monotonic() + 60
         while len(group_members(leader)) < 3:  # the worker and its two pool processes
-            assert pool.processes[0].returncode is None and exited_unreaped(
-                pool.processes[0], 0) is False, [p.read_text() for p in logs.glob("*")]
+            assert (
+                pool.processes[0].returncode is None
+                and exited_unreaped(pool.processes[0], 0) is False
+            ), [p.read_text() for p in logs.glob("*")]
             assert time.monotonic() < deadline, "the worker's pool never started"
             time.sleep(0.1)
     finally:
@@ -89,8 +94,9 @@ def test_a_subreaper_adopts_and_ends_what_its_children_orphan() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", ADOPTER], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", ADOPTER], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "0"]  # the orphan was adopted, killed and reaped
 
@@ -118,18 +124,21 @@ def test_an_adopting_process_reaps_orphans_that_end_and_leaves_its_own_children(
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", REAPER], capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", REAPER], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     # One orphan reaped; the kept child's exit status was still its own Popen's (SIGTERM).
     assert done.stdout.split() == ["1", "[]", "-15"], done.stdout
 
 
 @pytest.mark.slow
-def test_a_worker_that_exits_on_its_own_is_replaced_until_the_pool_stops(
-        tmp_path: Path) -> None:
-    env = {"ARENA_DATA_DIR": str(tmp_path / "data"), "ARENA_BROKER_URL": "",
-           "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+def test_a_worker_that_exits_on_its_own_is_replaced_until_the_pool_stops(tmp_path: Path) -> None:
+    env = {
+        "ARENA_DATA_DIR": str(tmp_path / "data"),
+        "ARENA_BROKER_URL": "",
+        "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    }
     pool = LocalWorkers(1, concurrency=2, env=env, log_dir=tmp_path / "logs").start()
     reports: list[str] = []
     keep_running([pool], reports.append)

@@ -23,10 +23,15 @@ def require_postgres() -> None:
         pytest.skip("the worker tests run on PostgreSQL; ARENA_DATABASE_URL points elsewhere")
 
 
-
 @pytest.fixture
-def live(transactional_db: Any, postgres_available: bool, redis_url: str, tmp_path: Path,
-         settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
+def live(
+    transactional_db: Any,
+    postgres_available: bool,
+    redis_url: str,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Live]:
     """Workers on the machine's Redis (keys under this run's prefix, a queue of their own)."""
     require_postgres()
     with live_workers(redis_url, tmp_path, settings, monkeypatch, lease_s=LEASE_S) as state:
@@ -34,12 +39,16 @@ def live(transactional_db: Any, postgres_available: bool, redis_url: str, tmp_pa
 
 
 @pytest.fixture
-def live_private(transactional_db: Any, postgres_available: bool, private_redis: Any,
-                 tmp_path: Path, settings: Any,
-                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
+def live_private(
+    transactional_db: Any,
+    postgres_available: bool,
+    private_redis: Any,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Live]:
     """Workers on a private redis-server (``live_private.redis``), which the test may restart."""
     require_postgres()
-    with live_workers(private_redis.url, tmp_path, settings, monkeypatch,
-                      lease_s=LEASE_S) as state:
+    with live_workers(private_redis.url, tmp_path, settings, monkeypatch, lease_s=LEASE_S) as state:
         state.redis = private_redis
         yield state

@@ -47,8 +47,11 @@ def stored_version(owner: Any, name: str, validate: bool = False) -> Any:
     bot = versions.create_bot(owner, name)
     versions.store_archive(sha256, "zip", data)
     version, _ = versions.register_version(
-        bot, sha256=sha256, manifest={"name": name, "variants": ["*"]},
-        source_dir=f"bots/{sha256}", validate=validate,
+        bot,
+        sha256=sha256,
+        manifest={"name": name, "variants": ["*"]},
+        source_dir=f"bots/{sha256}",
+        validate=validate,
     )
     return version
 
@@ -90,9 +93,13 @@ def test_a_match_of_an_upload_plays_on_a_host_that_never_saw_it(
 
     version = stored_version(owner, "uploaded")
     season = seasons.create_season(
-        name="elsewhere", variant=variants.get_variant("scopa", {"target": 1}),
+        name="elsewhere",
+        variant=variants.get_variant("scopa", {"target": 1}),
         entrants=[version, versions.register_folder_bot(owner, SAMPLES / "random")],
-        games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=3,
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=5000,
+        seed=3,
     )
     seasons.start_season(season)
     match = Match.objects.get(season=season)
@@ -123,9 +130,9 @@ def test_a_damaged_or_missing_archive_fails_validation_with_its_reason_and_nothi
     assert version.status == BotVersion.Status.FAILED
     expected = {
         "damaged": f"broken@1: archive {version.sha256[:12]} in the database is damaged "
-                   "(its bytes hash to ",
+        "(its bytes hash to ",
         "missing": f"broken@1: no folder {other_host / 'bots' / version.sha256} on this host "
-                   f"and no archive {version.sha256[:12]} in the database",
+        f"and no archive {version.sha256[:12]} in the database",
     }[trouble]
     assert version.status_reason.startswith(expected), version.status_reason
     assert "\n" not in version.status_reason
@@ -143,9 +150,13 @@ def test_a_match_whose_archive_is_damaged_is_void_with_the_reason(
     version = stored_version(owner, "broken")
     damage(version)
     season = seasons.create_season(
-        name="damaged", variant=variants.get_variant("scopa", {"target": 1}),
+        name="damaged",
+        variant=variants.get_variant("scopa", {"target": 1}),
         entrants=[version, versions.register_folder_bot(owner, SAMPLES / "random")],
-        games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=3,
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=5000,
+        seed=3,
     )
     seasons.start_season(season)
     match = Match.objects.get(season=season)
@@ -199,28 +210,30 @@ def test_a_sample_bot_registered_from_another_checkout_is_this_checkouts_sample(
     from webui.league.bot_files import BotFilesError, bot_ref_text
 
     elsewhere = tmp_path / "other-checkout" / "sample_bots"
-    shutil.copytree(SAMPLES / "random", elsewhere / "random",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        SAMPLES / "random", elsewhere / "random", ignore=shutil.ignore_patterns("__pycache__")
+    )
     version = versions.register_folder_bot(owner, elsewhere / "random")
     shutil.rmtree(elsewhere / "random")
     ref = BotRef.parse(bot_ref_text(version))
     assert ref.folder == (SAMPLES / "random").resolve() and ref.trusted
 
     # A folder of the same name with other content is not the sample.
-    shutil.copytree(SAMPLES / "greedy", elsewhere / "greedy",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        SAMPLES / "greedy", elsewhere / "greedy", ignore=shutil.ignore_patterns("__pycache__")
+    )
     (elsewhere / "greedy" / "bot.toml").write_text(
-        (elsewhere / "greedy" / "bot.toml").read_text().replace('name = "greedy"',
-                                                                 'name = "greedy-fork"'))
+        (elsewhere / "greedy" / "bot.toml")
+        .read_text()
+        .replace('name = "greedy"', 'name = "greedy-fork"')
+    )
     fork = versions.register_folder_bot(owner, elsewhere / "greedy")
     shutil.rmtree(elsewhere / "greedy")
     with pytest.raises(BotFilesError, match="no archive"):
         bot_ref_text(fork)
 
 
-def test_load_archives_stores_the_files_of_older_uploads_once(
-    owner: Any, other_host: Path
-) -> None:
+def test_load_archives_stores_the_files_of_older_uploads_once(owner: Any, other_host: Path) -> None:
     import hashlib
     import io
 
@@ -237,13 +250,19 @@ def test_load_archives_stores_the_files_of_older_uploads_once(
         sha256 = hashlib.sha256(data).hexdigest()
         (archives / f"{sha256}.zip").write_bytes(data)
         version, _ = versions.register_version(
-            versions.create_bot(owner, name), sha256=sha256, manifest={"name": name},
-            source_dir=f"bots/{sha256}", archive_path=str(archives / f"{sha256}.zip"),
+            versions.create_bot(owner, name),
+            sha256=sha256,
+            manifest={"name": name},
+            source_dir=f"bots/{sha256}",
+            archive_path=str(archives / f"{sha256}.zip"),
         )
         legacy.append(version)
     lost, _ = versions.register_version(
-        versions.create_bot(owner, "lost"), sha256="f" * 64, manifest={"name": "lost"},
-        source_dir="bots/" + "f" * 64, archive_path=str(archives / ("f" * 64 + ".zip")),
+        versions.create_bot(owner, "lost"),
+        sha256="f" * 64,
+        manifest={"name": "lost"},
+        source_dir="bots/" + "f" * 64,
+        archive_path=str(archives / ("f" * 64 + ".zip")),
     )
     versions.register_folder_bot(owner, SAMPLES / "random")  # a sample: no archive to load
 
@@ -252,7 +271,8 @@ def test_load_archives_stores_the_files_of_older_uploads_once(
         call_command("load_archives", stdout=out, stderr=err)
     assert out.getvalue().splitlines() == [
         "loaded 2 archive(s) into the database; 0 version(s) had theirs there already",
-        "  loaded old-one@1", "  loaded old-two@1",
+        "  loaded old-one@1",
+        "  loaded old-two@1",
     ]
     assert err.getvalue().strip() == f"missing lost@1: no file {archives / ('f' * 64 + '.zip')}"
     stored = {a.sha256: bytes(a.data) for a in BotArchive.objects.all()}

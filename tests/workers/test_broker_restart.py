@@ -37,22 +37,28 @@ def slow_season(matches_at_once: int) -> Any:
     if matches_at_once == 2:
         owner = User.objects.get(username="arena")
         copy, _ = versions.register_version(
-            versions.create_bot(owner, "ismcts-copy"), sha256="c" * 64,
+            versions.create_bot(owner, "ismcts-copy"),
+            sha256="c" * 64,
             manifest={"name": "ismcts-copy", "version": "1", "command": ["python", "bot.py"]},
-            source_dir=str(SAMPLES / "ismcts"), validate=False,
+            source_dir=str(SAMPLES / "ismcts"),
+            validate=False,
         )
         entrants += [copy, *register(["random"])]
     return seasons.create_season(
-        name="under way", variant=variants.get_variant("scopa", SHORT), entrants=entrants,
-        games_per_pairing=4, move_time_ms=1000, bank_ms=10_000, seed=11,
+        name="under way",
+        variant=variants.get_variant("scopa", SHORT),
+        entrants=entrants,
+        games_per_pairing=4,
+        move_time_ms=1000,
+        bank_ms=10_000,
+        seed=11,
     )
 
 
-@pytest.mark.parametrize("busy", [1, 2], ids=["one-match-and-a-free-process",
-                                             "two-matches-at-once"])
-def test_a_busy_worker_survives_a_redis_restart_and_serves_on(
-    live_private: Any, busy: int
-) -> None:
+@pytest.mark.parametrize(
+    "busy", [1, 2], ids=["one-match-and-a-free-process", "two-matches-at-once"]
+)
+def test_a_busy_worker_survives_a_redis_restart_and_serves_on(live_private: Any, busy: int) -> None:
     from webui.league import seasons
     from webui.league.models import Match
 
@@ -61,15 +67,22 @@ def test_a_busy_worker_survives_a_redis_restart_and_serves_on(
     seasons.start_season(season)
     pool = live.workers(1, concurrency=2)
     worker = pool.processes[0]
-    wait_for(lambda: Match.objects.filter(season=season, status="running").count() == busy,
-             90, f"{busy} match(es) under way")
-    running = list(Match.objects.filter(season=season, status="running").values_list(
-        "pk", flat=True))
+    wait_for(
+        lambda: Match.objects.filter(season=season, status="running").count() == busy,
+        90,
+        f"{busy} match(es) under way",
+    )
+    running = list(
+        Match.objects.filter(season=season, status="running").values_list("pk", flat=True)
+    )
 
     live.redis.restart()
 
-    wait_for(lambda: Match.objects.filter(pk__in=running, status="done").count() == busy, 180,
-             "the matches under way to be recorded")
+    wait_for(
+        lambda: Match.objects.filter(pk__in=running, status="done").count() == busy,
+        180,
+        "the matches under way to be recorded",
+    )
     assert worker.poll() is None, live.logs()
     # Recorded once, by the claim that was playing when Redis went away.
     assert [m.attempts for m in Match.objects.filter(pk__in=running)] == [1] * busy

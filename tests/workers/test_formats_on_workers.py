@@ -40,32 +40,41 @@ def copies(tmp_path: Path, name: str, count: int) -> list[Any]:
     versions = register([name])
     for k in range(1, count):
         folder = tmp_path / f"{name}-{k}"
-        shutil.copytree(SAMPLES / name, folder, ignore=shutil.ignore_patterns(
-            "__pycache__", "node_modules"))
+        shutil.copytree(
+            SAMPLES / name, folder, ignore=shutil.ignore_patterns("__pycache__", "node_modules")
+        )
         (folder / "copy.txt").write_text(f"copy {k}\n")  # another version of the same bot
         versions.append(register_folder_bot(owner, folder))
     return versions
 
 
 def test_a_swiss_season_survives_a_worker_killed_mid_round_and_counts_every_game_once(
-    live: Any, tmp_path: Path,
+    live: Any,
+    tmp_path: Path,
 ) -> None:
     from webui.league import seasons, variants
     from webui.league.models import Game, Match
 
     versions = register(["ismcts", "greedy", "js-random"]) + copies(tmp_path, "random", 3)
     season = seasons.create_season(
-        name="swiss on workers", variant=variants.get_variant("scopa", {"target": 1}),
-        entrants=versions, format="swiss", swiss_rounds=3, games_per_pairing=2,
-        move_time_ms=1000, bank_ms=10_000, seed=21,
+        name="swiss on workers",
+        variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=versions,
+        format="swiss",
+        swiss_rounds=3,
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=10_000,
+        seed=21,
     )
     assert seasons.planned_matches(season) == 9
     seasons.start_season(season)
     first = live.workers(1)
     searcher = Match.objects.filter(season=season, seats__version=versions[0]).get()
 
-    wait_for(lambda: Match.objects.get(pk=searcher.pk).status == "running", 120,
-             "the search bot's match")
+    wait_for(
+        lambda: Match.objects.get(pk=searcher.pk).status == "running", 120, "the search bot's match"
+    )
     time.sleep(1.0)  # in the middle of its games
     first.kill(first.processes[0], signal.SIGKILL)
     victim = Match.objects.get(pk=searcher.pk)
@@ -87,10 +96,14 @@ def test_a_swiss_season_survives_a_worker_killed_mid_round_and_counts_every_game
     games = list(Game.objects.filter(match__season=season).select_related("match__round"))
     for r in rounds[1:]:
         for version in versions:
-            before = [g for g in games if g.match.round.number < r.number
-                      and version.pk in g.players]
-            won = sum(1 for g in before if g.winner_side is not None
-                      and g.players[g.winner_side] == version.pk)
+            before = [
+                g for g in games if g.match.round.number < r.number and version.pk in g.players
+            ]
+            won = sum(
+                1
+                for g in before
+                if g.winner_side is not None and g.players[g.winner_side] == version.pk
+            )
             drawn = sum(1 for g in before if g.winner_side is None)
             assert r.plan["scores"][str(version.pk)] == won + drawn / 2
     for game in games:
@@ -103,7 +116,8 @@ def test_a_swiss_season_survives_a_worker_killed_mid_round_and_counts_every_game
 
 
 def test_a_three_player_season_seats_everyone_everywhere_and_ranks_the_greedy_bots_first(
-    live: Any, tmp_path: Path,
+    live: Any,
+    tmp_path: Path,
 ) -> None:
     from webui.league import seasons, variants
     from webui.league.models import Game, Rating
@@ -112,8 +126,13 @@ def test_a_three_player_season_seats_everyone_everywhere_and_ranks_the_greedy_bo
     randoms = copies(tmp_path, "random", 3)
     entrants = [greedy[0], randoms[0], greedy[1], randoms[1], greedy[2], randoms[2]]
     season = seasons.create_season(
-        name="three on workers", variant=variants.get_variant("scopa-3", {"target": 6}),
-        entrants=entrants, games_per_pairing=3, move_time_ms=1000, bank_ms=10_000, seed=8,
+        name="three on workers",
+        variant=variants.get_variant("scopa-3", {"target": 6}),
+        entrants=entrants,
+        games_per_pairing=3,
+        move_time_ms=1000,
+        bank_ms=10_000,
+        seed=8,
     )
     assert seasons.planned_matches(season) == 20
     live.workers(2)

@@ -52,9 +52,14 @@ def can_make_hosts() -> bool:
         postgres_bin()
     except Exception:
         return False
-    return os.geteuid() == 0 and all(
-        shutil.which(p) for p in ("ip", "nsenter", "unshare", "setpriv", "redis-server", "bwrap")
-    ) and Path("/run").is_dir()
+    return (
+        os.geteuid() == 0
+        and all(
+            shutil.which(p)
+            for p in ("ip", "nsenter", "unshare", "setpriv", "redis-server", "bwrap")
+        )
+        and Path("/run").is_dir()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -84,15 +89,19 @@ def assert_counted_once(dep: Any) -> None:
         assert dep.game_indexes(match["id"]) == list(range(match["games_planned"])), match
 
     def unrated() -> int:
-        return int(dep.services.query(
-            "SELECT count(*) FROM league_game g JOIN league_match m ON g.match_id = m.id "
-            "WHERE g.void = '' AND m.rated AND g.rating_seq IS NULL")[0][0])
+        return int(
+            dep.services.query(
+                "SELECT count(*) FROM league_game g JOIN league_match m ON g.match_id = m.id "
+                "WHERE g.void = '' AND m.rated AND g.rating_seq IS NULL"
+            )[0][0]
+        )
 
     wait_until(lambda: unrated() == 0, 60, "the ratings", dep.logs, every_s=0.5)
     rows = dep.services.query(
         "SELECT v.id, (SELECT coalesce(sum(r.games), 0) FROM league_rating r "
         "WHERE r.variant_id = v.id), (SELECT count(*) FROM league_game g "
-        "WHERE g.variant_id = v.id AND g.rating_seq IS NOT NULL) FROM league_variant v")
+        "WHERE g.variant_id = v.id AND g.rating_seq IS NOT NULL) FROM league_variant v"
+    )
     for variant, rated_entries, rated_games in rows:
         assert rated_entries == 2 * rated_games, (variant, rated_entries, rated_games)
 
@@ -212,8 +221,9 @@ def test_what_a_run_that_died_left_is_removed_by_the_next_lab() -> None:
     folder.mkdir()
     subprocess.run(["ip", "netns", "add", f"{name}-w1"], check=True)
     try:
-        orphan = subprocess.Popen(["nsenter", f"--net=/run/netns/{name}-w1", "--",
-                                   "sleep", "600"], start_new_session=True)
+        orphan = subprocess.Popen(
+            ["nsenter", f"--net=/run/netns/{name}-w1", "--", "sleep", "600"], start_new_session=True
+        )
         assert in_netns(f"{name}-w1", orphan.pid)
         assert sweep_stale_labs(older_than_s=0) >= 2
         assert orphan.wait(timeout=10) != 0

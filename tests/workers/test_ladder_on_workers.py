@@ -17,8 +17,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 LADDER = "scopa:target=1"  # about one deal a game: seconds per match
 
 
-def wait_for(predicate: Any, timeout_s: float, what: str, live: Any,
-             every: Any = None) -> None:
+def wait_for(predicate: Any, timeout_s: float, what: str, live: Any, every: Any = None) -> None:
     deadline = time.monotonic() + timeout_s
     while not predicate():
         if time.monotonic() > deadline:
@@ -39,8 +38,10 @@ def on_ladder(live: Any, settings: Any, names: list[str]) -> list[Any]:
     settings.ARENA_LADDER_VARIANTS = [LADDER]
     live.env["ARENA_LADDER_VARIANTS"] = LADDER
     # Each its own owner: the ladder never pairs two bots of one owner.
-    versions = [register_folder_bot(User.objects.get_or_create(username=name)[0],
-                                    SAMPLES / name) for name in names]
+    versions = [
+        register_folder_bot(User.objects.get_or_create(username=name)[0], SAMPLES / name)
+        for name in names
+    ]
     for version in versions:
         ladder.enter_version(version)
     return versions
@@ -53,7 +54,8 @@ def sweep() -> None:
 
 
 def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_scheduler_task(
-    live: Any, settings: Any,
+    live: Any,
+    settings: Any,
 ) -> None:
     from django.contrib.auth.models import User
     from worker_helpers import playable_zip
@@ -67,8 +69,12 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
     author = User.objects.create_user("author")
     version, _ = add_version(versions.create_bot(author, "newcomer"), playable_zip("newcomer"))
     live.workers(1, concurrency=2)
-    wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "validating", 90,
-             "the validation", live)
+    wait_for(
+        lambda: BotVersion.objects.get(pk=version.pk).status != "validating",
+        90,
+        "the validation",
+        live,
+    )
     version.refresh_from_db()
     assert version.status == "ready", version.status_reason
     assert LadderEntry.objects.get(bot=version.bot).version_id == version.pk
@@ -100,7 +106,8 @@ def test_an_uploaded_bot_is_validated_enters_the_ladder_and_is_rated_by_the_sche
 
 
 def test_a_worker_killed_during_a_ladder_match_has_it_played_again_and_rated_once(
-    live: Any, settings: Any,
+    live: Any,
+    settings: Any,
 ) -> None:
     from webui.league import ladder
     from webui.league.models import Game, Match, Rating, RatingHistory
@@ -116,8 +123,13 @@ def test_a_worker_killed_during_a_ladder_match_has_it_played_again_and_rated_onc
     assert victim.status == "running" and victim.attempts == 1
     assert not Game.objects.filter(match_id=match_id).exists()
     live.workers(1)
-    wait_for(lambda: Match.objects.get(pk=match_id).status == "done", 150,
-             "the match played again", live, sweep)
+    wait_for(
+        lambda: Match.objects.get(pk=match_id).status == "done",
+        150,
+        "the match played again",
+        live,
+        sweep,
+    )
     match = Match.objects.get(pk=match_id)
     assert match.attempts == 2 and match.claimed_by != victim.claimed_by
     assert sorted(Game.objects.filter(match=match).values_list("index", flat=True)) == [0, 1]
@@ -139,8 +151,12 @@ def test_the_demo_loop_keeps_the_ladder_playing(live: Any, settings: Any) -> Non
     live.workers(1)
     loop = ladder.LadderLoop(interval_s=1.0).start()
     try:
-        wait_for(lambda: Match.objects.filter(kind="ladder", status="done").count() >= 2, 120,
-                 "two ladder matches played", live)
+        wait_for(
+            lambda: Match.objects.filter(kind="ladder", status="done").count() >= 2,
+            120,
+            "two ladder matches played",
+            live,
+        )
     finally:
         loop.stop()
     assert not loop.thread.is_alive()

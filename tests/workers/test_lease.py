@@ -23,8 +23,13 @@ LEASE_S = 2.0
 
 
 @pytest.fixture
-def long_match(transactional_db: Any, postgres_available: bool, settings: Any,
-               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def long_match(
+    transactional_db: Any,
+    postgres_available: bool,
+    settings: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Any:
     """A long match (ISMCTS against greedy, games to 11), its seats' folders in a folder of
     the test's own."""
     from django.contrib.auth.models import User
@@ -38,9 +43,13 @@ def long_match(transactional_db: Any, postgres_available: bool, settings: Any,
     settings.ARENA_MATCH_LEASE_S = LEASE_S
     owner = User.objects.create_user("owner")
     season = seasons.create_season(
-        name="long", variant=variants.get_variant("scopa", {"target": 11}),
+        name="long",
+        variant=variants.get_variant("scopa", {"target": 11}),
         entrants=[versions.register_folder_bot(owner, SAMPLES / n) for n in ("ismcts", "greedy")],
-        games_per_pairing=2, move_time_ms=2000, bank_ms=60_000, seed=3,
+        games_per_pairing=2,
+        move_time_ms=2000,
+        bank_ms=60_000,
+        seed=3,
     )
     seasons.start_season(season)
     seats = tmp_path / "seats"
@@ -100,7 +109,8 @@ def test_a_worker_whose_match_is_taken_over_stops_it_and_its_seats_at_once(
         wait_for(lambda: seat_folders(seats), 60, "the bots to be seated")
         # The lease ran out (this worker paused, say) and another host claimed the match.
         Match.objects.filter(pk=match.pk).update(
-            lease_until=timezone.now() - timezone.timedelta(seconds=1))
+            lease_until=timezone.now() - timezone.timedelta(seconds=1)
+        )
         assert matches.claim_match(match.pk, "other-host:1") is not None
 
     with beside(take_over):
@@ -133,8 +143,9 @@ def test_a_worker_cut_off_from_its_database_stops_its_match_once_its_lease_has_r
         """Locks the match's row: every renewal waits, as on a host whose database went
         silent."""
         wait_for(lambda: seat_folders(seats), 60, "the bots to be seated")
-        with psycopg.connect(**{k: v for k, v in params.items() if k != "cursor_factory"},
-                             autocommit=False) as locker:
+        with psycopg.connect(
+            **{k: v for k, v in params.items() if k != "cursor_factory"}, autocommit=False
+        ) as locker:
             locker.execute("SELECT id FROM league_match WHERE id = %s FOR UPDATE", [match.pk])
             holding.set()
             release.wait(60)

@@ -35,8 +35,13 @@ serve(Slow())
 
 
 def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
-    transactional_db: Any, postgres_available: bool, bwrap: str, tmp_path: Path,
-    settings: Any, monkeypatch: pytest.MonkeyPatch, client: Any,
+    transactional_db: Any,
+    postgres_available: bool,
+    bwrap: str,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    client: Any,
 ) -> None:
     from django.conf import settings as django_settings
     from django.contrib.auth.models import User
@@ -68,15 +73,24 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
     }
     bot = tmp_path / "slowpoke"
     bot.mkdir()
-    (bot / "bot.toml").write_text('name = "slowpoke"\nversion = "1.0.0"\nauthor = "Tester"\n'
-                                  'command = ["python", "bot.py"]\nvariants = ["*"]\n')
+    (bot / "bot.toml").write_text(
+        'name = "slowpoke"\nversion = "1.0.0"\nauthor = "Tester"\n'
+        'command = ["python", "bot.py"]\nvariants = ["*"]\n'
+    )
     (bot / "bot.py").write_text(SLOW_BOT)
     owner = User.objects.create_user("owner")
-    versions = [register_folder_bot(owner, bot),
-                register_folder_bot(owner, ROOT / "sample_bots" / "random")]
+    versions = [
+        register_folder_bot(owner, bot),
+        register_folder_bot(owner, ROOT / "sample_bots" / "random"),
+    ]
     season = seasons.create_season(
-        name="Demo live", variant=variants.get_variant("scopa", {"target": 1}),
-        entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=20_000)
+        name="Demo live",
+        variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=versions,
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=20_000,
+    )
     pool = LocalWorkers(1, env=env, log_dir=tmp_path / "logs").start()
     try:
         seasons.start_season(season)
@@ -97,15 +111,27 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
         pool.stop()
         app.close()
     moves = seen[-1]["current"]["moves"]
-    assert moves and all(m["text"].split(" plays ")[0] in {"slowpoke@1", "random@1"}
-                         for m in moves)
-    assert seen[-1]["current"]["players"] in (["slowpoke@1", "random@1"],
-                                              ["random@1", "slowpoke@1"])
+    assert moves and all(m["text"].split(" plays ")[0] in {"slowpoke@1", "random@1"} for m in moves)
+    assert seen[-1]["current"]["players"] in (
+        ["slowpoke@1", "random@1"],
+        ["random@1", "slowpoke@1"],
+    )
     # Moves were read while the match was being played, and they moved on between reads.
-    assert len({(d["current"]["game"], d["current"]["deal"], len(d["current"]["moves"]),
-                 d["current"]["moves"][-1]["text"]) for d in seen}) > 1
-    assert all(d["status"] == "running" and d["games_done"] <= d["current"]["game"]
-               for d in seen)
+    assert (
+        len(
+            {
+                (
+                    d["current"]["game"],
+                    d["current"]["deal"],
+                    len(d["current"]["moves"]),
+                    d["current"]["moves"][-1]["text"],
+                )
+                for d in seen
+            }
+        )
+        > 1
+    )
+    assert all(d["status"] == "running" and d["games_done"] <= d["current"]["game"] for d in seen)
 
 
 def test_the_publisher_writes_at_its_pace_not_the_runners(db: Any) -> None:
@@ -116,10 +142,17 @@ def test_the_publisher_writes_at_its_pace_not_the_runners(db: Any) -> None:
     with publisher:
         assert read_state(987654)["played"] == 0  # written once on entry
         for n in range(100):
-            publisher.on_move(LiveMove(game=n // 60, deal=0, move=n % 60,
-                                       record={"seat": n % 2, "card": "7d", "capture": []},
-                                       players=["a@1.0", "b@2.0"], totals=[0, 0],
-                                       seats=[n % 2, 1 - n % 2]))
+            publisher.on_move(
+                LiveMove(
+                    game=n // 60,
+                    deal=0,
+                    move=n % 60,
+                    record={"seat": n % 2, "card": "7d", "capture": []},
+                    players=["a@1.0", "b@2.0"],
+                    totals=[0, 0],
+                    seats=[n % 2, 1 - n % 2],
+                )
+            )
         assert read_state(987654)["played"] == 0  # the runner's calls only touched memory
     state = read_state(987654)
     assert publisher.writes == 2

@@ -13,7 +13,8 @@ pytestmark = [pytest.mark.services, pytest.mark.slow]
 
 
 def test_every_read_after_a_worker_recorded_a_result_shows_it(
-        live: Any, settings: Any, client: Any, reads_on_redis: None) -> None:
+    live: Any, settings: Any, client: Any, reads_on_redis: None
+) -> None:
     from webui.league import ladder, queue
     from webui.league.models import Game, HeadToHead, Match, Rating
 
@@ -31,13 +32,11 @@ def test_every_read_after_a_worker_recorded_a_result_shows_it(
     seen = 0
     for _ in range(3):
         # Wait for one more result recorded and rated by the workers...
-        wait_for(lambda seen=seen: rated_games() > seen, 120, "a rated ladder result", live,
-                 beat)
+        wait_for(lambda seen=seen: rated_games() > seen, 120, "a rated ladder result", live, beat)
         seen = rated_games()
         stored = {r.key: r.games for r in Rating.objects.filter(variant=variant)}
         recorded = sum(h.games for h in HeadToHead.objects.filter(bot__name="greedy"))
-        done = set(Match.objects.filter(kind="ladder", status="done").values_list("pk",
-                                                                               flat=True))
+        done = set(Match.objects.filter(kind="ladder", status="done").values_list("pk", flat=True))
         # ...then every answer shows at least what was in the database before it was asked.
         board = client.get(f"/api/ladder/{variant.slug}").json()["ratings"]
         assert all(r["games"] >= stored.get(r["key"], 0) for r in board)

@@ -15,8 +15,10 @@ import pytest
 pytestmark = pytest.mark.django_db
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
-REFUSED = ("refused to run {label} without the sandbox (ARENA_SANDBOX=0 on this worker): only "
-           "the sample bots run unsandboxed unless ARENA_UNSAFE_RUN_UPLOADS_UNSANDBOXED=1")
+REFUSED = (
+    "refused to run {label} without the sandbox (ARENA_SANDBOX=0 on this worker): only "
+    "the sample bots run unsandboxed unless ARENA_UNSAFE_RUN_UPLOADS_UNSANDBOXED=1"
+)
 
 MARKING_BOT = """import pathlib
 pathlib.Path({marker!r}).write_text("this bot's code ran")
@@ -36,8 +38,10 @@ def marking_zip(name: str, marker: Path) -> bytes:
     """A playable bot that leaves ``marker`` behind as soon as its code runs."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("bot.toml", f'name = "{name}"\nversion = "1.0.0"\nauthor = "t"\n'
-                                     'command = ["python", "bot.py"]\n')
+        archive.writestr(
+            "bot.toml",
+            f'name = "{name}"\nversion = "1.0.0"\nauthor = "t"\ncommand = ["python", "bot.py"]\n',
+        )
         archive.writestr("bot.py", MARKING_BOT.format(marker=str(marker)))
     return buffer.getvalue()
 
@@ -64,7 +68,9 @@ def uploaded(owner: Any, name: str, marker: Path) -> Any:
 
 
 def test_an_uploaded_bot_fails_validation_without_the_sandbox_and_never_runs(
-    owner: Any, no_sandbox: None, tmp_path: Path,
+    owner: Any,
+    no_sandbox: None,
+    tmp_path: Path,
 ) -> None:
     from webui.league.models import BotVersion
     from workers import tasks
@@ -80,7 +86,10 @@ def test_an_uploaded_bot_fails_validation_without_the_sandbox_and_never_runs(
 
 
 def test_the_operator_can_opt_in_to_run_uploads_unsandboxed(
-    owner: Any, no_sandbox: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    owner: Any,
+    no_sandbox: None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from webui.league.models import BotVersion
     from workers import tasks
@@ -99,15 +108,22 @@ def season_of(owner: Any, versions: list[Any]) -> Any:
     from webui.league.models import Match
 
     season = seasons.create_season(
-        name="unsandboxed", variant=variants.get_variant("scopa", {"target": 1}),
-        entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=5,
+        name="unsandboxed",
+        variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=versions,
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=5000,
+        seed=5,
     )
     seasons.start_season(season)
     return Match.objects.get(season=season)
 
 
 def test_a_match_with_an_uploaded_bot_is_void_without_the_sandbox_and_never_runs_it(
-    owner: Any, no_sandbox: None, tmp_path: Path,
+    owner: Any,
+    no_sandbox: None,
+    tmp_path: Path,
 ) -> None:
     from webui.league import versions
     from webui.league.models import BotVersion, Game
@@ -132,8 +148,10 @@ def test_sample_bots_still_play_without_the_sandbox(owner: Any, no_sandbox: None
     from webui.league.models import Game
     from workers import tasks
 
-    match = season_of(owner, [versions.register_folder_bot(owner, SAMPLES / name)
-                              for name in ("random", "greedy")])
+    match = season_of(
+        owner,
+        [versions.register_folder_bot(owner, SAMPLES / name) for name in ("random", "greedy")],
+    )
     assert tasks.play_match.run(match.pk) == f"match {match.pk}: recorded"
     assert Game.objects.filter(match=match).count() == 2
 
@@ -156,6 +174,7 @@ def test_a_bad_opt_in_value_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     from workers.sandbox_policy import unsafe_uploads_allowed
 
     monkeypatch.setenv("ARENA_UNSAFE_RUN_UPLOADS_UNSANDBOXED", "maybe")
-    with pytest.raises(ValueError, match="ARENA_UNSAFE_RUN_UPLOADS_UNSANDBOXED='maybe': "
-                                         "expected 1 or 0"):
+    with pytest.raises(
+        ValueError, match="ARENA_UNSAFE_RUN_UPLOADS_UNSANDBOXED='maybe': expected 1 or 0"
+    ):
         unsafe_uploads_allowed()

@@ -107,9 +107,7 @@ def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_rep
     # The standings are what the replays say.
     expected = standings(number_of.values(), league_results)
     table = seasons.league_standings(season)
-    assert [(r.number, r.standing.score) for r in table] == [
-        (s.entrant, s.score) for s in expected
-    ]
+    assert [(r.number, r.standing.score) for r in table] == [(s.entrant, s.score) for s in expected]
     # The champion won the final.
     final = season.rounds.order_by("-number").first()
     assert final.phase == "knockout"
@@ -122,8 +120,9 @@ def test_a_season_of_four_sample_bots_finishes_and_its_tables_agree_with_the_rep
     for game in ordered:
         winner = verify_replay(game.replay)["winner"]
         ladder.rate(RatedGame(((game.players[0],), (game.players[1],)), winner))
-    stored = {r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.filter(
-        variant=season.variant)}
+    stored = {
+        r.key: (r.mu, r.sigma, r.games) for r in Rating.objects.filter(variant=season.variant)
+    }
     assert stored == {k: (e.mu, e.sigma, e.games) for k, e in ladder.entries.items()}
     # ... and recomputing them from scratch gives the same numbers.
     ratings.recompute_ratings(season.variant_id)
@@ -149,14 +148,19 @@ def test_a_worker_on_another_host_unpacks_an_uploaded_bot_from_the_database_and_
     owner = User.objects.create_user("author")
     version, _ = add_version(versions.create_bot(owner, "uploaded"), playable_zip("uploaded"))
     live.workers(1)
-    wait_for(lambda: BotVersion.objects.get(pk=version.pk).status != "validating", 60,
-             "the validation")
+    wait_for(
+        lambda: BotVersion.objects.get(pk=version.pk).status != "validating", 60, "the validation"
+    )
     version.refresh_from_db()
     assert version.status == "ready", (version.status_reason, live.logs())
     season = seasons.create_season(
-        name="second host", variant=variants.get_variant("scopa", SHORT),
-        entrants=[version, *register(["random"])], games_per_pairing=2, move_time_ms=1000,
-        bank_ms=10_000, seed=11,
+        name="second host",
+        variant=variants.get_variant("scopa", SHORT),
+        entrants=[version, *register(["random"])],
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=10_000,
+        seed=11,
     )
     run(season, live)
     assert_recorded_once(season)
@@ -207,9 +211,7 @@ def test_a_season_finishes_across_a_redis_restart(live_private: Any) -> None:
     season = new_season("restart", ["random", "greedy", "ismcts", "js-random"])
     seasons.start_season(season)
     live.workers(2)
-    wait_for(
-        lambda: Match.objects.filter(season=season, status="done").exists(), 90, "a result"
-    )
+    wait_for(lambda: Match.objects.filter(season=season, status="done").exists(), 90, "a result")
     live.redis.restart()  # its queues are lost: the sweep must find what they held
     run(season, live)
     season.refresh_from_db()

@@ -16,7 +16,9 @@ LADDER = "scopa:target=1"  # about one deal a game
 
 
 def test_greedy_against_random_is_decided_h1_on_the_workers_and_promoted(
-    live: Any, settings: Any, client: Any,
+    live: Any,
+    settings: Any,
+    client: Any,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -35,8 +37,9 @@ def test_greedy_against_random_is_decided_h1_on_the_workers_and_promoted(
     client.force_login(author)
     # Greedy is about 150 Elo above random in one-deal games: against elo1=100 the test
     # accepted H0 about once in 85 (drawn from 300 measured pairs); against 50, never in 20,000.
-    started = client.post("/bots/mine/tests/", {"version": "2", "elo0": "0", "elo1": "50",
-                                                "max_pairs": "300"})
+    started = client.post(
+        "/bots/mine/tests/", {"version": "2", "elo0": "0", "elo1": "50", "max_pairs": "300"}
+    )
     assert started.status_code == 302
     test = SprtTest.objects.get()
     assert started["Location"] == f"/bots/mine/tests/{test.pk}/"
@@ -82,8 +85,9 @@ def test_a_pair_waits_behind_the_leagues_waiting_matches(live: Any, settings: An
     author = User.objects.create_user("author")
     bot, made = sample_versions(author, "mine", ("random", "greedy"))
     test = sprt_tests.create_test(author, bot, 2, elo1=100, max_pairs=10)
-    create_open_match(Match.Kind.CHALLENGE, variants.get_variant("scopa"), made, games=2,
-                      rated=False)
+    create_open_match(
+        Match.Kind.CHALLENGE, variants.get_variant("scopa"), made, games=2, rated=False
+    )
     assert sprt_pair(test.pk, 0) == f"sprt {test.pk}: behind the league's work"
     assert SprtTest.objects.get(pk=test.pk).pairs_started == 0
     settings.ARENA_SPRT_MAX_YIELDS = 1

@@ -27,8 +27,13 @@ def short_season(owner: Any) -> Any:
         versions.register_folder_bot(owner, SAMPLES / name) for name in ("random", "greedy")
     ]
     season = seasons.create_season(
-        name="tasks", variant=variants.get_variant("scopa", {"target": 1}), entrants=entrants,
-        games_per_pairing=2, move_time_ms=1000, bank_ms=5000, seed=5,
+        name="tasks",
+        variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=entrants,
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=5000,
+        seed=5,
     )
     seasons.start_season(season)
     return season
@@ -95,7 +100,9 @@ def test_validate_version_twice_validates_once(owner: Any) -> None:
 
     bot = versions.create_bot(owner, "candidate")
     version, _ = versions.register_version(
-        bot, sha256="d" * 64, manifest={"name": "greedy", "variants": ["*"]},
+        bot,
+        sha256="d" * 64,
+        manifest={"name": "greedy", "variants": ["*"]},
         source_dir=str(SAMPLES / "greedy"),
     )
     assert tasks.validate_version.run(version.pk) == f"version {version.pk}: ready"
@@ -115,7 +122,9 @@ def test_a_validation_game_names_a_registered_sample_bot_by_its_version(owner: A
     versions.register_folder_bot(owner, SAMPLES / "greedy")  # random@1, then greedy@1
     bot = versions.create_bot(owner, "candidate")
     version, _ = versions.register_version(
-        bot, sha256="d" * 64, manifest={"name": "greedy", "variants": ["*"]},
+        bot,
+        sha256="d" * 64,
+        manifest={"name": "greedy", "variants": ["*"]},
         source_dir=str(SAMPLES / "greedy"),
     )
     tasks.validate_version.run(version.pk)
@@ -123,8 +132,9 @@ def test_a_validation_game_names_a_registered_sample_bot_by_its_version(owner: A
     assert sorted(version.validation_replay["players"]) == ["candidate@1", "random@1"]
 
 
-def test_a_version_that_cannot_start_fails_validation_with_a_reason(owner: Any,
-                                                                    tmp_path: Path) -> None:
+def test_a_version_that_cannot_start_fails_validation_with_a_reason(
+    owner: Any, tmp_path: Path
+) -> None:
     from webui.league import versions
     from webui.league.models import BotVersion
     from workers import tasks

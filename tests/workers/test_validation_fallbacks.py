@@ -53,8 +53,11 @@ serve(Shaky())
 def bot_zip(name: str, code: str) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("bot.toml", f'name = "{name}"\nversion = "1.0.0"\nauthor = "Tester"\n'
-                                     'command = ["python", "bot.py"]\nvariants = ["*"]\n')
+        archive.writestr(
+            "bot.toml",
+            f'name = "{name}"\nversion = "1.0.0"\nauthor = "Tester"\n'
+            'command = ["python", "bot.py"]\nvariants = ["*"]\n',
+        )
         archive.writestr("bot.py", code)
     return buffer.getvalue()
 
@@ -71,7 +74,9 @@ def validated(version: Any, live: Any, timeout_s: float = 120.0) -> Any:
 
 
 def test_a_version_whose_choose_always_raises_fails_and_its_page_shows_why(
-    live: Any, bwrap: str, client: Any,
+    live: Any,
+    bwrap: str,
+    client: Any,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -91,31 +96,39 @@ def test_a_version_whose_choose_always_raises_fails_and_its_page_shows_why(
     games = version.validation_games
     assert len(games) == 2  # a duplicate set: the seats swapped
     assert {tuple(g["players"]) for g in games} == {
-        ("broken@1", "random (sample bot)"), ("random (sample bot)", "broken@1")}
+        ("broken@1", "random (sample bot)"),
+        ("random (sample bot)", "broken@1"),
+    }
     for game in games:
         assert game["answered"] > 0 and game["fallbacks"] == game["answered"]
         assert game["winner"] in {"broken@1", "random (sample bot)", None}
-        assert game["faults"] and all(f["kind"] == "fallback" and f["player"] == "broken@1"
-                                      for f in game["faults"])
+        assert game["faults"] and all(
+            f["kind"] == "fallback" and f["player"] == "broken@1" for f in game["faults"]
+        )
 
     # The page says who won each game and lists the faults; their details are the owner's.
     html = client.get(f"/bots/broken/v{version.number}/").content.decode()
     assert "Validation failed: its own code chose only 0 of its" in html
     for game in games:
         assert (game["winner"] or "draw") in html
-    assert html.count("badge failed\">fallback</span>") == sum(len(g["faults"]) for g in games)
+    assert html.count('badge failed">fallback</span>') == sum(len(g["faults"]) for g in games)
     assert "my strategy table is empty" in html  # in the status reason, shown to all
     api = client.get(f"/api/bots/broken/versions/{version.number}").json()
     assert [g["fallbacks"] for g in api["validation_games"]] == [g["fallbacks"] for g in games]
     assert all("detail" not in f for g in api["validation_games"] for f in g["faults"])
     client.force_login(owner)  # (the login form and its throttle have tests of their own)
     api = client.get(f"/api/bots/broken/versions/{version.number}").json()
-    assert all("my strategy table is empty" in f["detail"]
-               for g in api["validation_games"] for f in g["faults"])
+    assert all(
+        "my strategy table is empty" in f["detail"]
+        for g in api["validation_games"]
+        for f in g["faults"]
+    )
 
 
 def test_a_version_with_a_few_fallbacks_passes_and_they_are_shown(
-    live: Any, bwrap: str, client: Any,
+    live: Any,
+    bwrap: str,
+    client: Any,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -163,8 +176,12 @@ def test_the_verdict_allows_fallbacks_on_half_of_the_moves_and_no_more() -> None
     # The opponent's fallbacks are not the version's.
     assert judge([Played([0, 1], [10, 10], [0, 10])], labels, 2).ok
     # Any other fault fails it, as does a forfeit.
-    crash = Played([0, 1], [3, 3], [0, 0], faults=[
-        {"deal": 0, "move": 5, "seat": 0, "kind": "crash", "detail": "exit 1"}])
+    crash = Played(
+        [0, 1],
+        [3, 3],
+        [0, 0],
+        faults=[{"deal": 0, "move": 5, "seat": 0, "kind": "crash", "detail": "exit 1"}],
+    )
     assert judge([crash], labels, 2).reason == "crash: exit 1"
     forfeit = Played([1, 0], [3, 3], [0, 0], winner_side=0, forfeit={"side": 1})
     assert judge([forfeit], labels, 2).reason == "forfeit"

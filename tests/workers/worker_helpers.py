@@ -37,7 +37,8 @@ def folder_files(folder: Any) -> dict[str, bytes]:
     """Every file under ``folder`` by its relative path, with its bytes."""
     return {
         str(path.relative_to(folder)): path.read_bytes()
-        for path in sorted(folder.rglob("*")) if path.is_file()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
     }
 
 

@@ -39,22 +39,41 @@ BENCH_DB = "arena_bench_export"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``arena bench export``."""
-    parser.add_argument("--games", type=int, default=100_000, metavar="N",
-                        help="stored games (default 100000)")
-    parser.add_argument("--bots", type=int, default=40, metavar="N",
-                        help="bots, one version each (default 40)")
-    parser.add_argument("--page-size", type=int, default=2000, metavar="N",
-                        help="games per page of the download (default 2000, the site's most)")
-    parser.add_argument("--page", default="/variants/scopa/", metavar="PATH",
-                        help="the other page timed beside the download (default the "
-                        "leaderboard)")
-    parser.add_argument("--baseline-requests", type=int, default=200, metavar="N",
-                        help="requests of that page with the site idle (default 200)")
-    parser.add_argument("--database-url", default=None, metavar="URL",
-                        help=f"the database to fill (default: a scratch database {BENCH_DB!r} "
-                        "at 127.0.0.1:5432)")
-    parser.add_argument("--keep", action="store_true",
-                        help="keep the filled database (and reuse it next time)")
+    parser.add_argument(
+        "--games", type=int, default=100_000, metavar="N", help="stored games (default 100000)"
+    )
+    parser.add_argument(
+        "--bots", type=int, default=40, metavar="N", help="bots, one version each (default 40)"
+    )
+    parser.add_argument(
+        "--page-size",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="games per page of the download (default 2000, the site's most)",
+    )
+    parser.add_argument(
+        "--page",
+        default="/variants/scopa/",
+        metavar="PATH",
+        help="the other page timed beside the download (default the leaderboard)",
+    )
+    parser.add_argument(
+        "--baseline-requests",
+        type=int,
+        default=200,
+        metavar="N",
+        help="requests of that page with the site idle (default 200)",
+    )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        metavar="URL",
+        help=f"the database to fill (default: a scratch database {BENCH_DB!r} at 127.0.0.1:5432)",
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the filled database (and reuse it next time)"
+    )
     parser.add_argument("--no-nginx", action="store_true", help="gunicorn alone, no nginx")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -64,8 +83,14 @@ def _configure(args: argparse.Namespace, data_dir: Path) -> tuple[str, bool]:
     from webui.bench.site import bench_database
 
     return bench_database(
-        args.database_url, args.keep, BENCH_DB, data_dir, sqlite_fallback=False,
-        ARENA_EXPORT_PAGES_PER_MINUTE="100000", ARENA_EXPORT_MAX_LIMIT=str(args.page_size))
+        args.database_url,
+        args.keep,
+        BENCH_DB,
+        data_dir,
+        sqlite_fallback=False,
+        ARENA_EXPORT_PAGES_PER_MINUTE="100000",
+        ARENA_EXPORT_MAX_LIMIT=str(args.page_size),
+    )
 
 
 class Prober:
@@ -117,10 +142,13 @@ class Prober:
         ordered = sorted(self.times_ms)
         if not ordered:
             return {"requests": 0, "p50": float("nan"), "p95": float("nan")}
-        return {"requests": len(ordered), "errors": self.errors,
-                "p50": round(statistics.median(ordered), 2),
-                "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
-                "max": round(ordered[-1], 2)}
+        return {
+            "requests": len(ordered),
+            "errors": self.errors,
+            "p50": round(statistics.median(ordered), 2),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+            "max": round(ordered[-1], 2),
+        }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,8 +180,10 @@ def run(args: argparse.Namespace) -> int:
         fill_s = 0.0
         if stored < args.games:
             if stored:
-                console.print(f"error: the database holds {stored} games, fewer than "
-                              f"{args.games}; run without --keep to start afresh")
+                console.print(
+                    f"error: the database holds {stored} games, fewer than "
+                    f"{args.games}; run without --keep to start afresh"
+                )
                 return 2
             console.print(f"storing {args.games:,} games ...")
             start = time.perf_counter()
@@ -175,9 +205,20 @@ def run(args: argparse.Namespace) -> int:
             start = time.perf_counter()
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
-                code = arena_main(["games", "download", server.url, "-o", str(out),
-                                   "--page-size", str(args.page_size), "--rated", "any",
-                                   "--json"])
+                code = arena_main(
+                    [
+                        "games",
+                        "download",
+                        server.url,
+                        "-o",
+                        str(out),
+                        "--page-size",
+                        str(args.page_size),
+                        "--rated",
+                        "any",
+                        "--json",
+                    ]
+                )
             download_s = time.perf_counter() - start
             busy.stop()
         if code != 0:
@@ -197,15 +238,21 @@ def run(args: argparse.Namespace) -> int:
         base, load = idle.figures(), busy.figures()
         result = {
             "database": "PostgreSQL" if url.startswith("postgres") else "SQLite",
-            "games": stored, "fill_s": round(fill_s, 1),
+            "games": stored,
+            "fill_s": round(fill_s, 1),
             "server": "gunicorn" if args.no_nginx else "gunicorn behind nginx",
             "page_size": args.page_size,
-            "download_s": round(download_s, 2), "games_per_s": round(stored / download_s),
-            "file_bytes": size, "bytes_per_game": round(size / max(1, stored), 1),
-            "read_games_s": round(read_s, 2), "games_read": read,
+            "download_s": round(download_s, 2),
+            "games_per_s": round(stored / download_s),
+            "file_bytes": size,
+            "bytes_per_game": round(size / max(1, stored), 1),
+            "read_games_s": round(read_s, 2),
+            "games_read": read,
             "decisions_first_1000_games": decisions,
             "decisions_per_s": round(decisions / decisions_s) if decisions_s else None,
-            "page": args.page, "page_idle": base, "page_during_download": load,
+            "page": args.page,
+            "page_idle": base,
+            "page_during_download": load,
             "p50_ratio": round(load["p50"] / base["p50"], 2) if base["p50"] else None,
             "p95_ratio": round(load["p95"] / base["p95"], 2) if base["p95"] else None,
         }
@@ -219,13 +266,21 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"{result['games']:,} games on {result['database']} ({result['server']}), pages of "
-          f"{result['page_size']}:")
-    print(f"  download   {result['download_s']} s ({result['games_per_s']:,} games/s), "
-          f"{result['file_bytes'] / 1e6:.1f} MB ({result['bytes_per_game']} bytes a game)")
-    print(f"  read back  {result['read_games_s']} s for every game; "
-          f"{result['decisions_per_s']:,} decisions/s walked (first 1,000 games)")
-    print(f"  {args.page}: idle p50 {base['p50']} ms p95 {base['p95']} ms; during the "
-          f"download p50 {load['p50']} ms p95 {load['p95']} ms "
-          f"({result['p50_ratio']}x, {result['p95_ratio']}x)")
+    print(
+        f"{result['games']:,} games on {result['database']} ({result['server']}), pages of "
+        f"{result['page_size']}:"
+    )
+    print(
+        f"  download   {result['download_s']} s ({result['games_per_s']:,} games/s), "
+        f"{result['file_bytes'] / 1e6:.1f} MB ({result['bytes_per_game']} bytes a game)"
+    )
+    print(
+        f"  read back  {result['read_games_s']} s for every game; "
+        f"{result['decisions_per_s']:,} decisions/s walked (first 1,000 games)"
+    )
+    print(
+        f"  {args.page}: idle p50 {base['p50']} ms p95 {base['p95']} ms; during the "
+        f"download p50 {load['p50']} ms p95 {load['p95']} ms "
+        f"({result['p50_ratio']}x, {result['p95_ratio']}x)"
+    )
     return 0

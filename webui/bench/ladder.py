@@ -55,39 +55,91 @@ BEAT_S = 60.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``arena bench ladder``."""
-    parser.add_argument("--matches", type=int, default=300, metavar="N",
-                        help="ladder matches to play in the convergence run (default 300)")
-    parser.add_argument("--late-after", type=int, default=40, metavar="N",
-                        help="matches before the late bot joins (default 40)")
-    parser.add_argument("--ismcts", type=int, default=500, metavar="ITERATIONS",
-                        help="the ISMCTS bot's iterations per move (default 500)")
-    parser.add_argument("--target", type=int, default=11, metavar="POINTS",
-                        help="game target (default 11, the real game)")
-    parser.add_argument("--mixes", default="-1,0,0.5,1", metavar="SHARES",
-                        help="the greedy share of each mixed bot of the starting field, -1 to 1 "
-                        "(below 0: the greedy policy's worst move that share of the time; "
-                        "default -1,0,0.5,1: anti-greedy, random, greedy 1/2, greedy)")
-    parser.add_argument("--late", type=float, default=-0.6, metavar="SHARE",
-                        help="the late bot's greedy share (default -0.6: anti-greedy 60%%)")
-    parser.add_argument("--repeats", type=int, default=1, metavar="N",
-                        help="independent convergence runs (seeds --seed, --seed + 1, ...); "
-                        "matches_to_order is their median (default 1)")
-    parser.add_argument("--calibrate", type=int, default=0, metavar="DEALS",
-                        help="also play DEALS duplicate deals between each bot and the next "
-                        "stronger one and report the stronger one's share of the games "
-                        "(default 0: skip)")
-    parser.add_argument("--slots", type=int, default=3, metavar="N",
-                        help="matches started per beat (default 3)")
-    parser.add_argument("--cap", type=int, default=20, metavar="N",
-                        help="matches per bot per hour (default 20)")
-    parser.add_argument("--workers", type=int, default=2, metavar="N",
-                        help="processes playing the convergence run's matches (default 2)")
-    parser.add_argument("--repeat-penalty", type=float, default=None, metavar="POINTS",
-                        help="rating points added to the distance of a bot's last opponent "
-                        "(default: the ladder's, arena.ladder.REPEAT_PENALTY)")
+    parser.add_argument(
+        "--matches",
+        type=int,
+        default=300,
+        metavar="N",
+        help="ladder matches to play in the convergence run (default 300)",
+    )
+    parser.add_argument(
+        "--late-after",
+        type=int,
+        default=40,
+        metavar="N",
+        help="matches before the late bot joins (default 40)",
+    )
+    parser.add_argument(
+        "--ismcts",
+        type=int,
+        default=500,
+        metavar="ITERATIONS",
+        help="the ISMCTS bot's iterations per move (default 500)",
+    )
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=11,
+        metavar="POINTS",
+        help="game target (default 11, the real game)",
+    )
+    parser.add_argument(
+        "--mixes",
+        default="-1,0,0.5,1",
+        metavar="SHARES",
+        help="the greedy share of each mixed bot of the starting field, -1 to 1 "
+        "(below 0: the greedy policy's worst move that share of the time; "
+        "default -1,0,0.5,1: anti-greedy, random, greedy 1/2, greedy)",
+    )
+    parser.add_argument(
+        "--late",
+        type=float,
+        default=-0.6,
+        metavar="SHARE",
+        help="the late bot's greedy share (default -0.6: anti-greedy 60%%)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="N",
+        help="independent convergence runs (seeds --seed, --seed + 1, ...); "
+        "matches_to_order is their median (default 1)",
+    )
+    parser.add_argument(
+        "--calibrate",
+        type=int,
+        default=0,
+        metavar="DEALS",
+        help="also play DEALS duplicate deals between each bot and the next "
+        "stronger one and report the stronger one's share of the games "
+        "(default 0: skip)",
+    )
+    parser.add_argument(
+        "--slots", type=int, default=3, metavar="N", help="matches started per beat (default 3)"
+    )
+    parser.add_argument(
+        "--cap", type=int, default=20, metavar="N", help="matches per bot per hour (default 20)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="processes playing the convergence run's matches (default 2)",
+    )
+    parser.add_argument(
+        "--repeat-penalty",
+        type=float,
+        default=None,
+        metavar="POINTS",
+        help="rating points added to the distance of a bot's last opponent "
+        "(default: the ladder's, arena.ladder.REPEAT_PENALTY)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="the run's seed (default 1)")
-    parser.add_argument("--skip-demo", action="store_true",
-                        help="measure the convergence only (no first_game_s)")
+    parser.add_argument(
+        "--skip-demo", action="store_true", help="measure the convergence only (no first_game_s)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -110,8 +162,12 @@ def strength(spec: BotSpec) -> tuple[int, float]:
     return (spec.ismcts, spec.greedy_share)
 
 
-def convergence(args: argparse.Namespace, seed: int, pool: ProcessPoolExecutor,
-                progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def convergence(
+    args: argparse.Namespace,
+    seed: int,
+    pool: ProcessPoolExecutor,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
     """One convergence run: matches until the order is right for good, and the final table."""
     from arena.ladder import Candidate, pair
     from arena.rating import RatedGame, Ratings
@@ -137,18 +193,32 @@ def convergence(args: argparse.Namespace, seed: int, pool: ProcessPoolExecutor,
             recent = sum(1 for t in starts[version] if t > now - 3600.0)
             waited = now - starts[version][-1] if starts[version] else math.inf
             # Each bot its own owner (owner id = version id).
-            candidates.append(Candidate(version, version, entry.sigma,
-                                        entry.conservative, recent, False, waited,
-                                        last.get(version)))
-        pairs = pair(candidates, min(args.slots, args.matches - played), args.cap,
-                     penalty=args.repeat_penalty)
+            candidates.append(
+                Candidate(
+                    version,
+                    version,
+                    entry.sigma,
+                    entry.conservative,
+                    recent,
+                    False,
+                    waited,
+                    last.get(version),
+                )
+            )
+        pairs = pair(
+            candidates,
+            min(args.slots, args.matches - played),
+            args.cap,
+            penalty=args.repeat_penalty,
+        )
         beat += 1
         if not pairs:
             continue
-        tasks = [(specs[a], specs[b], seed * 100_003 + played + k, args.target, 1)
-                 for k, (a, b) in enumerate(pairs)]
-        for (a, b), (winners, _totals) in zip(pairs, pool.map(play_match, tasks),
-                                              strict=True):
+        tasks = [
+            (specs[a], specs[b], seed * 100_003 + played + k, args.target, 1)
+            for k, (a, b) in enumerate(pairs)
+        ]
+        for (a, b), (winners, _totals) in zip(pairs, pool.map(play_match, tasks), strict=True):
             for index, winner in enumerate(winners):
                 seats = (a, b) if index % 2 == 0 else (b, a)  # seats swapped
                 side = None if winner is None else seats.index((a, b)[winner])
@@ -161,9 +231,11 @@ def convergence(args: argparse.Namespace, seed: int, pool: ProcessPoolExecutor,
             known = sorted(specs, key=lambda v: strength(specs[v]), reverse=True)
             history.append(order == known and late_id in specs)
             if not history[-1]:
-                swapped = [f"{specs[a].label} over {specs[b].label}"
-                           for a, b in itertools.pairwise(order)
-                           if strength(specs[a]) < strength(specs[b])]
+                swapped = [
+                    f"{specs[a].label} over {specs[b].label}"
+                    for a, b in itertools.pairwise(order)
+                    if strength(specs[a]) < strength(specs[b])
+                ]
                 last_wrong = {"match": played, "out_of_order": swapped}
             if progress is not None:
                 progress(1)
@@ -172,19 +244,30 @@ def convergence(args: argparse.Namespace, seed: int, pool: ProcessPoolExecutor,
         wrong = [i for i, ok in enumerate(history) if not ok]
         settled = (wrong[-1] + 2) if wrong else 1
     table = [
-        {"bot": specs[v].label + (" (late)" if v == late_id else ""),
-         "mu": round(ladder.entry(f"v:{v}").mu, 2),
-         "sigma": round(ladder.entry(f"v:{v}").sigma, 2),
-         "conservative": round(ladder.entry(f"v:{v}").conservative, 2),
-         "games": ladder.entry(f"v:{v}").games}
+        {
+            "bot": specs[v].label + (" (late)" if v == late_id else ""),
+            "mu": round(ladder.entry(f"v:{v}").mu, 2),
+            "sigma": round(ladder.entry(f"v:{v}").sigma, 2),
+            "conservative": round(ladder.entry(f"v:{v}").conservative, 2),
+            "games": ladder.entry(f"v:{v}").games,
+        }
         for v in sorted(specs, key=lambda v: -ladder.entry(f"v:{v}").conservative)
     ]
-    return {"seed": seed, "matches_to_order": settled, "matches": played, "beats": beat,
-            "last_wrong": last_wrong, "table": table}
+    return {
+        "seed": seed,
+        "matches_to_order": settled,
+        "matches": played,
+        "beats": beat,
+        "last_wrong": last_wrong,
+        "table": table,
+    }
 
 
-def calibrate(args: argparse.Namespace, pool: ProcessPoolExecutor,
-              progress: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+def calibrate(
+    args: argparse.Namespace,
+    pool: ProcessPoolExecutor,
+    progress: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
     """Each bot against the next stronger one: the stronger one's share of the games.
 
     ``--calibrate`` duplicate deals a pair (the decks apart from the convergence runs'); a
@@ -194,8 +277,10 @@ def calibrate(args: argparse.Namespace, pool: ProcessPoolExecutor,
     ordered = sorted([*start, late], key=strength)
     rows = []
     for k, (weaker, stronger) in enumerate(itertools.pairwise(ordered)):
-        tasks = [(stronger, weaker, 7_919 * (args.seed + 1_000 * (k + 1)) + d, args.target, 1)
-                 for d in range(args.calibrate)]
+        tasks = [
+            (stronger, weaker, 7_919 * (args.seed + 1_000 * (k + 1)) + d, args.target, 1)
+            for d in range(args.calibrate)
+        ]
         won = games = 0.0
         for winners, _totals in pool.map(play_match, tasks):
             for winner in winners:
@@ -203,8 +288,14 @@ def calibrate(args: argparse.Namespace, pool: ProcessPoolExecutor,
                 won += 0.5 if winner is None else 1.0 if winner == 0 else 0.0
             if progress is not None:
                 progress(1)
-        rows.append({"stronger": stronger.label, "weaker": weaker.label,
-                     "games": int(games), "win_rate": round(won / games, 3)})
+        rows.append(
+            {
+                "stronger": stronger.label,
+                "weaker": weaker.label,
+                "games": int(games),
+                "win_rate": round(won / games, 3),
+            }
+        )
     return rows
 
 
@@ -224,8 +315,12 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="arena-bench-ladder-") as tmp:
         for key in ("ARENA_DATABASE_URL", "ARENA_BROKER_URL", "ARENA_BROKER_PREFIX"):
             os.environ.pop(key, None)
-        env = {"ARENA_DATA_DIR": tmp, "ARENA_QUEUE": f"arena-bench-ladder-{os.getpid()}",
-               "ARENA_SANDBOX": "auto", "ARENA_LADDER_VARIANTS": "scopa"}
+        env = {
+            "ARENA_DATA_DIR": tmp,
+            "ARENA_QUEUE": f"arena-bench-ladder-{os.getpid()}",
+            "ARENA_SANDBOX": "auto",
+            "ARENA_LADDER_VARIANTS": "scopa",
+        }
         os.environ.update(env)
         os.environ["DJANGO_SETTINGS_MODULE"] = "webui.settings"
         import django
@@ -251,8 +346,12 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
             bot = versions.create_bot(User.objects.create_user("newcomer"), "newcomer")
             uploaded = time.monotonic()
             version, _ = versions.register_version(
-                bot, sha256="f" * 64, manifest={"name": "newcomer", "variants": ["*"]},
-                source_dir=str(SAMPLES / "greedy"), validate=True)
+                bot,
+                sha256="f" * 64,
+                manifest={"name": "newcomer", "variants": ["*"]},
+                source_dir=str(SAMPLES / "greedy"),
+                validate=True,
+            )
             deadline = uploaded + 300
             ready_at = None
             while time.monotonic() < deadline:
@@ -261,8 +360,9 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
                     ready_at = time.monotonic()
                 if status == BotVersion.Status.FAILED:
                     raise RuntimeError("the newcomer failed its validation")
-                if Game.objects.filter(match__kind="ladder",
-                                       match__seats__version=version).exists():
+                if Game.objects.filter(
+                    match__kind="ladder", match__seats__version=version
+                ).exists():
                     break
                 time.sleep(0.1)
             else:
@@ -272,9 +372,11 @@ def first_game(args: argparse.Namespace) -> dict[str, Any]:
             loop.stop()
             pool.stop()
         assert ready_at is not None
-        return {"first_game_s": round(done - ready_at, 1),
-                "validation_s": round(ready_at - uploaded, 1),
-                "interval_s": LADDER_INTERVAL_S}
+        return {
+            "first_game_s": round(done - ready_at, 1),
+            "validation_s": round(ready_at - uploaded, 1),
+            "interval_s": LADDER_INTERVAL_S,
+        }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -282,10 +384,18 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    if min(args.matches, args.slots, args.cap, args.ismcts, args.repeats, args.workers,
-           args.target) < 1 or args.calibrate < 0:
-        print("arena bench ladder: --matches, --slots, --cap, --ismcts, --repeats, --workers "
-              "and --target must be at least 1 (--calibrate at least 0)", file=sys.stderr)
+    if (
+        min(
+            args.matches, args.slots, args.cap, args.ismcts, args.repeats, args.workers, args.target
+        )
+        < 1
+        or args.calibrate < 0
+    ):
+        print(
+            "arena bench ladder: --matches, --slots, --cap, --ismcts, --repeats, --workers "
+            "and --target must be at least 1 (--calibrate at least 0)",
+            file=sys.stderr,
+        )
         return 2
     try:
         start, _late = field(args.mixes, args.ismcts, args.late)
@@ -298,28 +408,41 @@ def run(args: argparse.Namespace) -> int:
         args.repeat_penalty = REPEAT_PENALTY
     result: dict[str, Any] = {"target": args.target}
     started = time.perf_counter()
-    with Progress("[progress.description]{task.description}", BarColumn(),
-                  MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True),
-                  transient=args.json) as bar, \
-            ProcessPoolExecutor(max_workers=args.workers) as pool:
+    with (
+        Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=args.json,
+        ) as bar,
+        ProcessPoolExecutor(max_workers=args.workers) as pool,
+    ):
         runs = []
         for repeat in range(args.repeats):
-            task = bar.add_task(f"convergence run {repeat + 1} of {args.repeats}",
-                                total=args.matches)
-            runs.append(convergence(args, args.seed + repeat, pool,
-                                    functools.partial(bar.advance, task)))
+            task = bar.add_task(
+                f"convergence run {repeat + 1} of {args.repeats}", total=args.matches
+            )
+            runs.append(
+                convergence(args, args.seed + repeat, pool, functools.partial(bar.advance, task))
+            )
         result["convergence_s"] = round(time.perf_counter() - started, 1)
         if args.calibrate:
             # Neighbouring pairs of the starting field and the late bot: len(start) of them.
-            task = bar.add_task("calibration (adjacent pairs)",
-                                total=len(start) * args.calibrate)
+            task = bar.add_task("calibration (adjacent pairs)", total=len(start) * args.calibrate)
             result["adjacent"] = calibrate(args, pool, functools.partial(bar.advance, task))
-    result["matches_to_order"] = median_matches([r["matches_to_order"] for r in runs],
-                                                args.matches)
+    result["matches_to_order"] = median_matches([r["matches_to_order"] for r in runs], args.matches)
     result["matches"] = args.matches
     result["table"] = runs[0]["table"]
-    result["runs"] = [{"seed": r["seed"], "matches_to_order": r["matches_to_order"],
-                       "last_wrong": r["last_wrong"]} for r in runs]
+    result["runs"] = [
+        {
+            "seed": r["seed"],
+            "matches_to_order": r["matches_to_order"],
+            "last_wrong": r["last_wrong"],
+        }
+        for r in runs
+    ]
     if not args.skip_demo:
         result.update(first_game(args))
     if args.json:
@@ -334,28 +457,40 @@ def _print(result: dict[str, Any], args: argparse.Namespace) -> None:
     from rich.table import Table
 
     console = Console()
-    table = Table(title=f"ladder after {result['matches']} matches (target {args.target}, "
-                        f"one duplicate deal each; seed {args.seed})")
+    table = Table(
+        title=f"ladder after {result['matches']} matches (target {args.target}, "
+        f"one duplicate deal each; seed {args.seed})"
+    )
     for column in ("bot", "mu", "sigma", "mu - 3 sigma", "games"):
         table.add_column(column, justify="left" if column == "bot" else "right")
     for row in result["table"]:
-        table.add_row(row["bot"], f"{row['mu']:.2f}", f"{row['sigma']:.2f}",
-                      f"{row['conservative']:.2f}", str(row["games"]))
+        table.add_row(
+            row["bot"],
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+            f"{row['conservative']:.2f}",
+            str(row["games"]),
+        )
     console.print(table)
     if "adjacent" in result:
         known = Table(title="the known order: each bot against the next weaker one")
         for column in ("stronger", "weaker", "games", "stronger's share"):
-            known.add_column(column, justify="left" if column in ("stronger", "weaker")
-                             else "right")
+            known.add_column(
+                column, justify="left" if column in ("stronger", "weaker") else "right"
+            )
         for row in reversed(result["adjacent"]):
-            known.add_row(row["stronger"], row["weaker"], str(row["games"]),
-                          f"{row['win_rate']:.0%}")
+            known.add_row(
+                row["stronger"], row["weaker"], str(row["games"]), f"{row['win_rate']:.0%}"
+            )
         console.print(known)
     runs = ", ".join(str(r["matches_to_order"]) for r in result["runs"])
-    console.print(f"matches_to_order: {result['matches_to_order']} "
-                  + (f"(median of {len(result['runs'])} runs: {runs}) "
-                     if len(result["runs"]) > 1 else "")
-                  + "(goal: 200 or fewer)")
+    console.print(
+        f"matches_to_order: {result['matches_to_order']} "
+        + (f"(median of {len(result['runs'])} runs: {runs}) " if len(result["runs"]) > 1 else "")
+        + "(goal: 200 or fewer)"
+    )
     if "first_game_s" in result:
-        console.print(f"first_game_s: {result['first_game_s']} s after validation "
-                      f"({result['validation_s']} s to validate; goal: 60 s or less)")
+        console.print(
+            f"first_game_s: {result['first_game_s']} s after validation "
+            f"({result['validation_s']} s to validate; goal: 60 s or less)"
+        )

@@ -29,21 +29,49 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``arena bench season``."""
-    parser.add_argument("--entrants", type=int, default=6, metavar="N",
-                        help="entrants in the round-robin (default 6: 15 matches)")
-    parser.add_argument("--games", type=int, default=2, metavar="N",
-                        help="games per match (default 2)")
-    parser.add_argument("--target", type=int, default=11, metavar="POINTS",
-                        help="game target (default 11, the standard game)")
-    parser.add_argument("--workers", default="1,2", metavar="LIST",
-                        help="worker process counts to measure (default 1,2)")
-    parser.add_argument("--database-url", default=None, metavar="URL",
-                        help="a database to use (default: SQLite in a temporary folder)")
-    parser.add_argument("--broker-url", default=None, metavar="URL",
-                        help="a broker (default: the embedded filesystem broker)")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="give up on a season after this long, showing what the workers "
-                             "logged (default: 60 s plus 30 s a pairing)")
+    parser.add_argument(
+        "--entrants",
+        type=int,
+        default=6,
+        metavar="N",
+        help="entrants in the round-robin (default 6: 15 matches)",
+    )
+    parser.add_argument(
+        "--games", type=int, default=2, metavar="N", help="games per match (default 2)"
+    )
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=11,
+        metavar="POINTS",
+        help="game target (default 11, the standard game)",
+    )
+    parser.add_argument(
+        "--workers",
+        default="1,2",
+        metavar="LIST",
+        help="worker process counts to measure (default 1,2)",
+    )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        metavar="URL",
+        help="a database to use (default: SQLite in a temporary folder)",
+    )
+    parser.add_argument(
+        "--broker-url",
+        default=None,
+        metavar="URL",
+        help="a broker (default: the embedded filesystem broker)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="give up on a season after this long, showing what the workers "
+        "logged (default: 60 s plus 30 s a pairing)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -83,15 +111,17 @@ def _entrants(count: int) -> list[Any]:
         name = f"bench-{sample}-{i + 1}"
         bot = Bot.objects.filter(name=name).first() or create_bot(owner, name)
         version, _ = register_version(
-            bot, sha256=f"{i + 1:064x}", manifest={"name": sample},
-            source_dir=str(SAMPLES / sample), validate=False,
+            bot,
+            sha256=f"{i + 1:064x}",
+            manifest={"name": sample},
+            source_dir=str(SAMPLES / sample),
+            validate=False,
         )
         versions.append(version)
     return versions
 
 
-def _season(args: argparse.Namespace, label: str, entrants: list[Any],
-            pool: Any) -> dict[str, Any]:
+def _season(args: argparse.Namespace, label: str, entrants: list[Any], pool: Any) -> dict[str, Any]:
     from webui.league import seasons, variants
 
     season = seasons.create_season(
@@ -109,13 +139,20 @@ def _season(args: argparse.Namespace, label: str, entrants: list[Any],
     def watch(done: int, scheduled: int) -> None:
         if pool.processes and all(p.poll() is not None for p in pool.processes):
             codes = ", ".join(str(p.returncode) for p in pool.processes)
-            raise SeasonStalled(f"every worker exited (exit codes {codes}) with {done} of "
-                                f"{scheduled} matches done")
+            raise SeasonStalled(
+                f"every worker exited (exit codes {codes}) with {done} of {scheduled} matches done"
+            )
 
     started = time.perf_counter()
     try:
-        seasons.run_season(season, poll_s=0.05, sweep_every_s=5.0, grace_s=30.0,
-                           timeout_s=timeout_s, progress=watch)
+        seasons.run_season(
+            season,
+            poll_s=0.05,
+            sweep_every_s=5.0,
+            grace_s=30.0,
+            timeout_s=timeout_s,
+            progress=watch,
+        )
     except TimeoutError as error:
         raise SeasonStalled(str(error)) from error
     elapsed = time.perf_counter() - started
@@ -131,14 +168,25 @@ def _season(args: argparse.Namespace, label: str, entrants: list[Any],
     }
 
 
-def _measure(args: argparse.Namespace, env: dict[str, str], workers: int, empty: bool,
-             entrants: list[Any], log_dir: Path) -> dict[str, Any]:
+def _measure(
+    args: argparse.Namespace,
+    env: dict[str, str],
+    workers: int,
+    empty: bool,
+    entrants: list[Any],
+    log_dir: Path,
+) -> dict[str, Any]:
     from webui.local_workers import LocalWorkers
 
     label = f"{'empty' if empty else 'played'}, {workers} worker{'s' if workers > 1 else ''}"
     worker_env = {**env, "ARENA_BENCH_EMPTY_MATCHES": "1" if empty else "0"}
-    pool = LocalWorkers(workers, env=worker_env, log_dir=log_dir, loglevel="INFO",
-                        prefix="empty" if empty else "played")
+    pool = LocalWorkers(
+        workers,
+        env=worker_env,
+        log_dir=log_dir,
+        loglevel="INFO",
+        prefix="empty" if empty else "played",
+    )
     pool.start()
     try:
         # A two-entrant warm-up: the workers are up and connected before the clock starts.
@@ -159,8 +207,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena bench season: --workers {args.workers!r}: a list like 1,2", file=sys.stderr)
         return 2
     if not counts or min(counts) < 1 or args.entrants < 2 or args.games < 1:
-        print("arena bench season: need --workers >= 1, --entrants >= 2 and --games >= 1",
-              file=sys.stderr)
+        print(
+            "arena bench season: need --workers >= 1, --entrants >= 2 and --games >= 1",
+            file=sys.stderr,
+        )
         return 2
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         env = _configure(args, Path(tmp))
@@ -186,13 +236,17 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"season of {args.entrants} entrants ({rows[0]['matches']} matches, "
-                        f"{args.games} games each, target {args.target})")
+    table = Table(
+        title=f"season of {args.entrants} entrants ({rows[0]['matches']} matches, "
+        f"{args.games} games each, target {args.target})"
+    )
     for column in ("run", "matches/min", "ms/match", "play ms", "speed-up"):
         table.add_column(column, justify="left" if column == "run" else "right", no_wrap=True)
     for row in rows:
         table.add_row(
-            row["season"], f"{row['matches_per_minute']:.1f}", f"{row['wall_ms_per_match']:.0f}",
+            row["season"],
+            f"{row['matches_per_minute']:.1f}",
+            f"{row['wall_ms_per_match']:.0f}",
             f"{row['play_ms_median']:.0f}",
             f"{row['matches_per_minute'] / baseline['matches_per_minute']:.2f}x",
         )

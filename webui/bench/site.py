@@ -47,32 +47,64 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``arena bench site``."""
-    parser.add_argument("--games", type=int, default=100_000, metavar="N",
-                        help="stored games (default 100000)")
-    parser.add_argument("--bots", type=int, default=40, metavar="N",
-                        help="bots, one version each (default 40)")
-    parser.add_argument("--requests", type=int, default=200, metavar="N",
-                        help="timed requests per page (default 200)")
-    parser.add_argument("--database-url", default=None, metavar="URL",
-                        help="the database to fill (default: a scratch PostgreSQL database "
-                        f"{BENCH_DB!r} at 127.0.0.1:5432 when it answers, else SQLite)")
-    parser.add_argument("--keep", action="store_true",
-                        help="keep the filled database (and reuse it next time)")
-    parser.add_argument("--concurrency", type=int, default=None, metavar="N",
-                        help="N concurrent HTTP clients against the production server "
-                        "(gunicorn behind nginx) instead of in-process requests")
-    parser.add_argument("--no-nginx", action="store_true",
-                        help="with --concurrency: gunicorn alone, no nginx in front")
-    parser.add_argument("--crowd", action="store_true",
-                        help="with --concurrency: also a mixed crowd, the clients over every "
-                        "page at once while the ladder plays on a real worker")
-    parser.add_argument("--runs", type=int, default=1, metavar="N",
-                        help="with --concurrency: measure N times against the same server and "
-                        "report each figure's median and spread (default 1)")
-    parser.add_argument("--cache-url", default=None, metavar="URL",
-                        help="the Redis of the site's shared caches (default: "
-                        "redis://127.0.0.1:6379/0 when it answers, under a key prefix of the "
-                        "run's own, removed at the end; 'none': files in the data folder)")
+    parser.add_argument(
+        "--games", type=int, default=100_000, metavar="N", help="stored games (default 100000)"
+    )
+    parser.add_argument(
+        "--bots", type=int, default=40, metavar="N", help="bots, one version each (default 40)"
+    )
+    parser.add_argument(
+        "--requests",
+        type=int,
+        default=200,
+        metavar="N",
+        help="timed requests per page (default 200)",
+    )
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        metavar="URL",
+        help="the database to fill (default: a scratch PostgreSQL database "
+        f"{BENCH_DB!r} at 127.0.0.1:5432 when it answers, else SQLite)",
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the filled database (and reuse it next time)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="N concurrent HTTP clients against the production server "
+        "(gunicorn behind nginx) instead of in-process requests",
+    )
+    parser.add_argument(
+        "--no-nginx",
+        action="store_true",
+        help="with --concurrency: gunicorn alone, no nginx in front",
+    )
+    parser.add_argument(
+        "--crowd",
+        action="store_true",
+        help="with --concurrency: also a mixed crowd, the clients over every "
+        "page at once while the ladder plays on a real worker",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --concurrency: measure N times against the same server and "
+        "report each figure's median and spread (default 1)",
+    )
+    parser.add_argument(
+        "--cache-url",
+        default=None,
+        metavar="URL",
+        help="the Redis of the site's shared caches (default: "
+        "redis://127.0.0.1:6379/0 when it answers, under a key prefix of the "
+        "run's own, removed at the end; 'none': files in the data folder)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -87,13 +119,19 @@ def _postgres_answers() -> bool:
 def _admin_sql(statement: str) -> None:
     import psycopg
 
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres",
-                         autocommit=True) as conn:
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as conn:
         conn.execute(statement.encode())
 
 
-def bench_database(database_url: str | None, keep: bool, name: str, data_dir: Path, *,
-                   sqlite_fallback: bool = True, **environ: str) -> tuple[str, bool]:
+def bench_database(
+    database_url: str | None,
+    keep: bool,
+    name: str,
+    data_dir: Path,
+    *,
+    sqlite_fallback: bool = True,
+    **environ: str,
+) -> tuple[str, bool]:
     """Points Django at a bench's database: ``database_url``, else a scratch PostgreSQL
     database ``name`` (emptied first unless ``keep``), else, without PostgreSQL and with
     ``sqlite_fallback``, a SQLite file in ``data_dir``; ``environ`` adds settings. Returns the
@@ -129,8 +167,9 @@ def bench_database(database_url: str | None, keep: bool, name: str, data_dir: Pa
 def _redis_answers(url: str) -> bool:
     parts = urlsplit(url)
     try:
-        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379),
-                                      timeout=1.0):
+        with socket.create_connection(
+            (parts.hostname or "127.0.0.1", parts.port or 6379), timeout=1.0
+        ):
             return True
     except OSError:
         return False
@@ -165,12 +204,15 @@ def _forget_cached() -> None:
 def _replay_pool(count: int) -> list[Replay]:
     from webui.web.sampledata import engine_replay
 
-    return [engine_replay("scopa", seed, ["a", "b"], greedy_seats=frozenset({seed % 2}))
-            for seed in range(count)]
+    return [
+        engine_replay("scopa", seed, ["a", "b"], greedy_seats=frozenset({seed % 2}))
+        for seed in range(count)
+    ]
 
 
-def _insert(table: str, columns: list[str], types: list[str], rows: list[tuple[Any, ...]],
-            extra: str = "") -> None:
+def _insert(
+    table: str, columns: list[str], types: list[str], rows: list[tuple[Any, ...]], extra: str = ""
+) -> None:
     """Inserts many rows: one ``unnest`` of arrays on PostgreSQL, ``executemany`` elsewhere."""
     from django.db import connection
 
@@ -186,9 +228,7 @@ def _insert(table: str, columns: list[str], types: list[str], rows: list[tuple[A
             )
         else:
             marks = ", ".join(["%s"] * len(columns))
-            cursor.executemany(
-                f"INSERT INTO {table} ({names}) VALUES ({marks})", rows
-            )
+            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
 
 
 def _insert_games(rows: list[tuple[Any, ...]], pool: list[str], variant_id: int) -> None:
@@ -199,8 +239,10 @@ def _insert_games(rows: list[tuple[Any, ...]], pool: list[str], variant_id: int)
     """
     from django.db import connection
 
-    columns = ('match_id, "index", variant_id, replay, seats, players, totals, winner_side, '
-               "winner_entrant, void, faults, duration_ms, created, rating_seq")
+    columns = (
+        'match_id, "index", variant_id, replay, seats, players, totals, winner_side, '
+        "winner_entrant, void, faults, duration_ms, created, rating_seq"
+    )
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
@@ -226,8 +268,24 @@ def _insert_games(rows: list[tuple[Any, ...]], pool: list[str], variant_id: int)
             for m, i, l0, l1, seats, players, totals, w, we, seq, k in rows:
                 replay = json.loads(pool[k])
                 replay["players"] = [l0, l1]
-                out.append((m, i, variant_id, json.dumps(replay), seats, players, totals, w,
-                            we, "", "[]", 1500, time.strftime("%Y-%m-%d %H:%M:%S"), seq))
+                out.append(
+                    (
+                        m,
+                        i,
+                        variant_id,
+                        json.dumps(replay),
+                        seats,
+                        players,
+                        totals,
+                        w,
+                        we,
+                        "",
+                        "[]",
+                        1500,
+                        time.strftime("%Y-%m-%d %H:%M:%S"),
+                        seq,
+                    )
+                )
             marks = ", ".join(["%s"] * 14)
             cursor.executemany(f"INSERT INTO league_game ({columns}) VALUES ({marks})", out)
 
@@ -257,8 +315,14 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
             Bot(owner=owner, name=f"bot-{i:03d}", description="benchmark bot") for i in range(bots)
         )
         versions = BotVersion.objects.bulk_create(
-            BotVersion(bot=b, number=1, sha256=f"{i:064x}", manifest={"name": b.name},
-                       source_dir="sample_bots/random", status=BotVersion.Status.READY)
+            BotVersion(
+                bot=b,
+                number=1,
+                sha256=f"{i:064x}",
+                manifest={"name": b.name},
+                source_dir="sample_bots/random",
+                status=BotVersion.Status.READY,
+            )
             for i, b in enumerate(bot_rows)
         )
     labels = [v.label for v in versions]
@@ -275,7 +339,9 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
     for s in range(seasons):
         with transaction.atomic():
             season = Season.objects.create(
-                name=f"Bench season {s + 1}", variant=variant, status=Season.Status.FINISHED,
+                name=f"Bench season {s + 1}",
+                variant=variant,
+                status=Season.Status.FINISHED,
                 games_per_pairing=2,
             )
             SeasonEntrant.objects.bulk_create(
@@ -287,17 +353,70 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
             todo = pairs[: min(len(pairs), matches_needed - s * len(pairs))]
             _insert(
                 "league_match",
-                ["round_id", "season_id", "variant_id", "kind", "rated", "priority",
-                 "created", "pairing", "board", "status", "seed", "games_planned",
-                 "claim_token", "claimed_by", "attempts", "summary", "error"],
-                ["bigint", "bigint", "bigint", "text", "boolean", "int", "timestamptz", "text",
-                 "int", "text", "bigint", "int", "text", "text", "int", "jsonb", "text"],
-                [(rnd.pk, season.pk, variant.pk, "season", True, 0, created,
-                  f"{a + 1}-{b + 1}", k, "done", k, 2, "", "", 1, summary, "")
-                 for k, (a, b) in enumerate(todo)],
+                [
+                    "round_id",
+                    "season_id",
+                    "variant_id",
+                    "kind",
+                    "rated",
+                    "priority",
+                    "created",
+                    "pairing",
+                    "board",
+                    "status",
+                    "seed",
+                    "games_planned",
+                    "claim_token",
+                    "claimed_by",
+                    "attempts",
+                    "summary",
+                    "error",
+                ],
+                [
+                    "bigint",
+                    "bigint",
+                    "bigint",
+                    "text",
+                    "boolean",
+                    "int",
+                    "timestamptz",
+                    "text",
+                    "int",
+                    "text",
+                    "bigint",
+                    "int",
+                    "text",
+                    "text",
+                    "int",
+                    "jsonb",
+                    "text",
+                ],
+                [
+                    (
+                        rnd.pk,
+                        season.pk,
+                        variant.pk,
+                        "season",
+                        True,
+                        0,
+                        created,
+                        f"{a + 1}-{b + 1}",
+                        k,
+                        "done",
+                        k,
+                        2,
+                        "",
+                        "",
+                        1,
+                        summary,
+                        "",
+                    )
+                    for k, (a, b) in enumerate(todo)
+                ],
             )
-            match_ids = list(Match.objects.filter(season=season).order_by("board")
-                             .values_list("id", flat=True))
+            match_ids = list(
+                Match.objects.filter(season=season).order_by("board").values_list("id", flat=True)
+            )
             seats, game_rows = [], []
             for match_id, (a, b) in zip(match_ids, todo, strict=True):
                 seats += [(match_id, 0, versions[a].pk, 0), (match_id, 1, versions[b].pk, 1)]
@@ -310,29 +429,51 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
                     loser_points = pick.randint(2, 10)
                     totals = [11, loser_points] if winner == 0 else [loser_points, 11]
                     seq += 1
-                    game_rows.append((
-                        match_id, index, labels[order[0]], labels[order[1]],
-                        "[0, 1]" if index == 0 else "[1, 0]",
-                        json.dumps([versions[e].pk for e in order]), json.dumps(totals),
-                        winner, (index + winner) % 2, seq, made_games % len(pool),
-                    ))
+                    game_rows.append(
+                        (
+                            match_id,
+                            index,
+                            labels[order[0]],
+                            labels[order[1]],
+                            "[0, 1]" if index == 0 else "[1, 0]",
+                            json.dumps([versions[e].pk for e in order]),
+                            json.dumps(totals),
+                            winner,
+                            (index + winner) % 2,
+                            seq,
+                            made_games % len(pool),
+                        )
+                    )
                     for e in order:
                         won = order[winner] == e
                         mu[e] += (0.6 if won else -0.6) * 8 / math.sqrt(len(history[e]) + 8)
                         sigma = max(0.8, 8.333 / math.sqrt(1 + len(history[e]) / 4))
                         history[e].append((seq, mu[e], sigma))
                     made_games += 1
-            _insert("league_matchseat", ["match_id", "index", "version_id", "side"],
-                    ["bigint", "int", "bigint", "int"], seats)
+            _insert(
+                "league_matchseat",
+                ["match_id", "index", "version_id", "side"],
+                ["bigint", "int", "bigint", "int"],
+                seats,
+            )
             _insert_games(game_rows, pool, variant.pk)
         progress(made_games)
     game_ids = dict(Game.objects.filter(variant=variant).values_list("rating_seq", "id"))
     with transaction.atomic():
         ratings = Rating.objects.bulk_create(
-            Rating(variant=variant, key=f"v:{v.pk}", version=v, mu=h[-1][1], sigma=h[-1][2],
-                   conservative=h[-1][1] - 3 * h[-1][2], games=len(h),
-                   wins=len(h) // 2, losses=len(h) - len(h) // 2)
-            for v, h in zip(versions, history, strict=True) if h
+            Rating(
+                variant=variant,
+                key=f"v:{v.pk}",
+                version=v,
+                mu=h[-1][1],
+                sigma=h[-1][2],
+                conservative=h[-1][1] - 3 * h[-1][2],
+                games=len(h),
+                wins=len(h) // 2,
+                losses=len(h) - len(h) // 2,
+            )
+            for v, h in zip(versions, history, strict=True)
+            if h
         )
         now = time.strftime("%Y-%m-%d %H:%M:%S+00")
         rows = [
@@ -341,21 +482,27 @@ def fill(games: int, bots: int, progress: Any) -> dict[str, int]:
             for sq, m, sg in h
         ]
         for start in range(0, len(rows), 50_000):
-            _insert("league_ratinghistory",
-                    ["rating_id", "game_id", "seq", "mu", "sigma", "conservative", "created"],
-                    ["bigint", "bigint", "bigint", "float8", "float8", "float8", "timestamptz"],
-                    rows[start:start + 50_000])
+            _insert(
+                "league_ratinghistory",
+                ["rating_id", "game_id", "seq", "mu", "sigma", "conservative", "created"],
+                ["bigint", "bigint", "bigint", "float8", "float8", "float8", "timestamptz"],
+                rows[start : start + 50_000],
+            )
     # The bulk writes above go around the league's writes: build the read models from them,
     # as an operator does after a restore.
     from webui.league import read_models
 
     read_models.recompute_reads()
-    return {"games": made_games, "matches": Match.objects.count(), "bots": bots,
-            "seasons": seasons, "rating_history": len(rows)}
+    return {
+        "games": made_games,
+        "matches": Match.objects.count(),
+        "bots": bots,
+        "seasons": seasons,
+        "rating_history": len(rows),
+    }
 
 
-def _time_page(client: Any, urls: list[str], requests: int,
-               before: Any = None) -> dict[str, float]:
+def _time_page(client: Any, urls: list[str], requests: int, before: Any = None) -> dict[str, float]:
     """Milliseconds per request over ``requests`` requests cycling through ``urls``."""
     for url in urls[:5]:  # warm-up: connections, template caches
         client.get(url)
@@ -393,8 +540,11 @@ def _sample_urls() -> tuple[list[str], list[int], int | None]:
     from webui.league.models import Bot, Game, Season
 
     pick = random.Random(2)
-    bots = list(Bot.objects.annotate(n=Count("versions__match_seats")).order_by("-n")
-                .values_list("name", flat=True)[:10])
+    bots = list(
+        Bot.objects.annotate(n=Count("versions__match_seats"))
+        .order_by("-n")
+        .values_list("name", flat=True)[:10]
+    )
     last = Game.objects.order_by("-id").values_list("id", flat=True).first() or 1
     games = [pick.randint(1, last) for _ in range(50)]
     season = Season.objects.order_by("id").values_list("id", flat=True).first()
@@ -417,23 +567,40 @@ def measure(requests: int) -> list[dict[str, Any]]:
         ("bot page (most games first)", [f"/bots/{b}/" for b in bots], None),
         ("bot page, nothing cached", [f"/bots/{b}/" for b in bots], lambda url: cache.clear()),
         ("replay page", [f"/games/{g}/" for g in games], None),
-        ("bot games, wins, from page 200 on (API)",
-         [f"/api/bots/{b}/games?result=win&after={deep['bots'][b]}" for b in bots], None),
-        ("bot games, against one bot (API)",
-         [f"/api/bots/{b}/games?opponent={bots[-1] if b != bots[-1] else bots[0]}"
-          for b in bots], None),
+        (
+            "bot games, wins, from page 200 on (API)",
+            [f"/api/bots/{b}/games?result=win&after={deep['bots'][b]}" for b in bots],
+            None,
+        ),
+        (
+            "bot games, against one bot (API)",
+            [
+                f"/api/bots/{b}/games?opponent={bots[-1] if b != bots[-1] else bots[0]}"
+                for b in bots
+            ],
+            None,
+        ),
         ("season live progress (API)", [f"/api/seasons/{season}/live"], None),
         ("home page (for information)", ["/"], None),
         ("season page, 780 matches (for information)", [f"/seasons/{season}/"], None),
-        ("replay frames, computed (no cache)", [f"/api/games/{g}/frames" for g in games],
-         lambda url: caches["frames"].clear()),
+        (
+            "replay frames, computed (no cache)",
+            [f"/api/games/{g}/frames" for g in games],
+            lambda url: caches["frames"].clear(),
+        ),
         ("replay frames, cached", [f"/api/games/{g}/frames" for g in games[:5]], None),
     ]
     rows = []
     for name, urls, before in pages:
         figures = _time_page(client, urls, requests, before)
-        rows.append({"page": name, "url": urls[0], "queries": _queries(client, urls[0]),
-                     **{k: round(v, 2) for k, v in figures.items()}})
+        rows.append(
+            {
+                "page": name,
+                "url": urls[0],
+                "queries": _queries(client, urls[0]),
+                **{k: round(v, 2) for k, v in figures.items()},
+            }
+        )
     return rows
 
 
@@ -455,13 +622,19 @@ def deep_cursors(bots: list[str], season: int) -> dict[str, Any]:
     for name in bots:
         bot = Bot.objects.get(name=name)
         games = game_lists.games(bot, None, game_lists.Filters())
-        out["bots"][name] = _deep(games.order_by(*game_lists.ORDER).values_list(
-            "match_id", "index"), games.count(), game_lists.DEFAULT_LIMIT)
+        out["bots"][name] = _deep(
+            games.order_by(*game_lists.ORDER).values_list("match_id", "index"),
+            games.count(),
+            game_lists.DEFAULT_LIMIT,
+        )
     everyone = Game.objects.order_by(*match_lists.GAMES_ORDER).values_list("id")
     out["games"] = _deep(everyone, Game.objects.count(), 20)
     matches = Match.objects.filter(season_id=season)
-    out["season"] = _deep(matches.order_by(*match_lists.SEASON_ORDER).values_list(
-        "round__number", "board", "id"), matches.count(), match_lists.SEASON_PAGE)
+    out["season"] = _deep(
+        matches.order_by(*match_lists.SEASON_ORDER).values_list("round__number", "board", "id"),
+        matches.count(),
+        match_lists.SEASON_PAGE,
+    )
     return out
 
 
@@ -485,17 +658,22 @@ def concurrent_pages() -> list[tuple[str, list[str]]]:
         ("bot page, games page 200", [f"/bots/{b}/?after={deep['bots'][b]}" for b in bots]),
         ("bot (API)", [f"/api/bots/{b}" for b in bots]),
         ("bot's games (API)", [f"/api/bots/{b}/games" for b in bots]),
-        ("bot's games, page 200 (API)",
-         [f"/api/bots/{b}/games?after={deep['bots'][b]}" for b in bots]),
-        ("bot's games, wins against one bot (API)",
-         [f"/api/bots/{b}/games?result=win&opponent={other[b]}" for b in bots]),
+        (
+            "bot's games, page 200 (API)",
+            [f"/api/bots/{b}/games?after={deep['bots'][b]}" for b in bots],
+        ),
+        (
+            "bot's games, wins against one bot (API)",
+            [f"/api/bots/{b}/games?result=win&opponent={other[b]}" for b in bots],
+        ),
         ("version's games (API)", [f"/api/bots/{b}/versions/1/games" for b in bots]),
         ("season page (780 matches)", [f"/seasons/{season}/"]),
-        ("season page, matches page 11",
-         [f"/seasons/{season}/?matches_after={deep['season']}"]),
+        ("season page, matches page 11", [f"/seasons/{season}/?matches_after={deep['season']}"]),
         ("season (API)", [f"/api/seasons/{season}"]),
-        ("season's matches, page 11 (API)",
-         [f"/api/seasons/{season}/matches?after={deep['season']}"]),
+        (
+            "season's matches, page 11 (API)",
+            [f"/api/seasons/{season}/matches?after={deep['season']}"],
+        ),
         ("season live progress (API)", [f"/api/seasons/{season}/live"]),
         ("replay page", [f"/games/{g}/" for g in games]),
         ("replay frames (API)", [f"/api/games/{g}/frames" for g in games]),
@@ -521,11 +699,19 @@ def _median_row(runs: list[dict[str, Any]], base_runs: list[dict[str, Any]]) -> 
     row["statuses"] = dict(sorted(statuses.items()))
     row["p95_runs"] = [r["p95"] for r in runs]
     row["requests_per_s_runs"] = [r["requests_per_s"] for r in runs]
-    row["p95_vs_baseline"] = round(statistics.median(
-        r["p95"] / (b["p95"] or 1.0) for r, b in zip(runs, base_runs, strict=True)), 2)
-    row["requests_per_s_vs_baseline"] = round(statistics.median(
-        r["requests_per_s"] / (b["requests_per_s"] or 1.0)
-        for r, b in zip(runs, base_runs, strict=True)), 3)
+    row["p95_vs_baseline"] = round(
+        statistics.median(
+            r["p95"] / (b["p95"] or 1.0) for r, b in zip(runs, base_runs, strict=True)
+        ),
+        2,
+    )
+    row["requests_per_s_vs_baseline"] = round(
+        statistics.median(
+            r["requests_per_s"] / (b["requests_per_s"] or 1.0)
+            for r, b in zip(runs, base_runs, strict=True)
+        ),
+        3,
+    )
     return row
 
 
@@ -566,38 +752,60 @@ def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]
     with ProductionServer(port=free_port(), nginx=not args.no_nginx) as server:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-        with Progress("[progress.description]{task.description}", BarColumn(),
-                      MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                      transient=args.json) as bar:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=args.json,
+        ) as bar:
             runs = []
             for run in range(args.runs):
-                task = bar.add_task(f"{args.concurrency} clients, page by page, run "
-                                    f"{run + 1} of {args.runs}", total=len(pages))
-                runs.append(load_pages(server.url, pages, args.concurrency, args.requests,
-                                       progress=lambda name, task=task: bar.advance(task)))
-            result["pages"] = [_median_row([r[k] for r in runs], [r[0] for r in runs])
-                               for k in range(len(pages))]
+                task = bar.add_task(
+                    f"{args.concurrency} clients, page by page, run {run + 1} of {args.runs}",
+                    total=len(pages),
+                )
+                runs.append(
+                    load_pages(
+                        server.url,
+                        pages,
+                        args.concurrency,
+                        args.requests,
+                        progress=lambda name, task=task: bar.advance(task),
+                    )
+                )
+            result["pages"] = [
+                _median_row([r[k] for r in runs], [r[0] for r in runs]) for k in range(len(pages))
+            ]
             if args.crowd:
                 crowds = []
-                task = bar.add_task(f"a crowd of {args.concurrency} while the ladder plays",
-                                    total=args.runs)
+                task = bar.add_task(
+                    f"a crowd of {args.concurrency} while the ladder plays", total=args.runs
+                )
                 with ladder_playing() as ladder_games:
                     for _ in range(args.runs):
-                        crowds.append(load_crowd(server.url, pages, args.concurrency,
-                                                 args.requests * len(pages) // 2))
+                        crowds.append(
+                            load_crowd(
+                                server.url, pages, args.concurrency, args.requests * len(pages) // 2
+                            )
+                        )
                         bar.advance(task)
                     played = ladder_games()
                 base = [c["pages"][0] for c in crowds]
                 result["crowd"] = {
                     "all": _median_row([c["all"] for c in crowds], base),
-                    "pages": [_median_row([c["pages"][k] for c in crowds], base)
-                              for k in range(len(pages))],
+                    "pages": [
+                        _median_row([c["pages"][k] for c in crowds], base)
+                        for k in range(len(pages))
+                    ],
                     "ladder_games": played,
                 }
         workers = os.environ.get("ARENA_WEB_WORKERS") or str((os.cpu_count() or 1) + 1)
         threads = os.environ.get("ARENA_WEB_THREADS") or "4"
-    result["server"] = (("gunicorn" if args.no_nginx else "gunicorn behind nginx")
-                        + f", {workers} workers x {threads} threads")
+    result["server"] = (
+        "gunicorn" if args.no_nginx else "gunicorn behind nginx"
+    ) + f", {workers} workers x {threads} threads"
     result["cache"] = "redis" if os.environ.get("ARENA_CACHE_URL") else "files"
     return result
 
@@ -607,17 +815,32 @@ def _figures_table(title: str, rows: list[dict[str, Any]], runs: int) -> Any:
 
     table = Table(title=title)
     spread = runs > 1
-    for column in ("page", "p50 ms", "p95 ms", *(["p95 runs"] if spread else []), "errors",
-                   "5xx", "req/s", *(["req/s runs"] if spread else []), "p95 / baseline",
-                   "req/s / baseline"):
+    for column in (
+        "page",
+        "p50 ms",
+        "p95 ms",
+        *(["p95 runs"] if spread else []),
+        "errors",
+        "5xx",
+        "req/s",
+        *(["req/s runs"] if spread else []),
+        "p95 / baseline",
+        "req/s / baseline",
+    ):
         table.add_column(column, justify="left" if column == "page" else "right")
     for row in rows:
         table.add_row(
-            row["page"], f"{row['p50']:.1f}", f"{row['p95']:.1f}",
+            row["page"],
+            f"{row['p50']:.1f}",
+            f"{row['p95']:.1f}",
             *([", ".join(f"{v:.0f}" for v in row["p95_runs"])] if spread else []),
-            str(row["errors"]), str(row["server_errors"]), f"{row['requests_per_s']:.0f}",
+            str(row["errors"]),
+            str(row["server_errors"]),
+            f"{row['requests_per_s']:.0f}",
             *([", ".join(f"{v:.0f}" for v in row["requests_per_s_runs"])] if spread else []),
-            f"{row['p95_vs_baseline']:.1f}x", f"{row['requests_per_s_vs_baseline']:.2f}")
+            f"{row['p95_vs_baseline']:.1f}x",
+            f"{row['requests_per_s_vs_baseline']:.2f}",
+        )
     return table
 
 
@@ -629,22 +852,36 @@ def print_concurrent(result: dict[str, Any], engine: str, counts: dict[str, int]
     rows = result["pages"]
     runs = result["runs"]
     console = Console()
-    console.print(_figures_table(
-        f"{result['concurrency']} concurrent clients, page by page, {result['server']}: "
-        f"{counts['games']:,} games on {engine}, {rows[0]['requests'] // runs} requests per "
-        f"page, median of {runs} run{'s' if runs > 1 else ''}", rows, runs))
+    console.print(
+        _figures_table(
+            f"{result['concurrency']} concurrent clients, page by page, {result['server']}: "
+            f"{counts['games']:,} games on {engine}, {rows[0]['requests'] // runs} requests per "
+            f"page, median of {runs} run{'s' if runs > 1 else ''}",
+            rows,
+            runs,
+        )
+    )
     crowd = result.get("crowd")
     if crowd:
-        console.print(_figures_table(
-            f"a crowd of {result['concurrency']} clients over every page at once, while the "
-            f"ladder played ({crowd['ladder_games']} ladder games recorded meanwhile)",
-            [crowd["all"], *crowd["pages"]], runs))
+        console.print(
+            _figures_table(
+                f"a crowd of {result['concurrency']} clients over every page at once, while the "
+                f"ladder played ({crowd['ladder_games']} ladder games recorded meanwhile)",
+                [crowd["all"], *crowd["pages"]],
+                runs,
+            )
+        )
     every = rows + (crowd["pages"] if crowd else [])
     errors = sum(r["errors"] for r in every)
     server_errors = sum(r["server_errors"] for r in every)
-    console.print(f"errors: {errors} ({server_errors} answers of 500 and above)"
-                  + ("" if not errors else ": " + ", ".join(
-                      f"{r['page']} {r['statuses']}" for r in every if r["errors"])))
+    console.print(
+        f"errors: {errors} ({server_errors} answers of 500 and above)"
+        + (
+            ""
+            if not errors
+            else ": " + ", ".join(f"{r['page']} {r['statuses']}" for r in every if r["errors"])
+        )
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -683,16 +920,22 @@ def run(args: argparse.Namespace) -> int:
         counts: dict[str, int] = {"games": stored}
         if stored < args.games:
             if stored:
-                console.print(f"error: the database holds {stored} games, fewer than "
-                              f"{args.games}; run without --keep to start afresh")
+                console.print(
+                    f"error: the database holds {stored} games, fewer than "
+                    f"{args.games}; run without --keep to start afresh"
+                )
                 return 2
             start = time.perf_counter()
-            with Progress("[progress.description]{task.description}", BarColumn(),
-                          MofNCompleteColumn(), TimeElapsedColumn(), console=console,
-                          transient=args.json) as bar:
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=args.json,
+            ) as bar:
                 task = bar.add_task("storing games", total=args.games)
-                counts = fill(args.games, args.bots,
-                              lambda done: bar.update(task, completed=done))
+                counts = fill(args.games, args.bots, lambda done: bar.update(task, completed=done))
             fill_s = time.perf_counter() - start
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
@@ -709,30 +952,57 @@ def run(args: argparse.Namespace) -> int:
     engine = "PostgreSQL" if url.startswith("postgres") else "SQLite"
     if args.concurrency is not None:
         if args.json:
-            print(json.dumps({"database": engine, "stored": counts, "fill_s": round(fill_s, 1),
-                              "requests": args.requests, **loaded}))
+            print(
+                json.dumps(
+                    {
+                        "database": engine,
+                        "stored": counts,
+                        "fill_s": round(fill_s, 1),
+                        "requests": args.requests,
+                        **loaded,
+                    }
+                )
+            )
         else:
             print_concurrent(loaded, engine, counts)
         return 0
-    result = {"database": engine, "stored": counts, "fill_s": round(fill_s, 1),
-              "requests": args.requests, "target_p95_ms": TARGET_P95_MS, "pages": rows}
+    result = {
+        "database": engine,
+        "stored": counts,
+        "fill_s": round(fill_s, 1),
+        "requests": args.requests,
+        "target_p95_ms": TARGET_P95_MS,
+        "pages": rows,
+    }
     if args.json:
         print(json.dumps(result))
         return 0
-    table = Table(title=f"Site response times: {counts['games']:,} games on {engine}, "
-                        f"{args.requests} requests per page (Django test client, no network)")
+    table = Table(
+        title=f"Site response times: {counts['games']:,} games on {engine}, "
+        f"{args.requests} requests per page (Django test client, no network)"
+    )
     for column in ("page", "queries", "p50 ms", "p95 ms", "max ms", "p95 / baseline"):
         table.add_column(column, justify="left" if column == "page" else "right")
     base = rows[0]["p95"] or 1.0
     for row in rows:
-        table.add_row(row["page"], str(row["queries"]), f"{row['p50']:.1f}",
-                      f"{row['p95']:.1f}", f"{row['max']:.1f}", f"{row['p95'] / base:.1f}x")
+        table.add_row(
+            row["page"],
+            str(row["queries"]),
+            f"{row['p50']:.1f}",
+            f"{row['p95']:.1f}",
+            f"{row['max']:.1f}",
+            f"{row['p95'] / base:.1f}x",
+        )
     Console().print(table)
     if fill_s:
-        console.print(f"stored {counts['games']:,} games, {counts.get('matches', 0):,} matches "
-                      f"and {counts.get('rating_history', 0):,} rating points in {fill_s:.0f} s")
+        console.print(
+            f"stored {counts['games']:,} games, {counts.get('matches', 0):,} matches "
+            f"and {counts.get('rating_history', 0):,} rating points in {fill_s:.0f} s"
+        )
     slow = [r["page"] for r in rows[1:5] if r["p95"] >= TARGET_P95_MS]
     verdict = "all under" if not slow else "OVER for " + ", ".join(slow) + ";"
-    Console().print(f"target: leaderboard, bot page and replay page p95 < {TARGET_P95_MS:.0f} "
-                    f"ms: {verdict} the target")
+    Console().print(
+        f"target: leaderboard, bot page and replay page p95 < {TARGET_P95_MS:.0f} "
+        f"ms: {verdict} the target"
+    )
     return 0

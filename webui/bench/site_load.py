@@ -53,10 +53,14 @@ class PageLoad:
         """The page's figures, JSON-ready."""
         count = len(self.times_ms)
         return {
-            "page": self.page, "url": self.url, "requests": count,
-            "p50": round(self.percentile(50), 2), "p95": round(self.percentile(95), 2),
+            "page": self.page,
+            "url": self.url,
+            "requests": count,
+            "p50": round(self.percentile(50), 2),
+            "p95": round(self.percentile(95), 2),
             "max": round(max(self.times_ms, default=math.nan), 2),
-            "errors": self.errors, "server_errors": self.server_errors,
+            "errors": self.errors,
+            "server_errors": self.server_errors,
             "statuses": dict(sorted(self.statuses.items())),
             "requests_per_s": round(count / self.wall_s, 1) if self.wall_s else 0.0,
         }
@@ -76,8 +80,9 @@ class _Client:
         """Requests ``path``, reads the whole answer; its status, or the error's name."""
         try:
             if self.connection is None:
-                self.connection = http.client.HTTPConnection(self.host, self.port,
-                                                             timeout=self.timeout_s)
+                self.connection = http.client.HTTPConnection(
+                    self.host, self.port, timeout=self.timeout_s
+                )
             self.connection.request("GET", path, headers={"Host": self.host})
             answer = self.connection.getresponse()
             answer.read()
@@ -94,12 +99,12 @@ class _Client:
             self.connection = None
 
 
-def _run_clients(clients: int, client_loop: Callable[[int], None],
-                 start: threading.Barrier) -> float:
+def _run_clients(
+    clients: int, client_loop: Callable[[int], None], start: threading.Barrier
+) -> float:
     """Runs ``client_loop(k)`` for each of ``clients`` threads; once all have passed
     ``start`` (their warm-up done), times them to their end: the run's wall seconds."""
-    threads = [threading.Thread(target=client_loop, args=(k,), daemon=True)
-               for k in range(clients)]
+    threads = [threading.Thread(target=client_loop, args=(k,), daemon=True) for k in range(clients)]
     for thread in threads:
         thread.start()
     start.wait()
@@ -109,8 +114,15 @@ def _run_clients(clients: int, client_loop: Callable[[int], None],
     return time.perf_counter() - began
 
 
-def load_page(base_url: str, page: str, urls: Sequence[str], clients: int, requests: int,
-              warmup: int = 0, timeout_s: float = 30.0) -> PageLoad:
+def load_page(
+    base_url: str,
+    page: str,
+    urls: Sequence[str],
+    clients: int,
+    requests: int,
+    warmup: int = 0,
+    timeout_s: float = 30.0,
+) -> PageLoad:
     """``clients`` threads share ``requests`` requests to ``urls`` (in turn); after
     ``warmup`` untimed ones per client, and every URL read once between them (the steady
     state a crowd sees: a page's first read after a write draws it, the others reuse it)."""
@@ -144,8 +156,13 @@ def load_page(base_url: str, page: str, urls: Sequence[str], clients: int, reque
     return result
 
 
-def load_pages(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], clients: int,
-               requests: int, progress: Any = None) -> list[dict[str, Any]]:
+def load_pages(
+    base_url: str,
+    pages: Sequence[tuple[str, Sequence[str]]],
+    clients: int,
+    requests: int,
+    progress: Any = None,
+) -> list[dict[str, Any]]:
     """:func:`load_page` for each page in turn (the first is the baseline); one row each."""
     rows = []
     for name, urls in pages:
@@ -155,8 +172,13 @@ def load_pages(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], client
     return rows
 
 
-def load_crowd(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], clients: int,
-               requests: int, timeout_s: float = 30.0) -> dict[str, Any]:
+def load_crowd(
+    base_url: str,
+    pages: Sequence[tuple[str, Sequence[str]]],
+    clients: int,
+    requests: int,
+    timeout_s: float = 30.0,
+) -> dict[str, Any]:
     """A crowd: ``clients`` threads share ``requests`` requests over every page at once, each
     client going from page to page in turn (page ``i % len(pages)`` for the ``i``-th request
     of the run, its URLs in turn), as readers browse. One row per page (its share of the
@@ -170,7 +192,7 @@ def load_crowd(base_url: str, pages: Sequence[tuple[str, Sequence[str]]], client
     def client_loop(k: int) -> None:
         client = _Client(base_url, timeout_s)
         try:
-            for name_urls in pages[k % len(pages):][:2]:  # warm-up: a connection, a page
+            for name_urls in pages[k % len(pages) :][:2]:  # warm-up: a connection, a page
                 client.get(name_urls[1][0])
             start.wait()
             while True:

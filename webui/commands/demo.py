@@ -44,24 +44,48 @@ def register(subparsers: Any) -> None:
         "http://127.0.0.1:8000 at once while a short season plays on it live; its standings "
         "are printed when it ends. Ctrl-C stops it all.",
     )
-    parser.add_argument("--bots", nargs="+", default=list(DEFAULT_BOTS), metavar="BOT",
-                        help="sample bots (or bot folders) to enter "
-                        f"(default: {' '.join(DEFAULT_BOTS)})")
+    parser.add_argument(
+        "--bots",
+        nargs="+",
+        default=list(DEFAULT_BOTS),
+        metavar="BOT",
+        help=f"sample bots (or bot folders) to enter (default: {' '.join(DEFAULT_BOTS)})",
+    )
     parser.add_argument("--variant", default="scopa", help="the variant (default scopa)")
-    parser.add_argument("--games", type=int, default=2, metavar="N",
-                        help="games per pairing (default 2: one duplicate set)")
-    parser.add_argument("--knockout", type=int, default=None, metavar="N",
-                        help="a knockout for the top N after the league (default: the top "
-                        "2 play a final when there are 3 or more bots; 0 for none)")
-    parser.add_argument("--data-dir", default=None, metavar="DIR",
-                        help="where the database, bots and logs go (default: ARENA_DATA_DIR, "
-                        "else var/ in the checkout)")
-    parser.add_argument("--timeout", type=float, default=900.0, metavar="S",
-                        help="with --no-serve: give up on the season after S seconds "
-                        "(default 900)")
-    parser.add_argument("--no-serve", action="store_true",
-                        help="play the season with a progress bar, print the standings, and "
-                        "stop (no site)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=2,
+        metavar="N",
+        help="games per pairing (default 2: one duplicate set)",
+    )
+    parser.add_argument(
+        "--knockout",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a knockout for the top N after the league (default: the top "
+        "2 play a final when there are 3 or more bots; 0 for none)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="where the database, bots and logs go (default: ARENA_DATA_DIR, "
+        "else var/ in the checkout)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        metavar="S",
+        help="with --no-serve: give up on the season after S seconds (default 900)",
+    )
+    parser.add_argument(
+        "--no-serve",
+        action="store_true",
+        help="play the season with a progress bar, print the standings, and stop (no site)",
+    )
     add_serve_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -127,8 +151,10 @@ def run(args: argparse.Namespace) -> int:
     for name in args.bots:
         folder = Path(name) if Path(name).is_dir() else SAMPLES / name
         if not (folder / "bot.toml").is_file():
-            return _fail(f"bot {name!r}: not a sample bot ({', '.join(DEFAULT_BOTS)}) "
-                         "nor a folder with a bot.toml")
+            return _fail(
+                f"bot {name!r}: not a sample bot ({', '.join(DEFAULT_BOTS)}) "
+                "nor a folder with a bot.toml"
+            )
         try:
             entrants.append(versions.register_folder_bot(house, folder, validate=False))
         except errors.LeagueError as error:
@@ -137,17 +163,26 @@ def run(args: argparse.Namespace) -> int:
     try:
         variant = variants.get_variant(args.variant)
         season = seasons.create_season(
-            name=_season_name(), variant=variant, entrants=entrants, knockout_size=knockout,
-            games_per_pairing=args.games, created_by=login.user,
+            name=_season_name(),
+            variant=variant,
+            entrants=entrants,
+            knockout_size=knockout,
+            games_per_pairing=args.games,
+            created_by=login.user,
         )
     except errors.LeagueError as error:
         return _fail(str(error))
-    console.print(f"Bots: {', '.join(v.label for v in entrants)}. Playing "
-                  f"[bold]{season.name}[/bold] ({variant.label}, {seasons.planned_matches(season)} "
-                  f"matches) on local workers; data in {settings.ARENA_DATA_DIR}")
+    console.print(
+        f"Bots: {', '.join(v.label for v in entrants)}. Playing "
+        f"[bold]{season.name}[/bold] ({variant.label}, {seasons.planned_matches(season)} "
+        f"matches) on local workers; data in {settings.ARENA_DATA_DIR}"
+    )
     if args.no_serve:
-        return int(cli.run(argparse.Namespace(name=season.name, workers=2,
-                                              timeout=args.timeout, json=False)))
+        return int(
+            cli.run(
+                argparse.Namespace(name=season.name, workers=2, timeout=args.timeout, json=False)
+            )
+        )
     # ---- the site at once, the season played meanwhile ------------------------------------
     from webui.league import ladder
 
@@ -155,18 +190,23 @@ def run(args: argparse.Namespace) -> int:
     for version in entrants:  # the sample bots are trusted: ready without a validation game
         ladder.enter_version(version)
     base = f"http://{args.host}:{args.port}"
-    console.print(f"Watch it live at [bold]{base}/seasons/{season.pk}/[/bold]; the "
-                  f"leaderboard, the ladder and every replay are on the site too.")
+    console.print(
+        f"Watch it live at [bold]{base}/seasons/{season.pk}/[/bold]; the "
+        f"leaderboard, the ladder and every replay are on the site too."
+    )
 
     def finished(done: object) -> None:
         cli.show_standings(done, as_json=False)
-        console.print(f"{season.name} is over. The ladder plays on while the site is up: a "
-                      "bot you submit plays its first ladder match about a minute after it "
-                      f"passes validation ([bold]{base}/ladder/[/bold]); "
-                      f"[bold]{base}/write-a-bot/[/bold] says how to write one.")
+        console.print(
+            f"{season.name} is over. The ladder plays on while the site is up: a "
+            "bot you submit plays its first ladder match about a minute after it "
+            f"passes validation ([bold]{base}/ladder/[/bold]); "
+            f"[bold]{base}/write-a-bot/[/bold] says how to write one."
+        )
 
-    watch = SeasonWatch(season.pk, lambda line: console.print(line, highlight=False),
-                        finished).start()
+    watch = SeasonWatch(
+        season.pk, lambda line: console.print(line, highlight=False), finished
+    ).start()
     from webui.league.queue import play_queue, queue_depth
     from webui.play import games
 
@@ -188,11 +228,16 @@ def _print_login(console: Any, login: Any, args: argparse.Namespace) -> None:
     """The demo account's login, or how to get a new password when its owner changed it."""
     where = f"http://{args.host}:{args.port}/accounts/login/"
     if login.password is not None:
-        console.print(f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{login.password}[/bold] "
-                      f"at {where} (staff and administrator, also of /admin/) to submit bots "
-                      "and run seasons. A new password: .venv/bin/arena password demo",
-                      highlight=False)
+        console.print(
+            f"Log in as [bold]{DEMO_USER}[/bold] / [bold]{login.password}[/bold] "
+            f"at {where} (staff and administrator, also of /admin/) to submit bots "
+            "and run seasons. A new password: .venv/bin/arena password demo",
+            highlight=False,
+        )
     else:
-        console.print(f"Log in as [bold]{DEMO_USER}[/bold] at {where} with the password you "
-                      "chose on the site; forgotten it? .venv/bin/arena password demo prints "
-                      "a new one.", highlight=False)
+        console.print(
+            f"Log in as [bold]{DEMO_USER}[/bold] at {where} with the password you "
+            "chose on the site; forgotten it? .venv/bin/arena password demo prints "
+            "a new one.",
+            highlight=False,
+        )

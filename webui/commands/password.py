@@ -26,11 +26,15 @@ def register(subparsers: Any) -> None:
         epilog="Example: .venv/bin/arena password demo",
     )
     parser.add_argument("username", help="the account's user name")
-    parser.add_argument("--stdin", action="store_true",
-                        help="read the new password from standard input (one line)")
-    parser.add_argument("--data-dir", default=None, metavar="DIR",
-                        help="the installation's data folder (default: ARENA_DATA_DIR, else "
-                        "var/ in the checkout)")
+    parser.add_argument(
+        "--stdin", action="store_true", help="read the new password from standard input (one line)"
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="the installation's data folder (default: ARENA_DATA_DIR, else var/ in the checkout)",
+    )
     parser.set_defaults(func=run)
 
 

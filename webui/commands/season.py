@@ -45,10 +45,18 @@ def register(subparsers: Any) -> None:
         ("run", cli.add_run_arguments, "run", "run a season to its end and print the table"),
         ("standings", cli.add_standings_arguments, "standings", "print a season's table"),
         ("list", cli.add_list_arguments, "list_seasons", "list the seasons"),
-        ("recompute-ratings", cli.add_recompute_arguments, "recompute",
-         "recompute every rating from the results, in order"),
-        ("recompute-reads", cli.add_recompute_reads_arguments, "recompute_reads",
-         "rebuild the site's read models (head-to-head, cached pages) and report differences"),
+        (
+            "recompute-ratings",
+            cli.add_recompute_arguments,
+            "recompute",
+            "recompute every rating from the results, in order",
+        ),
+        (
+            "recompute-reads",
+            cli.add_recompute_reads_arguments,
+            "recompute_reads",
+            "rebuild the site's read models (head-to-head, cached pages) and report differences",
+        ),
     ]:
         action_parser = sub.add_parser(name, help=help_text, description=help_text.capitalize())
         adder(action_parser)

@@ -24,13 +24,19 @@ HELP = "serve the site at http://127.0.0.1:8000"
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that ``arena web`` and ``arena demo`` share."""
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="the address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="local worker processes to start while serving (default: 1 with "
-                        "the embedded broker, 0 when ARENA_BROKER_URL names a real one); a "
-                        "local Play worker starts with them")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="local worker processes to start while serving (default: 1 with "
+        "the embedded broker, 0 when ARENA_BROKER_URL names a real one); a "
+        "local Play worker starts with them",
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -43,12 +49,18 @@ def register(subparsers: Any) -> None:
         "SQLite in var/ and a local worker.",
     )
     add_serve_arguments(parser)
-    parser.add_argument("--production", action="store_true",
-                        help="serve with the production configuration: gunicorn "
-                        "(webui/gunicorn_conf.py) behind nginx (deploy/nginx/)")
-    parser.add_argument("--no-nginx", action="store_true",
-                        help="with --production: gunicorn alone on --host:--port, no nginx "
-                        "in front (slow clients then hold gunicorn threads)")
+    parser.add_argument(
+        "--production",
+        action="store_true",
+        help="serve with the production configuration: gunicorn "
+        "(webui/gunicorn_conf.py) behind nginx (deploy/nginx/)",
+    )
+    parser.add_argument(
+        "--no-nginx",
+        action="store_true",
+        help="with --production: gunicorn alone on --host:--port, no nginx "
+        "in front (slow clients then hold gunicorn threads)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -85,8 +97,9 @@ def check_port(host: str, port: int) -> str | None:
     return None
 
 
-def serve(host: str, port: int, workers: int | None, *, production: bool = False,
-          nginx: bool = True) -> int:
+def serve(
+    host: str, port: int, workers: int | None, *, production: bool = False, nginx: bool = True
+) -> int:
     """Serves the site until interrupted (Ctrl-C or SIGTERM), with local workers when there is
     no broker; ``production``: gunicorn (behind nginx when ``nginx``) instead of Django's
     development server."""
@@ -102,10 +115,17 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
         env = {"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)}
         pools.append(LocalWorkers(count, env=env, log_dir=settings.ARENA_LOGS_DIR).start())
         # People's games have a pool of their own: an open tab never holds a match's process.
-        pools.append(LocalWorkers(1, concurrency=None, play=True, env=env,
-                                  log_dir=settings.ARENA_LOGS_DIR).start())
-        keep_running(pools, lambda line: print(f"{line} (logs: {settings.ARENA_LOGS_DIR})",
-                                               file=sys.stderr, flush=True))
+        pools.append(
+            LocalWorkers(
+                1, concurrency=None, play=True, env=env, log_dir=settings.ARENA_LOGS_DIR
+            ).start()
+        )
+        keep_running(
+            pools,
+            lambda line: print(
+                f"{line} (logs: {settings.ARENA_LOGS_DIR})", file=sys.stderr, flush=True
+            ),
+        )
     shown = f"[{host}]" if ":" in host else host
 
     def bound(actual_port: object) -> None:
@@ -117,8 +137,15 @@ def serve(host: str, port: int, workers: int | None, *, production: bool = False
         if production:
             status = _serve_production(host, port, nginx, bound)
         else:
-            run(host, port, get_internal_wsgi_application(), threading=True,
-                server_cls=WSGIServer, ipv6=":" in host, on_bind=bound)
+            run(
+                host,
+                port,
+                get_internal_wsgi_application(),
+                threading=True,
+                server_cls=WSGIServer,
+                ipv6=":" in host,
+                on_bind=bound,
+            )
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (arena.cli.Terminated)
         interrupted = True
     finally:
@@ -148,8 +175,7 @@ def _serve_production(host: str, port: int, nginx: bool, bound: Any) -> int:
         while True:
             problem = server.failed()
             if problem:
-                print(f"error: {problem}: {server.log_tail(problem.split()[0])}",
-                      file=sys.stderr)
+                print(f"error: {problem}: {server.log_tail(problem.split()[0])}", file=sys.stderr)
                 return 1
             time.sleep(0.5)
     finally:
@@ -172,9 +198,12 @@ def run(args: argparse.Namespace) -> int:
         from webui.serving import find_nginx
 
         if find_nginx() is None:
-            print("error: --production needs nginx (scripts/services installs it), or add "
-                  "--no-nginx", file=sys.stderr)
+            print(
+                "error: --production needs nginx (scripts/services installs it), or add --no-nginx",
+                file=sys.stderr,
+            )
             return 2
     prepare()
-    return serve(args.host, args.port, args.workers, production=args.production,
-                 nginx=not args.no_nginx)
+    return serve(
+        args.host, args.port, args.workers, production=args.production, nginx=not args.no_nginx
+    )

@@ -32,8 +32,18 @@ class BotVersionAdmin(admin.ModelAdmin):
     search_fields = ("bot__name", "sha256")
     # Versions are immutable: only their validation state is written, by the workers.
     readonly_fields = (
-        "bot", "number", "sha256", "manifest", "archive_path", "source_dir", "address",
-        "status", "status_reason", "validation_log", "validated", "created",
+        "bot",
+        "number",
+        "sha256",
+        "manifest",
+        "archive_path",
+        "source_dir",
+        "address",
+        "status",
+        "status_reason",
+        "validation_log",
+        "validated",
+        "created",
     )
 
 
@@ -79,8 +89,7 @@ class SeasonAdmin(admin.ModelAdmin):
 
 @admin.register(models.Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "kind", "pairing", "status", "attempts", "claimed_by",
-                    "finished")
+    list_display = ("__str__", "kind", "pairing", "status", "attempts", "claimed_by", "finished")
     list_filter = ("kind", "status", "season")
     readonly_fields = ("claim_token", "claimed_by", "claimed_at", "lease_until")
 

@@ -72,8 +72,9 @@ def local_folder(version: BotVersion) -> Path:
     try:
         _, files = read_archive(data)
         if unpack(files, unpacked):
-            log.info("%s: unpacked archive %s into %s", version.label, version.sha256[:12],
-                     unpacked)
+            log.info(
+                "%s: unpacked archive %s into %s", version.label, version.sha256[:12], unpacked
+            )
     except ArchiveError as error:
         raise BotFilesError(
             f"{version.label}: archive {version.sha256[:12]} cannot be unpacked: {error}"

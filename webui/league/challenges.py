@@ -95,26 +95,39 @@ def _variant(name: str) -> Variant:
     except LeagueError as error:
         raise ChallengeError("variant", f"variant {name!r}: {error}") from None
     if variant.sides != 2:
-        raise ChallengeError("variant", f"variant {name!r} has {variant.sides} sides; "
-                                        "challenges are between two bots")
+        raise ChallengeError(
+            "variant",
+            f"variant {name!r} has {variant.sides} sides; challenges are between two bots",
+        )
     return variant
 
 
-def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scopa",
-                     deals: int = DEFAULT_DEALS, rated: bool = False) -> Match:
+def create_challenge(
+    user: Any,
+    *,
+    bot: str,
+    opponent: str,
+    variant: str = "scopa",
+    deals: int = DEFAULT_DEALS,
+    rated: bool = False,
+) -> Match:
     """Queues a challenge of the user's ``bot`` against ``opponent``; everything is checked
     before anything is written (:class:`ChallengeError`)."""
     if not getattr(user, "is_authenticated", False):
         raise ChallengeError("bot", "log in to challenge", 401)
-    for field, value, most in (("bot", bot, NAME_MAX), ("opponent", opponent, NAME_MAX),
-                               ("variant", variant, VARIANT_MAX)):
+    for field, value, most in (
+        ("bot", bot, NAME_MAX),
+        ("opponent", opponent, NAME_MAX),
+        ("variant", variant, VARIANT_MAX),
+    ):
         try:
             inputs.check_text(field, value, most, blank=False, name=True)
         except inputs.InputError as error:
             raise ChallengeError(field, f"{field} {error.reason}") from None
     if isinstance(deals, bool) or not isinstance(deals, int) or not 1 <= deals <= MAX_DEALS:
-        raise ChallengeError("deals", f"deals must be a whole number from 1 to {MAX_DEALS}, "
-                                      f"not {deals!r}")
+        raise ChallengeError(
+            "deals", f"deals must be a whole number from 1 to {MAX_DEALS}, not {deals!r}"
+        )
     mine = _challenger(user, bot)
     theirs = _opponent(opponent)
     if mine.bot_id == theirs.bot_id:
@@ -122,30 +135,46 @@ def create_challenge(user: Any, *, bot: str, opponent: str, variant: str = "scop
     played = _variant(variant)
     for version in (mine, theirs):
         if not ladder.plays(version, played):
-            raise ChallengeError("variant", f"{version.label} does not play {played.slug} "
-                                            "(its bot.toml's variants)")
+            raise ChallengeError(
+                "variant", f"{version.label} does not play {played.slug} (its bot.toml's variants)"
+            )
     if rated:
         if played.slug not in {v.slug for v in ladder.ladder_variants()}:
-            raise ChallengeError("rated", f"{played.slug} has no ladder: a rated challenge "
-                                          "is played in a ladder variant")
+            raise ChallengeError(
+                "rated",
+                f"{played.slug} has no ladder: a rated challenge is played in a ladder variant",
+            )
         for version in (mine, theirs):
             if not ladder.is_ladder_active(version):
-                raise ChallengeError("rated", f"{version.label} is not active on the ladder: "
-                                              "only challenges between ladder-active bots "
-                                              "are rated")
+                raise ChallengeError(
+                    "rated",
+                    f"{version.label} is not active on the ladder: "
+                    "only challenges between ladder-active bots "
+                    "are rated",
+                )
     with transaction.atomic():
         # The user's row serializes their requests: two at once cannot both pass the limit.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         since = timezone.now() - timedelta(hours=1)
-        asked = Match.objects.filter(kind=Match.Kind.CHALLENGE, requested_by=user,
-                                     created__gte=since).count()
+        asked = Match.objects.filter(
+            kind=Match.Kind.CHALLENGE, requested_by=user, created__gte=since
+        ).count()
         if asked >= settings.ARENA_CHALLENGES_PER_HOUR:
-            raise ChallengeError("bot", f"{asked} challenges in the last hour: at most "
-                                        f"{settings.ARENA_CHALLENGES_PER_HOUR}; try later", 429)
+            raise ChallengeError(
+                "bot",
+                f"{asked} challenges in the last hour: at most "
+                f"{settings.ARENA_CHALLENGES_PER_HOUR}; try later",
+                429,
+            )
         played = get_variant(played.name, dict(played.options))
         return create_open_match(
-            Match.Kind.CHALLENGE, played, [mine, theirs], games=2 * deals, rated=rated,
-            priority=PRIORITY, requested_by=user,
+            Match.Kind.CHALLENGE,
+            played,
+            [mine, theirs],
+            games=2 * deals,
+            rated=rated,
+            priority=PRIORITY,
+            requested_by=user,
         )
 
 
@@ -162,11 +191,18 @@ class Result:
     def as_dict(self) -> dict[str, Any]:
         e = self.estimate
         return {
-            "wins": self.wins, "draws": self.draws, "losses": self.losses, "void": self.void,
-            "score": round(e.score, 4), "elo": finite_or_none(e.elo),
-            "error": finite_or_none(e.error), "los": round(e.los, 4),
-            "elo_text": format_elo(e.elo), "error_text": format_elo(e.error, sign=False),
-            "los_percent": f"{100.0 * e.los:.1f}", "describe": e.describe(),
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "void": self.void,
+            "score": round(e.score, 4),
+            "elo": finite_or_none(e.elo),
+            "error": finite_or_none(e.error),
+            "los": round(e.los, 4),
+            "elo_text": format_elo(e.elo),
+            "error_text": format_elo(e.error, sign=False),
+            "los_percent": f"{100.0 * e.los:.1f}",
+            "describe": e.describe(),
             "elo_summary": e.summary().replace("+/-", "±"),
         }
 

@@ -59,8 +59,9 @@ def resolve_entrant(text: str) -> Any:
 
     name, at, number = text.partition("@")
     if at:
-        version = BotVersion.objects.filter(bot__name=name, number=number if number.isdigit()
-                                            else -1).first()
+        version = BotVersion.objects.filter(
+            bot__name=name, number=number if number.isdigit() else -1
+        ).first()
         if version is None:
             raise errors.LeagueError(f"no bot version {text!r}")
         return version
@@ -87,39 +88,79 @@ def add_create_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``season create``."""
     parser.add_argument("name", help="the season's name (unique)")
     parser.add_argument("--variant", default="scopa", help="a RULES.md preset (default scopa)")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a rule option, e.g. --option target=21 (repeatable)")
-    parser.add_argument("--bot", action="append", default=[], required=True, metavar="BOT",
-                        help="an entrant: a sample bot (random, greedy, ismcts), a bot folder, "
-                        "a registered bot, or name@N (repeat, in entry order)")
-    parser.add_argument("--format", default="auto",
-                        choices=["auto", "round-robin", "swiss", "tables", "partnerships"],
-                        help="round-robin (two sides; with --knockout), swiss (two sides, "
-                        "--rounds), tables (every pair at three-seat tables: scopa-3), "
-                        "partnerships (rotating partners at four-player partnership tables; "
-                        "4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 entrants); default: "
-                        "round-robin for two sides, tables for more")
-    parser.add_argument("--rounds", type=int, default=None, metavar="N",
-                        help="Swiss only: the number of rounds (default ceil(log2 n) + 2; "
-                        "at most n - 1)")
-    parser.add_argument("--knockout", type=int, default=0, metavar="N",
-                        help="after a round-robin, a knockout for the top N (default none)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a rule option, e.g. --option target=21 (repeatable)",
+    )
+    parser.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        required=True,
+        metavar="BOT",
+        help="an entrant: a sample bot (random, greedy, ismcts), a bot folder, "
+        "a registered bot, or name@N (repeat, in entry order)",
+    )
+    parser.add_argument(
+        "--format",
+        default="auto",
+        choices=["auto", "round-robin", "swiss", "tables", "partnerships"],
+        help="round-robin (two sides; with --knockout), swiss (two sides, "
+        "--rounds), tables (every pair at three-seat tables: scopa-3), "
+        "partnerships (rotating partners at four-player partnership tables; "
+        "4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 entrants); default: "
+        "round-robin for two sides, tables for more",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Swiss only: the number of rounds (default ceil(log2 n) + 2; at most n - 1)",
+    )
+    parser.add_argument(
+        "--knockout",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after a round-robin, a knockout for the top N (default none)",
+    )
     parser.add_argument("--double", action="store_true", help="double round-robin")
-    parser.add_argument("--games", type=int, default=2, metavar="N",
-                        help="games per match (default 2: a duplicate set; rounded up to "
-                        "whole rotations: 3 at three-seat tables, 4 at partnership tables)")
-    parser.add_argument("--move-time", type=int, default=1000, metavar="MS",
-                        help="time per move in ms (default 1000)")
-    parser.add_argument("--bank", type=int, default=30_000, metavar="MS",
-                        help="extra time bank per game in ms (default 30000)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=2,
+        metavar="N",
+        help="games per match (default 2: a duplicate set; rounded up to "
+        "whole rotations: 3 at three-seat tables, 4 at partnership tables)",
+    )
+    parser.add_argument(
+        "--move-time",
+        type=int,
+        default=1000,
+        metavar="MS",
+        help="time per move in ms (default 1000)",
+    )
+    parser.add_argument(
+        "--bank",
+        type=int,
+        default=30_000,
+        metavar="MS",
+        help="extra time bank per game in ms (default 30000)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="the season's seed")
     parser.add_argument("--start", action="store_true", help="start it right away")
     parser.add_argument("--json", action="store_true", help="print the season as JSON")
     seats = parser.add_argument_group(
-        "seat limits of the season's matches (default: the runner's, docs/SECURITY.md)")
+        "seat limits of the season's matches (default: the runner's, docs/SECURITY.md)"
+    )
     for flag, name, text in SEAT_LIMIT_FLAGS:
-        seats.add_argument(flag, type=int, default=None, metavar=name.split("_")[-1].upper(),
-                           help=text)
+        seats.add_argument(
+            flag, type=int, default=None, metavar=name.split("_")[-1].upper(), help=text
+        )
 
 
 SEAT_LIMIT_FLAGS = (
@@ -161,9 +202,13 @@ def create(args: argparse.Namespace) -> int:
 
     try:
         # The same ranges as the API and the form, named as this command's options.
-        for flag, field in (("--knockout", "knockout_size"), ("--games", "games_per_pairing"),
-                            ("--move-time", "move_time_ms"), ("--bank", "bank_ms"),
-                            ("--seed", "seed")):
+        for flag, field in (
+            ("--knockout", "knockout_size"),
+            ("--games", "games_per_pairing"),
+            ("--move-time", "move_time_ms"),
+            ("--bank", "bank_ms"),
+            ("--seed", "seed"),
+        ):
             value = getattr(args, field_of(flag))
             if value is not None:
                 ranges.check_number(field, value, label=flag)
@@ -193,9 +238,11 @@ def create(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(season_json(season)))
     else:
-        print(f"season {season.name!r} created ({season.status}): {variant.label}, "
-              f"{season.get_format_display()}, {len(entrants)} entrants, "
-              f"{seasons.planned_matches(season)} matches")
+        print(
+            f"season {season.name!r} created ({season.status}): {variant.label}, "
+            f"{season.get_format_display()}, {len(entrants)} entrants, "
+            f"{seasons.planned_matches(season)} matches"
+        )
     return 0
 
 
@@ -205,11 +252,21 @@ def create(args: argparse.Namespace) -> int:
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``season run``."""
     parser.add_argument("name", help="the season to run (a draft is started)")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="local worker processes to start (default: 1 with the embedded "
-                        "broker, 0 with ARENA_BROKER_URL, where running workers serve)")
-    parser.add_argument("--timeout", type=float, default=None, metavar="S",
-                        help="give up after S seconds (default: wait)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="local worker processes to start (default: 1 with the embedded "
+        "broker, 0 with ARENA_BROKER_URL, where running workers serve)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="give up after S seconds (default: wait)",
+    )
     parser.add_argument("--json", action="store_true", help="print the final standings as JSON")
 
 
@@ -244,15 +301,20 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     workers = None
     if not count:
-        console.print("playing on the workers of the configured broker "
-                      "(start them with `arena worker`)")
+        console.print(
+            "playing on the workers of the configured broker (start them with `arena worker`)"
+        )
     if count:
         env = {"ARENA_DATA_DIR": str(settings.ARENA_DATA_DIR)}
         workers = LocalWorkers(count, env=env, log_dir=Path(settings.ARENA_LOGS_DIR)).start()
     try:
         with Progress(
-            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=console, transient=args.json,
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=args.json,
         ) as bar:
             task = bar.add_task(f"season {season.name}", total=seasons.planned_matches(season))
 
@@ -311,8 +373,11 @@ def season_json(season: Any) -> dict[str, Any]:
         "variant": season.variant.slug,
         "status": season.status,
         "format": season_format.summary(),
-        "matches": {"done": done, "scheduled": scheduled,
-                    "planned": season_format.planned_matches()},
+        "matches": {
+            "done": done,
+            "scheduled": scheduled,
+            "planned": season_format.planned_matches(),
+        },
         "champion": champion.label if champion else None,
         "champion_by": season_format.champion_by() if champion else None,
         "standings": [
@@ -352,12 +417,14 @@ def _cell(key: str) -> Any:
     return lambda row: str(row[key])
 
 
-def standing_columns(columns: tuple[tuple[str, str], ...], seats: int = 3
-                     ) -> list[tuple[str, Any]]:
+def standing_columns(columns: tuple[tuple[str, str], ...], seats: int = 3) -> list[tuple[str, Any]]:
     """The table's columns: a heading and how to print it from a row, the format's
     ``columns`` after rank, bot and games played."""
-    out: list[tuple[str, Any]] = [("#", lambda r: str(r["rank"])), ("bot", lambda r: r["bot"]),
-                                  ("played", lambda r: str(r["played"]))]
+    out: list[tuple[str, Any]] = [
+        ("#", lambda r: str(r["rank"])),
+        ("bot", lambda r: r["bot"]),
+        ("played", lambda r: str(r["played"])),
+    ]
     for key, heading in columns:
         if key == "places":
             out += [_place_column(place) for place in range(seats)]
@@ -378,8 +445,9 @@ def show_standings(season: Any, *, as_json: bool) -> int:
         print(json.dumps(data))
         return 0
     season_format = format_of(season)
-    table = Table(title=f"{data['name']} ({data['variant']}, {data['format']['label']}, "
-                        f"{data['status']})")
+    table = Table(
+        title=f"{data['name']} ({data['variant']}, {data['format']['label']}, {data['status']})"
+    )
     columns = standing_columns(season_format.columns, int(data["format"].get("seats", 3)))
     for heading, _ in columns:
         table.add_column(heading, justify="left" if heading == "bot" else "right")
@@ -392,9 +460,10 @@ def show_standings(season: Any, *, as_json: bool) -> int:
         console.print(note)
     if data["champion"]:
         top = season_format.knockout_entrants(len(data["standings"]))
-        how = {"knockout": f" (the winner of the knockout of the top {top}, "
-                           "played after the table)",
-               "table": " (the top of the table)"}.get(data["champion_by"] or "", "")
+        how = {
+            "knockout": f" (the winner of the knockout of the top {top}, played after the table)",
+            "table": " (the top of the table)",
+        }.get(data["champion_by"] or "", "")
         console.print(f"champion: [bold]{data['champion']}[/bold]{how}")
     return 0
 
@@ -415,9 +484,16 @@ def list_seasons(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     for season in Season.objects.select_related("variant").order_by("created"):
         done, _scheduled = season.progress()
-        rows.append({"name": season.name, "variant": season.variant.slug,
-                     "format": season.format, "status": season.status, "done": done,
-                     "planned": seasons.planned_matches(season)})
+        rows.append(
+            {
+                "name": season.name,
+                "variant": season.variant.slug,
+                "format": season.format,
+                "status": season.status,
+                "done": done,
+                "planned": seasons.planned_matches(season),
+            }
+        )
     if args.json:
         print(json.dumps(rows))
         return 0
@@ -425,8 +501,13 @@ def list_seasons(args: argparse.Namespace) -> int:
     for column in ("name", "variant", "format", "status", "matches"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["name"], row["variant"], row["format"], row["status"],
-                      f"{row['done']}/{row['planned']}")
+        table.add_row(
+            row["name"],
+            row["variant"],
+            row["format"],
+            row["status"],
+            f"{row['done']}/{row['planned']}",
+        )
     Console().print(table)
     return 0
 
@@ -493,8 +574,10 @@ def recompute_reads(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"differences": report["head_to_head"], **report}))
     else:
-        print(f"head-to-head: {report['head_to_head_records']} records, "
-              f"{report['head_to_head']} differed from the games and were put right")
+        print(
+            f"head-to-head: {report['head_to_head_records']} records, "
+            f"{report['head_to_head']} differed from the games and were put right"
+        )
         print(f"{report['scopes_bumped']} scope(s) moved on: their cached reads are built again")
         print(f"{report['head_to_head']} difference(s)")
     return 0

@@ -21,8 +21,16 @@ from arena.inputs import (
     storable_json,
 )
 
-__all__ = ["InputError", "bad_character", "check_json", "check_text", "column_max",
-           "json_ready", "storable", "storable_json"]
+__all__ = [
+    "InputError",
+    "bad_character",
+    "check_json",
+    "check_text",
+    "column_max",
+    "json_ready",
+    "storable",
+    "storable_json",
+]
 
 
 def column_max(model: Any, field: str) -> int:

@@ -119,8 +119,7 @@ def enter_version(version: BotVersion) -> LadderEntry | None:
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=version.bot_id).first()
         read_models.bump_on_commit([read_models.LADDER])  # its active versions
-        entry = LadderEntry.objects.filter(bot_id=version.bot_id).select_related(
-            "version").first()
+        entry = LadderEntry.objects.filter(bot_id=version.bot_id).select_related("version").first()
         if entry is None:
             return LadderEntry.objects.create(bot_id=version.bot_id, version=version)
         if entry.status != LadderEntry.Status.RETIRED and version.number > entry.version.number:
@@ -141,8 +140,9 @@ def enter_validated(version_id: int) -> None:
         log.warning("version %s could not enter the ladder: %s", version_id, error)
 
 
-def choose(owner: Any, bot: Bot, number: int | None = None,
-           status: str | None = None) -> LadderEntry:
+def choose(
+    owner: Any, bot: Bot, number: int | None = None, status: str | None = None
+) -> LadderEntry:
     """The owner's choice: the active version (its ``number``), and/or ``status``.
 
     Refuses (:class:`LadderError`, nothing changed) another user's bot, a version number the bot
@@ -171,8 +171,9 @@ def choose(owner: Any, bot: Bot, number: int | None = None,
             version = version or bot.latest_ready_version()
             if version is None:
                 raise LadderError(f"bot {bot.name!r} has no version that passed validation")
-            return LadderEntry.objects.create(bot=bot, version=version,
-                                              status=status or LadderEntry.Status.ACTIVE)
+            return LadderEntry.objects.create(
+                bot=bot, version=version, status=status or LadderEntry.Status.ACTIVE
+            )
         if version is not None:
             entry.version = version
         if status is not None:
@@ -184,7 +185,8 @@ def choose(owner: Any, bot: Bot, number: int | None = None,
 def active_versions(variant: Variant) -> list[BotVersion]:
     """The versions the ladder plays in ``variant``: active entries whose bot plays it."""
     entries = LadderEntry.objects.filter(status=LadderEntry.Status.ACTIVE).select_related(
-        "version__bot")
+        "version__bot"
+    )
     return [e.version for e in entries if e.version.is_ready and plays(e.version, variant)]
 
 
@@ -204,25 +206,31 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
     versions = active_versions(variant)
     ids = [v.pk for v in versions]
     ratings = {
-        r.version_id: r for r in Rating.objects.filter(
-            variant=variant, pool=Rating.Pool.LADDER, version_id__in=ids)
+        r.version_id: r
+        for r in Rating.objects.filter(variant=variant, pool=Rating.Pool.LADDER, version_id__in=ids)
     }
     seats = MatchSeat.objects.filter(version_id__in=ids)
     hour_ago = now - timedelta(hours=1)
     recent = dict(
         seats.filter(match__kind=Match.Kind.LADDER, match__created__gte=hour_ago)
-        .values_list("version_id").annotate(n=Count("match_id", distinct=True))
+        .values_list("version_id")
+        .annotate(n=Count("match_id", distinct=True))
     )
     # Busy in this variant only: a bot on two ladders plays each of them, or the ladder
     # scheduled first would keep a small field busy and starve the others.
-    busy = set(seats.filter(match__status__in=OPEN, match__variant=variant)
-               .values_list("version_id", flat=True))
+    busy = set(
+        seats.filter(match__status__in=OPEN, match__variant=variant).values_list(
+            "version_id", flat=True
+        )
+    )
     last = dict(
-        seats.filter(match__kind=Match.Kind.LADDER).values_list("version_id")
+        seats.filter(match__kind=Match.Kind.LADDER)
+        .values_list("version_id")
         .annotate(t=Max("match__created"))
     )
     latest: dict[int, int] = dict(  # version -> its latest ladder match (ids only grow)
-        seats.filter(match__kind=Match.Kind.LADDER).values_list("version_id")
+        seats.filter(match__kind=Match.Kind.LADDER)
+        .values_list("version_id")
         .annotate(m=Max("match_id"))
     )
     in_match: dict[int, list[int]] = {}
@@ -231,22 +239,36 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
     ).values_list("match_id", "version_id"):
         in_match.setdefault(match_id, []).append(version_id)
     opponent = {
-        mine: other for mine, match_id in latest.items()
-        for other in in_match.get(match_id, []) if other != mine
+        mine: other
+        for mine, match_id in latest.items()
+        for other in in_match.get(match_id, [])
+        if other != mine
     }
     out = []
     for v in versions:
         r = ratings.get(v.pk)
         sigma = r.sigma if r else trueskill_rating.SIGMA
-        conservative = r.conservative if r else trueskill_rating.conservative(
-            trueskill_rating.MU, trueskill_rating.SIGMA)
+        conservative = (
+            r.conservative
+            if r
+            else trueskill_rating.conservative(trueskill_rating.MU, trueskill_rating.SIGMA)
+        )
         started = last.get(v.pk)
         waited = (now - started).total_seconds() if started else math.inf
         # By owner, not by bot: two bots of one owner never meet (the README's "another
         # author's"); by bot, one owner's new bot met its old one match after match.
-        out.append(Candidate(v.pk, v.bot.owner_id, sigma, conservative,
-                             int(recent.get(v.pk, 0)),
-                             v.pk in busy, waited, opponent.get(v.pk)))
+        out.append(
+            Candidate(
+                v.pk,
+                v.bot.owner_id,
+                sigma,
+                conservative,
+                int(recent.get(v.pk, 0)),
+                v.pk in busy,
+                waited,
+                opponent.get(v.pk),
+            )
+        )
     return out
 
 
@@ -262,20 +284,29 @@ def schedule(now: datetime | None = None) -> list[int]:
         with transaction.atomic():
             Variant.objects.select_for_update().filter(pk=variant.pk).first()
             open_matches = Match.objects.filter(variant=variant, status__in=OPEN)
-            if open_matches.filter(kind=Match.Kind.CHALLENGE,
-                                   status=Match.Status.SCHEDULED).exists():
+            if open_matches.filter(
+                kind=Match.Kind.CHALLENGE, status=Match.Status.SCHEDULED
+            ).exists():
                 continue
-            slots = settings.ARENA_LADDER_BACKLOG - open_matches.filter(
-                kind=Match.Kind.LADDER).count()
+            slots = (
+                settings.ARENA_LADDER_BACKLOG - open_matches.filter(kind=Match.Kind.LADDER).count()
+            )
             if slots <= 0:
                 continue
             pairs = pair(candidates(variant, now), slots, settings.ARENA_LADDER_CAP_PER_HOUR)
-            by_id = {v.pk: v for v in BotVersion.objects.filter(
-                pk__in=[i for p in pairs for i in p]).select_related("bot")}
+            by_id = {
+                v.pk: v
+                for v in BotVersion.objects.filter(
+                    pk__in=[i for p in pairs for i in p]
+                ).select_related("bot")
+            }
             for a, b in pairs:
                 match = create_open_match(
-                    Match.Kind.LADDER, variant, [by_id[a], by_id[b]],
-                    games=2 * LADDER_DEALS, rated=True,
+                    Match.Kind.LADDER,
+                    variant,
+                    [by_id[a], by_id[b]],
+                    games=2 * LADDER_DEALS,
+                    rated=True,
                 )
                 created.append(match.pk)
     return created
@@ -286,8 +317,7 @@ class LadderLoop:
     every ``interval_s`` until stopped; ``also``: more sweeps to run each time (the Play
     page's, which the league does not know)."""
 
-    def __init__(self, interval_s: float = 5.0,
-                 also: Sequence[Callable[[], object]] = ()) -> None:
+    def __init__(self, interval_s: float = 5.0, also: Sequence[Callable[[], object]] = ()) -> None:
         self.interval_s = interval_s
         self.also = list(also)
         self.stopped = threading.Event()
@@ -324,6 +354,6 @@ def leaderboard(variant: Variant) -> list[Rating]:
     """The variant's ladder ratings, best conservative rating first."""
     return list(
         Rating.objects.filter(variant=variant, pool=Rating.Pool.LADDER)
-        .select_related("version__bot").order_by("-conservative", "key")
+        .select_related("version__bot")
+        .order_by("-conservative", "key")
     )
-

@@ -71,16 +71,28 @@ def live_cache() -> Any:
 class LivePublisher:
     """Publishes a match's moves as they are played; a context manager around the match."""
 
-    def __init__(self, match_id: int | str, games_planned: int,
-                 labels: list[str] | None = None, interval: float = PUBLISH_INTERVAL_S) -> None:
+    def __init__(
+        self,
+        match_id: int | str,
+        games_planned: int,
+        labels: list[str] | None = None,
+        interval: float = PUBLISH_INTERVAL_S,
+    ) -> None:
         """``labels`` names each entrant as the site does (``greedy@3``); without them, or for
         a move that does not say who sits where, the runner's names are kept."""
         self.key = match_key(match_id)
         self.labels = list(labels or [])
         self.interval = interval
         self.state: dict[str, Any] = {
-            "match": str(match_id), "games_planned": games_planned, "game": 0, "deal": 0,
-            "players": [], "totals": [], "moves": [], "played": 0, "updated": time.time(),
+            "match": str(match_id),
+            "games_planned": games_planned,
+            "game": 0,
+            "deal": 0,
+            "players": [],
+            "totals": [],
+            "moves": [],
+            "played": 0,
+            "updated": time.time(),
         }
         self.lock = threading.Lock()
         self.dirty = True
@@ -97,9 +109,15 @@ class LivePublisher:
             players = list(move.players)
             if move.seats and all(0 <= e < len(self.labels) for e in move.seats):
                 players = [self.labels[e] for e in move.seats]
-            state.update(game=move.game, deal=move.deal, players=players,
-                         totals=list(move.totals), played=state["played"] + 1,
-                         updated=time.time(), table=dict(getattr(move, "table", None) or {}))
+            state.update(
+                game=move.game,
+                deal=move.deal,
+                players=players,
+                totals=list(move.totals),
+                played=state["played"] + 1,
+                updated=time.time(),
+                table=dict(getattr(move, "table", None) or {}),
+            )
             moves = state["moves"]
             scopa = {"scopa": True} if state["table"].get("scopa") else {}
             moves.append({"deal": move.deal, "move": move.move, **move.record, **scopa})
@@ -132,8 +150,12 @@ class LivePublisher:
         self.thread.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.stopped.set()
         self.thread.join(timeout=5)
         self.publish()
@@ -158,5 +180,4 @@ def read_states(match_ids: list[int]) -> dict[int, dict[str, Any]]:
     except Exception as error:
         log.warning("could not read live states: %s", error)
         return {}
-    return {m: found[match_key(m)] for m in match_ids
-            if isinstance(found.get(match_key(m)), dict)}
+    return {m: found[match_key(m)] for m in match_ids if isinstance(found.get(match_key(m)), dict)}

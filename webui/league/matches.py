@@ -47,8 +47,9 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def create_match(season: Season, round_: Round, board: int, versions: Sequence[BotVersion],
-                 pairing: str) -> Match:
+def create_match(
+    season: Season, round_: Round, board: int, versions: Sequence[BotVersion], pairing: str
+) -> Match:
     """A scheduled match of ``versions`` in runner order, enqueued after commit.
 
     Each entrant's side in the first game is its index modulo the variant's sides (two
@@ -68,17 +69,26 @@ def create_match(season: Season, round_: Round, board: int, versions: Sequence[B
     )
     sides = max(1, int(season.variant.sides))
     MatchSeat.objects.bulk_create(
-        [MatchSeat(match=match, index=i, version=v, side=side_of_seat(i, sides))
-         for i, v in enumerate(versions)]
+        [
+            MatchSeat(match=match, index=i, version=v, side=side_of_seat(i, sides))
+            for i, v in enumerate(versions)
+        ]
     )
     enqueue("arena.play_match", match.pk)
     read_models.bump_on_commit(read_models.matches_scope(v.bot_id) for v in versions)
     return match
 
 
-def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion], *,
-                      games: int, rated: bool, priority: int = 0,
-                      requested_by: Any = None) -> Match:
+def create_open_match(
+    kind: str,
+    variant: Variant,
+    versions: Sequence[BotVersion],
+    *,
+    games: int,
+    rated: bool,
+    priority: int = 0,
+    requested_by: Any = None,
+) -> Match:
     """A scheduled match outside any season (the ladder's, a challenge), enqueued on
     ``arena.play_match`` after commit."""
     now = timezone.now()
@@ -100,8 +110,9 @@ def create_open_match(kind: str, variant: Variant, versions: Sequence[BotVersion
         MatchSeat(match=match, index=i, version=v, side=i % 2) for i, v in enumerate(versions)
     )
     enqueue("arena.play_match", match.pk)
-    read_models.bump_on_commit([*(read_models.matches_scope(v.bot_id) for v in versions),
-                                read_models.LADDER])
+    read_models.bump_on_commit(
+        [*(read_models.matches_scope(v.bot_id) for v in versions), read_models.LADDER]
+    )
     return match
 
 
@@ -131,17 +142,21 @@ def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
     """
     token = str(uuid.uuid4())
     with transaction.atomic():
-        changed = Match.objects.filter(pk=match_id).filter(
-            Q(status=Match.Status.SCHEDULED)
-            | Q(status=Match.Status.RUNNING, lease_until__lt=Now())
-        ).update(
-            status=Match.Status.RUNNING,
-            claim_token=token,
-            claimed_by=(worker or worker_name())[:200],
-            claimed_at=Now(),
-            lease_until=lease_end(),
-            attempts=F("attempts") + 1,
-            started=Now(),
+        changed = (
+            Match.objects.filter(pk=match_id)
+            .filter(
+                Q(status=Match.Status.SCHEDULED)
+                | Q(status=Match.Status.RUNNING, lease_until__lt=Now())
+            )
+            .update(
+                status=Match.Status.RUNNING,
+                claim_token=token,
+                claimed_by=(worker or worker_name())[:200],
+                claimed_at=Now(),
+                lease_until=lease_end(),
+                attempts=F("attempts") + 1,
+                started=Now(),
+            )
         )
         if changed != 1:
             return None
@@ -153,9 +168,12 @@ def claim_match(match_id: int, worker: str | None = None) -> Claim | None:
 def renew_lease(claim: Claim) -> bool:
     """Extends the claim's lease (by the database's clock); False when the match was taken
     over or finished."""
-    return Match.objects.filter(
-        pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
-    ).update(lease_until=lease_end()) == 1
+    return (
+        Match.objects.filter(
+            pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
+        ).update(lease_until=lease_end())
+        == 1
+    )
 
 
 def release_match(claim: Claim, error: str) -> bool:
@@ -164,8 +182,10 @@ def release_match(claim: Claim, error: str) -> bool:
         changed = Match.objects.filter(
             pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
         ).update(
-            status=Match.Status.SCHEDULED, claim_token="", lease_until=None,
-            error=inputs.storable(error[:2000])
+            status=Match.Status.SCHEDULED,
+            claim_token="",
+            lease_until=None,
+            error=inputs.storable(error[:2000]),
         )
         if changed:
             _bump_started(claim.match_id)
@@ -176,18 +196,20 @@ def _bump_started(match_id: int) -> None:
     """A match was claimed or given back: its season's page and its bots' recent matches
     are stale."""
     season_id = Match.objects.values_list("season_id", flat=True).get(pk=match_id)
-    read_models.bump(read_models.match_scopes(season_id, read_models.match_bots(match_id),
-                                              finished=False))
+    read_models.bump(
+        read_models.match_scopes(season_id, read_models.match_bots(match_id), finished=False)
+    )
 
 
 def lease_remaining(match_id: int) -> float:
     """Seconds until the current claim on a running match expires (0 when free or expired),
     by the database's clock."""
-    left = Match.objects.filter(
-        pk=match_id, status=Match.Status.RUNNING, lease_until__isnull=False
-    ).annotate(
-        left=ExpressionWrapper(F("lease_until") - Now(), output_field=DurationField())
-    ).values_list("left", flat=True).first()
+    left = (
+        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_until__isnull=False)
+        .annotate(left=ExpressionWrapper(F("lease_until") - Now(), output_field=DurationField()))
+        .values_list("left", flat=True)
+        .first()
+    )
     if left is None:
         return 0.0
     return max(0.0, float(left.total_seconds()))
@@ -198,14 +220,16 @@ def void_match(claim: Claim, reason: str) -> bool:
     with transaction.atomic():
         changed = Match.objects.filter(
             pk=claim.match_id, status=Match.Status.RUNNING, claim_token=claim.token
-        ).update(status=Match.Status.VOID, error=inputs.storable(reason[:2000]),
-                 finished=timezone.now())
+        ).update(
+            status=Match.Status.VOID, error=inputs.storable(reason[:2000]), finished=timezone.now()
+        )
         season_id = Match.objects.values_list("season_id", flat=True).get(pk=claim.match_id)
         if changed and season_id is not None:
             enqueue("arena.schedule_round", season_id)
         if changed:
-            read_models.bump(read_models.match_scopes(season_id,
-                                                      read_models.match_bots(claim.match_id)))
+            read_models.bump(
+                read_models.match_scopes(season_id, read_models.match_bots(claim.match_id))
+            )
     return changed == 1
 
 
@@ -230,8 +254,11 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
     # The same record, its strings made storable (and any number that is not finite null).
     report = cast("MatchReportJson", inputs.storable_json(report))
     with transaction.atomic():
-        match = Match.objects.select_for_update(of=("self",)).select_related(
-            "season__variant", "round", "variant").get(pk=claim.match_id)
+        match = (
+            Match.objects.select_for_update(of=("self",))
+            .select_related("season__variant", "round", "variant")
+            .get(pk=claim.match_id)
+        )
         if match.status != Match.Status.RUNNING or match.claim_token != claim.token:
             return False
         if match.games.exists():  # cannot happen while the token holds; never count twice
@@ -244,16 +271,19 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
         # wait for each other in one order instead of deadlocking.
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
-                cursor.execute(f"SELECT 1 FROM {Variant._meta.db_table} WHERE id = %s "
-                               "FOR KEY SHARE", [variant.pk])
+                cursor.execute(
+                    f"SELECT 1 FROM {Variant._meta.db_table} WHERE id = %s FOR KEY SHARE",
+                    [variant.pk],
+                )
         games = []
         wins = [0] * len(entrants)
         points = [0] * len(entrants)
         sides = int(variant.sides)
         for index, data in enumerate(report["games"]):
             if "replay" not in data:
-                raise ValueError("a report to record has each game's replay "
-                                 "(MatchReport.to_json(replays=True))")
+                raise ValueError(
+                    "a report to record has each game's replay (MatchReport.to_json(replays=True))"
+                )
             replay = data["replay"]
             result = replay.get("result")
             seats = [int(s) for s in data["seats"]]
@@ -261,9 +291,12 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             void = _void_reason(data.get("void"), replay)
             forfeit = data.get("forfeit") or (None if result is None else result.get("forfeit"))
             said = data.get("winner_side", None if result is None else result["winner"])
-            winner_side = result_winner(sides, None if said is None else int(said),
-                                        None if forfeit is None else int(forfeit["side"]),
-                                        bool(void))
+            winner_side = result_winner(
+                sides,
+                None if said is None else int(said),
+                None if forfeit is None else int(forfeit["side"]),
+                bool(void),
+            )
             totals = totals or [int(t) for t in data.get("totals") or []]
             # The replay names who sat where by bot version, as the site shows them.
             replay = {**replay, "players": [entrants[e].label for e in seats]}
@@ -275,8 +308,13 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             winner_entrant = None
             if winner_side is not None:
                 # The entrant in the winning side's first seat.
-                winner_entrant = seats[min(seat for seat in range(len(seats))
-                                           if side_of_seat(seat, sides) == winner_side)]
+                winner_entrant = seats[
+                    min(
+                        seat
+                        for seat in range(len(seats))
+                        if side_of_seat(seat, sides) == winner_side
+                    )
+                ]
                 for entrant, side in side_of.items():
                     if side == winner_side:
                         wins[entrant] += 1
@@ -324,13 +362,13 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             if not still_open.exists():
                 enqueue("arena.schedule_round", match.season_id)
         # Last: the pages this result changes, in the same transaction as the result.
-        read_models.bump(read_models.match_scopes(match.season_id,
-                                                  {v.bot_id for v in entrants}))
+        read_models.bump(read_models.match_scopes(match.season_id, {v.bot_id for v in entrants}))
     return True
 
 
-def _match_winner(entrants: list[BotVersion], wins: list[int], points: list[int],
-                  match: Match) -> BotVersion | None:
+def _match_winner(
+    entrants: list[BotVersion], wins: list[int], points: list[int], match: Match
+) -> BotVersion | None:
     """Most games won, then most game points; in a knockout, then the higher seed (league rank)."""
     order = sorted(range(len(entrants)), key=lambda e: (-wins[e], -points[e]))
     best, second = order[0], order[1]
@@ -351,5 +389,7 @@ def match_score(summary: Any, n: int) -> dict[str, list[int]] | None:
     wins, points = summary.get("wins"), summary.get("points")
     if not isinstance(wins, list) or len(wins) != n:
         return None
-    return {"wins": [int(w) for w in wins],
-            "points": [int(p) for p in points] if isinstance(points, list) else []}
+    return {
+        "wins": [int(w) for w in wins],
+        "points": [int(p) for p in points] if isinstance(points, list) else [],
+    }

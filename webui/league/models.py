@@ -177,9 +177,7 @@ class Season(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="seasons")
-    entrants = models.ManyToManyField(
-        BotVersion, through="SeasonEntrant", related_name="seasons"
-    )
+    entrants = models.ManyToManyField(BotVersion, through="SeasonEntrant", related_name="seasons")
     format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
     knockout_size = models.PositiveSmallIntegerField(default=0)  # top N into the bracket
     swiss_rounds = models.PositiveSmallIntegerField(default=0)  # Swiss: rounds to play
@@ -300,12 +298,19 @@ class Match(models.Model):
         CHALLENGE = "challenge", "challenge"
 
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SEASON)
-    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.CASCADE,
-                              related_name="matches")
+    round = models.ForeignKey(
+        Round, null=True, blank=True, on_delete=models.CASCADE, related_name="matches"
+    )
     # Indexed by match_season_list (season first), not on its own: a season's matches are
     # read in that index's order.
-    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.CASCADE,
-                               related_name="matches", db_index=False)
+    season = models.ForeignKey(
+        Season,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="matches",
+        db_index=False,
+    )
     variant = models.ForeignKey(  # set for every match outside a season
         Variant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -314,7 +319,10 @@ class Match(models.Model):
     move_time_ms = models.PositiveIntegerField(null=True, blank=True)  # outside a season
     bank_ms = models.PositiveIntegerField(null=True, blank=True)  # outside a season
     requested_by = models.ForeignKey(  # who asked for a challenge
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="challenges",
     )
     created = models.DateTimeField(default=timezone.now)
@@ -347,8 +355,7 @@ class Match(models.Model):
             models.Index(fields=["status", "lease_until"], name="match_status_lease"),
             models.Index(fields=["kind", "status"], name="match_kind_status"),
             # A season's matches in its list's order (webui.web.match_lists).
-            models.Index(fields=["season", "-round", "board", "id"],
-                         name="match_season_list"),
+            models.Index(fields=["season", "-round", "board", "id"], name="match_season_list"),
         ]
 
     def __str__(self) -> str:
@@ -463,8 +470,13 @@ class Game(models.Model):
 
         totals = tuple(int(t) for t in self.totals) if self.totals else ()
         forfeit = self.forfeit.get("side") if isinstance(self.forfeit, dict) else None
-        return places_of(sides, totals or (0,) * sides, self.winner_side,
-                         int(forfeit) if forfeit is not None else None, bool(self.void))
+        return places_of(
+            sides,
+            totals or (0,) * sides,
+            self.winner_side,
+            int(forfeit) if forfeit is not None else None,
+            bool(self.void),
+        )
 
     def side_versions(self) -> list[list[int]]:
         """The bot version ids of each side, e.g. ``[[3, 3], [5, 5]]`` in a partnership game."""
@@ -493,8 +505,9 @@ class Rating(models.Model):
 
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="ratings")
     key = models.CharField(max_length=64)
-    pool = models.CharField(max_length=10, choices=Pool.choices, default=Pool.SOLO,
-                            db_column="ladder")
+    pool = models.CharField(
+        max_length=10, choices=Pool.choices, default=Pool.SOLO, db_column="ladder"
+    )
     version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="ratings")
     mu = models.FloatField()
     sigma = models.FloatField()
@@ -512,8 +525,7 @@ class Rating(models.Model):
         ]
         indexes = [
             models.Index(fields=["variant", "-conservative"], name="rating_leaderboard"),
-            models.Index(fields=["variant", "pool", "-conservative"],
-                         name="rating_ladder_board"),
+            models.Index(fields=["variant", "pool", "-conservative"], name="rating_ladder_board"),
         ]
 
     def __str__(self) -> str:

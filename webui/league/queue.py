@@ -203,8 +203,10 @@ def make_app() -> Celery:
         timezone="UTC",
         beat_schedule={
             "sweep": {"task": "arena.sweep", "schedule": settings.ARENA_SWEEP_INTERVAL_S},
-            "ladder": {"task": "arena.schedule_ladder",
-                       "schedule": settings.ARENA_LADDER_INTERVAL_S},
+            "ladder": {
+                "task": "arena.schedule_ladder",
+                "schedule": settings.ARENA_LADDER_INTERVAL_S,
+            },
         },
     )
     return celery

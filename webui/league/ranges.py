@@ -44,13 +44,16 @@ def check_number(field: str, value: Any, label: str | None = None) -> int:
     return value
 
 
-def check_bank(move_time_ms: int, bank_ms: int, bank: str = "bank_ms",
-               move: str = "move_time_ms") -> None:
+def check_bank(
+    move_time_ms: int, bank_ms: int, bank: str = "bank_ms", move: str = "move_time_ms"
+) -> None:
     """A game's bank holds at least one move's time (else every match would be void); the
     message names the two as ``bank`` and ``move``."""
     if bank_ms < move_time_ms:
-        raise RangeError(f"{bank} must be at least {move} ({move_time_ms}), not {bank_ms}: "
-                         "a bank shorter than one move voids every game")
+        raise RangeError(
+            f"{bank} must be at least {move} ({move_time_ms}), not {bank_ms}: "
+            "a bank shorter than one move voids every game"
+        )
 
 
 def check_season_numbers(values: Mapping[str, Any]) -> None:

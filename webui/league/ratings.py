@@ -28,13 +28,16 @@ def _rated_game(game: Game, sides: int) -> trueskill_rating.RatedGame:
     # the forfeiting side last and the others by their points.
     places = game.places(sides) if sides > 2 else None
     return trueskill_rating.RatedGame(
-        sides=tuple(tuple(s) for s in per_side), winner=game.winner_side, ref=game.pk,
+        sides=tuple(tuple(s) for s in per_side),
+        winner=game.winner_side,
+        ref=game.pk,
         places=places,
     )
 
 
-def _store_entry(variant: Variant, entry: trueskill_rating.Entry, on_ladder: bool = False
-                 ) -> Rating:
+def _store_entry(
+    variant: Variant, entry: trueskill_rating.Entry, on_ladder: bool = False
+) -> Rating:
     """Stores a computed entry; ``on_ladder``: in the continuous ladder's pool (its ``l:``
     key)."""
     key = trueskill_rating.ladder_key(entry.key) if on_ladder else entry.key
@@ -123,9 +126,13 @@ def update_ratings(variant_id: int, batch: int = 500) -> int:
 def _bump_ratings(variant_id: int, pools: set[str], version_ids: set[int]) -> None:
     """Last in a rating transaction: the leaderboards, bots and home page it changed."""
     bots = set(BotVersion.objects.filter(pk__in=version_ids).values_list("bot_id", flat=True))
-    read_models.bump([read_models.HOME,
-                      *(read_models.board_scope(variant_id, pool) for pool in pools),
-                      *(read_models.bot_scope(bot) for bot in bots)])
+    read_models.bump(
+        [
+            read_models.HOME,
+            *(read_models.board_scope(variant_id, pool) for pool in pools),
+            *(read_models.bot_scope(bot) for bot in bots),
+        ]
+    )
 
 
 def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
@@ -136,20 +143,23 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
     Returns the number of games rated per variant slug.
     """
     counts: dict[str, int] = {}
-    variants = Variant.objects.all() if variant_id is None else Variant.objects.filter(
-        pk=variant_id
+    variants = (
+        Variant.objects.all() if variant_id is None else Variant.objects.filter(pk=variant_id)
     )
     for variant in variants:
         with transaction.atomic():
             variant = Variant.objects.select_for_update().get(pk=variant.pk)
-            before = set(Rating.objects.filter(variant=variant).values_list("version_id",
-                                                                            flat=True))
+            before = set(
+                Rating.objects.filter(variant=variant).values_list("version_id", flat=True)
+            )
             RatingHistory.objects.filter(rating__variant=variant).delete()
             Rating.objects.filter(variant=variant).delete()
             Game.objects.filter(variant=variant).exclude(void="").update(rating_seq=None)
             pools = {False: trueskill_rating.Ratings(), True: trueskill_rating.Ratings()}
             games = list(
-                Game.objects.filter(RATED, variant=variant).select_related("match").order_by(
+                Game.objects.filter(RATED, variant=variant)
+                .select_related("match")
+                .order_by(
                     F("rating_seq").asc(nulls_last=True), "match__finished", "match_id", "index"
                 )
             )
@@ -165,7 +175,8 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
                     Game.objects.filter(pk=game.pk).update(rating_seq=seq)
             stored = {
                 (key, scope): _store_entry(variant, entry, scope)
-                for scope, pool in pools.items() for key, entry in pool.entries.items()
+                for scope, pool in pools.items()
+                for key, entry in pool.entries.items()
             }
             RatingHistory.objects.bulk_create(
                 RatingHistory(
@@ -178,8 +189,11 @@ def recompute_ratings(variant_id: int | None = None) -> dict[str, int]:
                 )
                 for game, seq, entry, scope in history
             )
-            _bump_ratings(variant.pk, set(Rating.Pool.values),
-                          {rating.version_id for rating in stored.values()} | before)
+            _bump_ratings(
+                variant.pk,
+                set(Rating.Pool.values),
+                {rating.version_id for rating in stored.values()} | before,
+            )
             counts[variant.slug] = len(games)
     return counts
 

@@ -119,12 +119,12 @@ def connect_signals() -> None:
 
     for model in (Bot, BotVersion):
         post_save.connect(_bot_row_changed, sender=model, dispatch_uid=f"reads-{model.__name__}")
-        post_delete.connect(_bot_row_changed, sender=model,
-                            dispatch_uid=f"reads-del-{model.__name__}")
+        post_delete.connect(
+            _bot_row_changed, sender=model, dispatch_uid=f"reads-del-{model.__name__}"
+        )
 
 
-def match_scopes(season_id: int | None, bot_ids: Iterable[int],
-                 finished: bool = True) -> list[str]:
+def match_scopes(season_id: int | None, bot_ids: Iterable[int], finished: bool = True) -> list[str]:
     """What a change of one match's state makes stale: its season's page (outside seasons, the
     ladders' pages) and its bots' recent matches; ``finished`` (recorded or given up): the
     home page too (recent games, seasons' progress). Its bots' charts change with their
@@ -138,8 +138,9 @@ def match_scopes(season_id: int | None, bot_ids: Iterable[int],
 
 def match_bots(match_id: int) -> set[int]:
     """The bots of a match's entrants."""
-    return set(MatchSeat.objects.filter(match_id=match_id).values_list("version__bot_id",
-                                                                       flat=True))
+    return set(
+        MatchSeat.objects.filter(match_id=match_id).values_list("version__bot_id", flat=True)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,23 +218,30 @@ def recompute_reads() -> RecomputeReport:
         stored = {
             (bot, opp): (g, w, d, lost)
             for bot, opp, g, w, d, lost in HeadToHead.objects.values_list(
-                "bot_id", "opponent_id", "games", "wins", "draws", "losses")
+                "bot_id", "opponent_id", "games", "wins", "draws", "losses"
+            )
         }
-        differing = {pair for pair in wanted.keys() | stored.keys()
-                     if wanted.get(pair) != stored.get(pair)}
+        differing = {
+            pair for pair in wanted.keys() | stored.keys() if wanted.get(pair) != stored.get(pair)
+        }
         for bot, opp in differing:
             HeadToHead.objects.filter(bot_id=bot, opponent_id=opp).delete()
         HeadToHead.objects.bulk_create(
             HeadToHead(bot_id=bot, opponent_id=opp, games=g, wins=w, draws=d, losses=lost)
-            for (bot, opp), (g, w, d, lost) in sorted(wanted.items()) if (bot, opp) in differing
+            for (bot, opp), (g, w, d, lost) in sorted(wanted.items())
+            if (bot, opp) in differing
         )
         scopes = {HOME, LADDER, *ReadVersion.objects.values_list("scope", flat=True)}
         bots = list(Bot.objects.values_list("pk", flat=True))
         scopes |= {bot_scope(pk) for pk in bots} | {matches_scope(pk) for pk in bots}
         scopes |= {season_scope(pk) for pk in Season.objects.values_list("pk", flat=True)}
         # Every pool of every variant, rated yet or not: a scope with a version is cached.
-        scopes |= {board_scope(v, pool) for v in Variant.objects.values_list("pk", flat=True)
-                   for pool in Rating.Pool.values}
+        scopes |= {
+            board_scope(v, pool)
+            for v in Variant.objects.values_list("pk", flat=True)
+            for pool in Rating.Pool.values
+        }
         bump(scopes)
-    return RecomputeReport(head_to_head=len(differing), head_to_head_records=len(wanted),
-                           scopes_bumped=len(scopes))
+    return RecomputeReport(
+        head_to_head=len(differing), head_to_head_records=len(wanted), scopes_bumped=len(scopes)
+    )

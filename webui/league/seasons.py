@@ -67,22 +67,32 @@ def create_season(
     if knockout_size and not 2 <= knockout_size <= len(ids):
         raise LeagueError(f"knockout size {knockout_size}: between 2 and {len(ids)}, or 0")
     try:
-        inputs.check_text("name", name, inputs.column_max(Season, "name"), name=True,
-                          label="the season's name")
-        ranges.check_season_numbers({
-            "knockout_size": knockout_size, "games_per_pairing": games_per_pairing,
-            "move_time_ms": move_time_ms, "bank_ms": bank_ms, "seed": seed,
-        })
+        inputs.check_text(
+            "name", name, inputs.column_max(Season, "name"), name=True, label="the season's name"
+        )
+        ranges.check_season_numbers(
+            {
+                "knockout_size": knockout_size,
+                "games_per_pairing": games_per_pairing,
+                "move_time_ms": move_time_ms,
+                "bank_ms": bank_ms,
+                "seed": seed,
+            }
+        )
         seat_overrides = check_seat_limits(seat_limits)
     except (ranges.RangeError, inputs.InputError) as error:
         raise LeagueError(str(error)) from None
     try:
         season_format = formats.chosen_format(variant, format, knockout_size)
         formats.check_entrants(variant, entrants)
-        shape = season_format.shape(variant, len(ids), swiss_rounds=swiss_rounds,
-                                    games_per_pairing=games_per_pairing,
-                                    knockout_size=knockout_size,
-                                    double_round_robin=double_round_robin)
+        shape = season_format.shape(
+            variant,
+            len(ids),
+            swiss_rounds=swiss_rounds,
+            games_per_pairing=games_per_pairing,
+            knockout_size=knockout_size,
+            double_round_robin=double_round_robin,
+        )
     except formats.FormatError as error:
         raise LeagueError(str(error)) from None
     with transaction.atomic():
@@ -204,8 +214,10 @@ def run_season(
         now = time.monotonic()
         if timeout_s is not None and now - started > timeout_s:
             done, total = season.progress()
-            raise TimeoutError(f"season {season.name!r} not finished after {timeout_s:g} s "
-                               f"({done} of {total} matches done)")
+            raise TimeoutError(
+                f"season {season.name!r} not finished after {timeout_s:g} s "
+                f"({done} of {total} matches done)"
+            )
         if now - last_sweep >= sweep_every_s:
             requeue_stale(grace_s=grace_s, waiting=queue_depth())
             last_sweep = now

@@ -35,22 +35,22 @@ def check_seat_limits(value: Any, label: str = "limits") -> dict[str, int]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise RangeError(f"{label} must be an object such as {{\"memory_mb\": 1024}}, "
-                         f"not {value!r}")
+        raise RangeError(f'{label} must be an object such as {{"memory_mb": 1024}}, not {value!r}')
     unknown = sorted(set(value) - set(SEAT_LIMITS))
     if unknown:
-        raise RangeError(f"{label}.{unknown[0]} is not a seat limit; there are "
-                         f"{', '.join(SEAT_LIMITS)}")
+        raise RangeError(
+            f"{label}.{unknown[0]} is not a seat limit; there are {', '.join(SEAT_LIMITS)}"
+        )
     checked: dict[str, int] = {}
     for name, given in value.items():
         lo, hi, unit, _, _ = SEAT_LIMITS[name]
         shown = f" {unit}" if unit else ""
         if isinstance(given, bool) or not isinstance(given, int):
-            raise RangeError(f"{label}.{name} must be a whole number between {lo} and "
-                             f"{hi}{shown}, not {given!r}")
+            raise RangeError(
+                f"{label}.{name} must be a whole number between {lo} and {hi}{shown}, not {given!r}"
+            )
         if not lo <= given <= hi:
-            raise RangeError(f"{label}.{name} must be between {lo} and {hi}{shown}, "
-                             f"not {given}")
+            raise RangeError(f"{label}.{name} must be between {lo} and {hi}{shown}, not {given}")
         checked[name] = given
     return checked
 
@@ -61,16 +61,21 @@ def runner_limits(overrides: Mapping[str, int], games: int, bank_ms: int) -> Any
     from arena.runner.match import default_limits
 
     limits = default_limits(games, bank_ms)
-    changes = {SEAT_LIMITS[name][3]: value * SEAT_LIMITS[name][4]
-               for name, value in overrides.items() if name in SEAT_LIMITS}
+    changes = {
+        SEAT_LIMITS[name][3]: value * SEAT_LIMITS[name][4]
+        for name, value in overrides.items()
+        if name in SEAT_LIMITS
+    }
     return dataclasses.replace(limits, **changes)
 
 
 def describe(overrides: Mapping[str, int], games: int, bank_ms: int) -> dict[str, int]:
     """Every seat limit of such a match, overridden or not, in the units of the overrides."""
     limits = runner_limits(overrides, games, bank_ms)
-    return {name: getattr(limits, field) // scale
-            for name, (_, _, _, field, scale) in SEAT_LIMITS.items()}
+    return {
+        name: getattr(limits, field) // scale
+        for name, (_, _, _, field, scale) in SEAT_LIMITS.items()
+    }
 
 
 __all__ = ["SEAT_LIMITS", "check_seat_limits", "describe", "runner_limits"]

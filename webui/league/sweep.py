@@ -19,8 +19,9 @@ from .queue import enqueue
 from .ratings import RATED
 
 
-def requeue_stale(now: datetime | None = None, grace_s: float = 30.0,
-                  waiting: int | None = None) -> int:
+def requeue_stale(
+    now: datetime | None = None, grace_s: float = 30.0, waiting: int | None = None
+) -> int:
     """Enqueues again what a lost message or a dead worker left behind; returns how many.
 
     Matches still ``scheduled`` ``grace_s`` after they were last enqueued (by ``now``, this

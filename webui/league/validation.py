@@ -46,8 +46,7 @@ class Verdict:
     fallbacks: int = 0
 
 
-def judge(games: Sequence[PlayedGame], labels: Sequence[str], sides: int,
-          own: int = 0) -> Verdict:
+def judge(games: Sequence[PlayedGame], labels: Sequence[str], sides: int, own: int = 0) -> Verdict:
     """The verdict on entrant ``own`` of these games; ``labels`` names each entrant."""
     summaries = []
     answered = fallbacks = 0
@@ -62,8 +61,10 @@ def judge(games: Sequence[PlayedGame], labels: Sequence[str], sides: int,
         game_fallbacks = sum(game.fallbacks[s] for s in own_seats if s < len(game.fallbacks))
         answered += game_answered
         fallbacks += game_fallbacks
-        faults = [dict(f, player=players[f["seat"]] if 0 <= f.get("seat", -1) < len(players)
-                       else "") for f in game.faults]
+        faults = [
+            dict(f, player=players[f["seat"]] if 0 <= f.get("seat", -1) < len(players) else "")
+            for f in game.faults
+        ]
         for fault in faults:
             if fault.get("seat") not in own_seats:
                 continue
@@ -75,19 +76,22 @@ def judge(games: Sequence[PlayedGame], labels: Sequence[str], sides: int,
             forfeited = True
         winner = None
         if game.winner_side is not None:
-            winner = " & ".join(p for seat, p in enumerate(players)
-                                if side_of_seat(seat, sides) == game.winner_side)
-        summaries.append({
-            "index": index,
-            "players": players,
-            "totals": list(game.totals),
-            "winner": winner,
-            "forfeit": game.forfeit,
-            "void": game.void or None,
-            "answered": game_answered,
-            "fallbacks": game_fallbacks,
-            "faults": faults,
-        })
+            winner = " & ".join(
+                p for seat, p in enumerate(players) if side_of_seat(seat, sides) == game.winner_side
+            )
+        summaries.append(
+            {
+                "index": index,
+                "players": players,
+                "totals": list(game.totals),
+                "winner": winner,
+                "forfeit": game.forfeit,
+                "void": game.void or None,
+                "answered": game_answered,
+                "fallbacks": game_fallbacks,
+                "faults": faults,
+            }
+        )
     verdict = Verdict(True, "", summaries, answered, fallbacks)
     if first_fault is not None:
         detail = str(first_fault.get("detail", ""))

@@ -42,18 +42,31 @@ def variant_of(name: str, options: dict[str, Any] | None = None) -> Variant:
         raise LeagueError(str(error)) from None
     overrides = rules.options()
     slug = variant_slug(rules.variant, overrides)
-    label = rules.variant if not overrides else (
-        rules.variant + " (" + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())) + ")"
+    label = (
+        rules.variant
+        if not overrides
+        else (
+            rules.variant + " (" + ", ".join(f"{k}={v}" for k, v in sorted(overrides.items())) + ")"
+        )
     )
     most = inputs.column_max(Variant, "label")
     if len(label) > most:  # not with the engine's options today: a guard against new ones
-        raise LeagueError(f"variant {label[:60]!r}...: its options make a name of "
-                          f"{len(label)} characters, more than {most}")
+        raise LeagueError(
+            f"variant {label[:60]!r}...: its options make a name of "
+            f"{len(label)} characters, more than {most}"
+        )
     existing = Variant.objects.filter(slug=slug).first()
     if existing is not None:
         return existing
-    return Variant(slug=slug, name=rules.variant, options=overrides, label=label,
-                   standard=rules.is_standard, players=rules.players, sides=rules.num_sides)
+    return Variant(
+        slug=slug,
+        name=rules.variant,
+        options=overrides,
+        label=label,
+        standard=rules.is_standard,
+        players=rules.players,
+        sides=rules.num_sides,
+    )
 
 
 def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
@@ -68,7 +81,9 @@ def get_variant(name: str, options: dict[str, Any] | None = None) -> Variant:
         return variant
     stored, _ = Variant.objects.get_or_create(
         slug=variant.slug,
-        defaults={field: getattr(variant, field) for field in
-                  ("name", "options", "label", "standard", "players", "sides")},
+        defaults={
+            field: getattr(variant, field)
+            for field in ("name", "options", "label", "standard", "players", "sides")
+        },
     )
     return stored

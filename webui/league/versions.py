@@ -105,8 +105,7 @@ def store_archive(sha256: str, kind: str, data: bytes) -> bool:
     if created or hashlib.sha256(bytes(archive.data)).hexdigest() == sha256:
         return created
     BotArchive.objects.filter(sha256=sha256).update(kind=kind, data=data, size=len(data))
-    log.warning("archive %s was damaged in the database: stored again from an upload",
-                sha256[:12])
+    log.warning("archive %s was damaged in the database: stored again from an upload", sha256[:12])
     return True
 
 
@@ -115,8 +114,10 @@ def folder_sha256(folder: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder)
-        if any(part in {"__pycache__", "node_modules"} or part.startswith(".")
-               for part in relative.parts):
+        if any(
+            part in {"__pycache__", "node_modules"} or part.startswith(".")
+            for part in relative.parts
+        ):
             continue
         digest.update(str(relative).encode() + b"\0")
         digest.update(path.read_bytes())
@@ -146,9 +147,14 @@ def register_folder_bot(owner: Any, folder: Path, *, validate: bool = False) -> 
     return version
 
 
-def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str = "",
-                      replay: Mapping[str, Any] | None = None,
-                      games: list[dict[str, Any]] | None = None) -> bool:
+def finish_validation(
+    version_id: int,
+    ok: bool,
+    reason: str = "",
+    log_text: str = "",
+    replay: Mapping[str, Any] | None = None,
+    games: list[dict[str, Any]] | None = None,
+) -> bool:
     """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``; a ready
     version enters the continuous ladder (:mod:`webui.league.ladder`).
 
@@ -171,5 +177,6 @@ def finish_validation(version_id: int, ok: bool, reason: str = "", log_text: str
             enter_validated(version_id)  # a version that passes enters the continuous ladder
     if changed:
         read_models.bot_changed(
-            BotVersion.objects.filter(pk=version_id).values_list("bot_id", flat=True))
+            BotVersion.objects.filter(pk=version_id).values_list("bot_id", flat=True)
+        )
     return changed == 1

@@ -95,16 +95,19 @@ def start_game(user: Any, bot_name: str, variant_name: str, seat: str = "random"
     worker once the transaction commits. Raises PlayError naming the bad field (400), or 429
     when the person has ``ARENA_PLAY_GAMES_PER_USER`` games open already; nothing is written
     then."""
-    for field, value, most in (("bot", bot_name, inputs.column_max(Bot, "name")),
-                               ("variant", variant_name, inputs.column_max(Variant, "name")),
-                               ("seat", seat, max(map(len, SEAT_CHOICES)))):
+    for field, value, most in (
+        ("bot", bot_name, inputs.column_max(Bot, "name")),
+        ("variant", variant_name, inputs.column_max(Variant, "name")),
+        ("seat", seat, max(map(len, SEAT_CHOICES))),
+    ):
         try:
             inputs.check_text(field, value, most, name=True)
         except inputs.InputError as error:
             raise PlayError(400, error.message, field) from None
     if variant_name not in variant_names():
-        raise PlayError(400, f"variant {variant_name!r} is not one of "
-                             f"{', '.join(variant_names())}", "variant")
+        raise PlayError(
+            400, f"variant {variant_name!r} is not one of {', '.join(variant_names())}", "variant"
+        )
     if seat not in SEAT_CHOICES:
         raise PlayError(400, f"seat {seat!r} is not one of {', '.join(SEAT_CHOICES)}", "seat")
     bot = Bot.objects.filter(name=bot_name).first()
@@ -120,15 +123,23 @@ def start_game(user: Any, bot_name: str, variant_name: str, seat: str = "random"
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         open_games = PlayGame.objects.filter(user=user, status__in=PlayGame.OPEN).count()
         if open_games >= most:
-            raise PlayError(429, f"you have {open_games} games waiting or under way, the most "
-                                 f"a person may have at once ({most}): finish or resign one "
-                                 "first")
+            raise PlayError(
+                429,
+                f"you have {open_games} games waiting or under way, the most "
+                f"a person may have at once ({most}): finish or resign one "
+                "first",
+            )
         variant: Variant = variants.get_variant(variant_name)
         now = timezone.now()
         game = PlayGame.objects.create(
-            user=user, version=version, variant=variant, human_seat=human_seat,
-            move_time_ms=settings.ARENA_PLAY_MOVE_TIME_MS, bank_ms=settings.ARENA_PLAY_BANK_MS,
-            enqueued_at=now, seen=now,
+            user=user,
+            version=version,
+            variant=variant,
+            human_seat=human_seat,
+            move_time_ms=settings.ARENA_PLAY_MOVE_TIME_MS,
+            bank_ms=settings.ARENA_PLAY_BANK_MS,
+            enqueued_at=now,
+            seen=now,
         )
         queue.enqueue(PLAY_TASK, game.pk)
     return game
@@ -139,9 +150,11 @@ def touch(game_id: int) -> None:
     now = timezone.now()
     every = min(SEEN_EVERY_S, settings.ARENA_PLAY_ABANDON_S / 3)
     PlayGame.objects.filter(
-        pk=game_id, status__in=PlayGame.OPEN,
-    ).filter(Q(seen__isnull=True) | Q(seen__lt=now - datetime.timedelta(seconds=every))
-             ).update(seen=now)
+        pk=game_id,
+        status__in=PlayGame.OPEN,
+    ).filter(Q(seen__isnull=True) | Q(seen__lt=now - datetime.timedelta(seconds=every))).update(
+        seen=now
+    )
 
 
 def resign(game_id: int, user: Any) -> PlayGame:
@@ -152,12 +165,15 @@ def resign(game_id: int, user: Any) -> PlayGame:
     if game is None:
         raise PlayError(404, f"no game {game_id} of yours")
     ended = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.QUEUED).update(
-        status=PlayGame.Status.VOID, error="you resigned before a worker started the game",
-        awaiting=False, finished=timezone.now(),
+        status=PlayGame.Status.VOID,
+        error="you resigned before a worker started the game",
+        awaiting=False,
+        finished=timezone.now(),
     )
     if not ended:
         asked = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.PLAYING).update(
-            resign_requested=True)
+            resign_requested=True
+        )
         if not asked:
             game.refresh_from_db()
             raise PlayError(409, f"the game is over ({game.outcome()}): nothing to resign")
@@ -179,8 +195,9 @@ def submit_move(game_id: int, user: Any, turn: Any, move: Any) -> PlayGame:
     if isinstance(turn, bool) or not isinstance(turn, int):
         raise PlayError(400, f"field 'turn' must be an integer, not {turn!r}", "turn")
     if not isinstance(move, str):
-        raise PlayError(400, f"field 'move' must be a move such as \"7d\" or \"7d:3b+4d\", "
-                             f"not {move!r}", "move")
+        raise PlayError(
+            400, f'field \'move\' must be a move such as "7d" or "7d:3b+4d", not {move!r}', "move"
+        )
     if game.is_finished:
         raise PlayError(409, f"the game is over ({game.outcome()}): no more moves")
     if game.status == PlayGame.Status.QUEUED:
@@ -193,18 +210,27 @@ def submit_move(game_id: int, user: Any, turn: Any, move: Any) -> PlayGame:
         raise PlayError(400, f"field 'move': {error}", "move") from None
     legal = {parse_move(name): name for name in game.legal}
     if wanted not in legal:
-        raise PlayError(400, f"field 'move': {move!r} is not a legal move now (legal: "
-                             f"{', '.join(game.legal)})", "move")
+        raise PlayError(
+            400,
+            f"field 'move': {move!r} is not a legal move now (legal: {', '.join(game.legal)})",
+            "move",
+        )
     now = timezone.now()
     try:
         with transaction.atomic():
             claimed = PlayGame.objects.filter(
-                pk=game.pk, status=PlayGame.Status.PLAYING, turn=turn, awaiting=True,
+                pk=game.pk,
+                status=PlayGame.Status.PLAYING,
+                turn=turn,
+                awaiting=True,
                 deadline__gt=now,
             ).update(awaiting=False)
             if not claimed:
-                raise PlayError(409, "too late: the clock of this turn ran out, or the turn "
-                                     "was played already", "turn")
+                raise PlayError(
+                    409,
+                    "too late: the clock of this turn ran out, or the turn was played already",
+                    "turn",
+                )
             PlayMove.objects.create(game=game, turn=turn, move=legal[wanted])
     except IntegrityError:
         raise PlayError(409, f"turn {turn} was played already", "turn") from None
@@ -219,10 +245,14 @@ def expire(game: PlayGame, now: datetime.datetime | None = None) -> str | None:
     if game.status == PlayGame.Status.QUEUED:
         waited = (now - game.created).total_seconds()
         if waited > settings.ARENA_PLAY_START_TIMEOUT_S:
-            return (f"no worker started the game within {waited / 60:.0f} minutes (is a Play "
-                    "worker running?); start a new one")
-        if game.seen is not None and (
-            now - game.seen).total_seconds() > settings.ARENA_PLAY_ABANDON_S:
+            return (
+                f"no worker started the game within {waited / 60:.0f} minutes (is a Play "
+                "worker running?); start a new one"
+            )
+        if (
+            game.seen is not None
+            and (now - game.seen).total_seconds() > settings.ARENA_PLAY_ABANDON_S
+        ):
             return "the page was closed before a worker started the game"
     elif game.status == PlayGame.Status.PLAYING:
         beat = game.worker_seen or game.started
@@ -275,8 +305,15 @@ def players(game: PlayGame) -> list[str]:
     return out
 
 
-def finish(game_id: int, replay: dict[str, Any], totals: list[int], winner_side: int | None,
-           forfeit: dict[str, Any] | None, void: str | None, left: str | None = None) -> bool:
+def finish(
+    game_id: int,
+    replay: dict[str, Any],
+    totals: list[int],
+    winner_side: int | None,
+    forfeit: dict[str, Any] | None,
+    void: str | None,
+    left: str | None = None,
+) -> bool:
     """Records the game's end once (the replay with its players named); False if it was
     recorded already.
 
@@ -294,9 +331,14 @@ def finish(game_id: int, replay: dict[str, Any], totals: list[int], winner_side:
     status = PlayGame.Status.VOID if void else PlayGame.Status.OVER
     # The bot's messages (a fault's detail, a fallback's) are in the replay: made storable.
     done = PlayGame.objects.filter(pk=game_id, status=PlayGame.Status.PLAYING).update(
-        status=status, replay=inputs.storable_json(replay), totals=totals,
-        winner_side=winner_side, forfeit=inputs.storable_json(forfeit),
-        error=inputs.storable(void or ""), awaiting=False, finished=timezone.now(),
+        status=status,
+        replay=inputs.storable_json(replay),
+        totals=totals,
+        winner_side=winner_side,
+        forfeit=inputs.storable_json(forfeit),
+        error=inputs.storable(void or ""),
+        awaiting=False,
+        finished=timezone.now(),
     )
     return bool(done)
 
@@ -305,13 +347,19 @@ def void(game_id: int, reason: str, status: str | None = None) -> bool:
     """The game cannot be played: it is void, with the reason in one line. ``status``: only
     if it still has this status. False if it was over already."""
     statuses = [status] if status else list(PlayGame.OPEN)
-    return bool(PlayGame.objects.filter(pk=game_id, status__in=statuses).update(
-        status=PlayGame.Status.VOID, error=inputs.storable(reason[:300]), awaiting=False,
-        finished=timezone.now()))
+    return bool(
+        PlayGame.objects.filter(pk=game_id, status__in=statuses).update(
+            status=PlayGame.Status.VOID,
+            error=inputs.storable(reason[:300]),
+            awaiting=False,
+            finished=timezone.now(),
+        )
+    )
 
 
-def sweep(now: datetime.datetime | None = None, grace_s: float = 30.0,
-          waiting: int | None = None) -> int:
+def sweep(
+    now: datetime.datetime | None = None, grace_s: float = 30.0, waiting: int | None = None
+) -> int:
     """Keeps Play games moving; returns how many it acted on.
 
     A queued game that can no longer be played (:func:`expire`: too old, its page closed) is
@@ -328,11 +376,15 @@ def sweep(now: datetime.datetime | None = None, grace_s: float = 30.0,
             count += void(game.pk, reason, status=game.status)
             continue
         sent = game.enqueued_at or game.created
-        if (game.status == PlayGame.Status.QUEUED and not waiting
-                and (now - sent).total_seconds() >= grace_s):
+        if (
+            game.status == PlayGame.Status.QUEUED
+            and not waiting
+            and (now - sent).total_seconds() >= grace_s
+        ):
             with transaction.atomic():
-                if PlayGame.objects.filter(pk=game.pk, status=PlayGame.Status.QUEUED,
-                                           enqueued_at=game.enqueued_at).update(enqueued_at=now):
+                if PlayGame.objects.filter(
+                    pk=game.pk, status=PlayGame.Status.QUEUED, enqueued_at=game.enqueued_at
+                ).update(enqueued_at=now):
                     queue.enqueue(PLAY_TASK, game.pk)
                     count += 1
     return count

@@ -60,8 +60,11 @@ class PlayGame(models.Model):
         ordering = ["-created"]
         indexes = [
             models.Index(fields=["user", "-created"], name="playgame_user_recent"),
-            models.Index(fields=["status"], name="playgame_open",
-                         condition=models.Q(status__in=["queued", "playing"])),
+            models.Index(
+                fields=["status"],
+                name="playgame_open",
+                condition=models.Q(status__in=["queued", "playing"]),
+            ),
         ]
 
     def __str__(self) -> str:

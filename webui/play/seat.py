@@ -126,8 +126,9 @@ class TableView:
             entry["auto"] = str(record["auto"])
         self.moves.append(entry)
 
-    def deal_ended(self, deal_index: int, points: list[dict[str, int]],
-                   totals: tuple[int, ...]) -> None:
+    def deal_ended(
+        self, deal_index: int, points: list[dict[str, int]], totals: tuple[int, ...]
+    ) -> None:
         """A deal was scored: the table's leftovers went to the last capture."""
         self.last_deal = {"deal": deal_index, "points": [dict(p) for p in points]}
         self.totals = list(totals)
@@ -171,8 +172,9 @@ class Publisher:
     ``every_second`` (the :class:`Watcher`'s look at the row): one thread and one database
     connection per game for both."""
 
-    def __init__(self, game_id: int, view: TableView,
-                 every_second: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, game_id: int, view: TableView, every_second: Callable[[], None] | None = None
+    ) -> None:
         self.game_id = game_id
         self.view = view
         self.every_second = every_second
@@ -288,16 +290,25 @@ class HumanSeat(Bot):
     version = ""
     variants = ("*",)
 
-    def __init__(self, game_id: int, seat: int, players: list[str], sides: int, *,
-                 abandon_s: float = 30.0, on_leave: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        game_id: int,
+        seat: int,
+        players: list[str],
+        sides: int,
+        *,
+        abandon_s: float = 30.0,
+        on_leave: Callable[[], None] | None = None,
+    ) -> None:
         self.game_id = game_id
         self.turn = 0
         self.stopped = threading.Event()
         self.left: str | None = None
         self._leaving = threading.Lock()
         self._on_leave = on_leave
-        self.publisher = Publisher(game_id, TableView(seat, players, sides),
-                                   every_second=Watcher(self, abandon_s))
+        self.publisher = Publisher(
+            game_id, TableView(seat, players, sides), every_second=Watcher(self, abandon_s)
+        )
 
     def leave(self, reason: str) -> None:
         """Leaves the game (once): a waiting ``choose`` gives up and the server stops, so the
@@ -319,8 +330,9 @@ class HumanSeat(Bot):
     def on_deal_start(self, deal: DealInfo) -> None:
         self.publisher.put("deal", deal)
 
-    def on_deal_end(self, deal_index: int, points: list[dict[str, int]],
-                    totals: tuple[int, ...]) -> None:
+    def on_deal_end(
+        self, deal_index: int, points: list[dict[str, int]], totals: tuple[int, ...]
+    ) -> None:
         self.publisher.put("deal_end", (deal_index, points, totals))
 
     def on_game_end(self, result: GameResult) -> None:

@@ -46,26 +46,33 @@ def index(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         chosen = {key: str(request.POST.get(key, "")) for key in chosen}
         try:
-            game = games.start_game(request.user, chosen["bot"], chosen["variant"],
-                                    chosen["seat"] or "random")
+            game = games.start_game(
+                request.user, chosen["bot"], chosen["variant"], chosen["seat"] or "random"
+            )
         except games.PlayError as refused:
             error = refused
         else:
             return redirect("play-game", game_id=game.pk)
     versions = games.playable_versions()
-    recent = (PlayGame.objects.filter(user=_user(request))
-              .select_related("version__bot", "variant")[:20])
-    return render(request, "play/index.html", {
-        "variants": games.variant_names(),
-        "versions": versions,
-        "chosen": chosen,
-        "error": error,
-        "recent": recent,
-        "move_s": _seconds(settings.ARENA_PLAY_MOVE_TIME_MS),
-        "bank_min": f"{settings.ARENA_PLAY_BANK_MS / 60000:g}",
-        "per_user": settings.ARENA_PLAY_GAMES_PER_USER,
-        "abandon_s": f"{settings.ARENA_PLAY_ABANDON_S:g}",
-    }, status=error.status if error else 200)
+    recent = PlayGame.objects.filter(user=_user(request)).select_related("version__bot", "variant")[
+        :20
+    ]
+    return render(
+        request,
+        "play/index.html",
+        {
+            "variants": games.variant_names(),
+            "versions": versions,
+            "chosen": chosen,
+            "error": error,
+            "recent": recent,
+            "move_s": _seconds(settings.ARENA_PLAY_MOVE_TIME_MS),
+            "bank_min": f"{settings.ARENA_PLAY_BANK_MS / 60000:g}",
+            "per_user": settings.ARENA_PLAY_GAMES_PER_USER,
+            "abandon_s": f"{settings.ARENA_PLAY_ABANDON_S:g}",
+        },
+        status=error.status if error else 200,
+    )
 
 
 def _seconds(ms: int) -> str:
@@ -75,7 +82,8 @@ def _seconds(ms: int) -> str:
 def _own_game(request: HttpRequest, game_id: int) -> PlayGame:
     return get_object_or_404(
         PlayGame.objects.select_related("version__bot", "variant", "user"),
-        pk=game_id, user=request.user,
+        pk=game_id,
+        user=request.user,
     )
 
 
@@ -85,11 +93,17 @@ def table(request: HttpRequest, game_id: int) -> HttpResponse:
     """The table of one of the user's games."""
     game = _own_game(request, game_id)
     games.touch(game.pk)
-    return render(request, "play/table.html", {
-        "game": game, "state": games.state(game), "move_s": _seconds(game.move_time_ms),
-        "bank_min": f"{game.bank_ms / 60000:g}",
-        "abandon_s": f"{settings.ARENA_PLAY_ABANDON_S:g}",
-    })
+    return render(
+        request,
+        "play/table.html",
+        {
+            "game": game,
+            "state": games.state(game),
+            "move_s": _seconds(game.move_time_ms),
+            "bank_min": f"{game.bank_ms / 60000:g}",
+            "abandon_s": f"{settings.ARENA_PLAY_ABANDON_S:g}",
+        },
+    )
 
 
 @require_GET
@@ -97,8 +111,11 @@ def state(request: HttpRequest, game_id: int) -> JsonResponse:
     """The JSON the table polls: only what the person's seat may see."""
     if not request.user.is_authenticated:
         return JsonResponse({"error": "log in to see your games"}, status=403)
-    game = PlayGame.objects.select_related("version__bot", "variant").filter(
-        pk=game_id, user=request.user).first()
+    game = (
+        PlayGame.objects.select_related("version__bot", "variant")
+        .filter(pk=game_id, user=request.user)
+        .first()
+    )
     if game is None:
         return JsonResponse({"error": f"no game {game_id} of yours"}, status=404)
     games.touch(game.pk)  # the page is open: its heartbeat
@@ -157,8 +174,11 @@ def resign(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_GET
 def replay(request: HttpRequest, game_id: int) -> HttpResponse:
     """A finished game in the replay viewer (public, like every game's replay)."""
-    game = get_object_or_404(PlayGame.objects.select_related("version__bot", "variant", "user"),
-                             pk=game_id, replay__isnull=False)
+    game = get_object_or_404(
+        PlayGame.objects.select_related("version__bot", "variant", "user"),
+        pk=game_id,
+        replay__isnull=False,
+    )
     names = games.players(game)
     if game.status == PlayGame.Status.VOID:
         result = f"void: {printable(game.error)}"
@@ -168,8 +188,11 @@ def replay(request: HttpRequest, game_id: int) -> HttpResponse:
         result = f"{names[game.winner_side]} won"
     forfeit = game.forfeit if isinstance(game.forfeit, dict) else {}
     reason = printable(str(forfeit.get("reason", ""))) if forfeit else ""  # a bot's words
-    return render(request, "play/replay.html", {"game": game, "names": names, "result": result,
-                                                "forfeit_reason": reason})
+    return render(
+        request,
+        "play/replay.html",
+        {"game": game, "names": names, "result": result, "forfeit_reason": reason},
+    )
 
 
 @require_GET

@@ -47,8 +47,9 @@ class SprtTest(models.Model):
     llr = models.FloatField(default=0.0)
     history = models.JSONField(default=list)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                                   on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created = models.DateTimeField(default=timezone.now)
     finished = models.DateTimeField(null=True, blank=True)
     promoted = models.DateTimeField(null=True, blank=True)
@@ -78,5 +79,6 @@ class SprtPair(models.Model):
 
     class Meta:
         ordering = ["test", "index"]
-        constraints = [models.UniqueConstraint(fields=["test", "index"],
-                                               name="sprt_pair_unique_index")]
+        constraints = [
+            models.UniqueConstraint(fields=["test", "index"], name="sprt_pair_unique_index")
+        ]

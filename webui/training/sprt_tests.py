@@ -48,9 +48,17 @@ def parallel() -> int:
     return max(1, int(getattr(settings, "ARENA_SPRT_PARALLEL", 2)))
 
 
-def create_test(user: Any, bot: Bot, number: int, *, elo0: float = 0.0, elo1: float = 10.0,
-                alpha: float = 0.05, beta: float = 0.05,
-                max_pairs: int = DEFAULT_MAX_PAIRS) -> SprtTest:
+def create_test(
+    user: Any,
+    bot: Bot,
+    number: int,
+    *,
+    elo0: float = 0.0,
+    elo1: float = 10.0,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+) -> SprtTest:
     """Starts a test of ``bot``'s version ``number`` against its ladder version."""
     if not getattr(user, "is_authenticated", False) or bot.owner_id != user.pk:
         raise TestError("bot", f"only the owner of bot {bot.name!r} may test its versions", 403)
@@ -59,10 +67,15 @@ def create_test(user: Any, bot: Bot, number: int, *, elo0: float = 0.0, elo1: fl
     except (SprtError, ValueError, TypeError) as error:
         named = [n for n in ("elo0", "elo1", "alpha", "beta") if n in str(error)]
         raise TestError(named[0] if named else "elo1", str(error)) from None
-    if isinstance(max_pairs, bool) or not isinstance(max_pairs, int) \
-            or not 1 <= max_pairs <= MAX_PAIRS:
-        raise TestError("max_pairs", f"max_pairs must be a whole number from 1 to {MAX_PAIRS}, "
-                                     f"not {max_pairs!r}")
+    if (
+        isinstance(max_pairs, bool)
+        or not isinstance(max_pairs, int)
+        or not 1 <= max_pairs <= MAX_PAIRS
+    ):
+        raise TestError(
+            "max_pairs",
+            f"max_pairs must be a whole number from 1 to {MAX_PAIRS}, not {max_pairs!r}",
+        )
     entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
     if entry is None or entry.status == LadderEntry.Status.RETIRED:
         raise TestError("bot", f"bot {bot.name!r} has no ladder version to test against")
@@ -73,17 +86,29 @@ def create_test(user: Any, bot: Bot, number: int, *, elo0: float = 0.0, elo1: fl
         raise TestError("version", f"{new.label} has not passed validation ({new.status})")
     if new.pk == entry.version_id:
         raise TestError("version", f"{new.label} is the ladder version already")
-    variants = [v for v in ladder.ladder_variants()
-                if ladder.plays(entry.version, v) and ladder.plays(new, v)]
+    variants = [
+        v
+        for v in ladder.ladder_variants()
+        if ladder.plays(entry.version, v) and ladder.plays(new, v)
+    ]
     if not variants:
-        raise TestError("version", f"{new.label} and {entry.version.label} share no ladder "
-                                   "variant")
+        raise TestError("version", f"{new.label} and {entry.version.label} share no ladder variant")
     variant = variants[0]
     with transaction.atomic():
         row = SprtTest.objects.create(
-            bot=bot, new_version=new, old_version=entry.version, variant=variant,
-            elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta,
-            max_pairs=max_pairs, seed=draw_seed(), counts=[0, 0, 0, 0, 0], created_by=user)
+            bot=bot,
+            new_version=new,
+            old_version=entry.version,
+            variant=variant,
+            elo0=test.elo0,
+            elo1=test.elo1,
+            alpha=test.alpha,
+            beta=test.beta,
+            max_pairs=max_pairs,
+            seed=draw_seed(),
+            counts=[0, 0, 0, 0, 0],
+            created_by=user,
+        )
         for _ in range(min(parallel(), max_pairs)):
             enqueue(TASK, row.pk, 0)
     return row
@@ -97,14 +122,21 @@ def league_work_waiting() -> bool:
 def claim_pair(test_id: int) -> int | None:
     """The next pair number of a running test, taken once (None: none left to play)."""
     for _ in range(20):
-        row = SprtTest.objects.filter(pk=test_id).values("status", "pairs_started",
-                                                         "max_pairs").first()
-        if row is None or row["status"] != SprtTest.Status.RUNNING \
-                or row["pairs_started"] >= row["max_pairs"]:
+        row = (
+            SprtTest.objects.filter(pk=test_id)
+            .values("status", "pairs_started", "max_pairs")
+            .first()
+        )
+        if (
+            row is None
+            or row["status"] != SprtTest.Status.RUNNING
+            or row["pairs_started"] >= row["max_pairs"]
+        ):
             return None
         index = row["pairs_started"]
-        if SprtTest.objects.filter(pk=test_id, status=SprtTest.Status.RUNNING,
-                                   pairs_started=index).update(pairs_started=index + 1):
+        if SprtTest.objects.filter(
+            pk=test_id, status=SprtTest.Status.RUNNING, pairs_started=index
+        ).update(pairs_started=index + 1):
             return int(index)
     return None
 
@@ -118,8 +150,9 @@ def new_score(game: Any) -> float | None:
     return 0.5 if game.winner_side is None else 0.0
 
 
-def record_pair(test_id: int, index: int, scores: list[float | None],
-                replays: Sequence[Mapping[str, Any]]) -> bool:
+def record_pair(
+    test_id: int, index: int, scores: list[float | None], replays: Sequence[Mapping[str, Any]]
+) -> bool:
     """Counts pair ``index`` of a test once (False when it was counted already), updates the
     LLR and decides; a test that has decided counts no more pairs."""
     with transaction.atomic():
@@ -128,8 +161,9 @@ def record_pair(test_id: int, index: int, scores: list[float | None],
             return False
         void = len(scores) != 2 or any(s is None for s in scores)
         outcome = None if void else pair_outcome(float(scores[0] or 0), float(scores[1] or 0))
-        SprtPair.objects.create(test=test, index=index, scores=scores, outcome=outcome,
-                                replays=replays)
+        SprtPair.objects.create(
+            test=test, index=index, scores=scores, outcome=outcome, replays=replays
+        )
         if test.status != SprtTest.Status.RUNNING:
             return True
         counts = list(test.counts or [0, 0, 0, 0, 0])
@@ -150,8 +184,7 @@ def record_pair(test_id: int, index: int, scores: list[float | None],
             test.status = SprtTest.Status.UNDECIDED
         if test.status != SprtTest.Status.RUNNING:
             test.finished = timezone.now()
-        test.save(update_fields=["counts", "void_pairs", "llr", "history", "status",
-                                 "finished"])
+        test.save(update_fields=["counts", "void_pairs", "llr", "history", "status", "finished"])
     return True
 
 
@@ -165,7 +198,8 @@ def stop_test(user: Any, test: SprtTest) -> None:
     if getattr(user, "pk", None) != test.bot.owner_id:
         raise TestError("test", "only the bot's owner may stop its test", 403)
     SprtTest.objects.filter(pk=test.pk, status=SprtTest.Status.RUNNING).update(
-        status=SprtTest.Status.STOPPED, finished=timezone.now())
+        status=SprtTest.Status.STOPPED, finished=timezone.now()
+    )
 
 
 def promote(user: Any, test: SprtTest) -> None:
@@ -173,8 +207,9 @@ def promote(user: Any, test: SprtTest) -> None:
     if getattr(user, "pk", None) != test.bot.owner_id:
         raise TestError("test", "only the bot's owner may promote its version", 403)
     if test.status != SprtTest.Status.H1:
-        raise TestError("test", f"the test has not accepted H1 ({test.status}): nothing to "
-                                "promote", 409)
+        raise TestError(
+            "test", f"the test has not accepted H1 ({test.status}): nothing to promote", 409
+        )
     try:
         ladder.choose(user, test.bot, test.new_version.number, None)
     except ladder.LadderError as error:
@@ -193,10 +228,16 @@ def summary(test: SprtTest) -> dict[str, Any]:
         "old": test.old_version.label,
         "variant": test.variant.slug,
         "status": test.status,
-        "elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
-        "lower": round(sprt.lower, 4), "upper": round(sprt.upper, 4),
+        "elo0": test.elo0,
+        "elo1": test.elo1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "lower": round(sprt.lower, 4),
+        "upper": round(sprt.upper, 4),
         "llr": round(test.llr, 4),
-        "pairs": test.pairs, "void_pairs": test.void_pairs, "max_pairs": test.max_pairs,
+        "pairs": test.pairs,
+        "void_pairs": test.void_pairs,
+        "max_pairs": test.max_pairs,
         "pentanomial": list(test.counts),
         "elo": found.describe() if found is not None else "",
         "history": list(test.history),
@@ -204,4 +245,3 @@ def summary(test: SprtTest) -> dict[str, Any]:
         "finished": test.finished.isoformat() if test.finished else None,
         "promoted": test.promoted.isoformat() if test.promoted else None,
     }
-

@@ -79,21 +79,39 @@ def bot_tests(request: HttpRequest, name: str) -> HttpResponse:
             status = 400
         messages.error(request, error)
     entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
-    candidates = [v for v in bot.versions.filter(status=BotVersion.Status.READY)
-                  .order_by("-number") if entry is None or v.pk != entry.version_id]
-    tests = [sprt_tests.summary(t) for t in SprtTest.objects.filter(bot=bot)
-             .select_related("bot", "new_version__bot", "old_version__bot", "variant")[:50]]
-    return render(request, "training/tests.html", {
-        "bot": bot, "is_owner": is_owner, "entry": entry, "candidates": candidates,
-        "tests": tests, "max_pairs": sprt_tests.MAX_PAIRS,
-        "default_max_pairs": sprt_tests.DEFAULT_MAX_PAIRS,
-    }, status=status)
+    candidates = [
+        v
+        for v in bot.versions.filter(status=BotVersion.Status.READY).order_by("-number")
+        if entry is None or v.pk != entry.version_id
+    ]
+    tests = [
+        sprt_tests.summary(t)
+        for t in SprtTest.objects.filter(bot=bot).select_related(
+            "bot", "new_version__bot", "old_version__bot", "variant"
+        )[:50]
+    ]
+    return render(
+        request,
+        "training/tests.html",
+        {
+            "bot": bot,
+            "is_owner": is_owner,
+            "entry": entry,
+            "candidates": candidates,
+            "tests": tests,
+            "max_pairs": sprt_tests.MAX_PAIRS,
+            "default_max_pairs": sprt_tests.DEFAULT_MAX_PAIRS,
+        },
+        status=status,
+    )
 
 
 def _test(name: str, test_id: int) -> SprtTest:
     return get_object_or_404(
-        SprtTest.objects.select_related("bot", "new_version__bot", "old_version__bot",
-                                        "variant"), pk=test_id, bot__name=name)
+        SprtTest.objects.select_related("bot", "new_version__bot", "old_version__bot", "variant"),
+        pk=test_id,
+        bot__name=name,
+    )
 
 
 @login_required
@@ -104,12 +122,18 @@ def test_page(request: HttpRequest, name: str, test_id: int) -> HttpResponse:
     if not (is_owner or request.user.is_staff):
         return _forbidden(request, test.bot)
     data = sprt_tests.summary(test)
-    return render(request, "training/test.html", {
-        "bot": test.bot, "test": data, "is_owner": is_owner,
-        "chart": llr_chart(data["history"], data["lower"], data["upper"]),
-        "running": test.status == SprtTest.Status.RUNNING,
-        "can_promote": is_owner and test.status == SprtTest.Status.H1 and not test.promoted,
-    })
+    return render(
+        request,
+        "training/test.html",
+        {
+            "bot": test.bot,
+            "test": data,
+            "is_owner": is_owner,
+            "chart": llr_chart(data["history"], data["lower"], data["upper"]),
+            "running": test.status == SprtTest.Status.RUNNING,
+            "can_promote": is_owner and test.status == SprtTest.Status.H1 and not test.promoted,
+        },
+    )
 
 
 @login_required

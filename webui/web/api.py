@@ -59,10 +59,13 @@ def ladder_of(request: HttpRequest, variant: Variant) -> str:
 def get_leaderboard(request: HttpRequest, slug: str) -> Any:
     variant = get_object_or_404(Variant, slug=slug)
     ladder = ladder_of(request, variant)
-    return {"variant": reads.variant_json(variant), "ladder": ladder,
-            "ladders": {name: reads.POOLS[name] for name in reads.variant_pools(variant)},
-            "ratings": reads.leaderboard(variant, ladder),
-            "recent_games": reads.recent_games(10, variant)}
+    return {
+        "variant": reads.variant_json(variant),
+        "ladder": ladder,
+        "ladders": {name: reads.POOLS[name] for name in reads.variant_pools(variant)},
+        "ratings": reads.leaderboard(variant, ladder),
+        "recent_games": reads.recent_games(10, variant),
+    }
 
 
 def get_bots(request: HttpRequest) -> Any:
@@ -134,8 +137,7 @@ def get_season(request: HttpRequest, season_id: int) -> Any:
 
 
 def get_match(request: HttpRequest, match_id: int) -> Any:
-    match = get_object_or_404(Match.objects.select_related("season__variant", "round"),
-                              pk=match_id)
+    match = get_object_or_404(Match.objects.select_related("season__variant", "round"), pk=match_id)
     return reads.match_detail(match)
 
 
@@ -145,7 +147,8 @@ def get_match_live(request: HttpRequest, match_id: int) -> Any:
 
 def get_season_live(request: HttpRequest, season_id: int) -> Any:
     return live_progress.season_live(
-        get_object_or_404(Season.objects.select_related("variant"), pk=season_id))
+        get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
+    )
 
 
 def get_games(request: HttpRequest) -> Any:
@@ -220,8 +223,13 @@ def game_frames(game_id: int, etag: str) -> bytes:
 def get_frames(request: HttpRequest, game_id: int) -> Any:
     recorded = get_object_or_404(Game.objects.only("id", "created"), pk=game_id).created
     etag = http_cache.game_etag(game_id, recorded, "frames")
-    return http_cache.immutable(request, etag, lambda: HttpResponse(
-        http_cache.unpack(game_frames(game_id, etag)), content_type="application/json"))
+    return http_cache.immutable(
+        request,
+        etag,
+        lambda: HttpResponse(
+            http_cache.unpack(game_frames(game_id, etag)), content_type="application/json"
+        ),
+    )
 
 
 def post_frames(request: HttpRequest) -> Any:
@@ -293,15 +301,25 @@ def post_version(request: HttpRequest, name: str) -> Any:
     upload = request.FILES.get("archive")
     if upload is not None:
         if upload.size is not None and upload.size > MAX_ARCHIVE_BYTES:
-            raise ApiError(413, f"the archive is {upload.size:,} bytes; the limit is "
-                                f"{MAX_ARCHIVE_BYTES:,} bytes")
+            raise ApiError(
+                413,
+                f"the archive is {upload.size:,} bytes; the limit is {MAX_ARCHIVE_BYTES:,} bytes",
+            )
         data = upload.read()
-    elif request.content_type in {"application/zip", "application/gzip", "application/x-gzip",
-                                  "application/octet-stream", "application/x-tar+gzip"}:
+    elif request.content_type in {
+        "application/zip",
+        "application/gzip",
+        "application/x-gzip",
+        "application/octet-stream",
+        "application/x-tar+gzip",
+    }:
         data = request.body
     else:
-        raise ApiError(400, "send the archive as the multipart field 'archive' or as the body "
-                            "with Content-Type application/zip or application/gzip")
+        raise ApiError(
+            400,
+            "send the archive as the multipart field 'archive' or as the body "
+            "with Content-Type application/zip or application/gzip",
+        )
     version, created = add_version(bot, data)
     out = reads.version_json(version, private=True)
     out["created_now"] = created
@@ -318,25 +336,47 @@ def _staff(request: HttpRequest) -> Any:
 def _version_by_label(label: Any) -> BotVersion:
     # Ids and numbers beyond their columns' range name no version (and never reach a query).
     if isinstance(label, int) and not isinstance(label, bool):
-        version = (BotVersion.objects.select_related("bot").filter(pk=label).first()
-                   if 1 <= label < 2**63 else None)
+        version = (
+            BotVersion.objects.select_related("bot").filter(pk=label).first()
+            if 1 <= label < 2**63
+            else None
+        )
     elif isinstance(label, str) and "@" in label:
         name, _, digits = label.partition("@")
         version = (
-            BotVersion.objects.select_related("bot").filter(bot__name=name, number=int(digits))
-            .first() if digits.isascii() and digits.isdigit() and len(digits) <= 9 else None
+            BotVersion.objects.select_related("bot")
+            .filter(bot__name=name, number=int(digits))
+            .first()
+            if digits.isascii() and digits.isdigit() and len(digits) <= 9
+            else None
         )
     else:
         version = None
     if version is None:
-        raise ApiError(400, f"field 'entrants': entrant {label!r}: no such bot version (use "
-                            "'name@number')")
+        raise ApiError(
+            400, f"field 'entrants': entrant {label!r}: no such bot version (use 'name@number')"
+        )
     return version
 
 
-SEASON_FIELDS = frozenset({"name", "variant", "options", "entrants", "knockout_size",
-                           "double_round_robin", "games_per_pairing", "move_time_ms",
-                           "bank_ms", "seed", "start", "format", "rounds", "limits"})
+SEASON_FIELDS = frozenset(
+    {
+        "name",
+        "variant",
+        "options",
+        "entrants",
+        "knockout_size",
+        "double_round_robin",
+        "games_per_pairing",
+        "move_time_ms",
+        "bank_ms",
+        "seed",
+        "start",
+        "format",
+        "rounds",
+        "limits",
+    }
+)
 
 
 def post_season(request: HttpRequest) -> Any:
@@ -346,8 +386,11 @@ def post_season(request: HttpRequest) -> Any:
     variant_name = text(data, "variant", inputs.column_max(Variant, "name"), is_name=True)
     entrants = field(data, "entrants", list)
     if len(entrants) > ranges.ENTRANTS_MAX:
-        raise ApiError(400, f"field 'entrants' must list at most {ranges.ENTRANTS_MAX} "
-                            f"versions, not {len(entrants)}")
+        raise ApiError(
+            400,
+            f"field 'entrants' must list at most {ranges.ENTRANTS_MAX} "
+            f"versions, not {len(entrants)}",
+        )
     options = field(data, "options", dict, {})
     knockout_size = number(data, "knockout_size", 0)
     games_per_pairing = number(data, "games_per_pairing", 2)
@@ -389,8 +432,9 @@ def post_season_start(request: HttpRequest, season_id: int) -> Any:
     if season.status != Season.Status.DRAFT:
         raise ApiError(409, f"season {season.name!r} is {season.status}, not a draft")
     seasons.start_season(season)
-    return JsonResponse(reads.season_row(Season.objects.select_related("variant")
-                                         .get(pk=season.pk)), status=202)
+    return JsonResponse(
+        reads.season_row(Season.objects.select_related("variant").get(pk=season.pk)), status=202
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,237 +443,672 @@ def post_season_start(request: HttpRequest, season_id: int) -> Any:
 
 ROUTES: list[Route] = [
     Route("me", "me", {"GET": get_me}, "Who the token (or session) belongs to.", {"GET": "Me"}),
-    Route("variants", "variants", {"GET": get_variants}, "Every variant played here.",
-          {"GET": "VariantList"}),
-    Route("variants/<slug:slug>/leaderboard", "leaderboard", {"GET": get_leaderboard},
-          "The TrueSkill leaderboard of a variant, best conservative rating first "
-          "(?ladder=solo, or partners for the rotating partnerships of a four-player "
-          "partnership variant).",
-          {"GET": "Leaderboard"},
-          params={"ladder": "solo (the default) or partners (rotating partnerships of a "
-                  "four-player partnership variant)"}, shared=shared_reads.leaderboard),
-    Route("bots", "bots", {"GET": get_bots, "POST": post_bot},
-          "GET: every bot. POST (token): create a bot you own.",
-          {"GET": "BotList", "POST": "Bot"}, {"POST": "BotCreate"}, frozenset({"POST"}),
-          tag="create"),
-    Route("bots/<slug:name>", "bot", {"GET": get_bot, "PATCH": patch_bot},
-          "GET: a bot, its ratings, rating history, recent matches and head-to-head. "
-          "PATCH (owner's token): change its description.",
-          {"GET": "BotPage", "PATCH": "Bot"}, {"PATCH": "BotUpdate"}, frozenset({"PATCH"}),
-          shared=shared_reads.bot),
-    Route("bots/<slug:name>/games", "bot-games", {"GET": get_bot_games},
-          "The bot's games, newest first, a page at a time, filtered by variant, opponent "
-          "and result (from the bot's side).", {"GET": "GamePage"},
-          params=game_lists.PARAMS, shared=shared_reads.bot_games),
-    Route("bots/<slug:name>/versions", "versions", {"POST": post_version},
-          "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
-          "multipart field 'archive' or the raw body. It is validated by a worker.",
-          {"POST": "Version"}, {"POST": "Archive"}, frozenset({"POST"}), tag="create"),
-    Route("bots/<slug:name>/versions/<num:number>", "version", {"GET": get_version},
-          "A bot version; its owner also sees the validation log.", {"GET": "Version"}),
-    Route("bots/<slug:name>/versions/<num:number>/games", "version-games",
-          {"GET": get_version_games},
-          "The version's games, as the bot's (same filters and pages).", {"GET": "GamePage"},
-          params=game_lists.PARAMS, shared=shared_reads.bot_games),
-    Route("bots/<slug:name>/versions/<num:number>/validation/frames", "validation-frames",
-          {"GET": get_validation_frames},
-          "The version's validation game against the random bot, as viewer frames (the "
-          "owner and staff only).", {"GET": "Frames"}),
-    Route("seasons", "seasons", {"GET": get_seasons, "POST": post_season},
-          "GET: seasons, newest first (?status=draft|running|finished). POST (staff token): "
-          "create a season (format round-robin, swiss, tables or partnerships), optionally "
-          "starting it.",
-          {"GET": "SeasonList", "POST": "SeasonPage"}, {"POST": "SeasonCreate"},
-          frozenset({"POST"}), tag="create",
-          params={"status": "only seasons in this state: draft, running or finished"}),
-    Route("seasons/<id:season_id>", "season", {"GET": get_season},
-          "A season: standings, cross-table, rounds, its knockout matches and latest league "
-          "matches (every match a page at a time: /api/seasons/<id>/matches), knockout "
-          "bracket, and its format's schedule (Swiss rounds, tables, the partnership rota).",
-          {"GET": "SeasonPage"}, shared=shared_reads.season),
-    Route("seasons/<id:season_id>/matches", "season-matches", {"GET": get_season_matches},
-          "A season's matches, the latest round first, a page at a time (cursors: a page's "
-          "next and prev).", {"GET": "MatchPageList"}, params=match_lists.SEASON_PARAMS,
-          shared=shared_reads.season),
-    Route("seasons/<id:season_id>/start", "season-start", {"POST": post_season_start},
-          "Start a draft season (staff token): its first round is scheduled.",
-          {"POST": "Season"}, {}, frozenset({"POST"})),
-    Route("seasons/<id:season_id>/live", "season-live", {"GET": get_season_live},
-          "A season's live progress: matches done of planned, and the matches being played "
-          "with their current game's latest moves (the season page polls it).",
-          {"GET": "SeasonLive"}, shared=shared_reads.season_live),
-    Route("matches/<id:match_id>", "match", {"GET": get_match}, "A match and its games.",
-          {"GET": "MatchPage"}),
-    Route("matches/<id:match_id>/live", "match-live", {"GET": get_match_live},
-          "A match's live progress: games done of planned, and the current game's latest "
-          "moves as its worker plays them (the match page polls it).", {"GET": "MatchLive"}),
-    Route("games", "games", {"GET": get_games},
-          "Recorded games, newest first, a page at a time (?variant=slug&limit=20; cursors: "
-          "a page's next and prev).",
-          {"GET": "GameList"},
-          params={"variant": "only games of this variant (its slug, as in /api/variants)",
-                  "limit": "how many, from 1 to 100 (default 20)",
-                  "after": "the page after this cursor (a page's next)",
-                  "before": "the page before this cursor (a page's prev)"},
-          shared=shared_reads.games),
-    Route("games/<id:game_id>", "game", {"GET": get_game}, "A game without its replay.",
-          {"GET": "Game"}, shared=shared_reads.game),
-    Route("games/<id:game_id>/replay", "game-replay", {"GET": get_replay},
-          "The game's replay, in the REPLAY.md format (a download).", {"GET": "Replay"},
-          shared=shared_reads.game),
-    Route("games/<id:game_id>/frames", "game-frames", {"GET": get_frames},
-          "The replay expanded by the engine into the viewer's frames.", {"GET": "Frames"}),
-    Route("replays/frames", "replay-frames", {"POST": post_frames},
-          "Expand any replay (the body, REPLAY.md JSON) into frames; nothing is stored.",
-          {"POST": "Frames"}, {"POST": "Replay"}, tag="compute"),
+    Route(
+        "variants",
+        "variants",
+        {"GET": get_variants},
+        "Every variant played here.",
+        {"GET": "VariantList"},
+    ),
+    Route(
+        "variants/<slug:slug>/leaderboard",
+        "leaderboard",
+        {"GET": get_leaderboard},
+        "The TrueSkill leaderboard of a variant, best conservative rating first "
+        "(?ladder=solo, or partners for the rotating partnerships of a four-player "
+        "partnership variant).",
+        {"GET": "Leaderboard"},
+        params={
+            "ladder": "solo (the default) or partners (rotating partnerships of a "
+            "four-player partnership variant)"
+        },
+        shared=shared_reads.leaderboard,
+    ),
+    Route(
+        "bots",
+        "bots",
+        {"GET": get_bots, "POST": post_bot},
+        "GET: every bot. POST (token): create a bot you own.",
+        {"GET": "BotList", "POST": "Bot"},
+        {"POST": "BotCreate"},
+        frozenset({"POST"}),
+        tag="create",
+    ),
+    Route(
+        "bots/<slug:name>",
+        "bot",
+        {"GET": get_bot, "PATCH": patch_bot},
+        "GET: a bot, its ratings, rating history, recent matches and head-to-head. "
+        "PATCH (owner's token): change its description.",
+        {"GET": "BotPage", "PATCH": "Bot"},
+        {"PATCH": "BotUpdate"},
+        frozenset({"PATCH"}),
+        shared=shared_reads.bot,
+    ),
+    Route(
+        "bots/<slug:name>/games",
+        "bot-games",
+        {"GET": get_bot_games},
+        "The bot's games, newest first, a page at a time, filtered by variant, opponent "
+        "and result (from the bot's side).",
+        {"GET": "GamePage"},
+        params=game_lists.PARAMS,
+        shared=shared_reads.bot_games,
+    ),
+    Route(
+        "bots/<slug:name>/versions",
+        "versions",
+        {"POST": post_version},
+        "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
+        "multipart field 'archive' or the raw body. It is validated by a worker.",
+        {"POST": "Version"},
+        {"POST": "Archive"},
+        frozenset({"POST"}),
+        tag="create",
+    ),
+    Route(
+        "bots/<slug:name>/versions/<num:number>",
+        "version",
+        {"GET": get_version},
+        "A bot version; its owner also sees the validation log.",
+        {"GET": "Version"},
+    ),
+    Route(
+        "bots/<slug:name>/versions/<num:number>/games",
+        "version-games",
+        {"GET": get_version_games},
+        "The version's games, as the bot's (same filters and pages).",
+        {"GET": "GamePage"},
+        params=game_lists.PARAMS,
+        shared=shared_reads.bot_games,
+    ),
+    Route(
+        "bots/<slug:name>/versions/<num:number>/validation/frames",
+        "validation-frames",
+        {"GET": get_validation_frames},
+        "The version's validation game against the random bot, as viewer frames (the "
+        "owner and staff only).",
+        {"GET": "Frames"},
+    ),
+    Route(
+        "seasons",
+        "seasons",
+        {"GET": get_seasons, "POST": post_season},
+        "GET: seasons, newest first (?status=draft|running|finished). POST (staff token): "
+        "create a season (format round-robin, swiss, tables or partnerships), optionally "
+        "starting it.",
+        {"GET": "SeasonList", "POST": "SeasonPage"},
+        {"POST": "SeasonCreate"},
+        frozenset({"POST"}),
+        tag="create",
+        params={"status": "only seasons in this state: draft, running or finished"},
+    ),
+    Route(
+        "seasons/<id:season_id>",
+        "season",
+        {"GET": get_season},
+        "A season: standings, cross-table, rounds, its knockout matches and latest league "
+        "matches (every match a page at a time: /api/seasons/<id>/matches), knockout "
+        "bracket, and its format's schedule (Swiss rounds, tables, the partnership rota).",
+        {"GET": "SeasonPage"},
+        shared=shared_reads.season,
+    ),
+    Route(
+        "seasons/<id:season_id>/matches",
+        "season-matches",
+        {"GET": get_season_matches},
+        "A season's matches, the latest round first, a page at a time (cursors: a page's "
+        "next and prev).",
+        {"GET": "MatchPageList"},
+        params=match_lists.SEASON_PARAMS,
+        shared=shared_reads.season,
+    ),
+    Route(
+        "seasons/<id:season_id>/start",
+        "season-start",
+        {"POST": post_season_start},
+        "Start a draft season (staff token): its first round is scheduled.",
+        {"POST": "Season"},
+        {},
+        frozenset({"POST"}),
+    ),
+    Route(
+        "seasons/<id:season_id>/live",
+        "season-live",
+        {"GET": get_season_live},
+        "A season's live progress: matches done of planned, and the matches being played "
+        "with their current game's latest moves (the season page polls it).",
+        {"GET": "SeasonLive"},
+        shared=shared_reads.season_live,
+    ),
+    Route(
+        "matches/<id:match_id>",
+        "match",
+        {"GET": get_match},
+        "A match and its games.",
+        {"GET": "MatchPage"},
+    ),
+    Route(
+        "matches/<id:match_id>/live",
+        "match-live",
+        {"GET": get_match_live},
+        "A match's live progress: games done of planned, and the current game's latest "
+        "moves as its worker plays them (the match page polls it).",
+        {"GET": "MatchLive"},
+    ),
+    Route(
+        "games",
+        "games",
+        {"GET": get_games},
+        "Recorded games, newest first, a page at a time (?variant=slug&limit=20; cursors: "
+        "a page's next and prev).",
+        {"GET": "GameList"},
+        params={
+            "variant": "only games of this variant (its slug, as in /api/variants)",
+            "limit": "how many, from 1 to 100 (default 20)",
+            "after": "the page after this cursor (a page's next)",
+            "before": "the page before this cursor (a page's prev)",
+        },
+        shared=shared_reads.games,
+    ),
+    Route(
+        "games/<id:game_id>",
+        "game",
+        {"GET": get_game},
+        "A game without its replay.",
+        {"GET": "Game"},
+        shared=shared_reads.game,
+    ),
+    Route(
+        "games/<id:game_id>/replay",
+        "game-replay",
+        {"GET": get_replay},
+        "The game's replay, in the REPLAY.md format (a download).",
+        {"GET": "Replay"},
+        shared=shared_reads.game,
+    ),
+    Route(
+        "games/<id:game_id>/frames",
+        "game-frames",
+        {"GET": get_frames},
+        "The replay expanded by the engine into the viewer's frames.",
+        {"GET": "Frames"},
+    ),
+    Route(
+        "replays/frames",
+        "replay-frames",
+        {"POST": post_frames},
+        "Expand any replay (the body, REPLAY.md JSON) into frames; nothing is stored.",
+        {"POST": "Frames"},
+        {"POST": "Replay"},
+        tag="compute",
+    ),
 ]
 
 
 SEAT_LIMITS_SCHEMA = {
-    "type": "object", "additionalProperties": False,
+    "type": "object",
+    "additionalProperties": False,
     "description": "a season's seat limits, each optional: memory_mb, processes, tmp_mb, "
-                   "cpu_seconds, file_mb, open_files (docs/SECURITY.md)",
-    "properties": {name: {"type": "integer", "minimum": lo, "maximum": hi}
-                   for name, (lo, hi, _, _, _) in SEAT_LIMITS.items()},
+    "cpu_seconds, file_mb, open_files (docs/SECURITY.md)",
+    "properties": {
+        name: {"type": "integer", "minimum": lo, "maximum": hi}
+        for name, (lo, hi, _, _, _) in SEAT_LIMITS.items()
+    },
 }
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "Me": obj({"username": S, "staff": B, "bots": array(S)}),
     "VersionRef": obj({"id": I, "label": S, "bot": S, "number": I}),
-    "Variant": obj({"slug": S, "name": S, "label": S, "options": {"type": "object"},
-                     "standard": B, "players": I, "sides": I, "rated": I}),
+    "Variant": obj(
+        {
+            "slug": S,
+            "name": S,
+            "label": S,
+            "options": {"type": "object"},
+            "standard": B,
+            "players": I,
+            "sides": I,
+            "rated": I,
+        }
+    ),
     "VariantList": obj({"variants": array(ref("Variant"))}),
-    "LeaderRow": obj({"rank": I, "key": S, "label": S, "versions": array(ref("VersionRef")),
-                       "ladder": S, "mu": N, "sigma": N, "conservative": N, "games": I, "wins": I,
-                       "draws": I, "losses": I, "win_rate": nullable(N), "provisional": B}),
-    "Leaderboard": obj({"variant": ref("Variant"), "ladder": S,
-                         "ladders": {"type": "object"}, "ratings": array(ref("LeaderRow")),
-                         "recent_games": array(ref("Game"))}),
-    "BotList": obj({"bots": array(obj({"name": S, "owner": S, "description": S,
-                                          "versions": I}))}),
-    "Version": obj({"id": I, "label": S, "number": I, "sha256": S, "status": S,
-                     "status_reason": S, "manifest": {"type": "object"}, "created": S,
-                     "validated": nullable(S), "validation_log": S, "address": S,
-                     "created_now": B, "validation_games": array(ref("ValidationGame"))}),
-    "ValidationGame": obj({"index": I, "players": array(S), "totals": array(I),
-                            "winner": nullable(S), "forfeit": ANY, "void": nullable(S),
-                            "answered": I, "fallbacks": I, "faults": array(ref("Fault"))}),
-    "Bot": obj({"name": S, "owner": S, "description": S, "created": S,
-                 "versions": array(ref("Version"))}),
+    "LeaderRow": obj(
+        {
+            "rank": I,
+            "key": S,
+            "label": S,
+            "versions": array(ref("VersionRef")),
+            "ladder": S,
+            "mu": N,
+            "sigma": N,
+            "conservative": N,
+            "games": I,
+            "wins": I,
+            "draws": I,
+            "losses": I,
+            "win_rate": nullable(N),
+            "provisional": B,
+        }
+    ),
+    "Leaderboard": obj(
+        {
+            "variant": ref("Variant"),
+            "ladder": S,
+            "ladders": {"type": "object"},
+            "ratings": array(ref("LeaderRow")),
+            "recent_games": array(ref("Game")),
+        }
+    ),
+    "BotList": obj({"bots": array(obj({"name": S, "owner": S, "description": S, "versions": I}))}),
+    "Version": obj(
+        {
+            "id": I,
+            "label": S,
+            "number": I,
+            "sha256": S,
+            "status": S,
+            "status_reason": S,
+            "manifest": {"type": "object"},
+            "created": S,
+            "validated": nullable(S),
+            "validation_log": S,
+            "address": S,
+            "created_now": B,
+            "validation_games": array(ref("ValidationGame")),
+        }
+    ),
+    "ValidationGame": obj(
+        {
+            "index": I,
+            "players": array(S),
+            "totals": array(I),
+            "winner": nullable(S),
+            "forfeit": ANY,
+            "void": nullable(S),
+            "answered": I,
+            "fallbacks": I,
+            "faults": array(ref("Fault")),
+        }
+    ),
+    "Bot": obj(
+        {"name": S, "owner": S, "description": S, "created": S, "versions": array(ref("Version"))}
+    ),
     "BotCreate": obj({"name": S, "description": S}, ["name"]),
     "BotUpdate": obj({"description": S}, ["description"]),
-    "Archive": {"type": "string", "format": "binary",
-                "description": "a zip or tar.gz with bot.toml at its top"},
+    "Archive": {
+        "type": "string",
+        "format": "binary",
+        "description": "a zip or tar.gz with bot.toml at its top",
+    },
     "RatingPoint": obj({"seq": I, "mu": N, "sigma": N, "conservative": N}),
-    "BotPage": obj({
-        "bot": ref("Bot"),
-        "ratings": array(obj({"variant": S, "variant_label": S, "ladder": S, "version": I,
-                               "label": S,
-                               "rating_id": I, "mu": N, "sigma": N, "conservative": N,
-                               "games": I, "wins": I, "draws": I, "losses": I,
-                               "win_rate": nullable(N), "provisional": B})),
-        "charts": array(obj({"variant": S, "ladder": S, "label": S, "series": array(
-            obj({"label": S, "points": array(ref("RatingPoint"))}))})),
-        "recent_matches": array(ref("Match")),
-        "head_to_head": array(obj({"opponent": S, "games": I, "wins": I, "draws": I,
-                                    "losses": I, "score": nullable(N)})),
-    }),
-    "Season": obj({"id": I, "name": S, "variant": S, "variant_label": S, "status": S,
-                    "format": S, "knockout_size": I, "swiss_rounds": I, "games_per_pairing": I,
-                    "move_time_ms": I, "bank_ms": I, "seat_limits": SEAT_LIMITS_SCHEMA,
-                    "seat_limit_overrides": SEAT_LIMITS_SCHEMA, "entrants": nullable(I),
-                    "matches_done": I, "matches_total": I, "matches_scheduled": I,
-                    "created": S,
-                    "started": nullable(S), "finished": nullable(S)}),
+    "BotPage": obj(
+        {
+            "bot": ref("Bot"),
+            "ratings": array(
+                obj(
+                    {
+                        "variant": S,
+                        "variant_label": S,
+                        "ladder": S,
+                        "version": I,
+                        "label": S,
+                        "rating_id": I,
+                        "mu": N,
+                        "sigma": N,
+                        "conservative": N,
+                        "games": I,
+                        "wins": I,
+                        "draws": I,
+                        "losses": I,
+                        "win_rate": nullable(N),
+                        "provisional": B,
+                    }
+                )
+            ),
+            "charts": array(
+                obj(
+                    {
+                        "variant": S,
+                        "ladder": S,
+                        "label": S,
+                        "series": array(obj({"label": S, "points": array(ref("RatingPoint"))})),
+                    }
+                )
+            ),
+            "recent_matches": array(ref("Match")),
+            "head_to_head": array(
+                obj(
+                    {
+                        "opponent": S,
+                        "games": I,
+                        "wins": I,
+                        "draws": I,
+                        "losses": I,
+                        "score": nullable(N),
+                    }
+                )
+            ),
+        }
+    ),
+    "Season": obj(
+        {
+            "id": I,
+            "name": S,
+            "variant": S,
+            "variant_label": S,
+            "status": S,
+            "format": S,
+            "knockout_size": I,
+            "swiss_rounds": I,
+            "games_per_pairing": I,
+            "move_time_ms": I,
+            "bank_ms": I,
+            "seat_limits": SEAT_LIMITS_SCHEMA,
+            "seat_limit_overrides": SEAT_LIMITS_SCHEMA,
+            "entrants": nullable(I),
+            "matches_done": I,
+            "matches_total": I,
+            "matches_scheduled": I,
+            "created": S,
+            "started": nullable(S),
+            "finished": nullable(S),
+        }
+    ),
     "SeasonList": obj({"seasons": array(ref("Season"))}),
-    "SeasonCreate": obj({"name": S, "variant": S, "options": {"type": "object"},
-                          "entrants": array({"anyOf": [S, I]}), "knockout_size": I,
-                          "double_round_robin": B, "games_per_pairing": I, "move_time_ms": I,
-                          "bank_ms": I, "seed": I, "start": B,
-                          "format": {"enum": ["round-robin", "swiss", "tables",
-                                              "partnerships"]},
-                          "rounds": I, "limits": SEAT_LIMITS_SCHEMA},
-                         ["name", "variant", "entrants"]),
-    "BracketSlot": obj({"a": ANY, "b": ANY, "match": nullable(I), "winner": nullable(S),
-                         "score": ANY, "bye": B}),
-    "SeasonPage": obj({
-        "season": ref("Season"),
-        "entrants": array(obj({"number": I, "version": ref("VersionRef")})),
-        "standings": array(obj({"rank": I, "entrant": I, "version": ref("VersionRef"),
-                                 "played": I, "wins": I, "draws": I, "losses": I,
-                                 "score": N, "head_to_head": N, "sonneborn_berger": N,
-                                 "buchholz": N, "byes": I, "places": array(I),
-                                 "points_for": I, "points_against": I})),
-        "crosstable": nullable(obj({"order": array(I), "rows": array(obj({
-            "entrant": I, "cells": array(nullable(N))}))})),
-        "rounds": array(obj({"number": I, "phase": S, "status": S, "matches": I, "done": I,
-                              "running": I})),
-        "matches": array(ref("Match")),
-        "bracket": nullable(array(obj({"title": S, "projected": B,
-                                         "slots": array(ref("BracketSlot"))}))),
-        "format": obj({"name": S, "label": S, "rounds": I, "bye_score": N, "seats": I,
-                        "design": S, "pair_meetings": I, "tables": I,
-                        "tables_per_round": I, "sits_out": B}),
-        "schedule": nullable(array(obj({
-            "number": I, "status": S, "rematches": I, "bye": nullable(ref("VersionRef")),
-            "pairings": array(obj({"board": I, "a": ref("VersionRef"),
-                                    "b": ref("VersionRef"), "scores": array(N),
-                                    "match": nullable(I), "status": nullable(S),
-                                    "result": ANY})),
-            "tables": array(obj({"board": I, "entrants": array(ref("VersionRef")),
-                                  "sides": array(array(ref("VersionRef"))),
-                                  "match": nullable(I), "status": nullable(S),
-                                  "result": ANY})),
-            "sitting_out": array(ref("VersionRef"))}))),
-    }),
-    "Match": obj({"id": I, "kind": S, "season": nullable(obj({"id": I, "name": S})),
-                   "round": nullable(I), "phase": nullable(S), "rated": B,
-                   "board": I, "status": S, "entrants": array(ref("VersionRef")),
-                   "score": nullable(obj({"wins": array(I), "points": array(I)})),
-                   "winner": nullable(S), "games_planned": I, "finished": nullable(S),
-                   "error": nullable(S)}),
-    "LiveGame": obj({"game": I, "deal": I, "players": array(S), "totals": array(I),
-                      "moves": array(obj({"deal": I, "move": I, "seat": I, "text": S})),
-                      "updated": S}),
-    "MatchLive": obj({"match": I, "status": S, "finished": B, "games_planned": I,
-                       "games_done": I, "current": nullable(ref("LiveGame"))}),
-    "SeasonLive": obj({"season": I, "status": S, "matches_done": I, "matches_planned": I,
-                        "matches_scheduled": I, "playing": array(obj({
-                            "match": I, "round": I, "entrants": array(S), "status": S,
-                            "finished": B, "games_planned": I, "games_done": I,
-                            "current": nullable(ref("LiveGame"))}))}),
-    "MatchPage": {"allOf": [ref("Match"), obj({"variant": S, "duration_ms": nullable(I),
-                                                 "summary": {"type": "object"},
-                                                 "games": array(ref("Game"))})]},
-    "Game": obj({"id": I, "match": I, "index": I, "kind": S,
-                  "season": nullable(obj({"id": I, "name": S})),
-                  "variant": S, "players": array(ref("VersionRef")), "sides": array(S),
-                  "totals": array(I), "winner_side": nullable(I), "outcome": S,
-                  "forfeit": ANY, "void": nullable(S), "faults": I, "duration_ms": I,
-                  "created": S, "seats": array(I), "fault_list": array(ref("Fault"))}),
-    "GameList": obj({"games": array(ref("Game")), "next": nullable(S), "prev": nullable(S),
-                     "limit": I}),
-    "MatchPageList": obj({"season": I, "matches": array(ref("Match")), "next": nullable(S),
-                          "prev": nullable(S), "limit": I}),
-    "GamePage": obj({"games": array({"allOf": [ref("Game"), obj({
-                          "result": {"enum": ["win", "loss", "draw", "forfeit", "void"]}})]}),
-                      "next": nullable(S), "prev": nullable(S), "limit": I,
-                      "filters": obj({"variant": nullable(S), "opponent": nullable(S),
-                                       "result": nullable(S)})}),
+    "SeasonCreate": obj(
+        {
+            "name": S,
+            "variant": S,
+            "options": {"type": "object"},
+            "entrants": array({"anyOf": [S, I]}),
+            "knockout_size": I,
+            "double_round_robin": B,
+            "games_per_pairing": I,
+            "move_time_ms": I,
+            "bank_ms": I,
+            "seed": I,
+            "start": B,
+            "format": {"enum": ["round-robin", "swiss", "tables", "partnerships"]},
+            "rounds": I,
+            "limits": SEAT_LIMITS_SCHEMA,
+        },
+        ["name", "variant", "entrants"],
+    ),
+    "BracketSlot": obj(
+        {"a": ANY, "b": ANY, "match": nullable(I), "winner": nullable(S), "score": ANY, "bye": B}
+    ),
+    "SeasonPage": obj(
+        {
+            "season": ref("Season"),
+            "entrants": array(obj({"number": I, "version": ref("VersionRef")})),
+            "standings": array(
+                obj(
+                    {
+                        "rank": I,
+                        "entrant": I,
+                        "version": ref("VersionRef"),
+                        "played": I,
+                        "wins": I,
+                        "draws": I,
+                        "losses": I,
+                        "score": N,
+                        "head_to_head": N,
+                        "sonneborn_berger": N,
+                        "buchholz": N,
+                        "byes": I,
+                        "places": array(I),
+                        "points_for": I,
+                        "points_against": I,
+                    }
+                )
+            ),
+            "crosstable": nullable(
+                obj(
+                    {
+                        "order": array(I),
+                        "rows": array(obj({"entrant": I, "cells": array(nullable(N))})),
+                    }
+                )
+            ),
+            "rounds": array(
+                obj({"number": I, "phase": S, "status": S, "matches": I, "done": I, "running": I})
+            ),
+            "matches": array(ref("Match")),
+            "bracket": nullable(
+                array(obj({"title": S, "projected": B, "slots": array(ref("BracketSlot"))}))
+            ),
+            "format": obj(
+                {
+                    "name": S,
+                    "label": S,
+                    "rounds": I,
+                    "bye_score": N,
+                    "seats": I,
+                    "design": S,
+                    "pair_meetings": I,
+                    "tables": I,
+                    "tables_per_round": I,
+                    "sits_out": B,
+                }
+            ),
+            "schedule": nullable(
+                array(
+                    obj(
+                        {
+                            "number": I,
+                            "status": S,
+                            "rematches": I,
+                            "bye": nullable(ref("VersionRef")),
+                            "pairings": array(
+                                obj(
+                                    {
+                                        "board": I,
+                                        "a": ref("VersionRef"),
+                                        "b": ref("VersionRef"),
+                                        "scores": array(N),
+                                        "match": nullable(I),
+                                        "status": nullable(S),
+                                        "result": ANY,
+                                    }
+                                )
+                            ),
+                            "tables": array(
+                                obj(
+                                    {
+                                        "board": I,
+                                        "entrants": array(ref("VersionRef")),
+                                        "sides": array(array(ref("VersionRef"))),
+                                        "match": nullable(I),
+                                        "status": nullable(S),
+                                        "result": ANY,
+                                    }
+                                )
+                            ),
+                            "sitting_out": array(ref("VersionRef")),
+                        }
+                    )
+                )
+            ),
+        }
+    ),
+    "Match": obj(
+        {
+            "id": I,
+            "kind": S,
+            "season": nullable(obj({"id": I, "name": S})),
+            "round": nullable(I),
+            "phase": nullable(S),
+            "rated": B,
+            "board": I,
+            "status": S,
+            "entrants": array(ref("VersionRef")),
+            "score": nullable(obj({"wins": array(I), "points": array(I)})),
+            "winner": nullable(S),
+            "games_planned": I,
+            "finished": nullable(S),
+            "error": nullable(S),
+        }
+    ),
+    "LiveGame": obj(
+        {
+            "game": I,
+            "deal": I,
+            "players": array(S),
+            "totals": array(I),
+            "moves": array(obj({"deal": I, "move": I, "seat": I, "text": S})),
+            "updated": S,
+        }
+    ),
+    "MatchLive": obj(
+        {
+            "match": I,
+            "status": S,
+            "finished": B,
+            "games_planned": I,
+            "games_done": I,
+            "current": nullable(ref("LiveGame")),
+        }
+    ),
+    "SeasonLive": obj(
+        {
+            "season": I,
+            "status": S,
+            "matches_done": I,
+            "matches_planned": I,
+            "matches_scheduled": I,
+            "playing": array(
+                obj(
+                    {
+                        "match": I,
+                        "round": I,
+                        "entrants": array(S),
+                        "status": S,
+                        "finished": B,
+                        "games_planned": I,
+                        "games_done": I,
+                        "current": nullable(ref("LiveGame")),
+                    }
+                )
+            ),
+        }
+    ),
+    "MatchPage": {
+        "allOf": [
+            ref("Match"),
+            obj(
+                {
+                    "variant": S,
+                    "duration_ms": nullable(I),
+                    "summary": {"type": "object"},
+                    "games": array(ref("Game")),
+                }
+            ),
+        ]
+    },
+    "Game": obj(
+        {
+            "id": I,
+            "match": I,
+            "index": I,
+            "kind": S,
+            "season": nullable(obj({"id": I, "name": S})),
+            "variant": S,
+            "players": array(ref("VersionRef")),
+            "sides": array(S),
+            "totals": array(I),
+            "winner_side": nullable(I),
+            "outcome": S,
+            "forfeit": ANY,
+            "void": nullable(S),
+            "faults": I,
+            "duration_ms": I,
+            "created": S,
+            "seats": array(I),
+            "fault_list": array(ref("Fault")),
+        }
+    ),
+    "GameList": obj(
+        {"games": array(ref("Game")), "next": nullable(S), "prev": nullable(S), "limit": I}
+    ),
+    "MatchPageList": obj(
+        {
+            "season": I,
+            "matches": array(ref("Match")),
+            "next": nullable(S),
+            "prev": nullable(S),
+            "limit": I,
+        }
+    ),
+    "GamePage": obj(
+        {
+            "games": array(
+                {
+                    "allOf": [
+                        ref("Game"),
+                        obj({"result": {"enum": ["win", "loss", "draw", "forfeit", "void"]}}),
+                    ]
+                }
+            ),
+            "next": nullable(S),
+            "prev": nullable(S),
+            "limit": I,
+            "filters": obj(
+                {"variant": nullable(S), "opponent": nullable(S), "result": nullable(S)}
+            ),
+        }
+    ),
     "Fault": obj({"deal": I, "move": I, "seat": I, "kind": S, "detail": S}),
-    "Replay": {"type": "object", "description": "a game record in the REPLAY.md format",
-               "properties": {"format": {"const": "scopa-replay"}, "version": I,
-                              "variant": S, "options": {"type": "object"},
-                              "players": array(S), "seed": ANY, "deals": array(ANY),
-                              "result": ANY}},
-    "Frame": obj({"deal": I, "step": I, "to_move": nullable(I), "dealer": I,
-                   "hands": array(array(S)), "table": array(S), "stock": I,
-                   "captured": array(I), "scope": array(I), "totals": array(I),
-                   "clocks": array(nullable(I)), "move": ANY,
-                   "faults": array(ref("Fault")), "score": ANY}),
-    "Frames": obj({"format": S, "version": I, "variant": S, "options": {"type": "object"},
-                    "standard": B, "players": array(S), "sides": I, "side_of": array(I),
-                    "partners": B, "seed": ANY, "deals": array(ANY),
-                    "frames": array(ref("Frame")), "result": ANY, "winner": nullable(I),
-                    "faults": array(ref("Fault")), "error": ANY}),
+    "Replay": {
+        "type": "object",
+        "description": "a game record in the REPLAY.md format",
+        "properties": {
+            "format": {"const": "scopa-replay"},
+            "version": I,
+            "variant": S,
+            "options": {"type": "object"},
+            "players": array(S),
+            "seed": ANY,
+            "deals": array(ANY),
+            "result": ANY,
+        },
+    },
+    "Frame": obj(
+        {
+            "deal": I,
+            "step": I,
+            "to_move": nullable(I),
+            "dealer": I,
+            "hands": array(array(S)),
+            "table": array(S),
+            "stock": I,
+            "captured": array(I),
+            "scope": array(I),
+            "totals": array(I),
+            "clocks": array(nullable(I)),
+            "move": ANY,
+            "faults": array(ref("Fault")),
+            "score": ANY,
+        }
+    ),
+    "Frames": obj(
+        {
+            "format": S,
+            "version": I,
+            "variant": S,
+            "options": {"type": "object"},
+            "standard": B,
+            "players": array(S),
+            "sides": I,
+            "side_of": array(I),
+            "partners": B,
+            "seed": ANY,
+            "deals": array(ANY),
+            "frames": array(ref("Frame")),
+            "result": ANY,
+            "winner": nullable(I),
+            "faults": array(ref("Fault")),
+            "error": ANY,
+        }
+    ),
 }

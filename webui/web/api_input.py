@@ -44,8 +44,9 @@ def json_body(request: HttpRequest, allowed: Collection[str]) -> dict[str, Any]:
         raise ApiError(400, "the body must be a JSON object")
     unknown = sorted(set(data) - set(allowed))
     if unknown:
-        raise ApiError(400, f"unknown field {unknown[0]!r} (this takes: "
-                            f"{', '.join(sorted(allowed))})")
+        raise ApiError(
+            400, f"unknown field {unknown[0]!r} (this takes: {', '.join(sorted(allowed))})"
+        )
     for name, value in data.items():
         try:
             inputs.check_json(name, value)
@@ -79,16 +80,24 @@ def number(data: Mapping[str, Any], name: str, default: Any = MISSING) -> Any:
         raise ApiError(400, str(exc)) from None
 
 
-def text(data: Mapping[str, Any], name: str, most: int, default: Any = MISSING, *,
-         blank: bool = True, is_name: bool = False) -> Any:
+def text(
+    data: Mapping[str, Any],
+    name: str,
+    most: int,
+    default: Any = MISSING,
+    *,
+    blank: bool = True,
+    is_name: bool = False,
+) -> Any:
     """A string field of at most ``most`` characters (not blank unless ``blank``; a name,
     ``is_name``, holds no control character)."""
     value = field(data, name, str, default)
     if value is default and default is not MISSING:
         return value
     try:
-        return inputs.check_text(name, value, most, blank=blank, name=is_name,
-                                 label=f"field {name!r}")
+        return inputs.check_text(
+            name, value, most, blank=blank, name=is_name, label=f"field {name!r}"
+        )
     except inputs.InputError as exc:
         raise ApiError(400, exc.message) from None
 
@@ -109,8 +118,9 @@ def query_int(query: QueryDict, name: str, lo: int, hi: int, default: int) -> in
     if raw is None:
         return default
     if not raw.isascii() or not raw.isdigit() or not lo <= int(raw) <= hi:
-        raise ApiError(400, f"query parameter {name!r} must be a whole number from {lo} to "
-                            f"{hi}, not {raw!r}")
+        raise ApiError(
+            400, f"query parameter {name!r} must be a whole number from {lo} to {hi}, not {raw!r}"
+        )
     return int(raw)
 
 

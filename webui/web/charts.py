@@ -23,6 +23,7 @@ def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 2
     if not points:
         return mark_safe('<p class="empty">No rated games yet.</p>')
     left, right, top, bottom = 44, 12, 12, 28
+
     def at(p: dict[str, Any]) -> float:
         return float(p.get("game", p["seq"]))
 
@@ -44,19 +45,23 @@ def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 2
         return float(top + (1 - (y - y0) / (y1 - y0)) * h)
 
     out = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-label="Rating history">'
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="Rating history">'
     ]
     for k in range(5):
         value = y0 + (y1 - y0) * k / 4
         y = sy(value)
-        out.append(f'<line class="grid-line" x1="{left}" x2="{width - right}" y1="{y:.1f}" '
-                   f'y2="{y:.1f}"/>')
-        out.append(f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" '
-                   f'text-anchor="end">{value:.0f}</text>')
+        out.append(
+            f'<line class="grid-line" x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}"/>'
+        )
+        out.append(
+            f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" '
+            f'text-anchor="end">{value:.0f}</text>'
+        )
     out.append(f'<text class="axis" x="{left}" y="{height - 8}">game {x0:.0f}</text>')
-    out.append(f'<text class="axis" x="{width - right}" y="{height - 8}" '
-               f'text-anchor="end">game {max(xs):.0f} (rated games)</text>')
+    out.append(
+        f'<text class="axis" x="{width - right}" y="{height - 8}" '
+        f'text-anchor="end">game {max(xs):.0f} (rated games)</text>'
+    )
     for i, s in enumerate(series):
         pts = s["points"]
         if not pts:
@@ -69,23 +74,30 @@ def rating_chart(series: list[dict[str, Any]], width: int = 640, height: int = 2
         out.append(f'<g class="{colour}">')
         out.append(f'<polygon points="{upper} {lower}" fill="currentColor" fill-opacity=".14"/>')
         line = " ".join(f"{sx(at(p)):.1f},{sy(p['mu']):.1f}" for p in pts)
-        out.append(f'<polyline points="{line}" fill="none" stroke="currentColor" '
-                   f'stroke-width="2"><title>{escape(s["label"])}</title></polyline>')
+        out.append(
+            f'<polyline points="{line}" fill="none" stroke="currentColor" '
+            f'stroke-width="2"><title>{escape(s["label"])}</title></polyline>'
+        )
         last = pts[-1]
-        out.append(f'<circle cx="{sx(at(last)):.1f}" cy="{sy(last["mu"]):.1f}" r="3.5" '
-                   f'fill="currentColor"><title>{escape(s["label"])}: mu {last["mu"]:.2f}, '
-                   f'sigma {last["sigma"]:.2f}</title></circle></g>')
+        out.append(
+            f'<circle cx="{sx(at(last)):.1f}" cy="{sy(last["mu"]):.1f}" r="3.5" '
+            f'fill="currentColor"><title>{escape(s["label"])}: mu {last["mu"]:.2f}, '
+            f"sigma {last['sigma']:.2f}</title></circle></g>"
+        )
     legend_x = left + 8
     for i, s in enumerate(series):
-        out.append(f'<rect class="s{i % SERIES_COLOURS}" x="{legend_x}" y="{top + 4 + i * 16}" '
-                   f'width="10" height="10" fill="currentColor"/><text class="axis" '
-                   f'x="{legend_x + 14}" y="{top + 13 + i * 16}">{escape(s["label"])}</text>')
+        out.append(
+            f'<rect class="s{i % SERIES_COLOURS}" x="{legend_x}" y="{top + 4 + i * 16}" '
+            f'width="10" height="10" fill="currentColor"/><text class="axis" '
+            f'x="{legend_x + 14}" y="{top + 13 + i * 16}">{escape(s["label"])}</text>'
+        )
     out.append("</svg>")
     return mark_safe("".join(out))
 
 
-def llr_chart(history: list[float], lower: float, upper: float, width: int = 640,
-              height: int = 240) -> SafeString:
+def llr_chart(
+    history: list[float], lower: float, upper: float, width: int = 640, height: int = 240
+) -> SafeString:
     """An SVG line chart of an SPRT's log-likelihood ratio after each pair, between its two
     bounds (dashed: accept H0 below ``lower``, H1 above ``upper``)."""
     left, right, top, bottom = 44, 12, 12, 28
@@ -101,24 +113,36 @@ def llr_chart(history: list[float], lower: float, upper: float, width: int = 640
     def sy(y: float) -> float:
         return float(top + (1 - (y - y0) / (y1 - y0)) * h)
 
-    out = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
-           f'aria-label="LLR after each pair, between its bounds">']
+    out = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="LLR after each pair, between its bounds">'
+    ]
     for value, name in ((upper, "H1"), (0.0, ""), (lower, "H0")):
         y = sy(value)
         dash = ' stroke-dasharray="6 4"' if name else ""
-        out.append(f'<line class="grid-line bound" x1="{left}" x2="{width - right}" '
-                   f'y1="{y:.1f}" y2="{y:.1f}"{dash}/>')
+        out.append(
+            f'<line class="grid-line bound" x1="{left}" x2="{width - right}" '
+            f'y1="{y:.1f}" y2="{y:.1f}"{dash}/>'
+        )
         label = f"{name} {value:.2f}" if name else "0"
-        out.append(f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" '
-                   f'text-anchor="end">{escape(label)}</text>')
+        out.append(
+            f'<text class="axis" x="{left - 6}" y="{y + 4:.1f}" '
+            f'text-anchor="end">{escape(label)}</text>'
+        )
     out.append(f'<text class="axis" x="{left}" y="{height - 8}">pair 0</text>')
-    out.append(f'<text class="axis" x="{width - right}" y="{height - 8}" '
-               f'text-anchor="end">pair {len(history)}</text>')
+    out.append(
+        f'<text class="axis" x="{width - right}" y="{height - 8}" '
+        f'text-anchor="end">pair {len(history)}</text>'
+    )
     line = " ".join(f"{sx(i):.1f},{sy(v):.1f}" for i, v in enumerate(values))
-    out.append(f'<g class="s0"><polyline points="{line}" fill="none" stroke="currentColor" '
-               f'stroke-width="2"><title>LLR</title></polyline>')
+    out.append(
+        f'<g class="s0"><polyline points="{line}" fill="none" stroke="currentColor" '
+        f'stroke-width="2"><title>LLR</title></polyline>'
+    )
     last = values[-1]
-    out.append(f'<circle cx="{sx(len(values) - 1):.1f}" cy="{sy(last):.1f}" r="3.5" '
-               f'fill="currentColor"><title>LLR {last:.2f} after {len(history)} pairs'
-               f'</title></circle></g></svg>')
+    out.append(
+        f'<circle cx="{sx(len(values) - 1):.1f}" cy="{sy(last):.1f}" r="3.5" '
+        f'fill="currentColor"><title>LLR {last:.2f} after {len(history)} pairs'
+        f"</title></circle></g></svg>"
+    )
     return mark_safe("".join(out))

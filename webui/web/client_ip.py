@@ -36,8 +36,9 @@ def parse_networks(items: Iterable[str]) -> tuple[Network, ...]:
         try:
             out.append(ipaddress.ip_network(item.strip(), strict=False))
         except ValueError:
-            raise ValueError(f"ARENA_TRUSTED_PROXIES: {item!r} is not an address or a "
-                             "network") from None
+            raise ValueError(
+                f"ARENA_TRUSTED_PROXIES: {item!r} is not an address or a network"
+            ) from None
     return tuple(out)
 
 
@@ -81,5 +82,6 @@ def client_address(remote: str, forwarded: str, trusted: Iterable[Network]) -> s
 def client_ip(request: Any) -> str | None:
     """The address of the client of a Django request (None when it has none)."""
     trusted = _trusted(tuple(settings.ARENA_TRUSTED_PROXIES))
-    return client_address(request.META.get("REMOTE_ADDR", ""),
-                          request.META.get("HTTP_X_FORWARDED_FOR", ""), trusted)
+    return client_address(
+        request.META.get("REMOTE_ADDR", ""), request.META.get("HTTP_X_FORWARDED_FOR", ""), trusted
+    )

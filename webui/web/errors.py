@@ -34,13 +34,20 @@ def permission_denied(request: HttpRequest, exception: Any = None) -> HttpRespon
 
 def page_not_found(request: HttpRequest, exception: Any = None) -> HttpResponse:
     if is_api(request):
-        return JsonResponse({"error": f"nothing at {request.path} (the routes are listed at "
-                                      "/api/openapi.json)"}, status=404)
+        return JsonResponse(
+            {"error": f"nothing at {request.path} (the routes are listed at /api/openapi.json)"},
+            status=404,
+        )
     return defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if is_api(request):
-        return JsonResponse({"error": "the server failed to answer this request; it is "
-                                      "logged, and nothing was changed"}, status=500)
+        return JsonResponse(
+            {
+                "error": "the server failed to answer this request; it is "
+                "logged, and nothing was changed"
+            },
+            status=500,
+        )
     return defaults.server_error(request)

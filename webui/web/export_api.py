@@ -49,14 +49,13 @@ RATED = ("true", "false", "any")
 PARAMS = {
     "variant": "only games of this variant (its slug, as in /api/variants)",
     "bot": "only games in which this bot played (its name)",
-    "since": "only games played at or after this date or date-time (ISO 8601, UTC if no "
-             "offset)",
+    "since": "only games played at or after this date or date-time (ISO 8601, UTC if no offset)",
     "until": "only games played before this date or date-time (ISO 8601, UTC if no offset)",
     "rated": "true (the default: rated games only), false (unrated only) or any",
     "after": "the cursor: only games with a greater id (the X-Export-Next of the page before; "
-             "default 0)",
+    "default 0)",
     "limit": "games in this page, from 1 to the site's maximum (default 1000, at most 2000 "
-             "unless the site says otherwise)",
+    "unless the site says otherwise)",
 }
 
 
@@ -80,8 +79,11 @@ def query_moment(query: QueryDict, name: str) -> datetime.datetime | None:
     except ValueError:
         moment = None
     if moment is None:
-        raise ApiError(400, f"query parameter {name!r} must be a date (2026-11-26) or a "
-                            f"date-time (2026-11-26T18:00:00Z), not {raw!r}")
+        raise ApiError(
+            400,
+            f"query parameter {name!r} must be a date (2026-11-26) or a "
+            f"date-time (2026-11-26T18:00:00Z), not {raw!r}",
+        )
     if timezone.is_naive(moment):
         moment = moment.replace(tzinfo=datetime.UTC)
     return moment
@@ -94,16 +96,22 @@ def export_filters(query: QueryDict) -> tuple[QuerySet[Game], int, int]:
     slug = query.get("variant") or None
     if slug is not None:
         if not Variant.objects.filter(slug=slug).exists():
-            query_choice(query, "variant", list(Variant.objects.order_by("slug")
-                                                .values_list("slug", flat=True)))
+            query_choice(
+                query,
+                "variant",
+                list(Variant.objects.order_by("slug").values_list("slug", flat=True)),
+            )
         games = games.filter(variant__slug=slug)
     name = query.get("bot") or None
     if name is not None:
         bot = Bot.objects.filter(name=name).first()
         if bot is None:
             raise ApiError(400, f"query parameter 'bot': there is no bot {name[:80]!r}")
-        games = games.filter(Exists(MatchSeat.objects.order_by().filter(
-            match_id=OuterRef("match_id"), version__bot=bot)))
+        games = games.filter(
+            Exists(
+                MatchSeat.objects.order_by().filter(match_id=OuterRef("match_id"), version__bot=bot)
+            )
+        )
     since, until = query_moment(query, "since"), query_moment(query, "until")
     if since is not None:
         games = games.filter(created__gte=since)
@@ -125,13 +133,21 @@ def throttle(request: HttpRequest) -> JsonResponse | None:
     user = request_user(request)
     who = f"user:{user.pk}" if user.is_authenticated else f"ip:{client_ip(request) or '-'}"
     most = int(getattr(settings, "ARENA_EXPORT_PAGES_PER_MINUTE", 30))
-    usage = get_usage(request, group="games-export", key=lambda _group, _req: who,
-                      rate=f"{most}/m", method="GET", increment=True)
+    usage = get_usage(
+        request,
+        group="games-export",
+        key=lambda _group, _req: who,
+        rate=f"{most}/m",
+        method="GET",
+        increment=True,
+    )
     if not usage or not usage["should_limit"]:
         return None
     wait = max(1, int(usage["time_left"]))
-    response = JsonResponse({"error": f"at most {most} export pages a minute per client; "
-                                      f"ask again in {wait} s"}, status=429)
+    response = JsonResponse(
+        {"error": f"at most {most} export pages a minute per client; ask again in {wait} s"},
+        status=429,
+    )
     response["Retry-After"] = str(wait)
     return response
 
@@ -168,22 +184,42 @@ def get_export(request: HttpRequest) -> Any:
     page = list(games.filter(id__gt=after).values_list("id", "players")[:limit])
     remaining = games.filter(id__gt=after).count() if page else 0
     version_ids = {p for _, players in page for p in players if isinstance(p, int)}
-    labels = {v.pk: v.label for v in
-              BotVersion.objects.filter(pk__in=version_ids).select_related("bot")}
+    labels = {
+        v.pk: v.label for v in BotVersion.objects.filter(pk__in=version_ids).select_related("bot")
+    }
 
     def lines() -> Iterator[bytes]:
         if not page:
             return
-        rows = (games.filter(id__gt=after, id__lte=page[-1][0])
-                .annotate(replay_text=Cast("replay", TextField()))
-                .values_list("id", "match_id", "match__kind", "variant__slug", "match__rated",
-                             "created", "players", "replay_text"))
+        rows = (
+            games.filter(id__gt=after, id__lte=page[-1][0])
+            .annotate(replay_text=Cast("replay", TextField()))
+            .values_list(
+                "id",
+                "match_id",
+                "match__kind",
+                "variant__slug",
+                "match__rated",
+                "created",
+                "players",
+                "replay_text",
+            )
+        )
         for pk, match, kind, variant, rated, created, players, replay_text in rows.iterator(
-                chunk_size=CHUNK_ROWS):
-            yield game_line({"id": pk, "match": match, "kind": kind, "variant": variant,
-                             "rated": rated, "created": created.isoformat(),
-                             "players": [labels.get(p, f"version {p}") for p in players]},
-                            replay_text)
+            chunk_size=CHUNK_ROWS
+        ):
+            yield game_line(
+                {
+                    "id": pk,
+                    "match": match,
+                    "kind": kind,
+                    "variant": variant,
+                    "rated": rated,
+                    "created": created.isoformat(),
+                    "players": [labels.get(p, f"version {p}") for p in players],
+                },
+                replay_text,
+            )
 
     response = StreamingHttpResponse(gzip_lines(lines()), content_type="application/gzip")
     response["Content-Disposition"] = f'attachment; filename="games-after-{after}.jsonl.gz"'
@@ -197,21 +233,38 @@ def get_export(request: HttpRequest) -> Any:
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "GameExport": {
-        "type": "string", "format": "binary",
+        "type": "string",
+        "format": "binary",
         "description": "gzip-compressed JSON Lines, one game a line: "
-                       + json.dumps(obj({"id": I, "match": I, "kind": S, "variant": S,
-                                         "rated": B, "created": S, "players": array(S),
-                                         "replay": ref("Replay")})),
+        + json.dumps(
+            obj(
+                {
+                    "id": I,
+                    "match": I,
+                    "kind": S,
+                    "variant": S,
+                    "rated": B,
+                    "created": S,
+                    "players": array(S),
+                    "replay": ref("Replay"),
+                }
+            )
+        ),
     },
 }
 
 ROUTES: list[Route] = [
-    Route("games/export", "games-export", {"GET": get_export},
-          "The games as a data set: replays as gzip-compressed JSON Lines (one game a line: "
-          "id, match, kind, variant, rated, created, players, replay), in id order, filtered "
-          "by variant, bot, date and rated or not; void games never. Page with 'after': the "
-          "header X-Export-Next is the next page's (absent on the last page); X-Export-Count "
-          "and X-Export-Remaining count this page's games and those left from it on. A client "
-          "may ask for a few pages a minute (429 with Retry-After beyond).",
-          {"GET": "GameExport"}, params=PARAMS),
+    Route(
+        "games/export",
+        "games-export",
+        {"GET": get_export},
+        "The games as a data set: replays as gzip-compressed JSON Lines (one game a line: "
+        "id, match, kind, variant, rated, created, players, replay), in id order, filtered "
+        "by variant, bot, date and rated or not; void games never. Page with 'after': the "
+        "header X-Export-Next is the next page's (absent on the last page); X-Export-Count "
+        "and X-Export-Remaining count this page's games and those left from it on. A client "
+        "may ask for a few pages a minute (429 with Retry-After beyond).",
+        {"GET": "GameExport"},
+        params=PARAMS,
+    ),
 ]

@@ -40,10 +40,14 @@ def _seat_limit(name: str, label: str, help_text: str) -> forms.IntegerField:
     lo, hi, _, field, scale = SEAT_LIMITS[name]
     default = getattr(Limits(), field) // scale
     return forms.IntegerField(
-        min_value=lo, max_value=hi, required=False, label=label,
+        min_value=lo,
+        max_value=hi,
+        required=False,
+        label=label,
         help_text=help_text,
-        widget=forms.NumberInput(attrs={"placeholder": "" if name == "cpu_seconds"
-                                        else f"default {default}"}),
+        widget=forms.NumberInput(
+            attrs={"placeholder": "" if name == "cpu_seconds" else f"default {default}"}
+        ),
     )
 
 
@@ -60,8 +64,7 @@ def checked_username(form: AuthenticationForm) -> str:
     name = str(form.cleaned_data.get("username") or "")
     most = inputs.column_max(get_user_model(), "username")
     if len(name) > most:
-        raise forms.ValidationError(f"at most {most} characters, not {len(name)}",
-                                    code="bad_text")
+        raise forms.ValidationError(f"at most {most} characters, not {len(name)}", code="bad_text")
     problem = inputs.bad_character(name, name=True)
     if problem:
         raise forms.ValidationError(f"holds {problem}", code="bad_text")
@@ -107,8 +110,9 @@ class BotForm(forms.Form):
         max_length=40,
         help_text="1 to 40 lowercase letters, digits or dashes; the name in bot.toml.",
     )
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=ranges.DESCRIPTION_MAX)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=ranges.DESCRIPTION_MAX
+    )
     archive = ArchiveField(required=False, help_text=ARCHIVE_HELP)
 
     def clean_name(self) -> str:
@@ -127,22 +131,28 @@ class VersionForm(forms.Form):
 class DescriptionForm(forms.Form):
     """A bot's description."""
 
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False,
-                                  max_length=ranges.DESCRIPTION_MAX)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), required=False, max_length=ranges.DESCRIPTION_MAX
+    )
 
 
 class TokenForm(forms.Form):
     """A new API token's name."""
 
-    name = forms.CharField(max_length=inputs.column_max(ApiToken, "name"), required=False,
-                           strip=True, validators=[no_control_characters])
+    name = forms.CharField(
+        max_length=inputs.column_max(ApiToken, "name"),
+        required=False,
+        strip=True,
+        validators=[no_control_characters],
+    )
 
 
 class SeasonForm(forms.Form):
     """A new season (staff)."""
 
-    name = forms.CharField(max_length=inputs.column_max(Season, "name"),
-                           validators=[no_control_characters])
+    name = forms.CharField(
+        max_length=inputs.column_max(Season, "name"), validators=[no_control_characters]
+    )
     variant = forms.ChoiceField(choices=[], initial="scopa")
     format = forms.ChoiceField(
         choices=[
@@ -164,35 +174,50 @@ class SeasonForm(forms.Form):
         "in the order of this list.",
     )
     rounds = _bounded(
-        "rounds", required=False, label="Swiss rounds",
+        "rounds",
+        required=False,
+        label="Swiss rounds",
         help_text="Swiss only: empty for ceil(log2 n) + 2, at most one fewer than the entrants.",
     )
     games_per_pairing = _bounded(
-        "games_per_pairing", initial=2, label="Games per match",
-        help_text="Rounded up to whole rotations: 3 at three-seat tables, 4 at partnership "
-        "tables.",
+        "games_per_pairing",
+        initial=2,
+        label="Games per match",
+        help_text="Rounded up to whole rotations: 3 at three-seat tables, 4 at partnership tables.",
     )
     double_round_robin = forms.BooleanField(required=False)
     knockout_size = _bounded(
-        "knockout_size", initial=0,
+        "knockout_size",
+        initial=0,
         help_text="The top N of the table play a knockout bracket; 0 for none.",
     )
     move_time_ms = _bounded("move_time_ms", initial=1000, label="Time per move (ms)")
-    bank_ms = _bounded("bank_ms", initial=30_000, label="Time bank per game (ms)",
-                       help_text="At least the time per move.")
-    memory_mb = _seat_limit("memory_mb", "Memory per seat (MiB)",
-                            "Each seat's processes and tmpfs folders together.")
+    bank_ms = _bounded(
+        "bank_ms",
+        initial=30_000,
+        label="Time bank per game (ms)",
+        help_text="At least the time per move.",
+    )
+    memory_mb = _seat_limit(
+        "memory_mb", "Memory per seat (MiB)", "Each seat's processes and tmpfs folders together."
+    )
     processes = _seat_limit("processes", "Processes per seat", "Threads count too.")
     tmp_mb = _seat_limit("tmp_mb", "Size of /tmp and /dev/shm (MiB)", "")
-    cpu_seconds = _seat_limit("cpu_seconds", "CPU time per bot process (s)",
-                              "Default: every game's bank, one and a half times, plus a minute.")
+    cpu_seconds = _seat_limit(
+        "cpu_seconds",
+        "CPU time per bot process (s)",
+        "Default: every game's bank, one and a half times, plus a minute.",
+    )
     start = forms.BooleanField(required=False, initial=True, label="Start at once")
 
     def seat_limits(self) -> dict[str, int]:
         """The seat limits filled in (the others keep the runner's defaults)."""
         data = self.cleaned_data
-        return {name: data[name] for name in ("memory_mb", "processes", "tmp_mb", "cpu_seconds")
-                if data.get(name) is not None}
+        return {
+            name: data[name]
+            for name in ("memory_mb", "processes", "tmp_mb", "cpu_seconds")
+            if data.get(name) is not None
+        }
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -207,8 +232,7 @@ class SeasonForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["variant"].choices = [  # type: ignore[attr-defined]
-            (name, f"{name} ({rules.players} players"
-                   + (", partners)" if rules.partners else ")"))
+            (name, f"{name} ({rules.players} players" + (", partners)" if rules.partners else ")"))
             for name, rules in sorted(VARIANTS.items())
         ]
         self.fields["entrants"].queryset = (  # type: ignore[attr-defined]

@@ -81,8 +81,11 @@ def _own_seats(bot: Bot, version: BotVersion | None) -> QuerySet[MatchSeat]:
     # No ordering: a match seat's default one joins the match and its round, in every
     # subquery below. The versions by id (a bot has few), not through a join: the seats are
     # then read off the (version, match) index in match order, from the page's cursor on.
-    ids = [version.pk] if version is not None else list(
-        BotVersion.objects.order_by().filter(bot=bot).values_list("pk", flat=True))
+    ids = (
+        [version.pk]
+        if version is not None
+        else list(BotVersion.objects.order_by().filter(bot=bot).values_list("pk", flat=True))
+    )
     return MatchSeat.objects.order_by().filter(version_id__in=ids)
 
 
@@ -101,7 +104,10 @@ def opponents(bot: Bot, version: BotVersion | None = None) -> list[str]:
     matches = _own_seats(bot, version).values("match_id")
     return list(
         Bot.objects.filter(versions__match_seats__match_id__in=matches)
-        .exclude(pk=bot.pk).order_by("name").values_list("name", flat=True).distinct()
+        .exclude(pk=bot.pk)
+        .order_by("name")
+        .values_list("name", flat=True)
+        .distinct()
     )
 
 
@@ -110,13 +116,16 @@ def variants() -> list[str]:
     return list(shown_variants().order_by("slug").values_list("slug", flat=True))
 
 
-def choices(bot: Bot, version: BotVersion | None = None,
-            played: list[str] | None = None) -> dict[str, list[str]]:
+def choices(
+    bot: Bot, version: BotVersion | None = None, played: list[str] | None = None
+) -> dict[str, list[str]]:
     """The values each filter offers: every variant, the bots it played (``played`` when
     the caller knows them), the results."""
-    return {"variant": variants(),
-            "opponent": opponents(bot, version) if played is None else played,
-            "result": list(RESULTS)}
+    return {
+        "variant": variants(),
+        "opponent": opponents(bot, version) if played is None else played,
+        "result": list(RESULTS),
+    }
 
 
 def parse(query: QueryDict, bot: Bot, version: BotVersion | None = None) -> Filters:
@@ -147,16 +156,19 @@ def games(bot: Bot, version: BotVersion | None, filters: Filters) -> QuerySet[Ga
     )
     # The bot's seat on the winning side, if any: a scalar subquery evaluated for each game
     # the list walks (an EXISTS would be planned as a join of all the bot's seats, sorted).
-    won = Subquery(own.filter(match_id=OuterRef("match_id"), side=winner_side)
-                   .values("match_id")[:1])
+    won = Subquery(
+        own.filter(match_id=OuterRef("match_id"), side=winner_side).values("match_id")[:1]
+    )
     matches = _from_cursor(own, filters.position)
     if filters.opponent:
         # The matches of both: the two bots' seats, each off the (version, match) index.
         their_versions = BotVersion.objects.order_by().filter(bot__name=filters.opponent)
         theirs = MatchSeat.objects.order_by().filter(
-            version_id__in=list(their_versions.values_list("pk", flat=True)))
+            version_id__in=list(their_versions.values_list("pk", flat=True))
+        )
         matches = matches.filter(
-            match_id__in=_from_cursor(theirs, filters.position).values("match_id"))
+            match_id__in=_from_cursor(theirs, filters.position).values("match_id")
+        )
     qs = Game.objects.filter(match_id__in=matches.values("match_id")).alias(won_match=won)
     if filters.variant:
         qs = qs.filter(variant__slug=filters.variant)
@@ -176,11 +188,11 @@ def results(bot: Bot, version: BotVersion | None, page: list[Game]) -> dict[int,
     """The bot's result in each game of a page: win, loss, draw, forfeit or void (as the
     filters see them: the winning entrant's side against the bot's first seat's)."""
     seats: dict[int, list[MatchSeat]] = {}
-    for seat in MatchSeat.objects.order_by("index").filter(
-            match_id__in={g.match_id for g in page}):
+    for seat in MatchSeat.objects.order_by("index").filter(match_id__in={g.match_id for g in page}):
         seats.setdefault(seat.match_id, []).append(seat)
-    own_versions = ({version.pk} if version is not None
-                    else set(bot.versions.values_list("pk", flat=True)))
+    own_versions = (
+        {version.pk} if version is not None else set(bot.versions.values_list("pk", flat=True))
+    )
     out = {}
     for g in page:
         match_seats = seats.get(g.match_id, [])
@@ -203,10 +215,13 @@ def game_list(bot: Bot, version: BotVersion | None, filters: Filters) -> dict[st
     # The page's matches and seasons in a query of their own (by the page's match ids): a
     # join of the matches table would be walked from its newest row down to the cursor.
     matches = Prefetch("match", queryset=Match.objects.order_by().select_related("season"))
-    qs = games(bot, version, filters).select_related("variant").prefetch_related(
-        matches).defer("replay")
-    page = keyset_page(qs, ORDER, lambda g: (g.match_id, g.index), filters.position,
-                       filters.limit)
+    qs = (
+        games(bot, version, filters)
+        .select_related("variant")
+        .prefetch_related(matches)
+        .defer("replay")
+    )
+    page = keyset_page(qs, ORDER, lambda g: (g.match_id, g.index), filters.position, filters.limit)
     rows = page.rows
     refs = version_refs(p for g in rows for p in (g.players or []))
     own_results = results(bot, version, rows)
@@ -220,6 +235,9 @@ def game_list(bot: Bot, version: BotVersion | None, filters: Filters) -> dict[st
         "next": page.next,
         "prev": page.prev,
         "limit": filters.limit,
-        "filters": {"variant": filters.variant, "opponent": filters.opponent,
-                    "result": filters.result},
+        "filters": {
+            "variant": filters.variant,
+            "opponent": filters.opponent,
+            "result": filters.result,
+        },
     }

@@ -40,24 +40,41 @@ def rules(request: HttpRequest) -> HttpResponse:
         extras = []
         if r.target != 11:
             extras.append(f"to {r.target} points")
-        for flag, text in (("assi", "aces sweep the table"), ("quindici", "captures make 15"),
-                           ("re_bello", "re bello"), ("napoli", "napoli"),
-                           ("sette_tutti", "all four sevens"), ("cappotto", "cappotto wins"),
-                           ("last_play_scopa", "a sweep with the last card counts")):
+        for flag, text in (
+            ("assi", "aces sweep the table"),
+            ("quindici", "captures make 15"),
+            ("re_bello", "re bello"),
+            ("napoli", "napoli"),
+            ("sette_tutti", "all four sevens"),
+            ("cappotto", "cappotto wins"),
+            ("last_play_scopa", "a sweep with the last card counts"),
+        ):
             if getattr(r, flag, False):
                 extras.append(text)
         if getattr(r, "primiera_method", "sum") == "count":
             extras.append("primiera by counting sevens")
-        rows.append({"name": name, "players": r.players, "partners": r.partners,
-                     "layout": r.layout, "extras": extras})
+        rows.append(
+            {
+                "name": name,
+                "players": r.players,
+                "partners": r.partners,
+                "layout": r.layout,
+                "extras": extras,
+            }
+        )
     return render(request, "web/rules.html", {"variants": rows})
 
 
 def write_bot(request: HttpRequest) -> HttpResponse:
-    return render(request, "web/write_bot.html", {
-        "languages": LANGUAGES, "server": f"{request.scheme}://{request.get_host()}",
-        "ladder_variants": [v.slug for v in ladder.ladder_variants()],
-    })
+    return render(
+        request,
+        "web/write_bot.html",
+        {
+            "languages": LANGUAGES,
+            "server": f"{request.scheme}://{request.get_host()}",
+            "ladder_variants": [v.slug for v in ladder.ladder_variants()],
+        },
+    )
 
 
 @cache_control(max_age=3600)
@@ -88,38 +105,65 @@ CHALLENGES_SHOWN = 50
 
 
 def challenge_list(request: HttpRequest) -> HttpResponse:
-    recent = list(Match.objects.filter(kind=Match.Kind.CHALLENGE).select_related("variant")
-                  .order_by("-id")[:CHALLENGES_SHOWN])
+    recent = list(
+        Match.objects.filter(kind=Match.Kind.CHALLENGE)
+        .select_related("variant")
+        .order_by("-id")[:CHALLENGES_SHOWN]
+    )
     rows = []
     for match in recent:
         seats = list(match.seats.select_related("version__bot").order_by("index"))
-        outcome = challenges.result(match).as_dict() if match.status == Match.Status.DONE \
-            else None
-        rows.append({"id": match.pk, "status": match.status, "created": match.created,
-                     "variant": match.play_variant().slug, "rated": match.rated,
-                     "players": [s.version.label for s in seats], "result": outcome})
+        outcome = challenges.result(match).as_dict() if match.status == Match.Status.DONE else None
+        rows.append(
+            {
+                "id": match.pk,
+                "status": match.status,
+                "created": match.created,
+                "variant": match.play_variant().slug,
+                "rated": match.rated,
+                "players": [s.version.label for s in seats],
+                "result": outcome,
+            }
+        )
     return render(request, "web/challenges.html", {"challenges": rows})
 
 
 def author(request: HttpRequest, username: str) -> HttpResponse:
     person = get_object_or_404(User, username=username, is_active=True)
-    bots = list(Bot.objects.filter(owner=person).annotate(
-        n_versions=Count("versions"), last_version=Max("versions__created")).order_by("name"))
+    bots = list(
+        Bot.objects.filter(owner=person)
+        .annotate(n_versions=Count("versions"), last_version=Max("versions__created"))
+        .order_by("name")
+    )
     best: dict[int, Rating] = {}
-    for rating in (Rating.objects.filter(version__bot__in=bots).select_related(
-            "variant", "version").order_by("-conservative")):
+    for rating in (
+        Rating.objects.filter(version__bot__in=bots)
+        .select_related("variant", "version")
+        .order_by("-conservative")
+    ):
         best.setdefault(rating.version.bot_id, rating)
-    rows = [{"name": b.name, "description": b.description, "versions": b.n_versions,
-             "last_version": b.last_version, "created": b.created,
-             "best": best.get(b.pk)} for b in bots]
+    rows = [
+        {
+            "name": b.name,
+            "description": b.description,
+            "versions": b.n_versions,
+            "last_version": b.last_version,
+            "created": b.created,
+            "best": best.get(b.pk),
+        }
+        for b in bots
+    ]
     return render(request, "web/author.html", {"person": person, "bots": rows})
 
 
 @login_required
 def notification_list(request: HttpRequest) -> HttpResponse:
     items, seen_until = notifications.read_all(request.user)
-    return render(request, "web/notifications.html", {"items": items, "seen_until": seen_until,
-                                                      "days": notifications.WINDOW.days})
+    return render(
+        request,
+        "web/notifications.html",
+        {"items": items, "seen_until": seen_until, "days": notifications.WINDOW.days},
+    )
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):

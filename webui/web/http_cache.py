@@ -56,8 +56,7 @@ def matches(request: HttpRequest, etag: str) -> bool:
     return etag in {e.removeprefix("W/") for e in parse_etags(header)}
 
 
-def immutable(request: HttpRequest, etag: str, make: Callable[[], HttpResponse]
-              ) -> HttpResponse:
+def immutable(request: HttpRequest, etag: str, make: Callable[[], HttpResponse]) -> HttpResponse:
     """A 304 when the request already holds ``etag``, else ``make()``; both marked
     immutable with that ETag."""
     response = HttpResponseNotModified() if matches(request, etag) else make()

@@ -30,15 +30,18 @@ def entry_json(bot: Bot) -> dict[str, Any]:
     """A bot's ladder entry (``entry`` is None before its first version passed validation)."""
     entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
     versions = [
-        {"number": v.number, "label": v.label, "status": v.status,
-         "status_reason": v.status_reason}
+        {"number": v.number, "label": v.label, "status": v.status, "status_reason": v.status_reason}
         for v in bot.versions.order_by("-number")
     ]
     return {
         "bot": bot.name,
-        "entry": None if entry is None else {
-            "version": entry.version.number, "label": entry.version.label,
-            "status": entry.status, "updated": entry.updated.isoformat(),
+        "entry": None
+        if entry is None
+        else {
+            "version": entry.version.number,
+            "label": entry.version.label,
+            "status": entry.status,
+            "updated": entry.updated.isoformat(),
         },
         "versions": versions,
     }
@@ -47,7 +50,8 @@ def entry_json(bot: Bot) -> dict[str, Any]:
 def ladder_json(variant: Variant) -> dict[str, Any]:
     """A ladder: its variant, its ratings, and what is queued or playing."""
     open_matches = Match.objects.filter(variant=variant, status__in=ladder.OPEN).exclude(
-        kind=Match.Kind.SEASON)
+        kind=Match.Kind.SEASON
+    )
     return {
         "variant": reads.variant_json(variant),
         "ratings": reads.leaderboard(variant, "ladder"),
@@ -62,8 +66,11 @@ def ladder_variant(slug: str) -> Variant:
     for variant in ladder.ladder_variants():
         if variant.slug == slug:
             return variant
-    raise ApiError(404, f"variant {slug!r} has no ladder (ladders: "
-                        f"{', '.join(v.slug for v in ladder.ladder_variants()) or 'none'})")
+    raise ApiError(
+        404,
+        f"variant {slug!r} has no ladder (ladders: "
+        f"{', '.join(v.slug for v in ladder.ladder_variants()) or 'none'})",
+    )
 
 
 def get_ladder(request: HttpRequest, slug: str) -> Any:
@@ -83,11 +90,13 @@ def patch_bot_ladder(request: HttpRequest, name: str) -> Any:
     number = field(data, "version", int, None)
     status = text(data, "status", 10, None)
     if number is None and status is None:
-        raise ApiError(400, "give field 'version' (a version number) or 'status' "
-                            "(active, paused or retired)")
+        raise ApiError(
+            400, "give field 'version' (a version number) or 'status' (active, paused or retired)"
+        )
     if status is not None and status not in LadderEntry.Status.values:
-        raise ApiError(400, f"field 'status': {status!r} is not one of "
-                            f"{', '.join(LadderEntry.Status.values)}")
+        raise ApiError(
+            400, f"field 'status': {status!r} is not one of {', '.join(LadderEntry.Status.values)}"
+        )
     try:
         ladder.choose(user, bot, number, status)
     except ladder.LadderError as error:
@@ -114,51 +123,108 @@ def post_challenge(request: HttpRequest) -> Any:
 
 
 def get_challenge(request: HttpRequest, match_id: int) -> Any:
-    match = get_object_or_404(Match.objects.select_related("variant", "requested_by"),
-                              pk=match_id, kind=Match.Kind.CHALLENGE)
+    match = get_object_or_404(
+        Match.objects.select_related("variant", "requested_by"),
+        pk=match_id,
+        kind=Match.Kind.CHALLENGE,
+    )
     return challenges.detail(match)
 
 
 SCHEMAS: dict[str, dict[str, Any]] = {
-    "Ladder": obj({"variant": ref("Variant"), "ratings": array(ref("LeaderRow")),
-                    "active": array(S), "open_ladder_matches": I, "open_challenges": I}),
-    "LadderEntry": obj({"bot": S, "entry": nullable(obj({
-        "version": I, "label": S, "status": S, "updated": S})),
-        "versions": array(obj({"number": I, "label": S, "status": S, "status_reason": S}))}),
+    "Ladder": obj(
+        {
+            "variant": ref("Variant"),
+            "ratings": array(ref("LeaderRow")),
+            "active": array(S),
+            "open_ladder_matches": I,
+            "open_challenges": I,
+        }
+    ),
+    "LadderEntry": obj(
+        {
+            "bot": S,
+            "entry": nullable(obj({"version": I, "label": S, "status": S, "updated": S})),
+            "versions": array(obj({"number": I, "label": S, "status": S, "status_reason": S})),
+        }
+    ),
     "LadderChoice": obj({"version": I, "status": {"enum": list(LadderEntry.Status.values)}}),
-    "ChallengeCreate": obj({"bot": S, "opponent": S, "variant": S, "deals": I, "rated": B},
-                            ["bot", "opponent"]),
-    "Challenge": obj({
-        "id": I, "status": S, "variant": S, "rated": B, "deals": I, "games_planned": I,
-        "challenger": obj({"label": S, "bot": S}), "opponent": obj({"label": S, "bot": S}),
-        "requested_by": nullable(S), "created": S, "finished": nullable(S),
-        "error": nullable(S),
-        "result": nullable(obj({"wins": I, "draws": I, "losses": I, "void": I, "score": N,
-                                  "elo": nullable(N), "error": nullable(N), "los": N,
-                                  "describe": S})),
-    }),
+    "ChallengeCreate": obj(
+        {"bot": S, "opponent": S, "variant": S, "deals": I, "rated": B}, ["bot", "opponent"]
+    ),
+    "Challenge": obj(
+        {
+            "id": I,
+            "status": S,
+            "variant": S,
+            "rated": B,
+            "deals": I,
+            "games_planned": I,
+            "challenger": obj({"label": S, "bot": S}),
+            "opponent": obj({"label": S, "bot": S}),
+            "requested_by": nullable(S),
+            "created": S,
+            "finished": nullable(S),
+            "error": nullable(S),
+            "result": nullable(
+                obj(
+                    {
+                        "wins": I,
+                        "draws": I,
+                        "losses": I,
+                        "void": I,
+                        "score": N,
+                        "elo": nullable(N),
+                        "error": nullable(N),
+                        "los": N,
+                        "describe": S,
+                    }
+                )
+            ),
+        }
+    ),
 }
 
 ROUTES: list[Route] = [
-    Route("ladder/<slug:slug>", "ladder", {"GET": get_ladder},
-          "The continuous ladder of a variant: its TrueSkill ratings (separate from the "
-          "seasons'), the active bots, and the open matches.", {"GET": "Ladder"},
-          shared=shared_reads.ladders),
-    Route("bots/<slug:name>/ladder", "bot-ladder",
-          {"GET": get_bot_ladder, "PATCH": patch_bot_ladder},
-          "GET: a bot's ladder entry and its versions (with why one was refused). PATCH "
-          "(owner's token): the active version ('version': a number that passed validation) "
-          "and/or 'status' (active, paused or retired; retired is final).",
-          {"GET": "LadderEntry", "PATCH": "LadderEntry"}, {"PATCH": "LadderChoice"},
-          frozenset({"PATCH"})),
-    Route("challenges", "challenges", {"POST": post_challenge},
-          "Challenge a bot (owner's token): your 'bot' against 'opponent' in 'variant' "
-          f"(default scopa), 'deals' duplicate deals (1 to {challenges.MAX_DEALS}, default "
-          f"{challenges.DEFAULT_DEALS}), unrated unless 'rated' (both bots ladder-active). "
-          "Queued before ladder matches; a few per user per hour.",
-          {"POST": "Challenge"}, {"POST": "ChallengeCreate"}, frozenset({"POST"}),
-          tag="create"),
-    Route("challenges/<id:match_id>", "challenge", {"GET": get_challenge},
-          "A challenge: its state, and once played the score with the Elo difference, its "
-          "95% error and the LOS.", {"GET": "Challenge"}),
+    Route(
+        "ladder/<slug:slug>",
+        "ladder",
+        {"GET": get_ladder},
+        "The continuous ladder of a variant: its TrueSkill ratings (separate from the "
+        "seasons'), the active bots, and the open matches.",
+        {"GET": "Ladder"},
+        shared=shared_reads.ladders,
+    ),
+    Route(
+        "bots/<slug:name>/ladder",
+        "bot-ladder",
+        {"GET": get_bot_ladder, "PATCH": patch_bot_ladder},
+        "GET: a bot's ladder entry and its versions (with why one was refused). PATCH "
+        "(owner's token): the active version ('version': a number that passed validation) "
+        "and/or 'status' (active, paused or retired; retired is final).",
+        {"GET": "LadderEntry", "PATCH": "LadderEntry"},
+        {"PATCH": "LadderChoice"},
+        frozenset({"PATCH"}),
+    ),
+    Route(
+        "challenges",
+        "challenges",
+        {"POST": post_challenge},
+        "Challenge a bot (owner's token): your 'bot' against 'opponent' in 'variant' "
+        f"(default scopa), 'deals' duplicate deals (1 to {challenges.MAX_DEALS}, default "
+        f"{challenges.DEFAULT_DEALS}), unrated unless 'rated' (both bots ladder-active). "
+        "Queued before ladder matches; a few per user per hour.",
+        {"POST": "Challenge"},
+        {"POST": "ChallengeCreate"},
+        frozenset({"POST"}),
+        tag="create",
+    ),
+    Route(
+        "challenges/<id:match_id>",
+        "challenge",
+        {"GET": get_challenge},
+        "A challenge: its state, and once played the score with the Elo difference, its "
+        "95% error and the LOS.",
+        {"GET": "Challenge"},
+    ),
 ]

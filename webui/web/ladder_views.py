@@ -29,10 +29,16 @@ def _challenge_context(request: HttpRequest) -> dict[str, Any]:
     """What the challenge form offers: the user's bots, the bots to challenge, the variants."""
     from arena.engine import VARIANTS
 
-    retired = set(LadderEntry.objects.filter(status=LadderEntry.Status.RETIRED)
-                  .values_list("bot_id", flat=True))
-    ready = [b for b in Bot.objects.filter(versions__status="ready").distinct().order_by("name")
-             if b.pk not in retired]
+    retired = set(
+        LadderEntry.objects.filter(status=LadderEntry.Status.RETIRED).values_list(
+            "bot_id", flat=True
+        )
+    )
+    ready = [
+        b
+        for b in Bot.objects.filter(versions__status="ready").distinct().order_by("name")
+        if b.pk not in retired
+    ]
     user_id = request.user.pk if request.user.is_authenticated else None
     # The form offers only what it would accept: your validated bots against another
     # author's, so its defaults make a challenge that is not refused.
@@ -40,19 +46,28 @@ def _challenge_context(request: HttpRequest) -> dict[str, Any]:
     targets = [b.name for b in ready if b.owner_id != user_id]
     ladders = [v.slug for v in ladder.ladder_variants()]
     two_sided = [name for name, rules in VARIANTS.items() if rules.num_sides == 2]
-    return {"my_bots": mine, "targets": targets, "max_deals": challenges.MAX_DEALS,
-            "ladder_variants": ladders,
-            "variant_choices": ladders + [v for v in two_sided if v not in ladders],
-            "default_deals": challenges.DEFAULT_DEALS}
+    return {
+        "my_bots": mine,
+        "targets": targets,
+        "max_deals": challenges.MAX_DEALS,
+        "ladder_variants": ladders,
+        "variant_choices": ladders + [v for v in two_sided if v not in ladders],
+        "default_deals": challenges.DEFAULT_DEALS,
+    }
 
 
 @shared_page(shared_reads.ladders)
 def ladders(request: HttpRequest) -> HttpResponse:
     variants = ladder.ladder_variants()
-    return render(request, "web/ladder.html", {
-        "ladders": [ladder_json(v) for v in variants], "single": False,
-        **_challenge_context(request),
-    })
+    return render(
+        request,
+        "web/ladder.html",
+        {
+            "ladders": [ladder_json(v) for v in variants],
+            "single": False,
+            **_challenge_context(request),
+        },
+    )
 
 
 @shared_page(shared_reads.ladders)
@@ -60,11 +75,16 @@ def ladder_variant(request: HttpRequest, slug: str) -> HttpResponse:
     variant = next((v for v in ladder.ladder_variants() if v.slug == slug), None)
     if variant is None:
         raise Http404(f"{slug!r} has no ladder")
-    return render(request, "web/ladder.html", {
-        "ladders": [ladder_json(variant)], "single": True,
-        "recent": reads.recent_open_matches(variant),
-        **_challenge_context(request),
-    })
+    return render(
+        request,
+        "web/ladder.html",
+        {
+            "ladders": [ladder_json(variant)],
+            "single": True,
+            "recent": reads.recent_open_matches(variant),
+            **_challenge_context(request),
+        },
+    )
 
 
 @login_required
@@ -75,8 +95,9 @@ def bot_ladder(request: HttpRequest, name: str) -> HttpResponse:
     status = 200
     if request.method == "POST":
         if not is_owner:
-            messages.error(request, f"only the owner of bot {bot.name!r} may change its "
-                                    "ladder entry")
+            messages.error(
+                request, f"only the owner of bot {bot.name!r} may change its ladder entry"
+            )
             status = 403
         else:
             raw_version = request.POST.get("version") or ""
@@ -95,23 +116,33 @@ def bot_ladder(request: HttpRequest, name: str) -> HttpResponse:
                 else:
                     messages.success(request, "Ladder entry saved.")
                     return redirect("bot-ladder", name=bot.name)
-    return render(request, "web/bot_ladder.html", {
-        "bot": bot, "is_owner": is_owner, "data": entry_json(bot),
-        "statuses": LadderEntry.Status.values,
-    }, status=status)
+    return render(
+        request,
+        "web/bot_ladder.html",
+        {
+            "bot": bot,
+            "is_owner": is_owner,
+            "data": entry_json(bot),
+            "statuses": LadderEntry.Status.values,
+        },
+        status=status,
+    )
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def challenge_new(request: HttpRequest) -> HttpResponse:
     context = _challenge_context(request)
-    values = {"bot": request.GET.get("bot", ""), "opponent": request.GET.get("opponent", ""),
-              "variant": request.GET.get("variant", "scopa"),
-              "deals": str(challenges.DEFAULT_DEALS), "rated": False}
+    values = {
+        "bot": request.GET.get("bot", ""),
+        "opponent": request.GET.get("opponent", ""),
+        "variant": request.GET.get("variant", "scopa"),
+        "deals": str(challenges.DEFAULT_DEALS),
+        "rated": False,
+    }
     error = None
     if request.method == "POST":
-        posted = {key: request.POST.get(key, "") for key in ("bot", "opponent", "variant",
-                                                             "deals")}
+        posted = {key: request.POST.get(key, "") for key in ("bot", "opponent", "variant", "deals")}
         values = {**posted, "rated": request.POST.get("rated") == "on"}
         try:
             deals = int(posted["deals"])
@@ -120,28 +151,43 @@ def challenge_new(request: HttpRequest) -> HttpResponse:
         else:
             try:
                 match = challenges.create_challenge(
-                    request.user, bot=posted["bot"], opponent=posted["opponent"],
-                    variant=posted["variant"] or "scopa", deals=deals,
+                    request.user,
+                    bot=posted["bot"],
+                    opponent=posted["opponent"],
+                    variant=posted["variant"] or "scopa",
+                    deals=deals,
                     rated=bool(values["rated"]),
                 )
             except challenges.ChallengeError as exc:
                 error = f"{exc.field}: {exc.message}"
             else:
-                messages.success(request, "Challenge queued: it is played before the "
-                                          "ladder's matches.")
+                messages.success(
+                    request, "Challenge queued: it is played before the ladder's matches."
+                )
                 return redirect("challenge", match_id=match.pk)
-    return render(request, "web/challenge_new.html", {**context, "values": values,
-                                                       "error": error},
-                  status=400 if error else 200)
+    return render(
+        request,
+        "web/challenge_new.html",
+        {**context, "values": values, "error": error},
+        status=400 if error else 200,
+    )
 
 
 def challenge(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = get_object_or_404(Match.objects.select_related("variant", "requested_by"),
-                              pk=match_id, kind=Match.Kind.CHALLENGE)
+    match = get_object_or_404(
+        Match.objects.select_related("variant", "requested_by"),
+        pk=match_id,
+        kind=Match.Kind.CHALLENGE,
+    )
     detail = challenges.detail(match)
     games = list(match.games.select_related("variant", "match").defer("replay"))
     refs = reads.version_refs([p for g in games for p in (g.players or [])])
-    return render(request, "web/challenge.html", {
-        "c": detail, "games": [reads.game_row(g, refs) for g in games],
-        "finished": match.is_finished,
-    })
+    return render(
+        request,
+        "web/challenge.html",
+        {
+            "c": detail,
+            "games": [reads.game_row(g, refs) for g in games],
+            "finished": match.is_finished,
+        },
+    )

@@ -65,23 +65,32 @@ def _current(state: dict[str, Any] | None) -> dict[str, Any] | None:
         "players": players,
         "totals": list(state.get("totals") or []),
         "moves": [
-            {"deal": int(m.get("deal", 0)), "move": int(m.get("move", 0)),
-             "seat": int(m.get("seat", 0)), "text": move_text(m, players),
-             "card": str(m.get("card", "")), "capture": [str(c) for c in m.get("capture") or []],
-             "scopa": bool(m.get("scopa")), "auto": m.get("auto") or None,
-             "ms": m.get("ms"), "clock": m.get("clock")}
+            {
+                "deal": int(m.get("deal", 0)),
+                "move": int(m.get("move", 0)),
+                "seat": int(m.get("seat", 0)),
+                "text": move_text(m, players),
+                "card": str(m.get("card", "")),
+                "capture": [str(c) for c in m.get("capture") or []],
+                "scopa": bool(m.get("scopa")),
+                "auto": m.get("auto") or None,
+                "ms": m.get("ms"),
+                "clock": m.get("clock"),
+            }
             for m in state.get("moves") or []
         ],
         # The table after the latest move, as every seat sees it (no hand): for the live
         # view drawn like the replay viewer (live.js with viewer.js).
         "table": _public_table(state.get("table")),
         "updated": datetime.datetime.fromtimestamp(
-            float(state.get("updated", 0)), tz=datetime.UTC).isoformat(),
+            float(state.get("updated", 0)), tz=datetime.UTC
+        ).isoformat(),
     }
 
 
-def _progress(status: str, games_planned: int, recorded: int,
-              state: dict[str, Any] | None) -> dict[str, Any]:
+def _progress(
+    status: str, games_planned: int, recorded: int, state: dict[str, Any] | None
+) -> dict[str, Any]:
     finished = status in {Match.Status.DONE, Match.Status.VOID}
     playing = status == Match.Status.RUNNING and state is not None
     done = recorded
@@ -112,12 +121,16 @@ def season_live(season: Season) -> dict[str, Any]:
     planned = max(format_of(season).planned_matches(), counts["scheduled"])
     running = list(
         Match.objects.filter(season=season, status=Match.Status.RUNNING)
-        .select_related("round").order_by("round__number", "board")[:SEASON_LIVE_MATCHES]
+        .select_related("round")
+        .order_by("round__number", "board")[:SEASON_LIVE_MATCHES]
     )
     states = read_states([m.pk for m in running])
     labels: dict[int, list[str]] = {}
-    for seat in (MatchSeat.objects.filter(match__in=running).select_related("version__bot")
-                 .order_by("match_id", "index")):
+    for seat in (
+        MatchSeat.objects.filter(match__in=running)
+        .select_related("version__bot")
+        .order_by("match_id", "index")
+    ):
         labels.setdefault(seat.match_id, []).append(seat.version.label)
     return {
         "season": season.pk,
@@ -126,9 +139,12 @@ def season_live(season: Season) -> dict[str, Any]:
         "matches_planned": planned,
         "matches_scheduled": counts["scheduled"],
         "playing": [
-            {"match": m.pk, "round": m.round.number if m.round is not None else None,
-             "entrants": labels.get(m.pk, []),
-             **_progress(m.status, m.games_planned, 0, states.get(m.pk))}
+            {
+                "match": m.pk,
+                "round": m.round.number if m.round is not None else None,
+                "entrants": labels.get(m.pk, []),
+                **_progress(m.status, m.games_planned, 0, states.get(m.pk)),
+            }
             for m in running
         ],
     }

@@ -53,10 +53,13 @@ def _season_page(season: Season, position: Position, limit: int) -> Page[Match]:
     ids = [r.pk for r in rounds]
     cursor = position.after or position.before
     if ids != sorted(ids, reverse=True) or (cursor is not None and cursor[0] not in by_number):
-        return keyset_page(Match.objects.filter(season=season).select_related("round"),
-                           SEASON_ORDER,
-                           lambda m: (m.round.number if m.round else 0, m.board, m.pk),
-                           position, limit)
+        return keyset_page(
+            Match.objects.filter(season=season).select_related("round"),
+            SEASON_ORDER,
+            lambda m: (m.round.number if m.round else 0, m.board, m.pk),
+            position,
+            limit,
+        )
 
     def key(m: Match) -> str:
         shown = by_id.get(m.round_id) if m.round_id is not None else None
@@ -75,42 +78,58 @@ def _season_page(season: Season, position: Position, limit: int) -> Page[Match]:
     round_id, board, match_id = by_number[cursor[0]], cursor[1], cursor[2]
     rest = matches.filter(round_id=round_id)
     if position.after is not None:
-        found = list(rest.filter(Q(board__gt=board) | Q(board=board, id__gt=match_id),
-                                 board__gte=board).order_by("board", "id")[: limit + 1])
+        found = list(
+            rest.filter(
+                Q(board__gt=board) | Q(board=board, id__gt=match_id), board__gte=board
+            ).order_by("board", "id")[: limit + 1]
+        )
         if len(found) <= limit:
-            found += matches.filter(round_id__lt=round_id).order_by(
-                *SEASON_INDEX_ORDER)[: limit + 1 - len(found)]
+            found += matches.filter(round_id__lt=round_id).order_by(*SEASON_INDEX_ORDER)[
+                : limit + 1 - len(found)
+            ]
         shown = found[:limit]
         for m in shown:
             key(m)
-        return Page(shown, key(shown[-1]) if len(found) > limit else None,
-                    key(shown[0]) if shown else None)
-    found = list(rest.filter(Q(board__lt=board) | Q(board=board, id__lt=match_id),
-                             board__lte=board).order_by("-board", "-id")[: limit + 1])
+        return Page(
+            shown, key(shown[-1]) if len(found) > limit else None, key(shown[0]) if shown else None
+        )
+    found = list(
+        rest.filter(
+            Q(board__lt=board) | Q(board=board, id__lt=match_id), board__lte=board
+        ).order_by("-board", "-id")[: limit + 1]
+    )
     if len(found) <= limit:
-        found += matches.filter(round_id__gt=round_id).order_by(
-            "round_id", "-board", "-id")[: limit + 1 - len(found)]
+        found += matches.filter(round_id__gt=round_id).order_by("round_id", "-board", "-id")[
+            : limit + 1 - len(found)
+        ]
     shown = found[:limit][::-1]
     for m in shown:
         key(m)
-    return Page(shown, key(shown[-1]) if shown else None,
-                key(shown[0]) if shown and len(found) > limit else None)
+    return Page(
+        shown,
+        key(shown[-1]) if shown else None,
+        key(shown[0]) if shown and len(found) > limit else None,
+    )
 
 
-def season_matches(season: Season, position: Position, limit: int = SEASON_PAGE
-                   ) -> dict[str, Any]:
+def season_matches(season: Season, position: Position, limit: int = SEASON_PAGE) -> dict[str, Any]:
     """One page of a season's matches with the cursors of its neighbours."""
     page = _season_page(season, position, limit)
     for m in page.rows:
         m.season = season  # every row's: no join for it
     seats = defaultdict(list)
     for s in MatchSeat.objects.filter(match_id__in=[m.pk for m in page.rows]).order_by(
-            "match_id", "index"):
+        "match_id", "index"
+    ):
         seats[s.match_id].append(s)
     refs = version_refs(s.version_id for lst in seats.values() for s in lst)
-    return {"season": season.pk,
-            "matches": [match_row(m, seats[m.pk], refs) for m in page.rows],
-            "next": page.next, "prev": page.prev, "limit": limit}
+    return {
+        "season": season.pk,
+        "matches": [match_row(m, seats[m.pk], refs) for m in page.rows],
+        "next": page.next,
+        "prev": page.prev,
+        "limit": limit,
+    }
 
 
 def season_match_page(season: Season, query: QueryDict) -> dict[str, Any]:
@@ -129,6 +148,9 @@ def recorded_games(variant: Variant | None, position: Position, limit: int) -> d
         rows = rows.filter(variant=variant)
     page = keyset_page(rows, GAMES_ORDER, lambda g: (g.pk,), position, limit)
     refs = version_refs(p for g in page.rows for p in (g.players or []))
-    return {"games": [game_row(g, refs) for g in page.rows], "next": page.next,
-            "prev": page.prev, "limit": limit}
-
+    return {
+        "games": [game_row(g, refs) for g in page.rows],
+        "next": page.next,
+        "prev": page.prev,
+        "limit": limit,
+    }

@@ -45,8 +45,11 @@ class InputCheckMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         problem = refusal(request.GET, "query parameter", names=True)
-        if problem is None and request.method == "POST" and not is_api(request) and (
-            request.content_type in FORM_TYPES
+        if (
+            problem is None
+            and request.method == "POST"
+            and not is_api(request)
+            and (request.content_type in FORM_TYPES)
         ):
             # The API reads JSON or an archive, never form fields; it checks them itself.
             problem = refusal(request.POST, "form field", names=False)

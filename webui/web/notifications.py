@@ -51,13 +51,23 @@ class Notice:
 
 def _versions(user: Any, since: datetime) -> list[Notice]:
     out = []
-    for v in (BotVersion.objects.filter(bot__owner=user, validated__gte=since)
-              .exclude(validated=None).select_related("bot").order_by("-validated")[:LIMIT]):
+    for v in (
+        BotVersion.objects.filter(bot__owner=user, validated__gte=since)
+        .exclude(validated=None)
+        .select_related("bot")
+        .order_by("-validated")[:LIMIT]
+    ):
         url = reverse("version", args=[v.bot.name, v.number])
         assert v.validated is not None
         if v.status == BotVersion.Status.READY:
-            out.append(Notice(v.validated, "validated", f"{v.label} passed validation and is on "
-                              "the ladder.", url))
+            out.append(
+                Notice(
+                    v.validated,
+                    "validated",
+                    f"{v.label} passed validation and is on the ladder.",
+                    url,
+                )
+            )
         elif v.status == BotVersion.Status.FAILED:
             why = f": {v.status_reason}" if v.status_reason else ""
             out.append(Notice(v.validated, "refused", f"{v.label} was refused{why}", url))
@@ -75,20 +85,37 @@ def _deals(n: int) -> str:
 def _challenges(user: Any, since: datetime) -> list[Notice]:
     out = []
     mine = Q(seats__version__bot__owner=user)
-    received = (Match.objects.filter(mine, kind=Match.Kind.CHALLENGE, created__gte=since)
-                .exclude(requested_by=user).select_related("requested_by")
-                .prefetch_related("seats__version__bot").distinct().order_by("-id")[:LIMIT])
+    received = (
+        Match.objects.filter(mine, kind=Match.Kind.CHALLENGE, created__gte=since)
+        .exclude(requested_by=user)
+        .select_related("requested_by")
+        .prefetch_related("seats__version__bot")
+        .distinct()
+        .order_by("-id")[:LIMIT]
+    )
     for match in received:
         players = _labels(match)
         who = match.requested_by.username if match.requested_by else "someone"
-        out.append(Notice(match.created, "challenged",
-                          f"{who} challenged {players[1] if len(players) > 1 else 'your bot'} "
-                          f"with {players[0]} ({_deals(match.games_planned // 2)}).",
-                          reverse("challenge", args=[match.pk])))
-    finished = (Match.objects.filter(mine | Q(requested_by=user), kind=Match.Kind.CHALLENGE,
-                                     finished__gte=since,
-                                     status__in=[Match.Status.DONE, Match.Status.VOID])
-                .prefetch_related("seats__version__bot").distinct().order_by("-id")[:LIMIT])
+        out.append(
+            Notice(
+                match.created,
+                "challenged",
+                f"{who} challenged {players[1] if len(players) > 1 else 'your bot'} "
+                f"with {players[0]} ({_deals(match.games_planned // 2)}).",
+                reverse("challenge", args=[match.pk]),
+            )
+        )
+    finished = (
+        Match.objects.filter(
+            mine | Q(requested_by=user),
+            kind=Match.Kind.CHALLENGE,
+            finished__gte=since,
+            status__in=[Match.Status.DONE, Match.Status.VOID],
+        )
+        .prefetch_related("seats__version__bot")
+        .distinct()
+        .order_by("-id")[:LIMIT]
+    )
     from webui.league.challenges import result
 
     for match in finished:
@@ -98,38 +125,53 @@ def _challenges(user: Any, since: datetime) -> list[Notice]:
             text = f"The challenge {' v '.join(players)} is void: {match.error or 'not played'}."
         else:
             r = result(match)
-            text = (f"The challenge {' v '.join(players)} is over: {players[0]} won {r.wins}, "
-                    f"drew {r.draws} and lost {r.losses} of its games.")
-        out.append(Notice(match.finished, "challenge-result", text,
-                          reverse("challenge", args=[match.pk])))
+            text = (
+                f"The challenge {' v '.join(players)} is over: {players[0]} won {r.wins}, "
+                f"drew {r.draws} and lost {r.losses} of its games."
+            )
+        out.append(
+            Notice(match.finished, "challenge-result", text, reverse("challenge", args=[match.pk]))
+        )
     return out
 
 
 def _faults(user: Any, since: datetime) -> list[Notice]:
     out = []
-    entries = (LadderEntry.objects.filter(bot__owner=user, status=LadderEntry.Status.ACTIVE)
-               .select_related("version__bot")[:LIMIT])
+    entries = LadderEntry.objects.filter(
+        bot__owner=user, status=LadderEntry.Status.ACTIVE
+    ).select_related("version__bot")[:LIMIT]
     for entry in entries:
         version = entry.version
-        games = list(Game.objects.filter(match__seats__version=version, created__gte=since)
-                     .only("id", "created", "faults", "players").order_by("-created")
-                     [:FAULT_STREAK])
+        games = list(
+            Game.objects.filter(match__seats__version=version, created__gte=since)
+            .only("id", "created", "faults", "players")
+            .order_by("-created")[:FAULT_STREAK]
+        )
         if len(games) < FAULT_STREAK:
             continue
         kinds: list[str] = []
         for game in games:
-            own = [f.get("kind", "?") for f in (game.faults or []) if isinstance(f, dict)
-                   and f.get("kind") not in NOT_FAULTS
-                   and _seat_is(game, f.get("seat"), version.pk)]
+            own = [
+                f.get("kind", "?")
+                for f in (game.faults or [])
+                if isinstance(f, dict)
+                and f.get("kind") not in NOT_FAULTS
+                and _seat_is(game, f.get("seat"), version.pk)
+            ]
             if not own:
                 break
             kinds += own
         else:
             what = ", ".join(sorted(set(kinds)))
-            out.append(Notice(games[0].created, "faults",
-                              f"{version.label} faulted in each of its last {FAULT_STREAK} "
-                              f"games ({what}): see its games and log.",
-                              reverse("version", args=[version.bot.name, version.number])))
+            out.append(
+                Notice(
+                    games[0].created,
+                    "faults",
+                    f"{version.label} faulted in each of its last {FAULT_STREAK} "
+                    f"games ({what}): see its games and log.",
+                    reverse("version", args=[version.bot.name, version.number]),
+                )
+            )
     return out
 
 
@@ -171,8 +213,10 @@ def read_all(user: Any) -> tuple[list[dict[str, Any]], datetime]:
     """Every notice with whether it is new, and marks them all read (for the page)."""
     mark = seen_until(user)
     now = timezone.now()
-    items = [{"at": n.at, "kind": n.kind, "text": n.text, "url": n.url, "new": n.at > mark}
-             for n in notices(user, now)]
+    items = [
+        {"at": n.at, "kind": n.kind, "text": n.text, "url": n.url, "new": n.at > mark}
+        for n in notices(user, now)
+    ]
     NotificationMark.objects.update_or_create(user=user, defaults={"seen_until": now})
     cache.delete(_count_key(user.pk))
     return items, mark

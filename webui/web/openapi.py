@@ -25,8 +25,13 @@ def get_openapi(request: HttpRequest) -> Any:
 
 
 ROUTES: list[Route] = [
-    Route("openapi.json", "openapi", {"GET": get_openapi}, "This description (OpenAPI 3.1).",
-          {"GET": "OpenAPI"}),
+    Route(
+        "openapi.json",
+        "openapi",
+        {"GET": get_openapi},
+        "This description (OpenAPI 3.1).",
+        {"GET": "OpenAPI"},
+    ),
     *api.ROUTES,
     *export_api.ROUTES,
     *ladder_api.ROUTES,
@@ -66,33 +71,56 @@ def openapi() -> dict[str, Any]:
                 "responses": {
                     "200" if method == "GET" else "201" if route.tag == "create" else "200": {
                         "description": "success",
-                        "content": {MEDIA.get(route.responses.get(method, ""),
-                                              "application/json"): {"schema": ref(
-                            route.responses.get(method, "Error"))}},
+                        "content": {
+                            MEDIA.get(route.responses.get(method, ""), "application/json"): {
+                                "schema": ref(route.responses.get(method, "Error"))
+                            }
+                        },
                     },
-                    "400": {"description": "bad input",
-                            "content": {"application/json": {"schema": ref("Error")}}},
-                    "404": {"description": "not found",
-                            "content": {"application/json": {"schema": ref("Error")}}},
+                    "400": {
+                        "description": "bad input",
+                        "content": {"application/json": {"schema": ref("Error")}},
+                    },
+                    "404": {
+                        "description": "not found",
+                        "content": {"application/json": {"schema": ref("Error")}},
+                    },
                 },
             }
-            query = [{"name": name, "in": "query", "required": False, "description": about,
-                      "schema": I if name in {"limit", "page", "after"} else S}
-                     for name, about in route.params.items()] if method == "GET" else []
+            query = (
+                [
+                    {
+                        "name": name,
+                        "in": "query",
+                        "required": False,
+                        "description": about,
+                        "schema": I if name in {"limit", "page", "after"} else S,
+                    }
+                    for name, about in route.params.items()
+                ]
+                if method == "GET"
+                else []
+            )
             if params or query:
                 op["parameters"] = params + query
             if method in route.request:
                 schema_name = route.request[method]
                 if schema_name == "Archive":
-                    op["requestBody"] = {"required": True, "content": {
-                        "multipart/form-data": {"schema": obj({"archive": ref("Archive")},
-                                                               ["archive"])},
-                        "application/zip": {"schema": ref("Archive")},
-                        "application/gzip": {"schema": ref("Archive")},
-                    }}
+                    op["requestBody"] = {
+                        "required": True,
+                        "content": {
+                            "multipart/form-data": {
+                                "schema": obj({"archive": ref("Archive")}, ["archive"])
+                            },
+                            "application/zip": {"schema": ref("Archive")},
+                            "application/gzip": {"schema": ref("Archive")},
+                        },
+                    }
                 else:
-                    op["requestBody"] = {"required": True, "content": {
-                        "application/json": {"schema": ref(schema_name)}}}
+                    op["requestBody"] = {
+                        "required": True,
+                        "content": {"application/json": {"schema": ref(schema_name)}},
+                    }
             if method in route.auth:
                 op["security"] = [{"token": []}]
                 op["responses"]["401"] = {"description": "no valid token"}
@@ -108,10 +136,10 @@ def openapi() -> dict[str, Any]:
             "title": "Scopa Arena API",
             "version": "1",
             "description": "Bots, seasons, ratings and replays of Scopa Arena. Reads are "
-                           "public; writes need 'Authorization: Bearer <token>' from the "
-                           "account page. The site's pages and forms (tag 'page') are "
-                           "described too: forms need the session cookie and Django's CSRF "
-                           "token.",
+            "public; writes need 'Authorization: Bearer <token>' from the "
+            "account page. The site's pages and forms (tag 'page') are "
+            "described too: forms need the session cookie and Django's CSRF "
+            "token.",
         },
         "servers": [{"url": "/"}],
         "paths": paths,

@@ -42,8 +42,11 @@ view's Cache-Control, go with it)."""
 def shareable_request(request: HttpRequest) -> bool:
     """A GET from a reader with no session, no messages, nothing but the CSRF cookie, and
     no API token."""
-    return (request.method == "GET" and set(request.COOKIES) <= {settings.CSRF_COOKIE_NAME}
-            and "Authorization" not in request.headers)
+    return (
+        request.method == "GET"
+        and set(request.COOKIES) <= {settings.CSRF_COOKIE_NAME}
+        and "Authorization" not in request.headers
+    )
 
 
 def _shareable_response(request: HttpRequest, response: HttpResponseBase) -> bool:
@@ -77,11 +80,17 @@ def shared_page(scopes: Scopes, params: Collection[str] = ()) -> Callable[[View]
                 response = view(request, *args, **kwargs)
                 drawn.append(response)
                 if not isinstance(response, HttpResponse) or not _shareable_response(
-                        request, response):
+                    request, response
+                ):
                     return None
-                return {"content": response.content,
-                        "headers": [(name, value) for name, value in response.items()
-                                    if name.lower() not in _NOT_KEPT]}
+                return {
+                    "content": response.content,
+                    "headers": [
+                        (name, value)
+                        for name, value in response.items()
+                        if name.lower() not in _NOT_KEPT
+                    ],
+                }
 
             query = request.GET.urlencode()
             key = hashlib.sha256(f"{request.path}?{query}".encode()).hexdigest()[:32]

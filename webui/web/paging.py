@@ -54,9 +54,12 @@ def parse_cursor(text: str, parts: int, name: str) -> Key:
         p.isascii() and p.isdigit() and len(p) <= MAX_PART_DIGITS for p in pieces
     ):
         example = cursor_text((4312,) + (1,) * (parts - 1))
-        raise ApiError(400, f"query parameter {name!r}: {text[:40]!r} is not a cursor of this "
-                            f"list ({parts} whole number{'s' if parts > 1 else ''} joined by "
-                            f"dots, such as {example!r}: pass back a page's next or prev)")
+        raise ApiError(
+            400,
+            f"query parameter {name!r}: {text[:40]!r} is not a cursor of this "
+            f"list ({parts} whole number{'s' if parts > 1 else ''} joined by "
+            f"dots, such as {example!r}: pass back a page's next or prev)",
+        )
     return tuple(int(p) for p in pieces)
 
 
@@ -68,14 +71,16 @@ class Position:
     before: Key | None = None
 
 
-def parse_position(query: QueryDict, parts: int, after: str = "after",
-                   before: str = "before") -> Position:
+def parse_position(
+    query: QueryDict, parts: int, after: str = "after", before: str = "before"
+) -> Position:
     """The ``after``/``before`` cursors of a request (at most one of them), checked."""
     after_text = query.get(after) or None
     before_text = query.get(before) or None
     if after_text is not None and before_text is not None:
-        raise ApiError(400, f"query parameters {after!r} and {before!r}: give one of them, "
-                            "not both")
+        raise ApiError(
+            400, f"query parameters {after!r} and {before!r}: give one of them, not both"
+        )
     return Position(
         after=parse_cursor(after_text, parts, after) if after_text is not None else None,
         before=parse_cursor(before_text, parts, before) if before_text is not None else None,
@@ -114,33 +119,49 @@ def _beyond(fields: Sequence[str], key: Key, forwards: bool) -> Q:
     return step(first, descending, key[0], strict=False) & alternatives
 
 
-def keyset_page(rows: QuerySet[T], fields: Sequence[str], key: Callable[[T], Key],
-                position: Position, limit: int) -> Page[T]:
+def keyset_page(
+    rows: QuerySet[T],
+    fields: Sequence[str],
+    key: Callable[[T], Key],
+    position: Position,
+    limit: int,
+) -> Page[T]:
     """The page of ``rows`` ordered by ``fields`` at ``position``: one query of at most
     ``limit + 1`` rows, whatever the page."""
     if position.before is not None:
         # The rows before the cursor, nearest first, then put back in the list's order.
         backwards = [f[1:] if f.startswith("-") else f"-{f}" for f in fields]
-        found = list(rows.filter(_beyond(fields, position.before, forwards=False))
-                     .order_by(*backwards)[: limit + 1])
+        found = list(
+            rows.filter(_beyond(fields, position.before, forwards=False)).order_by(*backwards)[
+                : limit + 1
+            ]
+        )
         more = len(found) > limit
         shown = found[:limit][::-1]
-        return Page(shown, cursor_text(key(shown[-1])) if shown else None,
-                    cursor_text(key(shown[0])) if shown and more else None)
+        return Page(
+            shown,
+            cursor_text(key(shown[-1])) if shown else None,
+            cursor_text(key(shown[0])) if shown and more else None,
+        )
     ordered = rows.order_by(*fields)
     if position.after is not None:
         ordered = ordered.filter(_beyond(fields, position.after, forwards=True))
     found = list(ordered[: limit + 1])
     shown = found[:limit]
     more = len(found) > limit
-    return Page(shown, cursor_text(key(shown[-1])) if shown and more else None,
-                cursor_text(key(shown[0])) if shown and position.after is not None else None)
+    return Page(
+        shown,
+        cursor_text(key(shown[-1])) if shown and more else None,
+        cursor_text(key(shown[0])) if shown and position.after is not None else None,
+    )
 
 
-def page_links(next_cursor: str | None, prev_cursor: str | None, after: str = "after",
-               before: str = "before") -> dict[str, str | None]:
+def page_links(
+    next_cursor: str | None, prev_cursor: str | None, after: str = "after", before: str = "before"
+) -> dict[str, str | None]:
     """The query strings of a page's neighbours (``next_query``, ``prev_query``; None at
     either end) for a page whose only parameter is its cursor."""
+
     def link(name: str, cursor: str | None) -> str | None:
         return None if cursor is None else urlencode({name: cursor})
 

@@ -40,18 +40,24 @@ def ranks_at(variant_id: int, pool: str, cutoff: datetime) -> dict[int, int]:
         return found
     then = Subquery(
         RatingHistory.objects.filter(rating=OuterRef("pk"), created__lt=cutoff)
-        .order_by("-seq").values("conservative")[:1]
+        .order_by("-seq")
+        .values("conservative")[:1]
     )
-    rows = (Rating.objects.filter(variant_id=variant_id, pool=pool)
-            .annotate(then=then).filter(then__isnull=False).values_list("id", "then"))
+    rows = (
+        Rating.objects.filter(variant_id=variant_id, pool=pool)
+        .annotate(then=then)
+        .filter(then__isnull=False)
+        .values_list("id", "then")
+    )
     order = sorted(rows, key=lambda row: (-row[1], row[0]))  # as the leaderboard: ties by id
     ranks = {rating_id: rank for rank, (rating_id, _) in enumerate(order, start=1)}
     cache.set(key, ranks, CACHE_S)
     return ranks
 
 
-def add_rank_changes(rows: list[dict[str, Any]], variant_id: int, pool: str,
-                     now: datetime | None = None) -> list[dict[str, Any]]:
+def add_rank_changes(
+    rows: list[dict[str, Any]], variant_id: int, pool: str, now: datetime | None = None
+) -> list[dict[str, Any]]:
     """Adds ``rank_before`` and ``rank_change`` to leaderboard rows (each with ``rating_id``
     and ``rank``); returns the rows."""
     before = ranks_at(variant_id, pool, since(now))

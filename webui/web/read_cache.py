@@ -93,4 +93,3 @@ def _quietly(name: str, step: Callable[[], object]) -> None:
         step()
     except Exception:  # the value is served; only later readers miss it
         log.warning("reads cache unavailable for %s", name, exc_info=True)
-

@@ -53,7 +53,6 @@ class VersionRef(TypedDict):
     number: int
 
 
-
 def bot_text(value: Any) -> Any:
     """A bot's words (a fault's detail, a forfeit's reason, bot.toml's version and author),
     shown as text: control and format characters escaped (:func:`arena.text.printable`). The
@@ -74,6 +73,7 @@ def bot_faults(faults: Any) -> list[Any]:
         {**f, "detail": bot_text(f["detail"])} if isinstance(f, dict) and "detail" in f else f
         for f in faults or []
     ]
+
 
 def version_refs(ids: Iterable[int]) -> dict[int, VersionRef]:
     """Labels of the given bot version ids, in one query."""
@@ -132,9 +132,9 @@ def variants_overview() -> list[dict[str, Any]]:
 
 def _variants_overview() -> list[dict[str, Any]]:
     rated = dict(
-        Rating.objects.values_list("variant_id").annotate(n=Count("id")).values_list(
-            "variant_id", "n"
-        )
+        Rating.objects.values_list("variant_id")
+        .annotate(n=Count("id"))
+        .values_list("variant_id", "n")
     )
     out = []
     for v in shown_variants():
@@ -147,12 +147,16 @@ def _variants_overview() -> list[dict[str, Any]]:
 def home_overview() -> dict[str, Any]:
     """What the home page shows (variants, running and finished seasons, recent games), one
     cached read under the home page's version."""
-    return cached("home", [read_models.HOME], lambda: {
-        "variants": _variants_overview(),
-        "running": _seasons(Season.Status.RUNNING, 10),
-        "finished": _seasons(Season.Status.FINISHED, 5),
-        "games": _recent_games(12, None),
-    })
+    return cached(
+        "home",
+        [read_models.HOME],
+        lambda: {
+            "variants": _variants_overview(),
+            "running": _seasons(Season.Status.RUNNING, 10),
+            "finished": _seasons(Season.Status.FINISHED, 5),
+            "games": _recent_games(12, None),
+        },
+    )
 
 
 def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None) -> dict[str, Any]:
@@ -162,8 +166,9 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
     # A side played by one version in both seats is that version once ("ismcts@1"), not
     # "ismcts@1 & ismcts@1"; two different partners are both named.
     side_names = [
-        " & ".join(dict.fromkeys(p["label"] for k, p in enumerate(players)
-                                 if side_of_seat(k, sides) == s))
+        " & ".join(
+            dict.fromkeys(p["label"] for k, p in enumerate(players) if side_of_seat(k, sides) == s)
+        )
         for s in range(sides)
     ]
     if g.void:
@@ -196,8 +201,11 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
 
 def recent_games(limit: int = 12, variant: Variant | None = None) -> list[dict[str, Any]]:
     """The latest games, newest first (cached with the home page: every result changes it)."""
-    return cached(f"games:{limit}:{variant.pk if variant is not None else ''}",
-                  [read_models.HOME], lambda: _recent_games(limit, variant))
+    return cached(
+        f"games:{limit}:{variant.pk if variant is not None else ''}",
+        [read_models.HOME],
+        lambda: _recent_games(limit, variant),
+    )
 
 
 def _recent_games(limit: int, variant: Variant | None) -> list[dict[str, Any]]:
@@ -229,8 +237,7 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[st
         "move_time_ms": s.move_time_ms,
         "bank_ms": s.bank_ms,
         # Every seat limit of the season's matches, its own overrides applied (MiB, seconds).
-        "seat_limits": describe_seat_limits(s.seat_limits or {}, s.games_per_pairing,
-                                            s.bank_ms),
+        "seat_limits": describe_seat_limits(s.seat_limits or {}, s.games_per_pairing, s.bank_ms),
         "seat_limit_overrides": dict(s.seat_limits or {}),
         "entrants": entrants,
         "matches_done": done,
@@ -258,8 +265,9 @@ def _count_of(model: Any, **filters: Any) -> Subquery:
 def seasons(status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
     """Seasons, newest first, with their progress counted by the database (cached with the
     home page, which every season's progress bumps)."""
-    return cached(f"seasons:{status or ''}:{limit}", [read_models.HOME],
-                  lambda: _seasons(status, limit))
+    return cached(
+        f"seasons:{status or ''}:{limit}", [read_models.HOME], lambda: _seasons(status, limit)
+    )
 
 
 def _seasons(status: str | None, limit: int) -> list[dict[str, Any]]:
@@ -272,9 +280,7 @@ def _seasons(status: str | None, limit: int) -> list[dict[str, Any]]:
         Season.objects.filter(pk__in=ids)
         .annotate(
             n_matches=Coalesce(_count_of(Match), 0),
-            n_done=Coalesce(
-                _count_of(Match, status__in=[Match.Status.DONE, Match.Status.VOID]), 0
-            ),
+            n_done=Coalesce(_count_of(Match, status__in=[Match.Status.DONE, Match.Status.VOID]), 0),
             n_entrants=Coalesce(_count_of(SeasonEntrant), 0),
         )
         .values_list("pk", "n_matches", "n_done", "n_entrants")
@@ -318,8 +324,9 @@ def variant_pools(variant: Variant) -> list[str]:
     return [Rating.Pool.SOLO.value]
 
 
-def leaderboard(variant: Variant, pool: str = Rating.Pool.SOLO.value,
-                limit: int = 200) -> list[dict[str, Any]]:
+def leaderboard(
+    variant: Variant, pool: str = Rating.Pool.SOLO.value, limit: int = 200
+) -> list[dict[str, Any]]:
     """The ratings of a variant in one pool, best conservative rating first, each with its
     rank 24 hours ago and the change since (:mod:`rank_changes`).
 
@@ -329,9 +336,11 @@ def leaderboard(variant: Variant, pool: str = Rating.Pool.SOLO.value,
     from .rank_changes import since
 
     hour = since().strftime("%Y%m%d%H")
-    return cached(f"board:{variant.pk}:{pool}:{limit}:{hour}",
-                  [read_models.board_scope(variant.pk, pool)],
-                  lambda: _leaderboard(variant, pool, limit))
+    return cached(
+        f"board:{variant.pk}:{pool}:{limit}:{hour}",
+        [read_models.board_scope(variant.pk, pool)],
+        lambda: _leaderboard(variant, pool, limit),
+    )
 
 
 def _leaderboard(variant: Variant, pool: str, limit: int) -> list[dict[str, Any]]:
@@ -373,8 +382,9 @@ def version_json(v: BotVersion, private: bool = False) -> dict[str, Any]:
         "sha256": v.sha256,
         "status": v.status,
         "status_reason": bot_text(v.status_reason),
-        "manifest": {k: bot_text(v.manifest.get(k))
-                     for k in ("name", "version", "author", "variants")},
+        "manifest": {
+            k: bot_text(v.manifest.get(k)) for k in ("name", "version", "author", "variants")
+        },
         "created": v.created.isoformat(),
         "validated": v.validated.isoformat() if v.validated else None,
     }
@@ -443,9 +453,14 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
     return [
         {
             "variant": r.variant.slug,
-            "variant_label": r.variant.label + (
-                " (rotating partnerships)" if r.pool == Rating.Pool.PARTNERS
-                else " (ladder)" if r.pool == Rating.Pool.LADDER else ""),
+            "variant_label": r.variant.label
+            + (
+                " (rotating partnerships)"
+                if r.pool == Rating.Pool.PARTNERS
+                else " (ladder)"
+                if r.pool == Rating.Pool.LADDER
+                else ""
+            ),
             "ladder": r.pool,
             "version": r.version.number,
             "label": f"{bot.name}@{r.version.number}",
@@ -461,13 +476,19 @@ def bot_summary(bot: Bot) -> dict[str, Any]:
     cached read under the bot's version (its ratings) and its matches' (a result recorded, a
     match claimed). The charts are cached apart, under the ratings' version alone, so a claimed
     match does not draw them again."""
+
     def build() -> dict[str, Any]:
         ratings = bot_ratings(bot)
-        return {"ratings": ratings, "charts": bot_charts(bot, ratings),
-                "recent_matches": _recent_matches(bot, 15), "head_to_head": head_to_head(bot)}
+        return {
+            "ratings": ratings,
+            "charts": bot_charts(bot, ratings),
+            "recent_matches": _recent_matches(bot, 15),
+            "head_to_head": head_to_head(bot),
+        }
 
-    return cached(f"bot:{bot.pk}",
-                  [read_models.bot_scope(bot.pk), read_models.matches_scope(bot.pk)], build)
+    return cached(
+        f"bot:{bot.pk}", [read_models.bot_scope(bot.pk), read_models.matches_scope(bot.pk)], build
+    )
 
 
 def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str, float]]:
@@ -496,8 +517,7 @@ def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str,
 def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One chart per variant: a series per version of the bot (cached under the bot's version,
     which its rating updates bump)."""
-    return cached(f"charts:{bot.pk}", [read_models.bot_scope(bot.pk)],
-                  lambda: _bot_charts(ratings))
+    return cached(f"charts:{bot.pk}", [read_models.bot_scope(bot.pk)], lambda: _bot_charts(ratings))
 
 
 def _bot_charts(ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -505,8 +525,12 @@ def _bot_charts(ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in ratings:
         chart = charts.setdefault(
             (r["variant"], r["ladder"]),
-            {"variant": r["variant"], "ladder": r["ladder"], "label": r["variant_label"],
-             "series": []},
+            {
+                "variant": r["variant"],
+                "ladder": r["ladder"],
+                "label": r["variant_label"],
+                "series": [],
+            },
         )
         chart["series"].append({"label": r["label"], "points": rating_history(r["rating_id"])})
     return list(charts.values())
@@ -515,8 +539,11 @@ def _bot_charts(ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
     """The bot's latest matches, newest first, with every entrant (cached under the version
     of its matches, which creating, claiming, giving back, recording and voiding bump)."""
-    return cached(f"matches:{bot.pk}:{limit}", [read_models.matches_scope(bot.pk)],
-                  lambda: _recent_matches(bot, limit))
+    return cached(
+        f"matches:{bot.pk}:{limit}",
+        [read_models.matches_scope(bot.pk)],
+        lambda: _recent_matches(bot, limit),
+    )
 
 
 def _recent_matches(bot: Bot, limit: int) -> list[dict[str, Any]]:
@@ -526,29 +553,38 @@ def _recent_matches(bot: Bot, limit: int) -> list[dict[str, Any]]:
         .order_by("-match_id")
         .values_list("match_id", flat=True)[: limit * 2]
     )
-    return _newest_match_rows(Match.objects.filter(id__in=list(dict.fromkeys(ids))[:limit]),
-                              limit)
+    return _newest_match_rows(Match.objects.filter(id__in=list(dict.fromkeys(ids))[:limit]), limit)
 
 
 def recent_open_matches(variant: Variant, limit: int = 15) -> list[dict[str, Any]]:
     """A variant's latest ladder matches and challenges, newest first, with their entrants
     (three queries, whatever the limit)."""
     return _newest_match_rows(
-        Match.objects.filter(variant=variant).exclude(kind=Match.Kind.SEASON), limit)
+        Match.objects.filter(variant=variant).exclude(kind=Match.Kind.SEASON), limit
+    )
 
 
 def _newest_match_rows(matches: QuerySet[Match], limit: int) -> list[dict[str, Any]]:
     """The newest ``limit`` of ``matches`` as lists show them, with their entrants (a query
     for the matches, one for their seats with versions and bots, whatever the limit)."""
     out = []
-    for m in (matches.select_related("season", "round")
-              .prefetch_related(Prefetch("seats", queryset=MatchSeat.objects.select_related(
-                  "version__bot").order_by("index")))
-              .order_by("-id")[:limit]):
+    for m in (
+        matches.select_related("season", "round")
+        .prefetch_related(
+            Prefetch(
+                "seats", queryset=MatchSeat.objects.select_related("version__bot").order_by("index")
+            )
+        )
+        .order_by("-id")[:limit]
+    ):
         seats = list(m.seats.all())
         refs = {
-            s.version_id: VersionRef(id=s.version_id, label=s.version.label,
-                                     bot=s.version.bot.name, number=s.version.number)
+            s.version_id: VersionRef(
+                id=s.version_id,
+                label=s.version.label,
+                bot=s.version.bot.name,
+                number=s.version.number,
+            )
             for s in seats
         }
         out.append(match_row(m, seats, refs))
@@ -581,7 +617,8 @@ def head_to_head(bot: Bot) -> list[dict[str, Any]]:
     """The bot's record (games won, drawn, lost) against each opponent bot: its head-to-head
     read model (:class:`~webui.league.models.HeadToHead`, a row per opponent), one query."""
     rows = HeadToHead.objects.filter(bot=bot).values_list(
-        "opponent__name", "games", "wins", "losses", "draws")
+        "opponent__name", "games", "wins", "losses", "draws"
+    )
     out: list[dict[str, Any]] = []
     for name, games, wins, losses, draws in rows:
         out.append(
@@ -631,8 +668,7 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
     }
 
 
-def _season_match_rows(season: Season, match_limit: int | None
-                       ) -> tuple[list[Match], list[Match]]:
+def _season_match_rows(season: Season, match_limit: int | None) -> tuple[list[Match], list[Match]]:
     """A season's knockout matches and its league ones, the latest round first
     (``match_limit`` of them at most).
 
@@ -651,8 +687,7 @@ def _season_match_rows(season: Season, match_limit: int | None
         league = base.filter(round_id__in=league_ids).order_by("-round_id", "board", "id")
     else:
         league = base.filter(round_id__in=league_ids).order_by("-round__number", "board", "id")
-    shown = (list(league[:match_limit] if match_limit is not None else league)
-             if league_ids else [])
+    shown = list(league[:match_limit] if match_limit is not None else league) if league_ids else []
     for m in (*knockout, *shown):
         m.round = by_id[m.round_id]  # type: ignore[index]  # filtered by round: never null
         m.season = season
@@ -663,19 +698,22 @@ def season_tables(season: Season) -> dict[str, Any]:
     """A season's row, entrants, standings, cross-table, rounds, format summary and schedule
     (``table``: its format's standing rows, for the bracket), cached under the season's
     version: a recorded result, a claimed match or a new round makes it fresh."""
-    return cached(f"season:{season.pk}", [read_models.season_scope(season.pk)],
-                  lambda: _season_tables(season))
+    return cached(
+        f"season:{season.pk}", [read_models.season_scope(season.pk)], lambda: _season_tables(season)
+    )
 
 
 def _season_tables(season: Season) -> dict[str, Any]:
     entrants = list(
-        SeasonEntrant.objects.filter(season=season).select_related("version__bot").order_by(
-            "number"
-        )
+        SeasonEntrant.objects.filter(season=season)
+        .select_related("version__bot")
+        .order_by("number")
     )
     by_number = {
         e.number: VersionRef(
-            id=e.version_id, label=e.version.label, bot=e.version.bot.name,
+            id=e.version_id,
+            label=e.version.label,
+            bot=e.version.bot.name,
             number=e.version.number,
         )
         for e in entrants
@@ -711,12 +749,17 @@ def _season_tables(season: Season) -> dict[str, Any]:
     scores = season_format.cross_table()
     order = [row.number for row in table]
     rounds = []
-    for r in Round.objects.filter(season=season).annotate(
-        n_matches=Count("matches"),
-        n_done=Count("matches", filter=Q(matches__status__in=[Match.Status.DONE,
-                                                                Match.Status.VOID])),
-        n_running=Count("matches", filter=Q(matches__status=Match.Status.RUNNING)),
-    ).order_by("number"):
+    for r in (
+        Round.objects.filter(season=season)
+        .annotate(
+            n_matches=Count("matches"),
+            n_done=Count(
+                "matches", filter=Q(matches__status__in=[Match.Status.DONE, Match.Status.VOID])
+            ),
+            n_running=Count("matches", filter=Q(matches__status=Match.Status.RUNNING)),
+        )
+        .order_by("number")
+    ):
         rounds.append(
             {
                 "number": r.number,
@@ -730,14 +773,17 @@ def _season_tables(season: Season) -> dict[str, Any]:
     return {
         "table": table,
         "season": season_row(season),
-        "entrants": [
-            {"number": n, "version": ref} for n, ref in sorted(by_number.items())
-        ],
+        "entrants": [{"number": n, "version": ref} for n, ref in sorted(by_number.items())],
         "standings": standing_rows,
-        "crosstable": None if scores is None else {"order": order, "rows": [
-            {"entrant": a, "cells": [None if a == b else scores.get((a, b)) for b in order]}
-            for a in order
-        ]},
+        "crosstable": None
+        if scores is None
+        else {
+            "order": order,
+            "rows": [
+                {"entrant": a, "cells": [None if a == b else scores.get((a, b)) for b in order]}
+                for a in order
+            ],
+        },
         "rounds": rounds,
         "format": season_format.summary(),
         "schedule": season_format.schedule(ref),

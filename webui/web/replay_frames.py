@@ -218,8 +218,7 @@ def expand_replay(replay: dict[str, Any] | str) -> Frames:
 class _FrameWalk:
     """Builds the frames from the engine's walk over a replay, one step at a time."""
 
-    def __init__(self, seats: int, sides: int, side_of: list[int],
-                 faults: list[FaultInfo]) -> None:
+    def __init__(self, seats: int, sides: int, side_of: list[int], faults: list[FaultInfo]) -> None:
         self.seats, self.sides, self.side_of, self.faults = seats, sides, side_of, faults
         self.frames: list[Frame] = []
         self.deals: list[DealInfo] = []
@@ -238,8 +237,9 @@ class _FrameWalk:
         if step.score is not None:  # the deal is over and scored
             points = [side_points(p) for p in step.score.points]
             self.totals = [t + p["total"] for t, p in zip(self.totals, points, strict=True)]
-            self.score = DealScoreInfo(points=points, cappotto=step.score.cappotto,
-                                       totals=list(self.totals))
+            self.score = DealScoreInfo(
+                points=points, cappotto=step.score.cappotto, totals=list(self.totals)
+            )
             self.frames[-1]["score"] = self.score
             self.close_deal(stopped=False)
             return
@@ -249,8 +249,11 @@ class _FrameWalk:
             self.deal_faults = [f for f in self.faults if f["deal"] == step.deal_index]
             self.first = len(self.frames)
             self.score = None
-            self.frames.append(_frame(deal, self.index, 0, self.dealer, self.seats, self.totals,
-                                      self.clocks, None, []))
+            self.frames.append(
+                _frame(
+                    deal, self.index, 0, self.dealer, self.seats, self.totals, self.clocks, None, []
+                )
+            )
             return
         move, raw_move = step.move, step.record
         seat = int(raw_move["seat"])
@@ -284,8 +287,19 @@ class _FrameWalk:
         m_index = step.move_index
         assert m_index is not None
         here = [f for f in self.deal_faults if f["move"] == m_index]
-        self.frames.append(_frame(deal, self.index, m_index + 1, self.dealer, self.seats,
-                                  self.totals, self.clocks, info, here))
+        self.frames.append(
+            _frame(
+                deal,
+                self.index,
+                m_index + 1,
+                self.dealer,
+                self.seats,
+                self.totals,
+                self.clocks,
+                info,
+                here,
+            )
+        )
 
     def close_deal(self, stopped: bool) -> None:
         """Ends the deal being drawn (scored, stopped part way, or stopped by an error)."""
@@ -293,8 +307,9 @@ class _FrameWalk:
             return
         moves = self.raw.get("moves") or []
         # Faults after the last recorded move (a crash that ended the game) go on the last frame.
-        late = [f for f in self.deal_faults if f["move"] >= len(moves) or (stopped and
-                                                                           f["move"] >= 0)]
+        late = [
+            f for f in self.deal_faults if f["move"] >= len(moves) or (stopped and f["move"] >= 0)
+        ]
         for f in late:
             if f not in self.frames[-1]["faults"]:
                 self.frames[-1]["faults"].append(f)

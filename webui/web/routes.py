@@ -37,9 +37,7 @@ def request_user(request: HttpRequest) -> Any:
     scheme, _, key = header.partition(" ")
     if scheme.lower() in {"bearer", "token"} and key.strip():
         token = (
-            ApiToken.objects.select_related("user")
-            .filter(key_hash=hash_token(key.strip()))
-            .first()
+            ApiToken.objects.select_related("user").filter(key_hash=hash_token(key.strip())).first()
         )
         if token is None or not token.user.is_active:
             raise ApiError(401, "the API token is not valid")
@@ -105,8 +103,9 @@ def dispatch(route: Route) -> Callable[..., HttpResponseBase]:
         if isinstance(result, HttpResponseBase):  # streamed answers too
             return result
         status = 201 if request.method == "POST" and route.tag == "create" else 200
-        return JsonResponse(result, status=status, safe=False,
-                            json_dumps_params={"ensure_ascii": False})
+        return JsonResponse(
+            result, status=status, safe=False, json_dumps_params={"ensure_ascii": False}
+        )
 
     if route.shared is not None:
         return shared_page(route.shared, params=route.params)(view)

@@ -24,8 +24,9 @@ def _greedy(moves: list[Move], pick: random.Random) -> Move:
     """Takes the biggest capture (the settebello first), else lays down a random card."""
     captures = [m for m in moves if m.capture]
     if captures:
-        return max(captures, key=lambda m: (6 in m.capture or m.card == 6, len(m.capture),
-                                            pick.random()))
+        return max(
+            captures, key=lambda m: (6 in m.capture or m.card == 6, len(m.capture), pick.random())
+        )
     return pick.choice(moves)
 
 
@@ -71,8 +72,9 @@ def engine_replay(
     return recorder.finish(game)
 
 
-def match_report(match: Match, greedy_entrant: int | None = 0,
-                 greedy_entrants: frozenset[int] | None = None) -> MatchReportJson:
+def match_report(
+    match: Match, greedy_entrant: int | None = 0, greedy_entrants: frozenset[int] | None = None
+) -> MatchReportJson:
     """The report a worker would hand over for ``match``: duplicate sets of engine games.
 
     Each set seats the entrants as the runner does: seat ``s`` of rotation ``r`` gets entrant
@@ -82,10 +84,15 @@ def match_report(match: Match, greedy_entrant: int | None = 0,
     entrants = match.entrants()
     variant = match.play_variant()
     season_id = match.season_id
-    first = season_id is not None and not Match.objects.filter(
-        season_id=season_id, pk__lt=match.pk).exists()
-    greedy_ones = greedy_entrants if greedy_entrants is not None else frozenset(
-        {greedy_entrant} if greedy_entrant is not None else set())
+    first = (
+        season_id is not None
+        and not Match.objects.filter(season_id=season_id, pk__lt=match.pk).exists()
+    )
+    greedy_ones = (
+        greedy_entrants
+        if greedy_entrants is not None
+        else frozenset({greedy_entrant} if greedy_entrant is not None else set())
+    )
     per_set = len(entrants)
     games: list[GameJson] = []
     for index in range(match.games_planned):
@@ -106,23 +113,30 @@ def match_report(match: Match, greedy_entrant: int | None = 0,
         totals = [] if result is None else result["totals"]
         winner = None if result is None else result["winner"]
         moves = sum(len(d["moves"]) for d in replay["deals"])
-        games.append({
-            "index": index,
-            "set": index // per_set,
-            "seed": replay["seed"],
-            "seats": seats,
-            "totals": totals,
-            "winner_side": winner,
-            "winner_entrants": sorted({e for seat, e in enumerate(seats)
-                                       if side_of_seat(seat, variant.sides) == winner}),
-            "void": None,
-            "forfeit": None,
-            "faults": list(replay.get("faults") or []),
-            "fallbacks": [0] * len(seats),
-            "duration_ms": 40 * moves,
-            "moves": moves,
-            "replay": replay,
-        })
+        games.append(
+            {
+                "index": index,
+                "set": index // per_set,
+                "seed": replay["seed"],
+                "seats": seats,
+                "totals": totals,
+                "winner_side": winner,
+                "winner_entrants": sorted(
+                    {
+                        e
+                        for seat, e in enumerate(seats)
+                        if side_of_seat(seat, variant.sides) == winner
+                    }
+                ),
+                "void": None,
+                "forfeit": None,
+                "faults": list(replay.get("faults") or []),
+                "fallbacks": [0] * len(seats),
+                "duration_ms": 40 * moves,
+                "moves": moves,
+                "replay": replay,
+            }
+        )
     move_time_ms, bank_ms = match.clocks()
     return {
         "variant": variant.name,
@@ -139,8 +153,9 @@ def match_report(match: Match, greedy_entrant: int | None = 0,
     }
 
 
-def play_season(season: Season, max_rounds: int = 100,
-                greedy_versions: frozenset[int] | None = None) -> int:
+def play_season(
+    season: Season, max_rounds: int = 100, greedy_versions: frozenset[int] | None = None
+) -> int:
     """Plays every scheduled match of ``season`` in this process until it is finished.
 
     Returns the number of matches played. The season must have been started. By default a
@@ -158,8 +173,12 @@ def play_season(season: Season, max_rounds: int = 100,
                 continue
             if greedy_versions is not None:
                 ids = [v.pk for v in match.entrants()]
-                report = match_report(match, greedy_entrants=frozenset(
-                    i for i, vid in enumerate(ids) if vid in greedy_versions))
+                report = match_report(
+                    match,
+                    greedy_entrants=frozenset(
+                        i for i, vid in enumerate(ids) if vid in greedy_versions
+                    ),
+                )
             else:
                 greedy = match.pk % 3
                 report = match_report(match, greedy if greedy < 2 else None)

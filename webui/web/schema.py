@@ -54,8 +54,14 @@ def openapi_path(django_path: str, prefix: str = "/api/") -> tuple[str, list[dic
 
     def repl(m: re.Match[str]) -> str:
         kind, name = m.group(1), m.group(2)
-        params.append({"name": name, "in": "path", "required": True,
-                       "schema": dict(PATH_SCHEMAS.get(kind, {"type": "string"}))})
+        params.append(
+            {
+                "name": name,
+                "in": "path",
+                "required": True,
+                "schema": dict(PATH_SCHEMAS.get(kind, {"type": "string"})),
+            }
+        )
         return "{" + name + "}"
 
     out = re.sub(r"<(\w+):(\w+)>", repl, out)

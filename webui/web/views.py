@@ -64,9 +64,14 @@ def _staff(request: HttpRequest) -> None:
 
 @shared_page(shared_reads.home)
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "web/home.html", {
-        **reads.home_overview(), "hero_cards": ["7d", "1s", "10c", "3b"],
-    })
+    return render(
+        request,
+        "web/home.html",
+        {
+            **reads.home_overview(),
+            "hero_cards": ["7d", "1s", "10c", "3b"],
+        },
+    )
 
 
 @shared_page(shared_reads.variant, params=("ladder",))
@@ -76,23 +81,33 @@ def variant(request: HttpRequest, slug: str) -> HttpResponse:
     ladder = request.GET.get("ladder") or ladders[0]
     if ladder not in ladders:
         raise Http404(f"{v.slug} has no {ladder!r} ladder")
-    return render(request, "web/leaderboard.html", {
-        "variant": reads.variant_json(v),
-        "ladder": ladder,
-        "ladders": [{"name": name, "text": reads.POOLS[name], "current": name == ladder}
-                    for name in ladders],
-        "table": _leaderboard_table(v, ladder),
-        "games": reads.recent_games(10, v),
-    })
+    return render(
+        request,
+        "web/leaderboard.html",
+        {
+            "variant": reads.variant_json(v),
+            "ladder": ladder,
+            "ladders": [
+                {"name": name, "text": reads.POOLS[name], "current": name == ladder}
+                for name in ladders
+            ],
+            "table": _leaderboard_table(v, ladder),
+            "games": reads.recent_games(10, v),
+        },
+    )
 
 
 def _leaderboard_table(v: Variant, ladder: str) -> str:
     """The leaderboard's table as HTML, drawn once per version of the leaderboard (and hour
     of its rank changes) and shared by every web process (:mod:`read_cache`)."""
     hour = since().strftime("%Y%m%d%H")
-    return cached(f"html:board:{v.pk}:{ladder}:{hour}", [read_models.board_scope(v.pk, ladder)],
-                  lambda: render_to_string("web/_leaderboard_table.html",
-                                           {"ratings": reads.leaderboard(v, ladder)}))
+    return cached(
+        f"html:board:{v.pk}:{ladder}:{hour}",
+        [read_models.board_scope(v.pk, ladder)],
+        lambda: render_to_string(
+            "web/_leaderboard_table.html", {"ratings": reads.leaderboard(v, ladder)}
+        ),
+    )
 
 
 def bots(request: HttpRequest) -> HttpResponse:
@@ -109,24 +124,36 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
     # The bots it played are those of its head-to-head records (cached with its ratings).
     played = sorted(h["opponent"] for h in data["head_to_head"])
     games, status = _game_list(request, b, None, played)
-    return render(request, "web/bot.html", {
-        **data, **games, "is_owner": is_owner,
-        "upload_form": VersionForm() if is_owner else None,
-        "description_form": DescriptionForm(initial={"description": b.description})
-        if is_owner else None,
-    }, status=status)
+    return render(
+        request,
+        "web/bot.html",
+        {
+            **data,
+            **games,
+            "is_owner": is_owner,
+            "upload_form": VersionForm() if is_owner else None,
+            "description_form": DescriptionForm(initial={"description": b.description})
+            if is_owner
+            else None,
+        },
+        status=status,
+    )
 
 
-def _game_list(request: HttpRequest, b: Bot, v: BotVersion | None,
-               played: list[str] | None = None) -> tuple[dict[str, Any], int]:
+def _game_list(
+    request: HttpRequest, b: Bot, v: BotVersion | None, played: list[str] | None = None
+) -> tuple[dict[str, Any], int]:
     """The page's game list (:mod:`game_lists`) and the page's status: 400 for a bad filter.
 
     ``played``: the bots it played, when the page knows them already.
     """
     choices = game_lists.choices(b, v, played)
     subject = v.label if v is not None else b.name
-    context: dict[str, Any] = {"choices": choices, "subject": f"{subject}'s result",
-                               "subject_name": subject}
+    context: dict[str, Any] = {
+        "choices": choices,
+        "subject": f"{subject}'s result",
+        "subject_name": subject,
+    }
     try:
         filters = game_lists.parse(request.GET, b, v)
         page = game_lists.game_list(b, v, filters)
@@ -134,7 +161,9 @@ def _game_list(request: HttpRequest, b: Bot, v: BotVersion | None,
         empty: dict[str, Any] = {"games": [], "next": None, "prev": None, "filters": {}}
         return {**context, "list": empty, "list_error": exc.message}, 400
     return {
-        **context, "list": page, "filters_active": filters.active,
+        **context,
+        "list": page,
+        "filters_active": filters.active,
         "prev_query": filters.query(before=page["prev"]) if page["prev"] else None,
         "next_query": filters.query(after=page["next"]) if page["next"] else None,
         "newest_query": filters.query() if page["prev"] else None,
@@ -142,18 +171,25 @@ def _game_list(request: HttpRequest, b: Bot, v: BotVersion | None,
 
 
 def version(request: HttpRequest, name: str, number: int) -> HttpResponse:
-    v = get_object_or_404(BotVersion.objects.select_related("bot__owner"),
-                          bot__name=name, number=number)
+    v = get_object_or_404(
+        BotVersion.objects.select_related("bot__owner"), bot__name=name, number=number
+    )
     private = request.user.is_authenticated and (
-        request.user.pk == v.bot.owner_id or request.user.is_staff)
+        request.user.pk == v.bot.owner_id or request.user.is_staff
+    )
     games, status = _game_list(request, v.bot, v)
-    return render(request, "web/version.html", {
-        "version": reads.version_json(v, bool(private)),
-        "bot": v.bot,
-        "private": private,
-        "validation_game": v.validation_replay is not None,
-        **games,
-    }, status=status)
+    return render(
+        request,
+        "web/version.html",
+        {
+            "version": reads.version_json(v, bool(private)),
+            "bot": v.bot,
+            "private": private,
+            "validation_game": v.validation_replay is not None,
+            **games,
+        },
+        status=status,
+    )
 
 
 @login_required
@@ -164,15 +200,21 @@ def bot_new(request: HttpRequest) -> HttpResponse:
         archive = form.cleaned_data.get("archive")
         try:
             b, v = create_bot_with_version(
-                request.user, form.cleaned_data["name"], form.cleaned_data["description"],
+                request.user,
+                form.cleaned_data["name"],
+                form.cleaned_data["description"],
                 archive.read() if archive else None,
             )
         except SubmissionError as exc:
-            form.add_error("archive" if archive and "bot name" not in str(exc) else "name",
-                           str(exc))
+            form.add_error(
+                "archive" if archive and "bot name" not in str(exc) else "name", str(exc)
+            )
         else:
-            messages.success(request, f"Bot {b.name} created" + (
-                f"; version {v.number} is being validated." if v else "."))
+            messages.success(
+                request,
+                f"Bot {b.name} created"
+                + (f"; version {v.number} is being validated." if v else "."),
+            )
             return redirect("bot", name=b.name)
     return render(request, "web/bot_new.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -189,8 +231,11 @@ def bot_upload(request: HttpRequest, name: str) -> HttpResponse:
             form.add_error("archive", str(exc))
         else:
             if created:
-                messages.success(request, f"Version {v.number} uploaded; a worker is "
-                                          "validating it against the random bot.")
+                messages.success(
+                    request,
+                    f"Version {v.number} uploaded; a worker is "
+                    "validating it against the random bot.",
+                )
             else:
                 messages.info(request, f"This archive is already version {v.number}.")
             return redirect("version", name=b.name, number=v.number)
@@ -204,8 +249,9 @@ def bot_edit(request: HttpRequest, name: str) -> HttpResponse:
     form = DescriptionForm(request.POST)
     if not form.is_valid():
         problem = " ".join(str(e) for e in form.errors.get("description", ["is not valid"]))
-        return render(request, "web/bad_request.html",
-                      {"message": f"The description: {problem}"}, status=400)
+        return render(
+            request, "web/bad_request.html", {"message": f"The description: {problem}"}, status=400
+        )
     Bot.objects.filter(pk=b.pk).update(description=form.cleaned_data["description"])
     read_models.bot_changed([b.pk])
     messages.success(request, "Description saved.")
@@ -244,11 +290,13 @@ def season_new(request: HttpRequest) -> HttpResponse:
         except errors.LeagueError as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Season {s.name} created" +
-                             (" and started." if d["start"] else "."))
+            messages.success(
+                request, f"Season {s.name} created" + (" and started." if d["start"] else ".")
+            )
             return redirect("season", season_id=s.pk)
-    return render(request, "web/season_new.html", {"form": form},
-                  status=400 if form.errors else 200)
+    return render(
+        request, "web/season_new.html", {"form": form}, status=400 if form.errors else 200
+    )
 
 
 @login_required
@@ -277,30 +325,47 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
     cross = []
     if data["crosstable"]:
         order = data["crosstable"]["order"]
-        by_pair = {(row["entrant"], other): cell for row in data["crosstable"]["rows"]
-                   for other, cell in zip(order, row["cells"], strict=True)}
+        by_pair = {
+            (row["entrant"], other): cell
+            for row in data["crosstable"]["rows"]
+            for other, cell in zip(order, row["cells"], strict=True)
+        }
         cross = [
-            {"entrant": row["entrant"], "label": labels.get(row["entrant"], "?"),
-             "cells": [
-                 {"self": row["entrant"] == other, "score": cell,
-                  "cls": _cross_class(cell, by_pair.get((other, row["entrant"])))}
-                 for other, cell in zip(order, row["cells"], strict=True)
-             ]}
+            {
+                "entrant": row["entrant"],
+                "label": labels.get(row["entrant"], "?"),
+                "cells": [
+                    {
+                        "self": row["entrant"] == other,
+                        "score": cell,
+                        "cls": _cross_class(cell, by_pair.get((other, row["entrant"]))),
+                    }
+                    for other, cell in zip(order, row["cells"], strict=True)
+                ],
+            }
             for row in data["crosstable"]["rows"]
         ]
     done, total = data["season"]["matches_done"], data["season"]["matches_total"]
     season_format = format_of(s)
-    return render(request, "web/season.html", {
-        **data, "cross": cross, "obj": s, "match_page": match_page,
-        # The format's own part of the page: its standings and schedule, its words.
-        "format_template": f"web/formats/{season_format.key}.html",
-        "format_headline": season_format.headline(data["format"]),
-        "cross_table_note": season_format.cross_table_note,
-        "percent": int(100 * done / total) if total else 0,
-        "poll_ms": live_progress.POLL_MS,
-        "can_start": request.user.is_authenticated and request.user.is_staff
-        and s.status == Season.Status.DRAFT,
-    })
+    return render(
+        request,
+        "web/season.html",
+        {
+            **data,
+            "cross": cross,
+            "obj": s,
+            "match_page": match_page,
+            # The format's own part of the page: its standings and schedule, its words.
+            "format_template": f"web/formats/{season_format.key}.html",
+            "format_headline": season_format.headline(data["format"]),
+            "cross_table_note": season_format.cross_table_note,
+            "percent": int(100 * done / total) if total else 0,
+            "poll_ms": live_progress.POLL_MS,
+            "can_start": request.user.is_authenticated
+            and request.user.is_staff
+            and s.status == Season.Status.DRAFT,
+        },
+    )
 
 
 def _cross_class(cell: float | None, mirror: float | None) -> str:
@@ -312,10 +377,15 @@ def _cross_class(cell: float | None, mirror: float | None) -> str:
 
 def match(request: HttpRequest, match_id: int) -> HttpResponse:
     m = get_object_or_404(Match.objects.select_related("season__variant", "round"), pk=match_id)
-    return render(request, "web/match.html", {
-        "m": reads.match_detail(m), "live": live_progress.match_live(m),
-        "poll_ms": live_progress.POLL_MS,
-    })
+    return render(
+        request,
+        "web/match.html",
+        {
+            "m": reads.match_detail(m),
+            "live": live_progress.match_live(m),
+            "poll_ms": live_progress.POLL_MS,
+        },
+    )
 
 
 @shared_page(shared_reads.game)
@@ -343,10 +413,14 @@ def cards(request: HttpRequest) -> HttpResponse:
     suits = []
     for suit, name in (("d", "denari"), ("c", "coppe"), ("b", "bastoni"), ("s", "spade")):
         suits.append({"name": name, "cards": " ".join(f"{r}{suit}" for r in range(1, 11))})
-    return render(request, "web/cards.html", {
-        "suits": suits,
-        "examples": [(c, card_label(c)) for c in ("7d", "10d", "1s", "8c", "9b")],
-    })
+    return render(
+        request,
+        "web/cards.html",
+        {
+            "suits": suits,
+            "examples": [(c, card_label(c)) for c in ("7d", "10d", "1s", "8c", "9b")],
+        },
+    )
 
 
 def api_docs(request: HttpRequest) -> HttpResponse:
@@ -356,8 +430,14 @@ def api_docs(request: HttpRequest) -> HttpResponse:
         if not url.startswith("/api/"):
             continue  # the pages: described in the document, not listed here
         for method, op in item.items():
-            ops.append({"method": method.upper(), "path": url, "summary": op["summary"],
-                        "auth": "security" in op})
+            ops.append(
+                {
+                    "method": method.upper(),
+                    "path": url,
+                    "summary": op["summary"],
+                    "auth": "security" in op,
+                }
+            )
     return render(request, "web/api_docs.html", {"ops": ops})
 
 
@@ -399,9 +479,14 @@ def _signups(request: HttpRequest, count: bool = False) -> int:
     from django.conf import settings
     from django_ratelimit.core import get_usage
 
-    usage = get_usage(request, group="signup", key=lambda _group, req: client_ip(req) or "-",
-                      rate=f"{settings.ARENA_SIGNUPS_PER_HOUR}/h", method="POST",
-                      increment=count)
+    usage = get_usage(
+        request,
+        group="signup",
+        key=lambda _group, req: client_ip(req) or "-",
+        rate=f"{settings.ARENA_SIGNUPS_PER_HOUR}/h",
+        method="POST",
+        increment=count,
+    )
     return int(usage["count"]) if usage else 0
 
 
@@ -415,8 +500,11 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         most = settings.ARENA_SIGNUPS_PER_HOUR
         if _signups(request) >= most:
-            form.add_error(None, f"{most} accounts were made from your address this hour, the "
-                                 "most allowed: try again later")
+            form.add_error(
+                None,
+                f"{most} accounts were made from your address this hour, the "
+                "most allowed: try again later",
+            )
             return render(request, "registration/signup.html", {"form": form}, status=429)
         if form.is_valid():
             user = form.save()
@@ -424,8 +512,9 @@ def signup(request: HttpRequest) -> HttpResponse:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.get_username()}! Submit your first bot.")
             return redirect("bot-new")
-    return render(request, "registration/signup.html", {"form": form},
-                  status=400 if form.errors else 200)
+    return render(
+        request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200
+    )
 
 
 @login_required

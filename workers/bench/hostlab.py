@@ -69,16 +69,19 @@ def compose(path: Path = COMPOSE_FILE) -> dict[str, Any]:
     try:
         import yaml
     except ImportError as error:  # a development dependency
-        raise LabError("reading docker-compose.yml needs PyYAML: pip install -e '.[dev]'"
-                       ) from error
+        raise LabError(
+            "reading docker-compose.yml needs PyYAML: pip install -e '.[dev]'"
+        ) from error
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("services"), dict):
         raise LabError(f"{path}: no 'services' mapping")
     return data
 
 
-_VARIABLE = re.compile(r"\$(?:\$|\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                       r"(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))")
+_VARIABLE = re.compile(
+    r"\$(?:\$|\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))"
+)
 
 
 def interpolate(text: str, variables: Mapping[str, str]) -> str:
@@ -110,8 +113,9 @@ def service(name: str, data: Mapping[str, Any] | None = None) -> dict[str, Any]:
     return dict(services[name])
 
 
-def service_command(name: str, variables: Mapping[str, str],
-                    data: Mapping[str, Any] | None = None) -> list[str]:
+def service_command(
+    name: str, variables: Mapping[str, str], data: Mapping[str, Any] | None = None
+) -> list[str]:
     """A service's ``command`` with its variables substituted."""
     command = service(name, data).get("command")
     if isinstance(command, str):
@@ -121,15 +125,18 @@ def service_command(name: str, variables: Mapping[str, str],
     return [interpolate(str(part), variables) for part in command]
 
 
-def service_environment(name: str, variables: Mapping[str, str],
-                        data: Mapping[str, Any] | None = None) -> dict[str, str]:
+def service_environment(
+    name: str, variables: Mapping[str, str], data: Mapping[str, Any] | None = None
+) -> dict[str, str]:
     """A service's ``environment`` with its variables substituted (a mapping or a list)."""
     environment = service(name, data).get("environment") or {}
     if isinstance(environment, list):
-        environment = dict(item.split("=", 1) if "=" in item else (item, "")
-                           for item in environment)
-    return {str(k): interpolate("" if v is None else str(v), variables)
-            for k, v in environment.items()}
+        environment = dict(
+            item.split("=", 1) if "=" in item else (item, "") for item in environment
+        )
+    return {
+        str(k): interpolate("" if v is None else str(v), variables) for k, v in environment.items()
+    }
 
 
 def on_lan(value: str, addresses: Mapping[str, str], paths: Mapping[str, Path]) -> str:
@@ -137,7 +144,7 @@ def on_lan(value: str, addresses: Mapping[str, str], paths: Mapping[str, Path]) 
     service's LAN address, a path under a volume's mount point (``/data``) the host's folder."""
     for mount, folder in paths.items():
         if value == mount or value.startswith(mount + "/"):
-            return str(folder) + value[len(mount):]
+            return str(folder) + value[len(mount) :]
     if "://" in value:
         parts = urlsplit(value)
         if parts.hostname is not None and parts.hostname in addresses:
@@ -173,8 +180,9 @@ def _alive(pid: int) -> bool:
 
 def netns_pids(netns: str) -> set[int]:
     """Processes whose network namespace is ``netns``."""
-    done = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(
+        ["ip", "netns", "pids", netns], capture_output=True, text=True, check=False
+    )
     return {int(p) for p in done.stdout.split() if p.isdigit()}
 
 
@@ -197,7 +205,7 @@ def descendants(roots: set[int]) -> set[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        parent = int(stat[stat.rindex(")") + 2:].split()[1])
+        parent = int(stat[stat.rindex(")") + 2 :].split()[1])
         children.setdefault(parent, []).append(int(entry.name))
     found: set[int] = set()
     todo = list(roots)
@@ -229,16 +237,17 @@ class HostGroups:
         found: list[Path] = []
         for folder in self.folders:
             with contextlib.suppress(OSError):
-                found += [p for p in folder.iterdir() if p.is_dir() and p.name.startswith(
-                    "scopa-")]
+                found += [p for p in folder.iterdir() if p.is_dir() and p.name.startswith("scopa-")]
         return sorted(found)
 
     def pids(self) -> set[int]:
         """Every process in the host's group(s) and their seats' groups."""
         found: set[int] = set()
         for folder in self.folders:
-            for procs in [folder / "cgroup.procs", *(g / "cgroup.procs" for g in
-                                                      self.seat_groups())]:
+            for procs in [
+                folder / "cgroup.procs",
+                *(g / "cgroup.procs" for g in self.seat_groups()),
+            ]:
                 with contextlib.suppress(OSError, ValueError):
                     found |= {int(p) for p in procs.read_text().split()}
         return found
@@ -287,8 +296,9 @@ def _stale_groups(older_than_s: float) -> list[Path]:
     stale: list[Path] = []
     for parent in dict.fromkeys([found.memory_parent, found.pids_parent]):
         with contextlib.suppress(OSError):
-            stale += [p for p in parent.iterdir()
-                      if p.is_dir() and _is_stale(p.name, p, older_than_s)]
+            stale += [
+                p for p in parent.iterdir() if p.is_dir() and _is_stale(p.name, p, older_than_s)
+            ]
     return stale
 
 
@@ -315,8 +325,7 @@ def sweep_stale_labs(older_than_s: float = STALE_S) -> int:
                 for pid in descendants(netns_pids(entry.name)):
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
-                subprocess.run(["ip", "netns", "del", entry.name], capture_output=True,
-                               check=False)
+                subprocess.run(["ip", "netns", "del", entry.name], capture_output=True, check=False)
                 removed += 1
     for group in _stale_groups(older_than_s):
         HostGroups([group], join=True, kind="").remove()
@@ -399,8 +408,9 @@ class ArenaProcess:
         from arena.runner.forkserver import SERVER_TITLE
 
         main = cmdline(self.process.pid)
-        return {pid for pid in descendants({self.process.pid})
-                if cmdline(pid) in (main, SERVER_TITLE)}
+        return {
+            pid for pid in descendants({self.process.pid}) if cmdline(pid) in (main, SERVER_TITLE)
+        }
 
     def stop(self, timeout: float = 20.0, sig: int = signal.SIGTERM) -> None:
         """Asks it to stop (a warm shutdown), kills its group after ``timeout``."""
@@ -428,9 +438,13 @@ class Services:
         for reading what the hosts wrote)."""
         import psycopg
 
-        return psycopg.connect(host=str(self.socket_dir), port=5432,
-                               dbname=database or self.database, user=self.user,
-                               autocommit=True)
+        return psycopg.connect(
+            host=str(self.socket_dir),
+            port=5432,
+            dbname=database or self.database,
+            user=self.user,
+            autocommit=True,
+        )
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Rows of one query."""
@@ -448,23 +462,33 @@ def clock_ahead_env(seconds: float) -> dict[str, str]:
     is not. The arena's bot processes get an environment of their own, without it.
     """
     spec = importlib.util.find_spec("libfaketime")
-    library = None if spec is None or spec.origin is None else (
-        Path(spec.origin).parent / "vendor" / "libfaketime" / "src" / "libfaketime.so.1")
+    library = (
+        None
+        if spec is None or spec.origin is None
+        else (Path(spec.origin).parent / "vendor" / "libfaketime" / "src" / "libfaketime.so.1")
+    )
     if library is None or not library.is_file():
-        raise LabError("a host with a wrong clock needs the libfaketime package: "
-                       "pip install -e '.[dev]'")
-    return {"LD_PRELOAD": str(library), "FAKETIME": f"{seconds:+g}",
-            "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+        raise LabError(
+            "a host with a wrong clock needs the libfaketime package: pip install -e '.[dev]'"
+        )
+    return {
+        "LD_PRELOAD": str(library),
+        "FAKETIME": f"{seconds:+g}",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+    }
 
 
 def postgres_bin() -> Path:
     """The newest PostgreSQL server programs of this machine."""
-    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-                      key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit()
-                      else 0)
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
     if not versions:
-        raise LabError("PostgreSQL's server programs (initdb) are not installed: "
-                       "scripts/services installs them")
+        raise LabError(
+            "PostgreSQL's server programs (initdb) are not installed: "
+            "scripts/services installs them"
+        )
     return versions[-1].parent
 
 
@@ -524,8 +548,24 @@ class Lab:
         host.tmp.chmod(0o1777)
         self._add_netns(netns)
         self.hosts[name] = host
-        _run(["ip", "link", "add", "name", "eth0", "netns", netns, "type", "veth",
-              "peer", "name", name, "netns", self.lan])
+        _run(
+            [
+                "ip",
+                "link",
+                "add",
+                "name",
+                "eth0",
+                "netns",
+                netns,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                name,
+                "netns",
+                self.lan,
+            ]
+        )
         self._ip(self.lan, "link", "set", name, "master", "br0")
         self._ip(self.lan, "link", "set", name, "up")
         self._ip(netns, "link", "set", "lo", "up")
@@ -542,8 +582,9 @@ class Lab:
         """Plugs the host's cable back in."""
         self._ip(self.lan, "link", "set", host.name, "up")
 
-    def enter(self, host: Host, argv: Sequence[str], hostname: bool = True,
-              groups: bool = False) -> list[str]:
+    def enter(
+        self, host: Host, argv: Sequence[str], hostname: bool = True, groups: bool = False
+    ) -> list[str]:
         """``argv`` run on ``host``: in its network namespace, with its hostname and, for
         ``groups``, in its control group."""
         prefix = ["nsenter", f"--net=/run/netns/{host.netns}", "--"]
@@ -551,15 +592,21 @@ class Lab:
         files: list[str] = []
         if groups and host.groups is not None and host.groups.join:
             files = host.groups.procs_files()
-            script += "".join(f'echo $$ > "${i}" || exit 125; '
-                              for i in range(1, len(files) + 1))
+            script += "".join(f'echo $$ > "${i}" || exit 125; ' for i in range(1, len(files) + 1))
         if hostname:
             prefix += ["unshare", "--uts", "--"]
             script += f"hostname {host.name}-{self.id.rsplit('-', 1)[-1]} || exit 125; "
         if not script:
             return [*prefix, *argv]
-        return [*prefix, "/bin/sh", "-c", f'{script}shift {len(files)}; exec "$@"', "sh",
-                *files, *argv]
+        return [
+            *prefix,
+            "/bin/sh",
+            "-c",
+            f'{script}shift {len(files)}; exec "$@"',
+            "sh",
+            *files,
+            *argv,
+        ]
 
     # -- the services host --
 
@@ -575,9 +622,13 @@ class Lab:
         password = secrets.token_urlsafe(16)
         folder = host.folder / "postgres"
         socket_dir = folder / "socket"
-        services = Services(host, password, socket_dir,
-                            database=db_env.get("POSTGRES_DB", "arena"),
-                            user=db_env.get("POSTGRES_USER", "arena"))
+        services = Services(
+            host,
+            password,
+            socket_dir,
+            database=db_env.get("POSTGRES_DB", "arena"),
+            user=db_env.get("POSTGRES_USER", "arena"),
+        )
         self.services = services
         pg = postgres_bin()
         for made in (folder, socket_dir):
@@ -588,45 +639,104 @@ class Lab:
         shutil.chown(pwfile, "postgres", "postgres")
         pwfile.chmod(0o600)
         cluster = folder / "data"
-        as_postgres = ["setpriv", "--reuid", "postgres", "--regid", "postgres",
-                       "--clear-groups", "--"]
-        _run([*as_postgres, str(pg / "initdb"), "-D", str(cluster), "-U", services.user,
-              f"--pwfile={pwfile}", "--auth-local=trust", "--auth-host=scram-sha-256",
-              "--no-locale", "-E", "UTF8", "--no-instructions"])
+        as_postgres = [
+            "setpriv",
+            "--reuid",
+            "postgres",
+            "--regid",
+            "postgres",
+            "--clear-groups",
+            "--",
+        ]
+        _run(
+            [
+                *as_postgres,
+                str(pg / "initdb"),
+                "-D",
+                str(cluster),
+                "-U",
+                services.user,
+                f"--pwfile={pwfile}",
+                "--auth-local=trust",
+                "--auth-host=scram-sha-256",
+                "--no-locale",
+                "-E",
+                "UTF8",
+                "--no-instructions",
+            ]
+        )
         with open(cluster / "pg_hba.conf", "a", encoding="utf-8") as hba:
             hba.write(f"host all all {SUBNET}.0/24 scram-sha-256\n")
         log = open(host.logs / "postgres.log", "ab")  # noqa: SIM115 (the child keeps it)
         try:
             # It dies with this process (SIGINT: PostgreSQL's fast shutdown).
             services.postgres = subprocess.Popen(
-                self.enter(host, [*as_postgres[:-1], "--pdeathsig", "INT", "--",
-                                  str(pg / "postgres"), "-D", str(cluster),
-                                  "-c", f"listen_addresses={host.address}", "-c", "port=5432",
-                                  "-c", f"unix_socket_directories={socket_dir}",
-                                  "-c", "fsync=off", "-c", "synchronous_commit=off",
-                                  "-c", "full_page_writes=off"], hostname=False),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                self.enter(
+                    host,
+                    [
+                        *as_postgres[:-1],
+                        "--pdeathsig",
+                        "INT",
+                        "--",
+                        str(pg / "postgres"),
+                        "-D",
+                        str(cluster),
+                        "-c",
+                        f"listen_addresses={host.address}",
+                        "-c",
+                        "port=5432",
+                        "-c",
+                        f"unix_socket_directories={socket_dir}",
+                        "-c",
+                        "fsync=off",
+                        "-c",
+                        "synchronous_commit=off",
+                        "-c",
+                        "full_page_writes=off",
+                    ],
+                    hostname=False,
+                ),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         finally:
             log.close()
-        redis_argv = [*service_command("redis", {}, data), "--bind", host.address,
-                      "--port", "6379", "--dir", str(host.data), "--protected-mode", "no",
-                      "--daemonize", "no"]
+        redis_argv = [
+            *service_command("redis", {}, data),
+            "--bind",
+            host.address,
+            "--port",
+            "6379",
+            "--dir",
+            str(host.data),
+            "--protected-mode",
+            "no",
+            "--daemonize",
+            "no",
+        ]
         log = open(host.logs / "redis.log", "ab")  # noqa: SIM115
         try:
             services.redis = subprocess.Popen(
-                self.enter(host, ["setpriv", "--pdeathsig", "TERM", "--", *redis_argv],
-                           hostname=False),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                self.enter(
+                    host, ["setpriv", "--pdeathsig", "TERM", "--", *redis_argv], hostname=False
+                ),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         finally:
             log.close()
         deadline = time.monotonic() + timeout_s
         checks = {
-            "postgres": ([str(pg / "pg_isready"), "-q", "-h", str(socket_dir), "-p", "5432"],
-                         services.postgres),
-            "redis": (self.enter(host, ["redis-cli", "-h", host.address, "ping"],
-                                 hostname=False), services.redis),
+            "postgres": (
+                [str(pg / "pg_isready"), "-q", "-h", str(socket_dir), "-p", "5432"],
+                services.postgres,
+            ),
+            "redis": (
+                self.enter(host, ["redis-cli", "-h", host.address, "ping"], hostname=False),
+                services.redis,
+            ),
         }
         for name, (argv, child) in checks.items():
             while subprocess.run(argv, capture_output=True, check=False).returncode != 0:
@@ -640,20 +750,32 @@ class Lab:
 
     # -- arena services from the compose file --
 
-    def arena_env(self, host: Host, variables: Mapping[str, str] | None = None,
-                  overrides: Mapping[str, str] | None = None,
-                  name: str = "worker") -> dict[str, str]:
+    def arena_env(
+        self,
+        host: Host,
+        variables: Mapping[str, str] | None = None,
+        overrides: Mapping[str, str] | None = None,
+        name: str = "worker",
+    ) -> dict[str, str]:
         """The environment of compose service ``name`` on ``host``: compose's, on the LAN."""
         if self.services is None:
             raise LabError("start the services host first")
-        given = {"POSTGRES_PASSWORD": self.services.password,
-                 "ARENA_SECRET_KEY": "lab-" + self.id, **(variables or {})}
+        given = {
+            "POSTGRES_PASSWORD": self.services.password,
+            "ARENA_SECRET_KEY": "lab-" + self.id,
+            **(variables or {}),
+        }
         addresses = {"db": self.services.host.address, "redis": self.services.host.address}
-        env = {key: on_lan(value, addresses, {"/data": host.data})
-               for key, value in service_environment(name, given).items()}
+        env = {
+            key: on_lan(value, addresses, {"/data": host.data})
+            for key, value in service_environment(name, given).items()
+        }
         venv_bin = str(Path(sys.executable).parent)
-        base = {key: value for key, value in os.environ.items()
-                if not key.startswith(("ARENA_", "DJANGO_", "PYTEST", "CELERY"))}
+        base = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("ARENA_", "DJANGO_", "PYTEST", "CELERY"))
+        }
         return {
             **base,
             "PATH": f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -665,15 +787,25 @@ class Lab:
             **(overrides or {}),
         }
 
-    def arena_command(self, host: Host, name: str,
-                      variables: Mapping[str, str] | None = None) -> list[str]:
+    def arena_command(
+        self, host: Host, name: str, variables: Mapping[str, str] | None = None
+    ) -> list[str]:
         """Compose service ``name``'s command on ``host`` (``/data`` is the host's folder)."""
-        return [on_lan(part, {}, {"/data": host.data})
-                for part in service_command(name, variables or {})]
+        return [
+            on_lan(part, {}, {"/data": host.data})
+            for part in service_command(name, variables or {})
+        ]
 
-    def start_arena(self, host: Host, name: str, *, variables: Mapping[str, str] | None = None,
-                    overrides: Mapping[str, str] | None = None,
-                    clock_ahead_s: float = 0.0, label: str | None = None) -> ArenaProcess:
+    def start_arena(
+        self,
+        host: Host,
+        name: str,
+        *,
+        variables: Mapping[str, str] | None = None,
+        overrides: Mapping[str, str] | None = None,
+        clock_ahead_s: float = 0.0,
+        label: str | None = None,
+    ) -> ArenaProcess:
         """Starts compose service ``name`` (``worker``, ``beat``) on ``host`` in its control
         group; with ``clock_ahead_s``, its wall clock that far ahead (:func:`clock_ahead_env`)."""
         if host.groups is None:
@@ -685,27 +817,45 @@ class Lab:
         log_path = host.logs / f"{label or name}.log"
         handle = open(log_path, "ab")  # noqa: SIM115 (closed by stop)
         process = subprocess.Popen(
-            self.enter(host, argv, groups=True), cwd=ROOT, env=env,
-            stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT,
+            self.enter(host, argv, groups=True),
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        started = ArenaProcess(host, label or name, argv, process, log_path, clock_ahead_s,
-                               handle)
+        started = ArenaProcess(host, label or name, argv, process, log_path, clock_ahead_s, handle)
         self.processes.append(started)
         return started
 
-    def run_arena(self, host: Host, argv: Sequence[str], *,
-                  variables: Mapping[str, str] | None = None,
-                  overrides: Mapping[str, str] | None = None, name: str = "migrate",
-                  timeout_s: float = 300.0) -> str:
+    def run_arena(
+        self,
+        host: Host,
+        argv: Sequence[str],
+        *,
+        variables: Mapping[str, str] | None = None,
+        overrides: Mapping[str, str] | None = None,
+        name: str = "migrate",
+        timeout_s: float = 300.0,
+    ) -> str:
         """Runs a command to its end on ``host`` with compose service ``name``'s environment;
         returns its output, raises :class:`LabError` when it fails."""
         env = self.arena_env(host, variables, overrides, name)
-        done = subprocess.run(self.enter(host, list(argv)), cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=timeout_s, check=False)
+        done = subprocess.run(
+            self.enter(host, list(argv)),
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
         if done.returncode != 0:
-            raise LabError(f"{' '.join(argv)} on {host.name} failed ({done.returncode}): "
-                           f"{(done.stderr or done.stdout)[-2000:]}")
+            raise LabError(
+                f"{' '.join(argv)} on {host.name} failed ({done.returncode}): "
+                f"{(done.stderr or done.stdout)[-2000:]}"
+            )
         return done.stdout
 
     # -- the end --
@@ -741,13 +891,28 @@ class Lab:
     def leftovers(self) -> list[str]:
         """What :meth:`close` should have removed and did not (for the tests)."""
         left = [f"namespace {n}" for n in self._namespaces if Path(f"/run/netns/{n}").exists()]
-        left += [f"group {g}" for h in self.hosts.values() if h.groups is not None
-                 for g in h.groups.folders if g.exists()]
+        left += [
+            f"group {g}"
+            for h in self.hosts.values()
+            if h.groups is not None
+            for g in h.groups.folders
+            if g.exists()
+        ]
         if self.root.exists():
             left.append(f"folder {self.root}")
         return left
 
 
-__all__ = ["ArenaProcess", "Host", "Lab", "LabError", "Services", "compose", "interpolate",
-           "on_lan", "service_command", "service_environment", "sweep_stale_labs"]
-
+__all__ = [
+    "ArenaProcess",
+    "Host",
+    "Lab",
+    "LabError",
+    "Services",
+    "compose",
+    "interpolate",
+    "on_lan",
+    "service_command",
+    "service_environment",
+    "sweep_stale_labs",
+]

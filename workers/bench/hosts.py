@@ -51,8 +51,13 @@ class ScenarioError(AssertionError):
     """The deployment did not do what the scenario waited for (one line, with the logs)."""
 
 
-def wait_until(predicate: Callable[[], Any], timeout_s: float, what: str,
-               logs: Callable[[], str] = lambda: "", every_s: float = 0.1) -> Any:
+def wait_until(
+    predicate: Callable[[], Any],
+    timeout_s: float,
+    what: str,
+    logs: Callable[[], str] = lambda: "",
+    every_s: float = 0.1,
+) -> Any:
     """Polls ``predicate`` until it is true; returns its value, raises ScenarioError after
     ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
@@ -110,12 +115,20 @@ class Deployment:
         worker = self.workers.get(name)
         if worker is not None and worker.running():
             return worker
-        worker = self.lab.start_arena(self.hosts[name], "worker", variables=self.variables,
-                                      overrides=self.overrides(),
-                                      clock_ahead_s=self.clock_ahead.get(name, 0.0))
+        worker = self.lab.start_arena(
+            self.hosts[name],
+            "worker",
+            variables=self.variables,
+            overrides=self.overrides(),
+            clock_ahead_s=self.clock_ahead.get(name, 0.0),
+        )
         self.workers[name] = worker
-        wait_until(lambda: " ready." in worker.log_text() or not worker.running(), 90,
-                   f"worker {name} to start", worker.log_text)
+        wait_until(
+            lambda: " ready." in worker.log_text() or not worker.running(),
+            90,
+            f"worker {name} to start",
+            worker.log_text,
+        )
         if not worker.running():
             raise ScenarioError(f"worker {name} exited:\n{worker.log_text()[-3000:]}")
         return worker
@@ -129,8 +142,9 @@ class Deployment:
     def start_beat(self) -> ArenaProcess:
         """Compose's ``beat`` on the site's host: the sweep, and the ladder when it has one."""
         if self.beat is None or not self.beat.running():
-            self.beat = self.lab.start_arena(self.ctl, "beat", variables=self.variables,
-                                             overrides=self.overrides())
+            self.beat = self.lab.start_arena(
+                self.ctl, "beat", variables=self.variables, overrides=self.overrides()
+            )
         return self.beat
 
     def stop_beat(self) -> None:
@@ -142,34 +156,52 @@ class Deployment:
         """The end of every arena process's log, for a failure's message."""
         parts = []
         for process in self.lab.processes:
-            parts.append(f"--- {process.host.name} {process.name} ---\n"
-                         f"{process.log_text()[-2500:]}")
+            parts.append(
+                f"--- {process.host.name} {process.name} ---\n{process.log_text()[-2500:]}"
+            )
         return "\n".join(parts)
 
     # -- the site's host --
 
     def arena(self, *args: str) -> str:
         """``arena ARGS`` on the site's host."""
-        return self.lab.run_arena(self.ctl, ["arena", *args], variables=self.variables,
-                                  overrides=self.overrides())
+        return self.lab.run_arena(
+            self.ctl, ["arena", *args], variables=self.variables, overrides=self.overrides()
+        )
 
     def admin(self, *args: str) -> Any:
         """An operation of :mod:`workers.bench.hosts_admin` on the site's host."""
-        output = self.lab.run_arena(self.ctl, [sys.executable, "-m", "workers.bench.hosts_admin",
-                                               *args], variables=self.variables,
-                                    overrides=self.overrides())
+        output = self.lab.run_arena(
+            self.ctl,
+            [sys.executable, "-m", "workers.bench.hosts_admin", *args],
+            variables=self.variables,
+            overrides=self.overrides(),
+        )
         return json.loads(output.strip().splitlines()[-1])
 
-    def create_season(self, name: str, bots: Sequence[str], target: int,
-                      games: int = 2) -> int:
+    def create_season(self, name: str, bots: Sequence[str], target: int, games: int = 2) -> int:
         """``arena season create ... --start`` on the site's host; returns the season's id."""
-        args = ["season", "create", name, "--option", f"target={target}", "--games",
-                str(games), "--move-time", "2000", "--bank", "60000", "--start", "--json"]
+        args = [
+            "season",
+            "create",
+            name,
+            "--option",
+            f"target={target}",
+            "--games",
+            str(games),
+            "--move-time",
+            "2000",
+            "--bank",
+            "60000",
+            "--start",
+            "--json",
+        ]
         for bot in bots:
             args += ["--bot", bot]
         self.arena(*args)
-        return int(self.services.query("SELECT id FROM league_season WHERE name = %s",
-                                       [name])[0][0])
+        return int(
+            self.services.query("SELECT id FROM league_season WHERE name = %s", [name])[0][0]
+        )
 
     # -- what the database says --
 
@@ -184,24 +216,43 @@ class Deployment:
             "SELECT id, status, claim_token, claimed_by, claimed_at, lease_until, attempts, "
             "games_planned, finished, EXTRACT(EPOCH FROM lease_until - clock_timestamp())::float, "
             "EXTRACT(EPOCH FROM finished - claimed_at)::float "
-            "FROM league_match WHERE id = %s", [match_id])
-        keys = ["id", "status", "claim_token", "claimed_by", "claimed_at", "lease_until",
-                "attempts", "games_planned", "finished", "lease_left_s", "finished_after_s"]
+            "FROM league_match WHERE id = %s",
+            [match_id],
+        )
+        keys = [
+            "id",
+            "status",
+            "claim_token",
+            "claimed_by",
+            "claimed_at",
+            "lease_until",
+            "attempts",
+            "games_planned",
+            "finished",
+            "lease_left_s",
+            "finished_after_s",
+        ]
         return dict(zip(keys, rows[0], strict=True))
 
     def matches(self, where: str = "TRUE", params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        ids = self.services.query(f"SELECT id FROM league_match WHERE {where} ORDER BY id",
-                                  params)
+        ids = self.services.query(f"SELECT id FROM league_match WHERE {where} ORDER BY id", params)
         return [self.match(int(row[0])) for row in ids]
 
     def game_indexes(self, match_id: int) -> list[int]:
         """The indexes of a match's recorded games, in order (each once if counted once)."""
-        return [int(r[0]) for r in self.services.query(
-            'SELECT index FROM league_game WHERE match_id = %s ORDER BY index', [match_id])]
+        return [
+            int(r[0])
+            for r in self.services.query(
+                "SELECT index FROM league_game WHERE match_id = %s ORDER BY index", [match_id]
+            )
+        ]
 
     def open_matches(self) -> int:
-        return int(self.services.query(
-            "SELECT count(*) FROM league_match WHERE status IN ('scheduled', 'running')")[0][0])
+        return int(
+            self.services.query(
+                "SELECT count(*) FROM league_match WHERE status IN ('scheduled', 'running')"
+            )[0][0]
+        )
 
     # -- what a host holds --
 
@@ -233,10 +284,12 @@ class Deployment:
         namespaces and control groups, and below), seats' folders and control groups."""
         from workers.bench.hostlab import cmdline
 
-        return {name: [f"process {pid} {cmdline(pid)[:80]}" for pid in sorted(host.pids())]
-                + [f"folder {p.name}" for p in host.seat_folders()]
-                + [f"group {group_name(p)}" for p in host.seat_groups()]
-                for name, host in self.hosts.items()}
+        return {
+            name: [f"process {pid} {cmdline(pid)[:80]}" for pid in sorted(host.pids())]
+            + [f"folder {p.name}" for p in host.seat_folders()]
+            + [f"group {group_name(p)}" for p in host.seat_groups()]
+            for name, host in self.hosts.items()
+        }
 
 
 def group_name(path: Path) -> str:
@@ -247,8 +300,9 @@ def group_name(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def deployment(lease_s: float = LEASE_S, sweep_s: float = SWEEP_S,
-               clock_ahead_s: float = CLOCK_AHEAD_S) -> Iterator[Deployment]:
+def deployment(
+    lease_s: float = LEASE_S, sweep_s: float = SWEEP_S, clock_ahead_s: float = CLOCK_AHEAD_S
+) -> Iterator[Deployment]:
     """The services host, the site's host (migrated) and two worker hosts (not started); all
     removed at the end, whatever happens."""
     with Lab() as lab:
@@ -279,8 +333,9 @@ class SeasonAcross:
     version_status: str
 
 
-def season_and_ladder(dep: Deployment, *, ladder_matches: int = 4,
-                      timeout_s: float = 150.0) -> SeasonAcross:
+def season_and_ladder(
+    dep: Deployment, *, ladder_matches: int = 4, timeout_s: float = 150.0
+) -> SeasonAcross:
     """An uploaded bot validated by a worker host; a round-robin of it, random, greedy and
     ISMCTS (games to 1 point: two matches at once in each of three rounds); the ladder playing
     beside; both worker hosts serving. The ladder stops at the end."""
@@ -291,22 +346,24 @@ def season_and_ladder(dep: Deployment, *, ladder_matches: int = 4,
     dep.start_beat()
 
     def version() -> tuple[str, str]:
-        row = dep.services.query("SELECT status, sha256 FROM league_botversion WHERE id = %s",
-                                 [version_id])[0]
+        row = dep.services.query(
+            "SELECT status, sha256 FROM league_botversion WHERE id = %s", [version_id]
+        )[0]
         return str(row[0]), str(row[1])
 
     wait_until(lambda: version()[0] != "validating", 90, "the upload's validation", dep.logs)
     status, sha256 = version()
     if status != "ready":
         raise ScenarioError(f"the uploaded bot was refused\n{dep.logs()}")
-    season_id = dep.create_season("across", ["random", "greedy", "ismcts", "uploaded@1"],
-                                  target=1)
+    season_id = dep.create_season("across", ["random", "greedy", "ismcts", "uploaded@1"], target=1)
 
     def settled() -> bool:
-        season = dep.services.query("SELECT status FROM league_season WHERE id = %s",
-                                    [season_id])[0][0]
+        season = dep.services.query("SELECT status FROM league_season WHERE id = %s", [season_id])[
+            0
+        ][0]
         done = dep.services.query(
-            "SELECT count(*) FROM league_match WHERE kind = 'ladder' AND status = 'done'")[0][0]
+            "SELECT count(*) FROM league_match WHERE kind = 'ladder' AND status = 'done'"
+        )[0][0]
         return season == "finished" and int(done) >= ladder_matches
 
     wait_until(settled, timeout_s, "the season and the ladder", dep.logs, every_s=0.5)
@@ -320,13 +377,22 @@ def season_and_ladder(dep: Deployment, *, ladder_matches: int = 4,
         season_matches=season,
         ladder_matches=ladder,
         games=games,
-        hosts={"season": {dep.host_of(m["claimed_by"]) for m in season},
-               "ladder": {dep.host_of(m["claimed_by"]) for m in ladder}},
-        unpacked={name: (host.data / "bots" / sha256 / "bot.py").is_file()
-                  for name, host in dep.hosts.items()},
-        upload_played_on={dep.host_of(str(row[0])) for row in dep.services.query(
-            "SELECT m.claimed_by FROM league_match m JOIN league_matchseat s "
-            "ON s.match_id = m.id WHERE s.version_id = %s", [version_id])},
+        hosts={
+            "season": {dep.host_of(m["claimed_by"]) for m in season},
+            "ladder": {dep.host_of(m["claimed_by"]) for m in ladder},
+        },
+        unpacked={
+            name: (host.data / "bots" / sha256 / "bot.py").is_file()
+            for name, host in dep.hosts.items()
+        },
+        upload_played_on={
+            dep.host_of(str(row[0]))
+            for row in dep.services.query(
+                "SELECT m.claimed_by FROM league_match m JOIN league_matchseat s "
+                "ON s.match_id = m.id WHERE s.version_id = %s",
+                [version_id],
+            )
+        },
         sha256=sha256,
         version_status=status,
     )
@@ -363,8 +429,9 @@ class CutResult:
     seats_after: dict[str, dict[str, list[str]]]
 
 
-def cut_mid_match(dep: Deployment, holder: str, other: str, name: str,
-                  target: int = LONG_TARGET) -> CutResult:
+def cut_mid_match(
+    dep: Deployment, holder: str, other: str, name: str, target: int = LONG_TARGET
+) -> CutResult:
     """Plays a long match on ``holder``, sends it once more to ``other`` while it is held
     (``other`` must leave it: ScenarioError if it takes it), cuts ``holder``'s link mid-match,
     watches ``holder`` stop its seats and ``other`` take the match over, then brings the link
@@ -373,12 +440,16 @@ def cut_mid_match(dep: Deployment, holder: str, other: str, name: str,
     dep.start_worker(holder)
     dep.start_beat()
     season_id = dep.create_season(name, ["ismcts", "greedy"], target=target)
-    match_id = int(dep.services.query("SELECT id FROM league_match WHERE season_id = %s",
-                                      [season_id])[0][0])
-    wait_until(lambda: dep.match(match_id)["status"] == "running", 60,
-               f"{holder} to claim the long match", dep.logs)
-    wait_until(lambda: dep.seats(holder)["folders"], 60, f"{holder} to seat the bots",
-               dep.logs)
+    match_id = int(
+        dep.services.query("SELECT id FROM league_match WHERE season_id = %s", [season_id])[0][0]
+    )
+    wait_until(
+        lambda: dep.match(match_id)["status"] == "running",
+        60,
+        f"{holder} to claim the long match",
+        dep.logs,
+    )
+    wait_until(lambda: dep.seats(holder)["folders"], 60, f"{holder} to seat the bots", dep.logs)
     started = dep.match(match_id)
     if dep.host_of(started["claimed_by"]) != holder:
         raise ScenarioError(f"the long match went to {started['claimed_by']}, not {holder}")
@@ -388,18 +459,27 @@ def cut_mid_match(dep: Deployment, holder: str, other: str, name: str,
     offset = len(second.log_text())
     dep.admin("enqueue", str(match_id))
     refusal = f"match {match_id}: running, nothing to do"
-    wait_until(lambda: refusal in second.log_text()[offset:]
-               or dep.match(match_id)["claim_token"] != started["claim_token"], 60,
-               f"{other} to take the duplicate message", dep.logs)
+    wait_until(
+        lambda: (
+            refusal in second.log_text()[offset:]
+            or dep.match(match_id)["claim_token"] != started["claim_token"]
+        ),
+        60,
+        f"{other} to take the duplicate message",
+        dep.logs,
+    )
     lease_left = [dep.match(match_id)["lease_left_s"] for _ in range(3)]
     before = dep.match(match_id)
     if before["claim_token"] != started["claim_token"]:
-        raise ScenarioError(f"{other} took match {match_id} while {holder} held its lease "
-                            f"(now claimed by {before['claimed_by']}, attempt "
-                            f"{before['attempts']})\n{dep.logs()}")
+        raise ScenarioError(
+            f"{other} took match {match_id} while {holder} held its lease "
+            f"(now claimed by {before['claimed_by']}, attempt "
+            f"{before['attempts']})\n{dep.logs()}"
+        )
     if before["status"] != "running":
-        raise ScenarioError(f"the long match ended before the cut (raise its target above "
-                            f"{target})")
+        raise ScenarioError(
+            f"the long match ended before the cut (raise its target above {target})"
+        )
 
     # The cut.
     seats_at_cut = dep.seats(holder)
@@ -416,7 +496,8 @@ def cut_mid_match(dep: Deployment, holder: str, other: str, name: str,
             if now > deadline:
                 raise ScenarioError(
                     f"after the cut: seats stopped {cleanup_s is not None}, match retaken "
-                    f"{retaken is not None}; {holder} holds {dep.seats(holder)}\n{dep.logs()}")
+                    f"{retaken is not None}; {holder} holds {dep.seats(holder)}\n{dep.logs()}"
+                )
             if cleanup_s is None and not dep.holds_seats(holder):
                 cleanup_s = now - cut
             row = dep.match(match_id)
@@ -440,19 +521,27 @@ def cut_mid_match(dep: Deployment, holder: str, other: str, name: str,
         if back_s is None and " received" in cut_worker.log_text()[offset:]:
             back_s = time.monotonic() - restored
         if time.monotonic() > deadline:
-            raise ScenarioError(f"after the link came back: {holder} took a task again "
-                                f"{back_s is not None}, match {dep.match(match_id)['status']}"
-                                f"\n{dep.logs()}")
+            raise ScenarioError(
+                f"after the link came back: {holder} took a task again "
+                f"{back_s is not None}, match {dep.match(match_id)['status']}"
+                f"\n{dep.logs()}"
+            )
         time.sleep(0.1)
     settled = dep.match(match_id)
     time.sleep(dep.sweep_s * 2)  # a late message or renewal of the cut host would land now
     after = dep.match(match_id)
     changed = (after["status"], after["claim_token"], after["attempts"], after["finished"]) != (
-        settled["status"], settled["claim_token"], settled["attempts"], settled["finished"])
-    wait_until(lambda: not dep.holds_seats(holder) and not dep.holds_seats(other), 30,
-               "both hosts to be idle",
-               lambda: f"{holder}: {dep.seats(holder)}\n{other}: {dep.seats(other)}\n"
-               f"{dep.logs()}")
+        settled["status"],
+        settled["claim_token"],
+        settled["attempts"],
+        settled["finished"],
+    )
+    wait_until(
+        lambda: not dep.holds_seats(holder) and not dep.holds_seats(other),
+        30,
+        "both hosts to be idle",
+        lambda: f"{holder}: {dep.seats(holder)}\n{other}: {dep.seats(other)}\n{dep.logs()}",
+    )
     claimed_at: datetime = retaken["claimed_at"]
     return CutResult(
         match_id=match_id,
@@ -485,17 +574,36 @@ def cut_mid_match(dep: Deployment, holder: str, other: str, name: str,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``arena bench hosts``."""
-    parser.add_argument("--repeats", type=int, default=4, metavar="N",
-                        help="cuts to measure, alternating between the two worker hosts "
-                        "(default 4)")
-    parser.add_argument("--lease", type=float, default=LEASE_S, metavar="S",
-                        help=f"the workers' match lease (default {LEASE_S:g} s)")
-    parser.add_argument("--sweep", type=float, default=SWEEP_S, metavar="S",
-                        help=f"beat's sweep interval (default {SWEEP_S:g} s)")
-    parser.add_argument("--target", type=int, default=LONG_TARGET, metavar="POINTS",
-                        help=f"points of the long match's games (default {LONG_TARGET}); a "
-                        "longer lease needs a longer match, so that it is still on when the "
-                        "lease runs out")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=4,
+        metavar="N",
+        help="cuts to measure, alternating between the two worker hosts (default 4)",
+    )
+    parser.add_argument(
+        "--lease",
+        type=float,
+        default=LEASE_S,
+        metavar="S",
+        help=f"the workers' match lease (default {LEASE_S:g} s)",
+    )
+    parser.add_argument(
+        "--sweep",
+        type=float,
+        default=SWEEP_S,
+        metavar="S",
+        help=f"beat's sweep interval (default {SWEEP_S:g} s)",
+    )
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=LONG_TARGET,
+        metavar="POINTS",
+        help=f"points of the long match's games (default {LONG_TARGET}); a "
+        "longer lease needs a longer match, so that it is still on when the "
+        "lease runs out",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -506,8 +614,10 @@ def _median(values: list[float]) -> float:
 def run(args: argparse.Namespace) -> int:
     """Sets the hosts up, cuts each worker host in turn mid-match, prints the times."""
     if args.repeats < 1 or args.lease <= 0 or args.sweep <= 0 or args.target < 1:
-        print("arena bench hosts: --repeats, --lease, --sweep and --target must be positive",
-              file=sys.stderr)
+        print(
+            "arena bench hosts: --repeats, --lease, --sweep and --target must be positive",
+            file=sys.stderr,
+        )
         return 2
     results: list[CutResult] = []
     try:
@@ -515,10 +625,14 @@ def run(args: argparse.Namespace) -> int:
             for index in range(args.repeats):
                 holder, other = ("w1", "w2") if index % 2 == 0 else ("w2", "w1")
                 if not args.json:
-                    print(f"cut {index + 1}/{args.repeats}: {holder} "
-                          f"(clock {dep.clock_ahead[holder]:+g} s) ...", flush=True)
-                results.append(cut_mid_match(dep, holder, other, f"cut-{index + 1}",
-                                             target=args.target))
+                    print(
+                        f"cut {index + 1}/{args.repeats}: {holder} "
+                        f"(clock {dep.clock_ahead[holder]:+g} s) ...",
+                        flush=True,
+                    )
+                results.append(
+                    cut_mid_match(dep, holder, other, f"cut-{index + 1}", target=args.target)
+                )
     except (LabError, ScenarioError) as error:
         print(f"arena bench hosts: {str(error).splitlines()[0]}", file=sys.stderr)
         return 1
@@ -535,22 +649,38 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=1, default=str))
         return 0
-    print(f"\nlease {args.lease:g} s, sweep every {args.sweep:g} s: a cut host's match is "
-          f"taken over within {args.lease + args.sweep:g} s of its last renewal (stated)")
-    print(f"{'host':6} {'clock':>7} {'seats stopped':>14} {'taken over':>11} "
-          f"{'after expiry':>13} {'back':>7} {'games':>6}")
+    print(
+        f"\nlease {args.lease:g} s, sweep every {args.sweep:g} s: a cut host's match is "
+        f"taken over within {args.lease + args.sweep:g} s of its last renewal (stated)"
+    )
+    print(
+        f"{'host':6} {'clock':>7} {'seats stopped':>14} {'taken over':>11} "
+        f"{'after expiry':>13} {'back':>7} {'games':>6}"
+    )
     for r in results:
-        print(f"{r.holder:6} {r.holder_clock_ahead_s:>+6g}s {r.cleanup_s:>13.2f}s "
-              f"{r.retake_s:>10.2f}s {r.retake_after_expiry_s:>12.2f}s {r.back_s:>6.1f}s "
-              f"{len(r.games)}/{r.games_planned}")
-    print(f"{'median':6} {'':>7} {summary['cleanup_s']:>13.2f}s {summary['retake_s']:>10.2f}s "
-          f"{summary['retake_after_expiry_s']:>12.2f}s {summary['back_s']:>6.1f}s")
-    print("seats stopped and taken over: seconds after the cut; after expiry: the new claim "
-          "less the cut host's last lease end (database clock); back: after the link's "
-          "return, until the cut host took a task again")
+        print(
+            f"{r.holder:6} {r.holder_clock_ahead_s:>+6g}s {r.cleanup_s:>13.2f}s "
+            f"{r.retake_s:>10.2f}s {r.retake_after_expiry_s:>12.2f}s {r.back_s:>6.1f}s "
+            f"{len(r.games)}/{r.games_planned}"
+        )
+    print(
+        f"{'median':6} {'':>7} {summary['cleanup_s']:>13.2f}s {summary['retake_s']:>10.2f}s "
+        f"{summary['retake_after_expiry_s']:>12.2f}s {summary['back_s']:>6.1f}s"
+    )
+    print(
+        "seats stopped and taken over: seconds after the cut; after expiry: the new claim "
+        "less the cut host's last lease end (database clock); back: after the link's "
+        "return, until the cut host took a task again"
+    )
     return 0
 
 
-__all__ = ["CutResult", "Deployment", "ScenarioError", "SeasonAcross", "cut_mid_match",
-           "deployment", "season_and_ladder"]
-
+__all__ = [
+    "CutResult",
+    "Deployment",
+    "ScenarioError",
+    "SeasonAcross",
+    "cut_mid_match",
+    "deployment",
+    "season_and_ladder",
+]

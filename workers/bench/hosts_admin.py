@@ -39,8 +39,11 @@ def bot_archive(name: str) -> bytes:
     uploads it."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("bot.toml", f'name = "{name}"\nversion = "1.0.0"\nauthor = "Alice"\n'
-                         'command = ["python", "bot.py"]\nvariants = ["*"]\n')
+        archive.writestr(
+            "bot.toml",
+            f'name = "{name}"\nversion = "1.0.0"\nauthor = "Alice"\n'
+            'command = ["python", "bot.py"]\nvariants = ["*"]\n',
+        )
         archive.writestr("bot.py", BOT_PY)
     return buffer.getvalue()
 

@@ -27,17 +27,28 @@ def register(subparsers: Any) -> None:
         description="Runs a Celery worker for the arena's tasks (validation games, matches, "
         "results, ratings). Stop it with Ctrl-C (a warm shutdown: the running match finishes).",
     )
-    parser.add_argument("--concurrency", "-c", type=int, default=None, metavar="N",
-                        help="matches played at once (default: the number of CPUs); with "
-                        "--play, games (default ARENA_PLAY_SLOTS, 16)")
-    parser.add_argument("--play", action="store_true",
-                        help="serve the Play page's games (people against bots) instead of "
-                        "matches: their own queue, a pool of threads")
-    parser.add_argument("--beat", action="store_true",
-                        help="also run the periodic sweep (one per deployment)")
+    parser.add_argument(
+        "--concurrency",
+        "-c",
+        type=int,
+        default=None,
+        metavar="N",
+        help="matches played at once (default: the number of CPUs); with "
+        "--play, games (default ARENA_PLAY_SLOTS, 16)",
+    )
+    parser.add_argument(
+        "--play",
+        action="store_true",
+        help="serve the Play page's games (people against bots) instead of "
+        "matches: their own queue, a pool of threads",
+    )
+    parser.add_argument(
+        "--beat", action="store_true", help="also run the periodic sweep (one per deployment)"
+    )
     parser.add_argument("--loglevel", "-l", default="INFO", help="log level (default INFO)")
-    parser.add_argument("--name", "-n", default=None,
-                        help="worker name (default arena@HOST; play@HOST with --play)")
+    parser.add_argument(
+        "--name", "-n", default=None, help="worker name (default arena@HOST; play@HOST with --play)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -64,11 +75,16 @@ def run(args: argparse.Namespace) -> int:
         slots = args.concurrency or os.cpu_count() or 1
     argv = [
         "worker",
-        "--queues", queue,
-        "--loglevel", args.loglevel,
-        "--hostname", args.name or name,
-        "--pool", pool,
-        "--concurrency", str(slots),
+        "--queues",
+        queue,
+        "--loglevel",
+        args.loglevel,
+        "--hostname",
+        args.name or name,
+        "--pool",
+        pool,
+        "--concurrency",
+        str(slots),
         "--without-gossip",
         "--without-mingle",
         "--without-heartbeat",

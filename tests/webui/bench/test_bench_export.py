@@ -24,10 +24,29 @@ def test_it_downloads_every_stored_game_and_times_a_page_beside_it(tmp_path: Pat
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_"))}
     env["ARENA_WEB_WORKERS"] = "2"
     result = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bench", "export", "--database-url",
-         f"sqlite:///{tmp_path / 'bench.sqlite3'}", "--games", "60", "--bots", "4",
-         "--page-size", "25", "--baseline-requests", "5", "--json"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "bench",
+            "export",
+            "--database-url",
+            f"sqlite:///{tmp_path / 'bench.sqlite3'}",
+            "--games",
+            "60",
+            "--bots",
+            "4",
+            "--page-size",
+            "25",
+            "--baseline-requests",
+            "5",
+            "--json",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)

@@ -22,9 +22,29 @@ def test_the_season_benchmark_reports_played_and_empty_matches() -> None:
     # Each season has 60 s (it then fails with its workers' logs); past the whole deadline,
     # SIGABRT makes the benchmark print where it waits before the test fails.
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "bench", "season", "--entrants", "3",
-         "--workers", "1", "--games", "1", "--target", "1", "--timeout", "60", "--json"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "bench",
+            "season",
+            "--entrants",
+            "3",
+            "--workers",
+            "1",
+            "--games",
+            "1",
+            "--target",
+            "1",
+            "--timeout",
+            "60",
+            "--json",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         stdout, stderr = process.communicate(timeout=300)
@@ -35,9 +55,7 @@ def test_the_season_benchmark_reports_played_and_empty_matches() -> None:
     assert process.returncode == 0, stderr
     report = json.loads(stdout)
     rows = report["rows"]
-    assert [(r["workers"], r["empty"], r["matches"]) for r in rows] == [
-        (1, False, 3), (1, True, 3)
-    ]
+    assert [(r["workers"], r["empty"], r["matches"]) for r in rows] == [(1, False, 3), (1, True, 3)]
     assert rows[1]["play_ms_median"] == 0
     assert report["queue_overhead_ms_per_match"] == rows[1]["wall_ms_per_match"] > 0
 
@@ -45,7 +63,10 @@ def test_the_season_benchmark_reports_played_and_empty_matches() -> None:
 def test_it_rejects_a_bad_worker_list() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "arena.cli", "bench", "season", "--workers", "one"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2
     assert "--workers 'one'" in result.stdout + result.stderr
@@ -55,9 +76,29 @@ def test_it_rejects_a_bad_worker_list() -> None:
 def test_a_season_past_its_deadline_fails_with_what_its_workers_logged() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
     result = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bench", "season", "--entrants", "2",
-         "--workers", "1", "--games", "1", "--target", "1", "--timeout", "0.2", "--json"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "bench",
+            "season",
+            "--entrants",
+            "2",
+            "--workers",
+            "1",
+            "--games",
+            "1",
+            "--target",
+            "1",
+            "--timeout",
+            "0.2",
+            "--json",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 1
     assert result.stdout == ""

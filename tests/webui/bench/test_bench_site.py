@@ -22,28 +22,66 @@ def bench(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_"))}
     env["ARENA_WEB_WORKERS"] = "2"
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", "bench", "site", "--database-url",
-         f"sqlite:///{tmp_path / 'bench.sqlite3'}", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "bench",
+            "site",
+            "--database-url",
+            f"sqlite:///{tmp_path / 'bench.sqlite3'}",
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
 @pytest.mark.slow
 def test_concurrent_clients_get_every_page_with_healthz_as_the_baseline(tmp_path: Path) -> None:
     require(find_nginx() is not None, "nginx")
-    result = bench("--games", "60", "--bots", "4", "--requests", "12", "--concurrency", "3",
-                   "--runs", "2", "--crowd", "--json", tmp_path=tmp_path)
+    result = bench(
+        "--games",
+        "60",
+        "--bots",
+        "4",
+        "--requests",
+        "12",
+        "--concurrency",
+        "3",
+        "--runs",
+        "2",
+        "--crowd",
+        "--json",
+        tmp_path=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["concurrency"] == 3 and report["runs"] == 2
     assert report["server"].startswith("gunicorn behind nginx, 2 workers")
     pages = report["pages"]
     assert pages[0]["page"] == "baseline: /healthz" and pages[0]["url"] == "/healthz"
-    assert {p["url"].split("/")[1] for p in pages} >= {"healthz", "variants", "bots", "games",
-                                                        "seasons", "api", "ladder"}
+    assert {p["url"].split("/")[1] for p in pages} >= {
+        "healthz",
+        "variants",
+        "bots",
+        "games",
+        "seasons",
+        "api",
+        "ladder",
+    }
     urls = " ".join(p["url"] for p in pages)
-    for read in ("/api/bots/bot-000/games?after=", "/api/games?after=", "?matches_after=",
-                 "/frames", "/replay", "/api/seasons/1/matches?after="):
+    for read in (
+        "/api/bots/bot-000/games?after=",
+        "/api/games?after=",
+        "?matches_after=",
+        "/frames",
+        "/replay",
+        "/api/seasons/1/matches?after=",
+    ):
         assert read in urls, read
     for page in pages:
         assert page["requests"] == 24, page  # 12 a run, two runs
@@ -61,14 +99,16 @@ def test_concurrent_clients_get_every_page_with_healthz_as_the_baseline(tmp_path
     assert crowd["ladder_games"] >= 0
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--concurrency", "0"], "--concurrency 0: between 1 and 1000"),
-    (["--no-nginx"], "--no-nginx, --crowd and --runs go with --concurrency"),
-    (["--crowd"], "--no-nginx, --crowd and --runs go with --concurrency"),
-    (["--concurrency", "2", "--runs", "0"], "--runs 0: between 1 and 20"),
-])
-def test_it_rejects_bad_options_in_one_line(args: list[str], message: str,
-                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--concurrency", "0"], "--concurrency 0: between 1 and 1000"),
+        (["--no-nginx"], "--no-nginx, --crowd and --runs go with --concurrency"),
+        (["--crowd"], "--no-nginx, --crowd and --runs go with --concurrency"),
+        (["--concurrency", "2", "--runs", "0"], "--runs 0: between 1 and 20"),
+    ],
+)
+def test_it_rejects_bad_options_in_one_line(args: list[str], message: str, tmp_path: Path) -> None:
     result = bench(*args, tmp_path=tmp_path)
     assert result.returncode == 2
     assert result.stdout.strip() == f"error: {message}"

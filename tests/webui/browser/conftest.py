@@ -24,8 +24,6 @@ def fast_passwords(settings: Any) -> None:
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
-
-
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     """A fresh page (its own cookies) that fails the test on any JavaScript error."""
@@ -54,8 +52,13 @@ def played_game(transactional_db: Any) -> Any:
         register_folder_bot(staff, ROOT / "sample_bots" / name, validate=False)
         for name in ("random", "greedy")
     ]
-    season = seasons.create_season(name="Browser season", variant=variants.get_variant("scopa"),
-                                     entrants=versions, games_per_pairing=2, seed=3)
+    season = seasons.create_season(
+        name="Browser season",
+        variant=variants.get_variant("scopa"),
+        entrants=versions,
+        games_per_pairing=2,
+        seed=3,
+    )
     seasons.start_season(season)
     play_season(season)
     return Game.objects.filter(match__season=season).order_by("match_id", "index").first()

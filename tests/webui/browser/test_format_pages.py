@@ -22,8 +22,12 @@ def versions(owner: Any, count: int) -> list[Any]:
     for i in range(count):
         bot = versions.create_bot(owner, f"entrant-{i + 1}")
         version, _ = versions.register_version(
-            bot, sha256=f"{i:064x}", manifest={"name": bot.name, "variants": ["*"]},
-            source_dir=str(SAMPLES / "random"), validate=False)
+            bot,
+            sha256=f"{i:064x}",
+            manifest={"name": bot.name, "variants": ["*"]},
+            source_dir=str(SAMPLES / "random"),
+            validate=False,
+        )
         out.append(version)
     return out
 
@@ -45,8 +49,12 @@ def play_round(season: Any, greedy: frozenset[int]) -> None:
         claim = matches.claim_match(match.pk, "browser-test")
         assert claim is not None
         ids = [v.pk for v in match.entrants()]
-        matches.record_result(claim, match_report(match, greedy_entrants=frozenset(
-            i for i, vid in enumerate(ids) if vid in greedy)))
+        matches.record_result(
+            claim,
+            match_report(
+                match, greedy_entrants=frozenset(i for i, vid in enumerate(ids) if vid in greedy)
+            ),
+        )
     seasons.schedule_next_round(season.pk)
 
 
@@ -57,8 +65,12 @@ def test_a_swiss_season_page_shows_each_round_as_it_is_paired(
 
     entrants = versions(staff, 7)
     season = seasons.create_season(
-        name="Swiss page", variant=variants.get_variant("scopa", {"target": 1}),
-        entrants=entrants, format="swiss", seed=4)
+        name="Swiss page",
+        variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=entrants,
+        format="swiss",
+        seed=4,
+    )
     seasons.start_season(season)
     page.goto(f"{live_server.url}/seasons/{season.pk}/")
     rounds = page.locator("#schedule h3")
@@ -75,8 +87,9 @@ def test_a_swiss_season_page_shows_each_round_as_it_is_paired(
     scores += second.locator("tbody tr:not(.bye) td:nth-child(5)").all_text_contents()
     round_one_scores = {row.standing.score for row in seasons.league_standings(season)}
     assert {float(s) for s in scores} <= round_one_scores
-    headings = page.eval_on_selector_all("#standings thead th",
-                                         "ths => ths.map(t => t.textContent)")
+    headings = page.eval_on_selector_all(
+        "#standings thead th", "ths => ths.map(t => t.textContent)"
+    )
     assert {"Byes", "Buchholz", "SB"} <= set(headings)
     assert page.locator("#standings tbody tr").count() == 7
     assert not page.locator(".bracket").count()
@@ -92,12 +105,14 @@ def test_a_three_player_season_page_lists_its_tables_and_its_replays_show_three_
 
     entrants = versions(staff, 4)
     season = seasons.create_season(
-        name="Three page", variant=variants.get_variant("scopa-3"), entrants=entrants, seed=6)
+        name="Three page", variant=variants.get_variant("scopa-3"), entrants=entrants, seed=6
+    )
     seasons.start_season(season)
     play_season(season, greedy_versions=frozenset({entrants[0].pk}))
     page.goto(f"{live_server.url}/seasons/{season.pk}/")
-    headings = page.eval_on_selector_all("#standings thead th",
-                                         "ths => ths.map(t => t.textContent)")
+    headings = page.eval_on_selector_all(
+        "#standings thead th", "ths => ths.map(t => t.textContent)"
+    )
     assert headings[3:6] == ["1st", "2nd", "3rd"]
     assert "Placement points per game: 2 for first" in str(page.text_content("#standings"))
     tables = page.locator("#schedule .table-seats")
@@ -114,10 +129,12 @@ def test_a_three_player_season_page_lists_its_tables_and_its_replays_show_three_
     page.goto(f"{live_server.url}/games/{game.pk}/")
     page.wait_for_selector(".v-board")
     places = page.eval_on_selector_all(
-        ".v-seat", "seats => seats.map(s => [s.dataset.seat, s.dataset.place])")
+        ".v-seat", "seats => seats.map(s => [s.dataset.seat, s.dataset.place])"
+    )
     assert places == [["0", "bottom"], ["1", "right"], ["2", "left"]]
     hands = page.evaluate(
-        "document.getElementById('viewer').viewer.data.frames[0].hands.map(h => h.length)")
+        "document.getElementById('viewer').viewer.data.frames[0].hands.map(h => h.length)"
+    )
     assert len(hands) == 3 and min(hands) > 0
     for seat, size in enumerate(hands):
         assert page.locator(f'.v-seat[data-seat="{seat}"] .card').count() == size
@@ -127,8 +144,9 @@ def test_a_three_player_season_page_lists_its_tables_and_its_replays_show_three_
     assert page.locator('.v-seat[data-seat="2"] .card-back').count() == hands[2]
     page.select_option(".v-view", "all")
     page.keyboard.press("End")
-    header = page.eval_on_selector_all(".v-breakdown thead th",
-                                       "ths => ths.map(t => t.textContent)")
+    header = page.eval_on_selector_all(
+        ".v-breakdown thead th", "ths => ths.map(t => t.textContent)"
+    )
     assert len(header[1:]) == 3  # three players score apart
     page.screenshot(path=str(artifacts / "replay-viewer-scopa-3.png"), full_page=True)
 
@@ -141,8 +159,12 @@ def test_the_partnership_rota_and_the_two_ladders_of_scopone(
 
     entrants = versions(staff, 5)
     season = seasons.create_season(
-        name="Rota page", variant=variants.get_variant("scopone", {"target": 1}),
-        entrants=entrants, format="partnerships", seed=3)
+        name="Rota page",
+        variant=variants.get_variant("scopone", {"target": 1}),
+        entrants=entrants,
+        format="partnerships",
+        seed=3,
+    )
     seasons.start_season(season)
     play_season(season, greedy_versions=frozenset({entrants[0].pk}))
     page.goto(f"{live_server.url}/seasons/{season.pk}/")
@@ -150,8 +172,10 @@ def test_the_partnership_rota_and_the_two_ladders_of_scopone(
     assert "one bot sits out each round, each bot once" in str(page.text_content("#schedule"))
     rows = page.locator("table.rota tbody tr")
     assert rows.count() == 5
-    sat_out = [str(t).strip() for t in page.locator(
-        "table.rota tbody tr td:nth-child(3)").all_text_contents()]
+    sat_out = [
+        str(t).strip()
+        for t in page.locator("table.rota tbody tr td:nth-child(3)").all_text_contents()
+    ]
     assert sorted(sat_out) == sorted(v.label for v in entrants)
     first = str(rows.first.locator(".rota-table").text_content())
     assert " & " in first and " v " in first

@@ -29,8 +29,9 @@ def ladder_site(transactional_db: Any, settings: Any) -> Any:
     for name in ("random", "greedy"):
         ladder.enter_version(versions.register_folder_bot(staff, SAMPLES / name))
     bot = versions.create_bot(ada, "ada-bot")
-    version, _ = versions.register_version(bot, sha256="e" * 64, manifest={"name": "ada-bot"},
-                                           source_dir=str(SAMPLES / "random"))
+    version, _ = versions.register_version(
+        bot, sha256="e" * 64, manifest={"name": "ada-bot"}, source_dir=str(SAMPLES / "random")
+    )
     versions.finish_validation(version.pk, True)
     for match_id in ladder.schedule():
         match = Match.objects.get(pk=match_id)
@@ -50,7 +51,9 @@ def log_in(page: Any, base: str) -> None:
 
 
 def test_an_owner_challenges_from_the_ladder_page_and_sees_the_result(
-    page: Any, live_server: Any, ladder_site: Any,
+    page: Any,
+    live_server: Any,
+    ladder_site: Any,
 ) -> None:
     from webui.league import matches
     from webui.league.models import Match
@@ -67,8 +70,7 @@ def test_an_owner_challenges_from_the_ladder_page_and_sees_the_result(
     form.locator("input[name=deals]").fill("40")
     form.locator("button[type=submit]").click()
     page.wait_for_selector("[role=alert]")
-    assert "deals must be a whole number from 1 to 10" in str(
-        page.text_content("[role=alert]"))
+    assert "deals must be a whole number from 1 to 10" in str(page.text_content("[role=alert]"))
     assert not Match.objects.filter(kind="challenge").exists()
 
     page.locator("#challenge-form input[name=deals]").fill("1")
@@ -94,10 +96,12 @@ def test_an_owner_challenges_from_the_ladder_page_and_sees_the_result(
     assert "inf" not in str(page.text_content("#challenge-result"))
 
 
-@pytest.mark.parametrize("path", ["/ladder/", "/ladder/scopa/", "/bots/ada-bot/ladder/",
-                                  "/challenges/new/"])
-def test_the_ladder_pages_fit_a_phone(browser: Any, live_server: Any, ladder_site: Any,
-                                      path: str) -> None:
+@pytest.mark.parametrize(
+    "path", ["/ladder/", "/ladder/scopa/", "/bots/ada-bot/ladder/", "/challenges/new/"]
+)
+def test_the_ladder_pages_fit_a_phone(
+    browser: Any, live_server: Any, ladder_site: Any, path: str
+) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:

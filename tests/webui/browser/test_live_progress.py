@@ -37,16 +37,25 @@ serve(Slow())
 
 def slow_bot(folder: Path) -> Path:
     folder.mkdir(parents=True)
-    (folder / "bot.toml").write_text(f'name = "{folder.name}"\nversion = "1.0.0"\n'
-                                     'author = "Tester"\ncommand = ["python", "bot.py"]\n'
-                                     'variants = ["*"]\n')
+    (folder / "bot.toml").write_text(
+        f'name = "{folder.name}"\nversion = "1.0.0"\n'
+        'author = "Tester"\ncommand = ["python", "bot.py"]\n'
+        'variants = ["*"]\n'
+    )
     (folder / "bot.py").write_text(SLOW_BOT)
     return folder
 
 
 @pytest.fixture
-def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str, bwrap: str,
-                tmp_path: Path, settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def live_worker(
+    transactional_db: Any,
+    postgres_available: bool,
+    redis_url: str,
+    bwrap: str,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[None]:
     """One real worker process; the site and the worker share the Redis ``live`` cache."""
     from django.db import connection
 
@@ -70,8 +79,10 @@ def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str,
     settings.ARENA_BROKER_URL = redis_url
     settings.ARENA_EMBEDDED_BROKER = False
     settings.ARENA_QUEUE = queue
-    settings.CACHES = {**settings.CACHES,
-                       "live": live_cache("", redis_url, prefix, tmp_path / "site-data")}
+    settings.CACHES = {
+        **settings.CACHES,
+        "live": live_cache("", redis_url, prefix, tmp_path / "site-data"),
+    }
     app = league_queue.make_app()
     monkeypatch.setattr(league_queue, "app", app)
     monkeypatch.setattr("webui.web.live_progress.POLL_MS", 400)
@@ -88,7 +99,11 @@ def live_worker(transactional_db: Any, postgres_available: bool, redis_url: str,
 
 
 def test_the_season_and_match_pages_follow_the_games_without_reloading(
-    live_worker: None, live_server: Any, page: Any, tmp_path: Path, artifacts: Path,
+    live_worker: None,
+    live_server: Any,
+    page: Any,
+    tmp_path: Path,
+    artifacts: Path,
     request: pytest.FixtureRequest,
 ) -> None:
     from django.contrib.auth.models import User
@@ -99,12 +114,18 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
 
     staff = User.objects.create_user("staff", password="staff-pass-123", is_staff=True)
     # Two of the three think a little before each move: every match has one of them.
-    versions = [register_folder_bot(staff, slow_bot(tmp_path / name))
-                for name in ("ponderer", "thinker")]
+    versions = [
+        register_folder_bot(staff, slow_bot(tmp_path / name)) for name in ("ponderer", "thinker")
+    ]
     versions.append(register_folder_bot(staff, ROOT / "sample_bots" / "random"))
     season = seasons.create_season(
-        name="Live season", variant=variants.get_variant("scopa", {"target": 1}),
-        entrants=versions, games_per_pairing=2, move_time_ms=1000, bank_ms=20_000)
+        name="Live season",
+        variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=versions,
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=20_000,
+    )
     seasons.start_season(season)
     # Three entrants: three rounds of one match each, of which only the first is scheduled.
     assert Match.objects.filter(season=season).count() == 1
@@ -147,25 +168,30 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
             assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             tab.screenshot(path=str(artifacts / f"live-match-{size}-{scheme}.png"))
             if request.config.getoption("--docs-screenshots") and scheme == "dark":
-                tab.screenshot(path=str(ROOT / "docs" / "screenshots" /
-                                        f"live-match-{size}-dark.png"))
+                tab.screenshot(
+                    path=str(ROOT / "docs" / "screenshots" / f"live-match-{size}-dark.png")
+                )
         tab.emulate_media(color_scheme="light")
         tab.set_viewport_size({"width": 1280, "height": 900})
         seen = tab.locator(".live-viewer .v-log").inner_text()
         tab.wait_for_function(  # the next move comes in place (or the match ends: a reload)
             "seen => window.stillTheSamePage !== true"
             " || document.querySelector('.live-viewer .v-log').innerText !== seen",
-            arg=seen, timeout=60_000)
+            arg=seen,
+            timeout=60_000,
+        )
     # When the match is over the page shows its recorded games: 2 of 2.
     tab.wait_for_function(
         "() => document.querySelector('[data-live=\"games-done\"]').innerText === '2'",
-        timeout=90_000)
+        timeout=90_000,
+    )
     assert tab.locator('[data-live="games-planned"]').inner_text() == "2"
     assert tab.locator("table a[href^='/games/']").count() >= 2
     # The season page counted the finished match without being reloaded.
     page.wait_for_function(
         "() => Number(document.querySelector('[data-live=\"matches-done\"]').innerText) >= 1",
-        timeout=90_000)
+        timeout=90_000,
+    )
     assert page.evaluate("window.stillTheSamePage") is True
     assert planned.inner_text() == "3"
     tab.close()

@@ -21,7 +21,8 @@ def position(page: Any) -> str:
 
 def frame_data(page: Any, index: int) -> dict[str, Any]:
     result: dict[str, Any] = page.evaluate(
-        "(i) => document.getElementById('viewer').viewer.data.frames[i]", index)
+        "(i) => document.getElementById('viewer').viewer.data.frames[i]", index
+    )
     return result
 
 
@@ -39,8 +40,9 @@ def test_stepping_through_a_game_with_keys_and_buttons(
         page.keyboard.press("ArrowRight")
     assert position(page) == f"Deal 1/{deals} · move 3/{moves}"
     frame = frame_data(page, 3)
-    assert sorted(page.eval_on_selector_all(".v-table .card", "cs => cs.map(c => c.dataset.card)"
-                                            )) == sorted(frame["table"])
+    assert sorted(
+        page.eval_on_selector_all(".v-table .card", "cs => cs.map(c => c.dataset.card)")
+    ) == sorted(frame["table"])
     assert "Fault · timeout" in str(page.text_content(".v-event"))  # the arena played move 3
     assert "Played by the arena (timeout)" in str(page.text_content(".v-event"))
 
@@ -55,7 +57,8 @@ def test_stepping_through_a_game_with_keys_and_buttons(
     assert position(page) == "Deal 1 · move 2"  # a seat knows neither the deals nor the end
     frame = frame_data(page, 2)
     assert page.locator('.v-seat[data-seat="0"] .card:not(.card-back)').count() == len(
-        frame["hands"][0])
+        frame["hands"][0]
+    )
     assert page.locator('.v-seat[data-seat="1"] .card-back').count() == len(frame["hands"][1])
     assert page.locator('.v-seat[data-seat="1"] .card:not(.card-back)').count() == 0
     page.keyboard.press("ArrowRight")  # the keys step the game, not the menu just used
@@ -66,8 +69,9 @@ def test_stepping_through_a_game_with_keys_and_buttons(
 
     # A capture is named with the cards taken.
     frames = page.evaluate("document.getElementById('viewer').viewer.data.frames.length")
-    capture = next(i for i in range(1, frames) if (frame_data(page, i)["move"] or {}).get(
-        "capture"))
+    capture = next(
+        i for i in range(1, frames) if (frame_data(page, i)["move"] or {}).get("capture")
+    )
     page.keyboard.press("Home")
     for _ in range(capture):
         page.keyboard.press("ArrowRight")
@@ -101,8 +105,9 @@ def test_stepping_through_a_game_with_keys_and_buttons(
     page.screenshot(path=str(artifacts / "replay-viewer.png"), full_page=True)
 
 
-def test_the_viewer_fits_a_phone(page: Any, live_server: Any, played_game: Any,
-                                 artifacts: Path) -> None:
+def test_the_viewer_fits_a_phone(
+    page: Any, live_server: Any, played_game: Any, artifacts: Path
+) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{live_server.url}/games/{played_game.pk}/")
     page.wait_for_selector(".v-board")
@@ -114,8 +119,9 @@ def test_the_viewer_fits_a_phone(page: Any, live_server: Any, played_game: Any,
     page.screenshot(path=str(artifacts / "replay-viewer-phone.png"), full_page=True)
 
 
-def test_a_replay_file_opens_without_being_stored(page: Any, live_server: Any,
-                                                  played_game: Any, tmp_path: Path) -> None:
+def test_a_replay_file_opens_without_being_stored(
+    page: Any, live_server: Any, played_game: Any, tmp_path: Path
+) -> None:
     import json
 
     from webui.league.models import Game
@@ -139,7 +145,8 @@ def test_a_scopone_replay_seats_four_players_around_the_table(
     page.set_input_files("#replay-open input[type=file]", str(golden))
     page.wait_for_selector("#replay-open-viewer .v-board")
     places = page.eval_on_selector_all(
-        ".v-seat", "seats => seats.map(s => [s.dataset.seat, s.dataset.place])")
+        ".v-seat", "seats => seats.map(s => [s.dataset.seat, s.dataset.place])"
+    )
     assert places == [["0", "bottom"], ["1", "right"], ["2", "top"], ["3", "left"]]
     assert page.locator(".v-seat .card").count() == 36  # nine cards in each hand
     page.select_option(".v-view", "2")  # seat 2 at the bottom, the others around it
@@ -147,8 +154,9 @@ def test_a_scopone_replay_seats_four_players_around_the_table(
     assert page.get_attribute('.v-seat[data-seat="3"]', "data-place") == "right"
     assert page.locator('.v-seat[data-seat="0"] .card-back').count() == 9
     page.keyboard.press("End")
-    header = page.eval_on_selector_all(".v-breakdown thead th",
-                                       "ths => ths.map(t => t.textContent)")
+    header = page.eval_on_selector_all(
+        ".v-breakdown thead th", "ths => ths.map(t => t.textContent)"
+    )
     assert header[1:] == ["Seats 0+2", "Seats 1+3"]  # partnerships score together
     page.screenshot(path=str(artifacts / "replay-viewer-scopone.png"), full_page=True)
 
@@ -165,8 +173,18 @@ SHOWN_CARDS = """() => {
     scrubber: !root.querySelector('.v-scrub').hidden,
   };
 }"""
-ITALIAN = {"Asso": 1, "Due": 2, "Tre": 3, "Quattro": 4, "Cinque": 5, "Sei": 6, "Sette": 7,
-           "Fante": 8, "Cavallo": 9, "Re": 10}
+ITALIAN = {
+    "Asso": 1,
+    "Due": 2,
+    "Tre": 3,
+    "Quattro": 4,
+    "Cinque": 5,
+    "Sei": 6,
+    "Sette": 7,
+    "Fante": 8,
+    "Cavallo": 9,
+    "Re": 10,
+}
 SUITS = {"denari": "d", "coppe": "c", "bastoni": "b", "spade": "s"}
 
 
@@ -175,8 +193,11 @@ def cards_named(shown: dict[str, Any]) -> set[str]:
     names = set(shown["drawn"])
     for line in shown["log"]:
         names.update(re.findall(r"\b(?:10|[1-9])[dcbs]\b", line))
-    for rank, suit in re.findall(r"\b(Asso|Due|Tre|Quattro|Cinque|Sei|Sette|Fante|Cavallo|Re)"
-                                 r" di (denari|coppe|bastoni|spade)\b", shown["text"]):
+    for rank, suit in re.findall(
+        r"\b(Asso|Due|Tre|Quattro|Cinque|Sei|Sette|Fante|Cavallo|Re)"
+        r" di (denari|coppe|bastoni|spade)\b",
+        shown["text"],
+    ):
         names.add(f"{ITALIAN[rank]}{SUITS[suit]}")
     return names
 
@@ -233,7 +254,6 @@ def test_a_seat_view_shows_only_what_that_seat_knew_at_each_step(
     assert "seat=" not in page.url
 
 
-
 # True once the page has not scrolled for 300 ms.
 RESTING = """() => new Promise(done => {
   const y = scrollY;
@@ -244,25 +264,33 @@ RESTING = """() => new Promise(done => {
 def swipe(cdp: Any, start: tuple[float, float], end: tuple[float, float]) -> None:
     """A finger's stroke through Chromium's own input pipeline (not a synthetic DOM event)."""
     (x0, y0), (x1, y1) = start, end
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart",
-                                          "touchPoints": [{"x": x0, "y": y0}]})
+    cdp.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
+    )
     for k in range(1, 9):
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [
-            {"x": x0 + (x1 - x0) * k / 8, "y": y0 + (y1 - y0) * k / 8}]})
+        cdp.send(
+            "Input.dispatchTouchEvent",
+            {
+                "type": "touchMove",
+                "touchPoints": [{"x": x0 + (x1 - x0) * k / 8, "y": y0 + (y1 - y0) * k / 8}],
+            },
+        )
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
 
 
 def test_on_a_touch_screen_swipes_step_and_the_buttons_are_big_enough(
     browser: Any, live_server: Any, played_game: Any
 ) -> None:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
-                                  is_mobile=True)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
     page = context.new_page()
     try:
         page.goto(f"{live_server.url}/games/{played_game.pk}/")
         page.wait_for_selector(".v-board")
         for box in page.locator(".v-btn").evaluate_all(
-                "bs => bs.map(b => b.getBoundingClientRect().toJSON())"):
+            "bs => bs.map(b => b.getBoundingClientRect().toJSON())"
+        ):
             assert box["width"] >= 44 and box["height"] >= 44, box  # a fingertip's size
         moves = len(played_game.replay["deals"][0]["moves"])
         page.tap("button[data-act=next]")  # the click follows the touch a moment later

@@ -30,9 +30,25 @@ MIN_CONTRAST = 4.5
 # The elements whose text must stand out: headings, body text, links, tables, badges,
 # buttons, form fields, the footer and the replay viewer's panels.
 KEY_ELEMENTS = [
-    "main h1", "main p", "main a", ".panel h2", "table.data td", "table.data th", ".badge",
-    "main button", "main .button", ".muted", "main input[type=text]", "main select",
-    "main textarea", "footer", ".v-side h3", ".v-log li", ".v-event", ".v-pos", ".v-btn",
+    "main h1",
+    "main p",
+    "main a",
+    ".panel h2",
+    "table.data td",
+    "table.data th",
+    ".badge",
+    "main button",
+    "main .button",
+    ".muted",
+    "main input[type=text]",
+    "main select",
+    "main textarea",
+    "footer",
+    ".v-side h3",
+    ".v-log li",
+    ".v-event",
+    ".v-pos",
+    ".v-btn",
 ]
 
 CONTRAST = """(selectors) => {
@@ -110,19 +126,28 @@ def site(transactional_db: Any) -> Site:
 
     staff = User.objects.create_user("arena", password="arena-pass-123", is_staff=True)
     member = User.objects.create_user("ada", password="ada-pass-123")
-    versions = [register_folder_bot(staff, SAMPLES / name, validate=False)
-                for name in ("random", "greedy", "ismcts")]
+    versions = [
+        register_folder_bot(staff, SAMPLES / name, validate=False)
+        for name in ("random", "greedy", "ismcts")
+    ]
     season = seasons.create_season(
-        name="Spring league", variant=variants.get_variant("scopa"), entrants=versions,
-        knockout_size=2, games_per_pairing=2, seed=5,
+        name="Spring league",
+        variant=variants.get_variant("scopa"),
+        entrants=versions,
+        knockout_size=2,
+        games_per_pairing=2,
+        seed=5,
     )
     seasons.start_season(season)
     play_season(season)
     bot = create_bot(member, "ada-bot", "Ada's first bot")
     for number, ok in ((1, False), (2, True)):  # her notifications: a refusal, a validation
         version, _ = register_version(
-            bot, sha256=str(number) * 64, manifest={"name": "ada-bot", "variants": ["scopa"]},
-            source_dir=str(SAMPLES / "random"))
+            bot,
+            sha256=str(number) * 64,
+            manifest={"name": "ada-bot", "variants": ["scopa"]},
+            source_dir=str(SAMPLES / "random"),
+        )
         finish_validation(version.pk, ok, "" if ok else "crash: exit status 1")
     # Half of the ratings' history a day old: the leaderboard has ranks to compare with.
     from django.utils import timezone
@@ -130,8 +155,7 @@ def site(transactional_db: Any) -> Site:
     from webui.league.models import RatingHistory
 
     for point in RatingHistory.objects.filter(seq__lte=6):
-        RatingHistory.objects.filter(pk=point.pk).update(
-            created=timezone.now() - timedelta(days=2))
+        RatingHistory.objects.filter(pk=point.pk).update(created=timezone.now() - timedelta(days=2))
     match = Match.objects.filter(season=season).order_by("id").first()
     assert match is not None
     game = Game.objects.filter(match=match).order_by("index").first()
@@ -156,9 +180,16 @@ def site(transactional_db: Any) -> Site:
         "challenges": "/challenges/",
         "author": "/authors/arena/",
     }
-    return Site(public, {"submit": "/bots/new/", "account": "/accounts/",
-                         "notifications": "/notifications/",
-                         "password": "/accounts/password/"}, member)
+    return Site(
+        public,
+        {
+            "submit": "/bots/new/",
+            "account": "/accounts/",
+            "notifications": "/notifications/",
+            "password": "/accounts/password/",
+        },
+        member,
+    )
 
 
 # docs/screenshots/: every main page at both sizes in light, the replay in dark too.
@@ -176,8 +207,9 @@ def docs_screenshots(request: pytest.FixtureRequest) -> Path | None:
 
 
 def open_context(browser: Any, size: str, scheme: str, **extra: Any) -> Any:
-    return browser.new_context(viewport=SIZES[size], color_scheme=scheme,
-                               has_touch=CHROMIUM_TOUCH[size], **extra)
+    return browser.new_context(
+        viewport=SIZES[size], color_scheme=scheme, has_touch=CHROMIUM_TOUCH[size], **extra
+    )
 
 
 def nav_items(page: Any) -> Any:
@@ -230,15 +262,18 @@ def check_page(page: Any, name: str, size: str, scheme: str) -> list[str]:
         problems.append(f"the page scrolls sideways ({width} px wide in a {inner} px window)")
     luminance = page.evaluate(PAGE_LUMINANCE)
     if (scheme == "dark") != (luminance < 0.2):
-        problems.append(f"a {scheme} scheme was asked for, the page is drawn with luminance "
-                        f"{luminance:.2f}")
+        problems.append(
+            f"a {scheme} scheme was asked for, the page is drawn with luminance {luminance:.2f}"
+        )
     measured = page.evaluate(CONTRAST, KEY_ELEMENTS)
     if len(measured) < 3:
         problems.append(f"only {len(measured)} key elements measured")
     for m in measured:
         if m["ratio"] < MIN_CONTRAST:
-            problems.append(f"{m['selector']} {m['text']!r}: contrast {m['ratio']:.2f} "
-                            f"({m['colour']} on {m['background']})")
+            problems.append(
+                f"{m['selector']} {m['text']!r}: contrast {m['ratio']:.2f} "
+                f"({m['colour']} on {m['background']})"
+            )
     problems += check_nav(page, size)
     return [f"{name} ({size}, {scheme}): {p}" for p in problems]
 
@@ -255,7 +290,12 @@ def visit(page: Any, base: str, name: str, path: str) -> None:
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", ["phone", "laptop"])
 def test_every_main_page_fits_the_screen_and_stays_readable(
-    browser: Any, live_server: Any, site: Site, size: str, scheme: str, artifacts: Path,
+    browser: Any,
+    live_server: Any,
+    site: Site,
+    size: str,
+    scheme: str,
+    artifacts: Path,
     docs_screenshots: Path | None,
 ) -> None:
     out = artifacts / "responsive"
@@ -306,8 +346,7 @@ def test_every_menu_link_on_a_phone_opens_its_page(
         phone.click(".nav-toggle")
         phone.click(f"#site-nav a[href='{href}']")
         phone.wait_for_url(live_server.url + href)
-        assert phone.locator(f"#site-nav a[href='{href}']").get_attribute(
-            "aria-current") == "page"
+        assert phone.locator(f"#site-nav a[href='{href}']").get_attribute("aria-current") == "page"
     phone.click(".nav-toggle")
     phone.click("#site-nav button:has-text('Log out')")  # the last item is a form's button
     phone.wait_for_load_state("load")

@@ -9,8 +9,11 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "sample_bots"
 
 
-def fake_report(seats_per_game: list[list[int]], winners: list[int | None],
-                totals: list[list[int]] | None = None) -> dict[str, Any]:
+def fake_report(
+    seats_per_game: list[list[int]],
+    winners: list[int | None],
+    totals: list[list[int]] | None = None,
+) -> dict[str, Any]:
     """A report of the runner's shape with hand-made results (the data layer reads no moves)."""
     games = []
     for i, (seats, winner) in enumerate(zip(seats_per_game, winners, strict=True)):

@@ -22,8 +22,9 @@ def season(db: Any) -> Season:
 
     owner = User.objects.create_user("owner")
     versions = [register_folder_bot(owner, SAMPLES / n) for n in ("random", "greedy")]
-    return seasons.create_season(name="admin", variant=variants.get_variant("scopa"),
-                                  entrants=versions)
+    return seasons.create_season(
+        name="admin", variant=variants.get_variant("scopa"), entrants=versions
+    )
 
 
 def staff_client() -> Client:

@@ -29,15 +29,33 @@ def arena(
     env: dict[str, str], *args: str, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena.cli", *args], cwd=ROOT, env=env, capture_output=True,
-        text=True, timeout=timeout,
+        [sys.executable, "-m", "arena.cli", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
 @pytest.mark.slow
 def test_a_season_runs_from_the_shell_with_no_server_at_all(embedded: dict[str, str]) -> None:
-    created = arena(embedded, "season", "create", "shell", "--bot", "random", "--bot", "greedy",
-                    "--bot", "js-random", "--option", "target=1", "--knockout", "2")
+    created = arena(
+        embedded,
+        "season",
+        "create",
+        "shell",
+        "--bot",
+        "random",
+        "--bot",
+        "greedy",
+        "--bot",
+        "js-random",
+        "--option",
+        "target=1",
+        "--knockout",
+        "2",
+    )
     assert created.returncode == 0, created.stderr
     assert "3 entrants, 4 matches" in created.stdout
     ran = arena(embedded, "season", "run", "shell", "--json", "--timeout", "100")
@@ -46,23 +64,29 @@ def test_a_season_runs_from_the_shell_with_no_server_at_all(embedded: dict[str, 
     assert season["status"] == "finished"
     assert season["matches"] == {"done": 4, "scheduled": 4, "planned": 4}
     assert sorted(row["bot"] for row in season["standings"]) == [
-        "greedy@1", "js-random@1", "random@1"
+        "greedy@1",
+        "js-random@1",
+        "random@1",
     ]
     assert sum(row["score"] for row in season["standings"]) == 6  # 3 pairings x 2 games
     assert season["champion"] in {row["bot"] for row in season["standings"][:2]}
     assert season["champion_by"] == "knockout"  # the final of the top 2, after the table
     printed = arena(embedded, "season", "standings", "shell")
     assert printed.returncode == 0, printed.stderr
-    assert (f"champion: {season['champion']} (the winner of the knockout of the top 2, played "
-            "after the table)") in " ".join(printed.stdout.split())
+    assert (
+        f"champion: {season['champion']} (the winner of the knockout of the top 2, played "
+        "after the table)"
+    ) in " ".join(printed.stdout.split())
     recomputed = arena(embedded, "season", "recompute-ratings", "--json")
     assert recomputed.returncode == 0, recomputed.stderr
-    assert json.loads(recomputed.stdout) == {
-        "games": {"scopa--target-1": 8}, "changed": 0
-    }
+    assert json.loads(recomputed.stdout) == {"games": {"scopa--target-1": 8}, "changed": 0}
     managed = subprocess.run(
-        [sys.executable, "manage.py", "standings", "shell", "--json"], cwd=ROOT, env=embedded,
-        capture_output=True, text=True, timeout=60,
+        [sys.executable, "manage.py", "standings", "shell", "--json"],
+        cwd=ROOT,
+        env=embedded,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert managed.returncode == 0, managed.stderr
     assert json.loads(managed.stdout)["standings"] == season["standings"]
@@ -72,8 +96,22 @@ def test_a_season_runs_from_the_shell_with_no_server_at_all(embedded: dict[str, 
 def test_a_three_player_season_runs_from_the_shell_and_prints_its_places(
     embedded: dict[str, str],
 ) -> None:
-    created = arena(embedded, "season", "create", "three", "--variant", "scopa-3", "--bot",
-                    "random", "--bot", "greedy", "--bot", "js-random", "--option", "target=1")
+    created = arena(
+        embedded,
+        "season",
+        "create",
+        "three",
+        "--variant",
+        "scopa-3",
+        "--bot",
+        "random",
+        "--bot",
+        "greedy",
+        "--bot",
+        "js-random",
+        "--option",
+        "target=1",
+    )
     assert created.returncode == 0, created.stderr
     assert "every pair at the same tables, 3 entrants, 1 matches" in created.stdout
     ran = arena(embedded, "season", "run", "three", "--json", "--timeout", "100")
@@ -93,26 +131,58 @@ def test_a_three_player_season_runs_from_the_shell_and_prints_its_places(
 BAD_INPUT = [
     (["season", "create", "x", "--bot", "random", "--bot", "nope"], "unknown bot 'nope'"),
     (["season", "create", "x", "--bot", "random"], "at least 2 entrants"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "poker"],
-     "poker"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--option", "target"],
-     "expected NAME=VALUE"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--knockout", "3"],
-     "knockout size 3"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--seed", str(2**63)],
-     "--seed must be between 0 and 9223372036854775807, not 9223372036854775808"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--bank", "500"],
-     "--bank must be at least --move-time (1000), not 500"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--move-time", "0"],
-     "--move-time must be between 1 and 600000, not 0"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--format", "swiss"],
-     "a Swiss of 3 rounds needs at least 4 entrants, not 2"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--rounds", "2"],
-     "rounds 2: only a Swiss season takes a number of rounds"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "scopone",
-      "--format", "partnerships"], "rotating partnerships need 4, 5, 8, 9, 12, 13"),
-    (["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "scopa-3"],
-     "3-seat tables need at least 3 entrants, not 2"),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "poker"],
+        "poker",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--option", "target"],
+        "expected NAME=VALUE",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--knockout", "3"],
+        "knockout size 3",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--seed", str(2**63)],
+        "--seed must be between 0 and 9223372036854775807, not 9223372036854775808",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--bank", "500"],
+        "--bank must be at least --move-time (1000), not 500",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--move-time", "0"],
+        "--move-time must be between 1 and 600000, not 0",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--format", "swiss"],
+        "a Swiss of 3 rounds needs at least 4 entrants, not 2",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--rounds", "2"],
+        "rounds 2: only a Swiss season takes a number of rounds",
+    ),
+    (
+        [
+            "season",
+            "create",
+            "x",
+            "--bot",
+            "random",
+            "--bot",
+            "greedy",
+            "--variant",
+            "scopone",
+            "--format",
+            "partnerships",
+        ],
+        "rotating partnerships need 4, 5, 8, 9, 12, 13",
+    ),
+    (
+        ["season", "create", "x", "--bot", "random", "--bot", "greedy", "--variant", "scopa-3"],
+        "3-seat tables need at least 3 entrants, not 2",
+    ),
     (["season", "run", "missing"], "no season named 'missing'"),
     (["season", "standings", "missing"], "no season named 'missing'"),
 ]
@@ -147,13 +217,29 @@ def worker_pids(parent: int) -> list[int]:
 
 @pytest.mark.slow
 def test_season_run_replaces_a_local_worker_that_dies(embedded: dict[str, str]) -> None:
-    created = arena(embedded, "season", "create", "hard", "--bot", "random", "--bot", "greedy",
-                    "--bot", "js-random", "--option", "target=1")
+    created = arena(
+        embedded,
+        "season",
+        "create",
+        "hard",
+        "--bot",
+        "random",
+        "--bot",
+        "greedy",
+        "--bot",
+        "js-random",
+        "--option",
+        "target=1",
+    )
     assert created.returncode == 0, created.stderr
     embedded["ARENA_MATCH_LEASE_S"] = "5"  # the killed worker's match is soon played again
     running = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "season", "run", "hard", "--json", "--timeout", "150"],
-        cwd=ROOT, env=embedded, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        env=embedded,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 60

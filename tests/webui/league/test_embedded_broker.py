@@ -20,14 +20,20 @@ from webui.local_workers import LocalWorkers
 
 def connection(folder: Path, transport: type = FilesystemTransport) -> Connection:
     folder.mkdir(parents=True, exist_ok=True)
-    return Connection(transport=transport, transport_options={
-        "data_folder_in": str(folder), "data_folder_out": str(folder),
-        "control_folder": str(folder.parent / "control"), "polling_interval": 0.01,
-    })
+    return Connection(
+        transport=transport,
+        transport_options={
+            "data_folder_in": str(folder),
+            "data_folder_out": str(folder),
+            "control_folder": str(folder.parent / "control"),
+            "polling_interval": 0.01,
+        },
+    )
 
 
 def test_a_message_is_written_aside_and_renamed_into_place_whole(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "queue"
     written: list[tuple[str, int]] = []  # (name, size) of each file a reader could take
     with connection(folder) as conn:
@@ -66,7 +72,8 @@ def test_a_hidden_file_is_neither_counted_nor_taken(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_message_is_dropped_and_the_next_one_read(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     folder = tmp_path / "queue"
     with connection(folder) as conn:
         channel = conn.default_channel
@@ -94,8 +101,12 @@ def test_the_stock_channel_fails_on_the_empty_file_it_can_meet(tmp_path: Path) -
 @pytest.mark.slow
 def test_a_worker_lives_through_messages_it_cannot_read(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env = {"ARENA_DATA_DIR": str(data), "ARENA_BROKER_URL": "", "ARENA_QUEUE": "embedded-q",
-           "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
+    env = {
+        "ARENA_DATA_DIR": str(data),
+        "ARENA_BROKER_URL": "",
+        "ARENA_QUEUE": "embedded-q",
+        "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    }
     logs = tmp_path / "logs"
     pool = LocalWorkers(1, env=env, log_dir=logs, loglevel="INFO").start()
     queue = data / "broker" / "queue"

@@ -70,8 +70,9 @@ def test_the_most_urgent_free_bot_plays_first(candidates: list[Candidate], slots
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(3, 12), st.integers(1, 3), st.integers(1, 2), st.randoms())
-def test_nobody_is_starved_over_a_simulated_day(n: int, slots: int, per_owner: int,
-                                                rng: Any) -> None:
+def test_nobody_is_starved_over_a_simulated_day(
+    n: int, slots: int, per_owner: int, rng: Any
+) -> None:
     """Each scheduler beat (60 s) pairs up to ``slots`` matches that finish before the next
     beat. Over a day no bot goes longer without a match than an hour of cap plus the
     starvation limit plus one beat per bot, and none ever exceeds the cap in an hour."""
@@ -84,9 +85,15 @@ def test_nobody_is_starved_over_a_simulated_day(n: int, slots: int, per_owner: i
     for beat in range(24 * 60):
         now = beat * 60.0
         cands = [
-            Candidate(v, owner[v], sigma[v], rating[v],
-                      sum(1 for t in starts[v] if t > now - 3600.0), False,
-                      now - starts[v][-1] if starts[v] else math.inf)
+            Candidate(
+                v,
+                owner[v],
+                sigma[v],
+                rating[v],
+                sum(1 for t in starts[v] if t > now - 3600.0),
+                False,
+                now - starts[v][-1] if starts[v] else math.inf,
+            )
             for v in bots
         ]
         for a, b in pair(cands, slots, cap, STARVE):
@@ -131,17 +138,27 @@ def world(db: Any, settings: Any) -> dict[str, Any]:
     owner = User.objects.create_user("owner")
     other = User.objects.create_user("other")
     house = User.objects.create_user("house")  # two owners: random and greedy may meet
-    samples = [versions.register_folder_bot(who, SAMPLES / n)
-               for who, n in ((staff, "random"), (house, "greedy"))]
+    samples = [
+        versions.register_folder_bot(who, SAMPLES / n)
+        for who, n in ((staff, "random"), (house, "greedy"))
+    ]
     for v in samples:
         ladder.enter_version(v)
     bot = versions.create_bot(owner, "mine")
     version, _ = versions.register_version(
-        bot, sha256="a" * 64, manifest={"name": "mine", "variants": ["scopa"]},
+        bot,
+        sha256="a" * 64,
+        manifest={"name": "mine", "variants": ["scopa"]},
         source_dir=str(SAMPLES / "random"),
     )
-    return {"staff": staff, "owner": owner, "other": other, "samples": samples,
-            "bot": bot, "version": version}
+    return {
+        "staff": staff,
+        "owner": owner,
+        "other": other,
+        "samples": samples,
+        "bot": bot,
+        "version": version,
+    }
 
 
 def test_a_version_enters_the_ladder_when_it_passes_validation(world: dict[str, Any]) -> None:
@@ -154,8 +171,7 @@ def test_a_version_enters_the_ladder_when_it_passes_validation(world: dict[str, 
     entry = LadderEntry.objects.get(bot=world["bot"])
     assert entry.version_id == version.pk and entry.status == "active"
     variant = variants.get_variant("scopa")
-    assert {v.label for v in ladder.active_versions(variant)} == {
-        "random@1", "greedy@1", "mine@1"}
+    assert {v.label for v in ladder.active_versions(variant)} == {"random@1", "greedy@1", "mine@1"}
 
 
 def test_a_refused_version_stays_off_and_the_owner_sees_why(world: dict[str, Any]) -> None:
@@ -195,7 +211,8 @@ def test_only_the_owner_chooses_and_retired_is_final(world: dict[str, Any]) -> N
 
 
 def test_each_ladder_is_scheduled_even_when_its_bots_are_busy_on_another(
-    world: dict[str, Any], settings: Any,
+    world: dict[str, Any],
+    settings: Any,
 ) -> None:
     from webui.league import ladder
     from webui.league.models import Match
@@ -262,15 +279,23 @@ def test_two_bots_of_one_owner_never_meet_on_the_ladder(world: dict[str, Any]) -
     versions.finish_validation(world["version"].pk, True)
     second = versions.create_bot(owner, "mine-too")
     version, _ = versions.register_version(
-        second, sha256="b" * 64, manifest={"name": "mine-too", "variants": ["scopa"]},
-        source_dir=str(SAMPLES / "random"))
+        second,
+        sha256="b" * 64,
+        manifest={"name": "mine-too", "variants": ["scopa"]},
+        source_dir=str(SAMPLES / "random"),
+    )
     versions.finish_validation(version.pk, True)
     owners: list[set[int]] = []
     for _ in range(10):
         new = ladder.schedule()
         for match_id in new:
-            owners.append(set(MatchSeat.objects.filter(match_id=match_id)
-                              .values_list("version__bot__owner_id", flat=True)))
+            owners.append(
+                set(
+                    MatchSeat.objects.filter(match_id=match_id).values_list(
+                        "version__bot__owner_id", flat=True
+                    )
+                )
+            )
         Match.objects.filter(pk__in=new).update(status=Match.Status.DONE)
     assert owners and all(len(pair) == 2 for pair in owners), owners
     assert sum(1 for pair in owners if owner.pk in pair) >= 5  # they do play, each other's never
@@ -355,25 +380,32 @@ def test_a_rated_challenge_moves_ladder_ratings(world: dict[str, Any]) -> None:
     from webui.league.models import Rating
 
     versions.finish_validation(world["version"].pk, True)
-    match = challenges.create_challenge(world["owner"], bot="mine", opponent="greedy",
-                                        deals=1, rated=True)
+    match = challenges.create_challenge(
+        world["owner"], bot="mine", opponent="greedy", deals=1, rated=True
+    )
     play(match)
     ratings.update_ratings(variants.get_variant("scopa").pk)
     keys = set(Rating.objects.values_list("key", flat=True))
     assert keys == {f"l:{world['version'].pk}", f"l:{world['samples'][1].pk}"}
 
 
-@pytest.mark.parametrize("kwargs, field, message", [
-    ({"opponent": "nobody"}, "opponent", "no bot named 'nobody'"),
-    ({"opponent": "mine"}, "opponent", "cannot challenge itself"),
-    ({"deals": 11}, "deals", "from 1 to 10"),
-    ({"deals": 0}, "deals", "from 1 to 10"),
-    ({"variant": "scopone"}, "variant", "does not play scopone"),
-    ({"variant": "briscola"}, "variant", "variant 'briscola'"),
-    ({"bot": "random"}, "bot", "is not yours"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field, message",
+    [
+        ({"opponent": "nobody"}, "opponent", "no bot named 'nobody'"),
+        ({"opponent": "mine"}, "opponent", "cannot challenge itself"),
+        ({"deals": 11}, "deals", "from 1 to 10"),
+        ({"deals": 0}, "deals", "from 1 to 10"),
+        ({"variant": "scopone"}, "variant", "does not play scopone"),
+        ({"variant": "briscola"}, "variant", "variant 'briscola'"),
+        ({"bot": "random"}, "bot", "is not yours"),
+    ],
+)
 def test_bad_challenges_are_refused_and_queue_nothing(
-    world: dict[str, Any], kwargs: dict[str, Any], field: str, message: str,
+    world: dict[str, Any],
+    kwargs: dict[str, Any],
+    field: str,
+    message: str,
 ) -> None:
     from webui.league import challenges, versions
     from webui.league.models import Match
@@ -387,14 +419,16 @@ def test_bad_challenges_are_refused_and_queue_nothing(
 
 
 def test_challenges_of_unvalidated_retired_or_unrated_bots_are_refused(
-    world: dict[str, Any], settings: Any,
+    world: dict[str, Any],
+    settings: Any,
 ) -> None:
     from webui.league import challenges, ladder, versions
     from webui.league.models import Match
 
     other_bot = versions.create_bot(world["other"], "theirs")
-    versions.register_version(other_bot, sha256="b" * 64, manifest={"name": "theirs"},
-                              source_dir=str(SAMPLES / "random"))
+    versions.register_version(
+        other_bot, sha256="b" * 64, manifest={"name": "theirs"}, source_dir=str(SAMPLES / "random")
+    )
     with pytest.raises(challenges.ChallengeError, match="your bot 'mine' has no version"):
         challenges.create_challenge(world["owner"], bot="mine", opponent="greedy")
     versions.finish_validation(world["version"].pk, True)

@@ -102,8 +102,12 @@ def test_it_refuses_seasons_it_cannot_run(staff: Any) -> None:
     with pytest.raises(errors.LeagueError, match="knockout size"):
         seasons.create_season(name="s", variant=scopa, entrants=versions, knockout_size=4)
     with pytest.raises(errors.LeagueError, match="pairs two sides; variant scopa-3 has 3"):
-        seasons.create_season(name="s", variant=variants.get_variant("scopa-3"),
-                               entrants=versions, format="round-robin")
+        seasons.create_season(
+            name="s",
+            variant=variants.get_variant("scopa-3"),
+            entrants=versions,
+            format="round-robin",
+        )
     BotVersion.objects.filter(pk=versions[2].pk).update(status="validating")
     versions[2].refresh_from_db()
     with pytest.raises(errors.LeagueError, match="not validated"):
@@ -114,7 +118,10 @@ def test_it_refuses_seasons_it_cannot_run(staff: Any) -> None:
 def test_a_season_schedules_the_berger_rounds_then_the_knockout_and_finishes(staff: Any) -> None:
     versions = make_versions(staff, 5)
     season = seasons.create_season(
-        name="five", variant=variants.get_variant("scopa"), entrants=versions, knockout_size=4,
+        name="five",
+        variant=variants.get_variant("scopa"),
+        entrants=versions,
+        knockout_size=4,
         seed=3,
     )
     assert seasons.start_season(season)
@@ -130,15 +137,18 @@ def test_a_season_schedules_the_berger_rounds_then_the_knockout_and_finishes(sta
         if current.phase == "knockout":
             break
         assert seasons.schedule_next_round(season.pk) is None  # not done: nothing new
-        play_round(current, lambda m: 0 if int(m.pairing.split("-")[0]) > int(
-            m.pairing.split("-")[1]) else 1)
+        play_round(
+            current,
+            lambda m: 0 if int(m.pairing.split("-")[0]) > int(m.pairing.split("-")[1]) else 1,
+        )
         seasons.schedule_next_round(season.pk)
         seasons.schedule_next_round(season.pk)  # twice: one round
     league = seasons.league_standings(season)
     assert [row.number for row in league] == [5, 4, 3, 2, 1]
     semis = season.rounds.get(phase="knockout")
     assert semis.plan["slots"] == [
-        [versions[4].pk, versions[1].pk], [versions[3].pk, versions[2].pk]
+        [versions[4].pk, versions[1].pk],
+        [versions[3].pk, versions[2].pk],
     ]
     play_round(semis, lambda m: 1)  # the lower seeds win the semi-finals
     seasons.schedule_next_round(season.pk)
@@ -154,8 +164,9 @@ def test_a_season_schedules_the_berger_rounds_then_the_knockout_and_finishes(sta
 
 def test_a_match_is_claimed_by_one_worker_and_recorded_once(staff: Any) -> None:
     versions = make_versions(staff, 2)
-    season = seasons.create_season(name="two", variant=variants.get_variant("scopa"),
-                                    entrants=versions)
+    season = seasons.create_season(
+        name="two", variant=variants.get_variant("scopa"), entrants=versions
+    )
     seasons.start_season(season)
     match = Match.objects.get()
     claim = matches.claim_match(match.pk, "w1")
@@ -173,8 +184,9 @@ def test_a_match_is_claimed_by_one_worker_and_recorded_once(staff: Any) -> None:
 
 def test_a_dead_workers_claim_expires_and_its_late_result_is_refused(staff: Any) -> None:
     versions = make_versions(staff, 2)
-    season = seasons.create_season(name="lease", variant=variants.get_variant("scopa"),
-                                    entrants=versions)
+    season = seasons.create_season(
+        name="lease", variant=variants.get_variant("scopa"), entrants=versions
+    )
     seasons.start_season(season)
     match = Match.objects.get()
     dead = matches.claim_match(match.pk, "dead")
@@ -195,8 +207,9 @@ def test_a_lease_is_reckoned_by_the_database_clock_alone(staff: Any, settings: A
 
     settings.ARENA_MATCH_LEASE_S = 7.0
     versions = make_versions(staff, 2)
-    season = seasons.create_season(name="clock", variant=variants.get_variant("scopa"),
-                                    entrants=versions)
+    season = seasons.create_season(
+        name="clock", variant=variants.get_variant("scopa"), entrants=versions
+    )
     seasons.start_season(season)
     match = Match.objects.get()
     claim = matches.claim_match(match.pk, "w1")
@@ -204,8 +217,11 @@ def test_a_lease_is_reckoned_by_the_database_clock_alone(staff: Any, settings: A
 
     def lease_left() -> float:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT EXTRACT(EPOCH FROM lease_until - clock_timestamp()) "
-                           "FROM league_match WHERE id = %s", [match.pk])
+            cursor.execute(
+                "SELECT EXTRACT(EPOCH FROM lease_until - clock_timestamp()) "
+                "FROM league_match WHERE id = %s",
+                [match.pk],
+            )
             return float(cursor.fetchone()[0])
 
     # Taken and renewed for a lease from the database's now: never longer than that.
@@ -228,8 +244,9 @@ def test_a_lease_is_reckoned_by_the_database_clock_alone(staff: Any, settings: A
 
 def test_ratings_follow_results_in_order_and_recompute_to_the_same_numbers(staff: Any) -> None:
     versions = make_versions(staff, 4)
-    season = seasons.create_season(name="rated", variant=variants.get_variant("scopa"),
-                                    entrants=versions, seed=1)
+    season = seasons.create_season(
+        name="rated", variant=variants.get_variant("scopa"), entrants=versions, seed=1
+    )
     seasons.start_season(season)
     while season.rounds.filter(status="running").exists():
         current = season.rounds.get(status="running")
@@ -254,20 +271,26 @@ def test_ratings_follow_results_in_order_and_recompute_to_the_same_numbers(staff
 
 def test_a_knockout_of_five_gives_byes_and_plays_only_the_real_matches(staff: Any) -> None:
     versions = make_versions(staff, 5)
-    season = seasons.create_season(name="byes", variant=variants.get_variant("scopa"),
-                                    entrants=versions, knockout_size=5, seed=2)
+    season = seasons.create_season(
+        name="byes",
+        variant=variants.get_variant("scopa"),
+        entrants=versions,
+        knockout_size=5,
+        seed=2,
+    )
     seasons.start_season(season)
     # Entrant 1 wins everything, then 2, ...: the league ranks them 1..5.
     while not season.rounds.filter(phase="knockout").exists():
         current = season.rounds.get(status="running")
-        play_round(current, lambda m: 0 if int(m.pairing.split("-")[0]) < int(
-            m.pairing.split("-")[1]) else 1)
+        play_round(
+            current,
+            lambda m: 0 if int(m.pairing.split("-")[0]) < int(m.pairing.split("-")[1]) else 1,
+        )
         seasons.schedule_next_round(season.pk)
     first = season.rounds.get(phase="knockout")
     ids = [v.pk for v in versions]
     assert first.plan["seeds"] == ids
-    assert first.plan["slots"] == [[ids[0], None], [ids[3], ids[4]], [ids[1], None],
-                                   [ids[2], None]]
+    assert first.plan["slots"] == [[ids[0], None], [ids[3], ids[4]], [ids[1], None], [ids[2], None]]
     assert [m.pairing for m in first.matches.all()] == ["4-5"]
     play_round(first, lambda m: 1)  # seed 5 beats seed 4
     seasons.schedule_next_round(season.pk)
@@ -281,8 +304,12 @@ def test_a_double_round_robin_plays_every_pairing_twice_with_the_seats_reversed(
     staff: Any,
 ) -> None:
     versions = make_versions(staff, 4)
-    season = seasons.create_season(name="double", variant=variants.get_variant("scopa"),
-                                    entrants=versions, double_round_robin=True)
+    season = seasons.create_season(
+        name="double",
+        variant=variants.get_variant("scopa"),
+        entrants=versions,
+        double_round_robin=True,
+    )
     assert seasons.planned_matches(season) == 12
     seasons.start_season(season)
     pairings = []
@@ -300,8 +327,9 @@ def test_a_match_that_keeps_failing_is_void_and_counts_for_nobody(staff: Any) ->
     from workers import tasks
 
     versions = make_versions(staff, 2)
-    season = seasons.create_season(name="void", variant=variants.get_variant("scopa"),
-                                    entrants=versions)
+    season = seasons.create_season(
+        name="void", variant=variants.get_variant("scopa"), entrants=versions
+    )
     seasons.start_season(season)
     match = Match.objects.get()
     Match.objects.filter(pk=match.pk).update(attempts=tasks.MAX_MATCH_ATTEMPTS)
@@ -324,15 +352,21 @@ def test_what_a_bot_writes_is_recorded_even_with_text_the_database_cannot_hold(
     from webui.league.versions import finish_validation
 
     versions = make_versions(staff, 2)
-    season = seasons.create_season(name="nul", variant=variants.get_variant("scopa"),
-                                    entrants=versions)
+    season = seasons.create_season(
+        name="nul", variant=variants.get_variant("scopa"), entrants=versions
+    )
     seasons.start_season(season)
     match = Match.objects.get()
     claim = matches.claim_match(match.pk, "w1")
     assert claim is not None
     report = fake_report([[0, 1], [1, 0]], [0, 1])
-    fault = {"deal": 0, "move": 3, "seat": 1, "kind": "fallback",
-             "detail": "not chosen by the bot: ValueError: \x00\ud800"}
+    fault = {
+        "deal": 0,
+        "move": 3,
+        "seat": 1,
+        "kind": "fallback",
+        "detail": "not chosen by the bot: ValueError: \x00\ud800",
+    }
     report["games"][0]["faults"] = [fault]
     report["games"][0]["replay"]["faults"] = [fault]
     assert matches.record_result(claim, report)
@@ -342,7 +376,13 @@ def test_what_a_bot_writes_is_recorded_even_with_text_the_database_cannot_hold(
 
     version = versions[0]
     BotVersion.objects.filter(pk=version.pk).update(status="validating")
-    assert finish_validation(version.pk, False, "crash\x00", "log\x00line\ud800",
-                                      {"faults": [fault]}, [{"faults": [fault]}])
+    assert finish_validation(
+        version.pk,
+        False,
+        "crash\x00",
+        "log\x00line\ud800",
+        {"faults": [fault]},
+        [{"faults": [fault]}],
+    )
     version.refresh_from_db()
     assert (version.status_reason, version.validation_log) == ("crash\ufffd", "log\ufffdline\ufffd")

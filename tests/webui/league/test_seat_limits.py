@@ -23,15 +23,18 @@ def staff(db: Any) -> Any:
 def versions(staff: Any) -> list[Any]:
     from webui.league import versions
 
-    return [versions.register_folder_bot(staff, SAMPLES / name, validate=False)
-            for name in ("random", "greedy")]
+    return [
+        versions.register_folder_bot(staff, SAMPLES / name, validate=False)
+        for name in ("random", "greedy")
+    ]
 
 
 def create(versions: list[Any], **extra: Any) -> Any:
     from webui.league import seasons, variants
 
-    return seasons.create_season(name="limited", variant=variants.get_variant("scopa"),
-                                  entrants=versions, **extra)
+    return seasons.create_season(
+        name="limited", variant=variants.get_variant("scopa"), entrants=versions, **extra
+    )
 
 
 def test_a_seasons_limits_reach_the_runner_with_the_defaults_for_the_rest(
@@ -78,12 +81,17 @@ def test_the_api_takes_limits_names_a_bad_one_and_shows_them(
 
     auth = {"HTTP_AUTHORIZATION": "Bearer " + ApiToken.issue(staff, "t")[1]}
     body = {"name": "api-limited", "variant": "scopa", "entrants": ["random@1", "greedy@1"]}
-    refused = client.post("/api/seasons", {**body, "limits": {"tmp_mb": 0}},
-                          content_type="application/json", **auth)
+    refused = client.post(
+        "/api/seasons", {**body, "limits": {"tmp_mb": 0}}, content_type="application/json", **auth
+    )
     assert refused.status_code == 400
     assert refused.json() == {"error": "limits.tmp_mb must be between 1 and 4096 MiB, not 0"}
-    made = client.post("/api/seasons", {**body, "limits": {"processes": 32}},
-                       content_type="application/json", **auth)
+    made = client.post(
+        "/api/seasons",
+        {**body, "limits": {"processes": 32}},
+        content_type="application/json",
+        **auth,
+    )
     assert made.status_code == 201, made.json()
     season = made.json()["season"]
     assert season["seat_limit_overrides"] == {"processes": 32}
@@ -97,12 +105,38 @@ def test_the_command_line_names_the_flag_of_a_bad_limit(
 ) -> None:
     from arena.cli import main
 
-    status = main(["season", "create", "cli-limited", "--bot", "random@1", "--bot", "greedy@1",
-                   "--memory", "32"])
+    status = main(
+        [
+            "season",
+            "create",
+            "cli-limited",
+            "--bot",
+            "random@1",
+            "--bot",
+            "greedy@1",
+            "--memory",
+            "32",
+        ]
+    )
     assert status == 2
     assert "--memory must be between 64 and 65536 MiB, not 32" in capsys.readouterr().err
-    assert main(["season", "create", "cli-limited", "--bot", "random@1", "--bot", "greedy@1",
-                 "--memory", "300", "--json"]) == 0
+    assert (
+        main(
+            [
+                "season",
+                "create",
+                "cli-limited",
+                "--bot",
+                "random@1",
+                "--bot",
+                "greedy@1",
+                "--memory",
+                "300",
+                "--json",
+            ]
+        )
+        == 0
+    )
     from webui.league.models import Season
 
     assert Season.objects.get(name="cli-limited").seat_limits == {"memory_mb": 300}

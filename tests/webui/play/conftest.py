@@ -15,9 +15,14 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
-def play_workers(transactional_db: Any, postgres_available: bool, redis_url: str,
-                 tmp_path: Path, settings: Any,
-                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
+def play_workers(
+    transactional_db: Any,
+    postgres_available: bool,
+    redis_url: str,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Live]:
     """Workers on the machine's Redis (this run's key prefix, a queue of the test's own) and
     this test's database; the bots in the sandbox when the host has it."""
     from django.db import connection
@@ -37,5 +42,3 @@ def person(transactional_db: Any) -> Any:
     owner = User.objects.create_user("owner", password="owner-pass-123")
     versions.register_folder_bot(owner, ROOT / "sample_bots" / "random", validate=False)
     return User.objects.create_user("ada", password="ada-pass-123")
-
-

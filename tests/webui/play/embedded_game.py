@@ -49,11 +49,23 @@ def main() -> None:
                 games.submit_move(game.pk, person, game.turn, game.legal[-1])
                 moves += 1
             time.sleep(0.05)
-        left = [pid for pid in descendants(worker_pid)
-                if b"bot.py" in Path(f"/proc/{pid}/cmdline").read_bytes()]
-        print(json.dumps({"status": game.status, "moves": moves, "left": left,
-                          "players": (game.replay or {}).get("players"),
-                          "games": PlayGame.objects.count()}), flush=True)
+        left = [
+            pid
+            for pid in descendants(worker_pid)
+            if b"bot.py" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+        print(
+            json.dumps(
+                {
+                    "status": game.status,
+                    "moves": moves,
+                    "left": left,
+                    "players": (game.replay or {}).get("players"),
+                    "games": PlayGame.objects.count(),
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -14,8 +14,13 @@ if TYPE_CHECKING:  # embedded_game.py, run as a script, imports this module alon
 WAIT_S = 90.0
 
 
-def wait_state(client: Any, game_id: int, until: Callable[[dict[str, Any]], bool],
-               why: str, logs: Callable[[], str] = lambda: "") -> dict[str, Any]:
+def wait_state(
+    client: Any,
+    game_id: int,
+    until: Callable[[dict[str, Any]], bool],
+    why: str,
+    logs: Callable[[], str] = lambda: "",
+) -> dict[str, Any]:
     """Polls ``/play/<id>/state`` until ``until(state)`` holds (fails after a long while)."""
     deadline = time.monotonic() + WAIT_S
     state: dict[str, Any] = {}

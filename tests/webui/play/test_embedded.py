@@ -19,8 +19,14 @@ HERE = Path(__file__).resolve().parent
 def test_a_game_plays_on_sqlite_with_the_embedded_broker(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_"))}
     env.update(ARENA_DATA_DIR=str(tmp_path / "data"), ARENA_SANDBOX="auto")
-    done = subprocess.run([sys.executable, str(HERE / "embedded_game.py")], env=env,
-                          capture_output=True, text=True, timeout=240, check=False)
+    done = subprocess.run(
+        [sys.executable, str(HERE / "embedded_game.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["status"] == "over" and result["moves"] >= 18, result

@@ -16,8 +16,22 @@ from play_helpers import bot_processes, wait_state
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 
-VIEW_KEYS = {"seat", "players", "deal", "dealer", "hand", "table", "hand_sizes", "stock",
-             "captured", "scope", "totals", "moves", "last_deal", "result"}
+VIEW_KEYS = {
+    "seat",
+    "players",
+    "deal",
+    "dealer",
+    "hand",
+    "table",
+    "hand_sizes",
+    "stock",
+    "captured",
+    "scope",
+    "totals",
+    "moves",
+    "last_deal",
+    "result",
+}
 
 
 def post_move(client: Any, game_id: int, body: Any) -> Any:
@@ -50,7 +64,11 @@ def unchanged(game_id: int, turn: int) -> None:
 
 
 def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
-    play_workers: Live, person: Any, client: Any, settings: Any, bwrap: str,
+    play_workers: Live,
+    person: Any,
+    client: Any,
+    settings: Any,
+    bwrap: str,
 ) -> None:
     from django.contrib.auth.models import User
     from django.test import Client
@@ -60,9 +78,11 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
     settings.ARENA_PLAY_MOVE_TIME_MS = 30_000
     settings.ARENA_PLAY_BANK_MS = 120_000
     client.force_login(person)
-    for form, field in [({"variant": "nosuch", "bot": "random"}, "variant"),
-                        ({"variant": "scopa", "bot": "nosuch"}, "bot"),
-                        ({"variant": "scopone", "bot": "random"}, "variant")]:
+    for form, field in [
+        ({"variant": "nosuch", "bot": "random"}, "variant"),
+        ({"variant": "scopa", "bot": "nosuch"}, "bot"),
+        ({"variant": "scopone", "bot": "random"}, "variant"),
+    ]:
         refused = client.post("/play/", {**form, "seat": "first"})
         assert refused.status_code == 400
         assert repr(form[field]) in html.unescape(refused.content.decode())
@@ -70,8 +90,9 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
 
     game_id = start(client)
     play_workers.workers(play=True)
-    state = wait_state(client, game_id, lambda s: s["your_turn"], "the person's turn",
-                       play_workers.logs)
+    state = wait_state(
+        client, game_id, lambda s: s["your_turn"], "the person's turn", play_workers.logs
+    )
     assert set(state["view"]) == VIEW_KEYS  # the person's view, and nothing else
     assert "deck" not in json.dumps(state)
     assert len(state["view"]["hand"]) == 3 == state["view"]["hand_sizes"][0]
@@ -81,8 +102,9 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
     legal = state["legal"]
     hand = state["view"]["hand"]
     seen = [seen_at(state)]
-    other = next(f"{rank}{suit}" for rank in range(1, 11) for suit in "dcbs"
-                 if f"{rank}{suit}" not in hand)
+    other = next(
+        f"{rank}{suit}" for rank in range(1, 11) for suit in "dcbs" if f"{rank}{suit}" not in hand
+    )
 
     cases = [
         ("not json", 400, "not JSON"),
@@ -121,8 +143,9 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
 
     # Play it out (the first legal move each turn), then a move after the end is refused.
     while True:
-        state = wait_state(client, game_id, next_turn_or_end(turn), "a next turn or the end",
-                           play_workers.logs)
+        state = wait_state(
+            client, game_id, next_turn_or_end(turn), "a next turn or the end", play_workers.logs
+        )
         if state["status"] != "playing":
             break
         turn = state["turn"]
@@ -147,14 +170,20 @@ def test_bad_moves_are_refused_and_a_good_one_is_taken_once(
     frames = Client().get(f"/play/{game_id}/frames").json()
     assert len(frames["frames"]) > moves
     # At each of their turns the person saw their own hand and the table, as they were.
-    truth = [(sorted(f["hands"][0]), sorted(f["table"])) for f in frames["frames"]
-             if f["to_move"] == 0 and f["score"] is None]
+    truth = [
+        (sorted(f["hands"][0]), sorted(f["table"]))
+        for f in frames["frames"]
+        if f["to_move"] == 0 and f["score"] is None
+    ]
     assert seen == truth
     assert not bot_processes(play_workers), "the bot's process is reaped"
 
 
 def test_a_move_not_made_in_its_time_forfeits_the_game_and_leaves_no_bot_process(
-    play_workers: Live, person: Any, client: Any, settings: Any,
+    play_workers: Live,
+    person: Any,
+    client: Any,
+    settings: Any,
 ) -> None:
     from webui.league.models import Game
     from webui.play.models import PlayGame
@@ -164,12 +193,14 @@ def test_a_move_not_made_in_its_time_forfeits_the_game_and_leaves_no_bot_process
     client.force_login(person)
     game_id = start(client, seat="second")
     play_workers.workers(play=True)
-    state = wait_state(client, game_id, lambda s: s["your_turn"], "the person's turn",
-                       play_workers.logs)
+    state = wait_state(
+        client, game_id, lambda s: s["your_turn"], "the person's turn", play_workers.logs
+    )
     assert bot_processes(play_workers)
     # The page stays open (it polls) but nobody moves: the move's clock runs out.
-    state = wait_state(client, game_id, lambda s: s["status"] != "playing", "the end",
-                       play_workers.logs)
+    state = wait_state(
+        client, game_id, lambda s: s["status"] != "playing", "the end", play_workers.logs
+    )
     assert state["status"] == "over" and state["outcome"] == "you lost", state
     assert state["forfeit"] == {"side": 1, "reason": "abandoned: no move in the move's time"}
     game = PlayGame.objects.get(pk=game_id)

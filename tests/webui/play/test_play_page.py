@@ -26,8 +26,13 @@ def no_sideways_scroll(page: Any) -> None:
 
 
 def test_a_person_plays_a_whole_game_by_tapping_cards(
-    browser: Any, live_server: Any, play_workers: Live, person: Any, settings: Any,
-    artifacts: Path, request: pytest.FixtureRequest,
+    browser: Any,
+    live_server: Any,
+    play_workers: Live,
+    person: Any,
+    settings: Any,
+    artifacts: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     from webui.play.models import PlayGame, PlayMove
 
@@ -91,10 +96,20 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
             long_list = True
         if not breakdown and page.locator("#play-last-deal").is_visible():
             rows = page.locator("#play-last-deal tbody th").all_inner_texts()
-            assert rows[:5] == ["Cards (most)", "Coins (most)", "Settebello (7 of coins)",
-                                "Primiera", "Scope (sweeps)"] and rows[-1] == "Deal total"
+            assert (
+                rows[:5]
+                == [
+                    "Cards (most)",
+                    "Coins (most)",
+                    "Settebello (7 of coins)",
+                    "Primiera",
+                    "Scope (sweeps)",
+                ]
+                and rows[-1] == "Deal total"
+            )
             page.locator(".play-panels").screenshot(
-                path=str(artifacts / "play-moves-and-score-phone-dark.png"))
+                path=str(artifacts / "play-moves-and-score-phone-dark.png")
+            )
             breakdown = True
         page.locator("#play-hand .play-card:enabled").first.tap()
         if page.locator("#play-captures").is_visible():
@@ -105,7 +120,8 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
         page.wait_for_function(
             "t => document.getElementById('play').dataset.turn !== t"
             " || document.getElementById('play').dataset.yourTurn === '0'",
-            arg=turn, timeout=WAIT_S * 1000,
+            arg=turn,
+            timeout=WAIT_S * 1000,
         )
     assert page.get_attribute("#play", "data-status") == "over", page.inner_text("#play-status")
     assert "The game is over" in page.inner_text("#play-status")

@@ -16,8 +16,11 @@ def make_game(person: Any) -> Any:
     from webui.play.models import PlayGame
 
     return PlayGame.objects.create(
-        user=person, version=BotVersion.objects.get(bot__name="random"),
-        variant=variants.get_variant("scopa"), move_time_ms=1000, bank_ms=10_000,
+        user=person,
+        version=BotVersion.objects.get(bot__name="random"),
+        variant=variants.get_variant("scopa"),
+        move_time_ms=1000,
+        bank_ms=10_000,
     )
 
 
@@ -45,19 +48,23 @@ def test_a_game_that_outlived_its_clocks_is_void(person: Any, client: Any) -> No
 
     game = make_game(person)
     PlayGame.objects.filter(pk=game.pk).update(
-        status=PlayGame.Status.PLAYING, awaiting=True, turn=3,
+        status=PlayGame.Status.PLAYING,
+        awaiting=True,
+        turn=3,
         started=timezone.now() - datetime.timedelta(minutes=10),
     )
     client.force_login(person)
     state = client.get(f"/play/{game.pk}/state").json()
     assert state["status"] == "void" and "stopped before its end" in state["error"]
-    refused = client.post(f"/play/{game.pk}/move", {"turn": 3, "move": "1d"},
-                          content_type="application/json")
+    refused = client.post(
+        f"/play/{game.pk}/move", {"turn": 3, "move": "1d"}, content_type="application/json"
+    )
     assert refused.status_code == 409 and "the game is over" in refused.json()["error"]
 
 
-def test_a_persons_fourth_game_is_refused_until_one_ends(person: Any, client: Any,
-                                                         settings: Any) -> None:
+def test_a_persons_fourth_game_is_refused_until_one_ends(
+    person: Any, client: Any, settings: Any
+) -> None:
     from webui.league.models import Variant
     from webui.play.models import PlayGame
 
@@ -69,7 +76,8 @@ def test_a_persons_fourth_game_is_refused_until_one_ends(person: Any, client: An
     refused = client.post("/play/", {"variant": "scopa-veneta", "bot": "random"})
     assert refused.status_code == 429
     assert "3 games waiting or under way, the most a person may have at once (3)" in (
-        refused.content.decode().replace("&#x27;", "'"))
+        refused.content.decode().replace("&#x27;", "'")
+    )
     assert PlayGame.objects.filter(user=person).count() == 3
     assert Variant.objects.count() == variants  # a refused game stores no variant either
     # Another person is not held back; and a resigned game frees a place.
@@ -92,7 +100,8 @@ def test_a_persons_fourth_game_is_refused_until_one_ends(person: Any, client: An
 
 
 def test_the_sweep_sends_lost_games_again_and_ends_those_that_cannot_be_played(
-    person: Any, settings: Any,
+    person: Any,
+    settings: Any,
 ) -> None:
     from django.utils import timezone
 
@@ -110,14 +119,15 @@ def test_the_sweep_sends_lost_games_again_and_ends_those_that_cannot_be_played(
     old = make_game(person)
     PlayGame.objects.filter(pk=old.pk).update(created=ago(301), enqueued_at=ago(10), seen=now)
     closed = make_game(person)
-    PlayGame.objects.filter(pk=closed.pk).update(created=ago(60), enqueued_at=ago(60),
-                                                 seen=ago(31))
+    PlayGame.objects.filter(pk=closed.pk).update(created=ago(60), enqueued_at=ago(60), seen=ago(31))
     orphan = make_game(person)  # under way, but its worker stopped checking in
-    PlayGame.objects.filter(pk=orphan.pk).update(status="playing", started=ago(200),
-                                                 worker_seen=ago(61), seen=now)
+    PlayGame.objects.filter(pk=orphan.pk).update(
+        status="playing", started=ago(200), worker_seen=ago(61), seen=now
+    )
     alive = make_game(person)
-    PlayGame.objects.filter(pk=alive.pk).update(status="playing", started=ago(200),
-                                                worker_seen=ago(3), seen=now)
+    PlayGame.objects.filter(pk=alive.pk).update(
+        status="playing", started=ago(200), worker_seen=ago(3), seen=now
+    )
 
     assert games.sweep(now=now, waiting=1) == 3  # messages wait in the queue: none sent again
     assert games.sweep(now=now, waiting=0) == 1  # the lost one is sent again, once

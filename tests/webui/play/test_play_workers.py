@@ -37,8 +37,12 @@ def start(client: Any, seat: str = "first") -> int:
     return int(response["Location"].strip("/").split("/")[-1])
 
 
-def until(check: Callable[[], bool], why: str, logs: Callable[[], str],
-          beat: Callable[[], None] = lambda: None) -> None:
+def until(
+    check: Callable[[], bool],
+    why: str,
+    logs: Callable[[], str],
+    beat: Callable[[], None] = lambda: None,
+) -> None:
     """Waits until ``check()`` holds, calling ``beat()`` meanwhile (a page's poll)."""
     deadline = time.monotonic() + WAIT_S * 2
     while not check():
@@ -55,7 +59,10 @@ def state_of(game_id: int) -> Any:
 
 
 def test_resigned_and_abandoned_games_end_at_once_while_a_match_plays_beside_them(
-    play_workers: Live, person: Any, client: Any, settings: Any,
+    play_workers: Live,
+    person: Any,
+    client: Any,
+    settings: Any,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -73,8 +80,12 @@ def test_resigned_and_abandoned_games_end_at_once_while_a_match_plays_beside_the
         for game_id in (resigned, abandoned):
             assert client.get(f"/play/{game_id}/state").status_code == 200
 
-    until(lambda: all(state_of(g).awaiting for g in (resigned, abandoned)),
-          "both games at the person's turn", play_workers.logs, polls)
+    until(
+        lambda: all(state_of(g).awaiting for g in (resigned, abandoned)),
+        "both games at the person's turn",
+        play_workers.logs,
+        polls,
+    )
     assert bot_processes(play_workers), "the games' bots play in processes of their own"
 
     # A season's match is played at once by the match worker, beside the two games.
@@ -82,35 +93,52 @@ def test_resigned_and_abandoned_games_end_at_once_while_a_match_plays_beside_the
     greedy = versions.register_folder_bot(owner, SAMPLES / "greedy", validate=False)
     random = versions.register_folder_bot(owner, SAMPLES / "random", validate=False)
     season = seasons.create_season(
-        name="beside", variant=variants.get_variant("scopa", {"target": 1}),
-        entrants=[random, greedy], games_per_pairing=2, move_time_ms=1000, bank_ms=10_000,
+        name="beside",
+        variant=variants.get_variant("scopa", {"target": 1}),
+        entrants=[random, greedy],
+        games_per_pairing=2,
+        move_time_ms=1000,
+        bank_ms=10_000,
     )
     seasons.start_season(season)
-    until(lambda: Season.objects.get(pk=season.pk).status == "finished",
-          "the season finished", play_workers.logs, polls)
+    until(
+        lambda: Season.objects.get(pk=season.pk).status == "finished",
+        "the season finished",
+        play_workers.logs,
+        polls,
+    )
     assert [m.status for m in Match.objects.filter(season=season)] == ["done"]
     assert [state_of(g).status for g in (resigned, abandoned)] == ["playing", "playing"]
 
     # The person resigns one game (the button) and closes the other's page.
     answer = client.post(f"/play/{resigned}/resign", HTTP_ACCEPT="application/json")
     assert answer.status_code == 200, answer.content
-    until(lambda: state_of(resigned).status == "over", "the resigned game over",
-          play_workers.logs, lambda: client.get(f"/play/{resigned}/state"))
+    until(
+        lambda: state_of(resigned).status == "over",
+        "the resigned game over",
+        play_workers.logs,
+        lambda: client.get(f"/play/{resigned}/state"),
+    )
     game = state_of(resigned)
     assert game.forfeit == {"side": 0, "reason": "resigned"}, game.forfeit
     assert game.winner_side == 1 and game.replay["result"]["forfeit"] == game.forfeit
-    until(lambda: state_of(abandoned).status == "over", "the abandoned game over",
-          play_workers.logs)  # no poll: the page is closed
+    until(
+        lambda: state_of(abandoned).status == "over", "the abandoned game over", play_workers.logs
+    )  # no poll: the page is closed
     game = state_of(abandoned)
     assert game.forfeit == {"side": 0, "reason": "abandoned: the page was closed"}, game.forfeit
-    until(lambda: not bot_processes(play_workers), "both bots' processes gone",
-          play_workers.logs)
+    until(lambda: not bot_processes(play_workers), "both bots' processes gone", play_workers.logs)
 
 
 @pytest.fixture
-def play_private(transactional_db: Any, postgres_available: bool, private_redis: Any,
-                 tmp_path: Path, settings: Any,
-                 monkeypatch: pytest.MonkeyPatch) -> Iterator[Live]:
+def play_private(
+    transactional_db: Any,
+    postgres_available: bool,
+    private_redis: Any,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Live]:
     """Workers on a private redis-server (``play_private.redis``), which the test restarts."""
     from django.db import connection
 
@@ -121,7 +149,10 @@ def play_private(transactional_db: Any, postgres_available: bool, private_redis:
 
 
 def test_games_queued_when_the_broker_restarts_empty_are_sent_again_or_ended(
-    play_private: Live, person: Any, client: Any, settings: Any,
+    play_private: Live,
+    person: Any,
+    client: Any,
+    settings: Any,
 ) -> None:
     import datetime
 
@@ -145,8 +176,8 @@ def test_games_queued_when_the_broker_restarts_empty_are_sent_again_or_ended(
     assert waiting() == 0
     # One of them has waited past the start timeout by the time the sweep runs.
     PlayGame.objects.filter(pk=old).update(
-        created=timezone.now() - datetime.timedelta(
-            seconds=settings.ARENA_PLAY_START_TIMEOUT_S + 1))
+        created=timezone.now() - datetime.timedelta(seconds=settings.ARENA_PLAY_START_TIMEOUT_S + 1)
+    )
     client.get(f"/play/{kept}/state")  # its page is open
 
     assert games.sweep(grace_s=0, waiting=queue_depth(play_queue())) == 2
@@ -154,11 +185,19 @@ def test_games_queued_when_the_broker_restarts_empty_are_sent_again_or_ended(
     gone = state_of(old)
     assert gone.status == "void" and "no worker started the game within" in gone.error
     play_private.workers(play=True)
-    until(lambda: state_of(kept).status == "playing", "the game sent again started",
-          play_private.logs, lambda: client.get(f"/play/{kept}/state"))
+    until(
+        lambda: state_of(kept).status == "playing",
+        "the game sent again started",
+        play_private.logs,
+        lambda: client.get(f"/play/{kept}/state"),
+    )
     assert not PlayGame.objects.filter(status="queued").exists()
     assert client.post(f"/play/{kept}/resign").status_code == 302
-    until(lambda: state_of(kept).status == "over", "the game over", play_private.logs,
-          lambda: client.get(f"/play/{kept}/state"))
+    until(
+        lambda: state_of(kept).status == "over",
+        "the game over",
+        play_private.logs,
+        lambda: client.get(f"/play/{kept}/state"),
+    )
     assert state_of(kept).forfeit == {"side": 0, "reason": "resigned"}
     broker.close()

@@ -7,9 +7,15 @@ from arena.runner import BotRef, MatchSpec, run_match
 
 
 def spec(games: int, duplicate: bool) -> MatchSpec:
-    return MatchSpec([BotRef.parse("random"), BotRef.parse("greedy")], "scopa",
-                     options={"target": 1}, games=games, duplicate=duplicate, seed=7,
-                     sandbox=False)
+    return MatchSpec(
+        [BotRef.parse("random"), BotRef.parse("greedy")],
+        "scopa",
+        options={"target": 1},
+        games=games,
+        duplicate=duplicate,
+        seed=7,
+        sandbox=False,
+    )
 
 
 def test_one_game_is_one_game_not_a_duplicate_set() -> None:

@@ -27,8 +27,9 @@ def two_versions(settings: Any) -> dict[str, Any]:
     return {"author": author, "other": other, "bot": bot, "old": made[0], "new": made[1]}
 
 
-def test_it_shows_the_tests_to_the_owner_and_refuses_others(two_versions: dict[str, Any],
-                                                           client: Any) -> None:
+def test_it_shows_the_tests_to_the_owner_and_refuses_others(
+    two_versions: dict[str, Any], client: Any
+) -> None:
     client.force_login(two_versions["other"])
     assert client.get("/bots/mine/tests/").status_code == 403
     refused = client.post("/bots/mine/tests/", {"version": "2"})
@@ -41,14 +42,20 @@ def test_it_shows_the_tests_to_the_owner_and_refuses_others(two_versions: dict[s
     assert page.status_code == 200 and b"mine@2" in page.content and b"sprt-form" in page.content
 
 
-@pytest.mark.parametrize(("form", "words"), [
-    ({"version": "x"}, "version:"), ({"version": "9"}, "version: bot 'mine' has no version 9"),
-    ({"version": "1"}, "is the ladder version already"),
-    ({"version": "2", "elo1": "-5"}, "elo1"), ({"version": "2", "alpha": "two"}, "alpha:"),
-    ({"version": "2", "max_pairs": "0"}, "max_pairs"),
-])
-def test_it_rejects_a_bad_test_naming_the_field(two_versions: dict[str, Any], client: Any,
-                                                form: dict[str, str], words: str) -> None:
+@pytest.mark.parametrize(
+    ("form", "words"),
+    [
+        ({"version": "x"}, "version:"),
+        ({"version": "9"}, "version: bot 'mine' has no version 9"),
+        ({"version": "1"}, "is the ladder version already"),
+        ({"version": "2", "elo1": "-5"}, "elo1"),
+        ({"version": "2", "alpha": "two"}, "alpha:"),
+        ({"version": "2", "max_pairs": "0"}, "max_pairs"),
+    ],
+)
+def test_it_rejects_a_bad_test_naming_the_field(
+    two_versions: dict[str, Any], client: Any, form: dict[str, str], words: str
+) -> None:
     from webui.training.models import SprtTest
 
     client.force_login(two_versions["author"])
@@ -58,8 +65,9 @@ def test_it_rejects_a_bad_test_naming_the_field(two_versions: dict[str, Any], cl
     assert not SprtTest.objects.exists()
 
 
-def test_only_the_owner_promotes_and_only_after_h1(two_versions: dict[str, Any],
-                                                   client: Any) -> None:
+def test_only_the_owner_promotes_and_only_after_h1(
+    two_versions: dict[str, Any], client: Any
+) -> None:
     from django.test import Client
 
     from webui.league.models import LadderEntry
@@ -67,8 +75,7 @@ def test_only_the_owner_promotes_and_only_after_h1(two_versions: dict[str, Any],
     from webui.training.models import SprtTest
 
     test = sprt_tests.create_test(two_versions["author"], two_versions["bot"], 2, elo1=20)
-    assert test.status == SprtTest.Status.RUNNING and test.old_version_id == \
-        two_versions["old"].pk
+    assert test.status == SprtTest.Status.RUNNING and test.old_version_id == two_versions["old"].pk
     url = f"/bots/mine/tests/{test.pk}/promote/"
     client.force_login(two_versions["author"])
     early = client.post(url)
@@ -94,8 +101,9 @@ def test_a_pair_is_counted_once_and_the_test_decides(two_versions: dict[str, Any
     from webui.training import sprt_tests
     from webui.training.models import SprtPair, SprtTest
 
-    test = sprt_tests.create_test(two_versions["author"], two_versions["bot"], 2,
-                                  elo0=0, elo1=200, max_pairs=100)
+    test = sprt_tests.create_test(
+        two_versions["author"], two_versions["bot"], 2, elo0=0, elo1=200, max_pairs=100
+    )
     assert sprt_tests.claim_pair(test.pk) == 0
     assert sprt_tests.record_pair(test.pk, 0, [1.0, 1.0], [])
     assert not sprt_tests.record_pair(test.pk, 0, [1.0, 1.0], [])  # run it twice, count once
@@ -106,7 +114,6 @@ def test_a_pair_is_counted_once_and_the_test_decides(two_versions: dict[str, Any
         index += 1
         assert index < 100
     done = SprtTest.objects.get(pk=test.pk)
-    assert done.status == SprtTest.Status.H1 and done.llr >= sprt_tests.Sprt(
-        elo0=0, elo1=200).upper
+    assert done.status == SprtTest.Status.H1 and done.llr >= sprt_tests.Sprt(elo0=0, elo1=200).upper
     assert len(done.history) == SprtPair.objects.filter(test=done).count()
     assert sprt_tests.claim_pair(test.pk) is None

@@ -69,13 +69,20 @@ def played_season(users: dict[str, Any]) -> Any:
     ]
     bot = create_bot(users["owner"], "third", "")
     third, _ = register_version(
-        bot, sha256="3" * 64, manifest={"name": "third", "version": "1", "command": ["x"]},
-        source_dir=str(SAMPLES / "random"), validate=False,
+        bot,
+        sha256="3" * 64,
+        manifest={"name": "third", "version": "1", "command": ["x"]},
+        source_dir=str(SAMPLES / "random"),
+        validate=False,
     )
     versions.append(BotVersion.objects.get(pk=third.pk))
     season = seasons.create_season(
-        name="Test season", variant=variants.get_variant("scopa"), entrants=versions,
-        knockout_size=2, games_per_pairing=2, seed=7,
+        name="Test season",
+        variant=variants.get_variant("scopa"),
+        entrants=versions,
+        knockout_size=2,
+        games_per_pairing=2,
+        seed=7,
     )
     seasons.start_season(season)
     play_season(season)

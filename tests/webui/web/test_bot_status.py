@@ -16,16 +16,19 @@ from arena.cli import build_parser, main
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-
 def test_status_shows_validations_ratings_and_games(
-    home: Path, played_season: Any, users: dict[str, Any], live_server: Any,
+    home: Path,
+    played_season: Any,
+    users: dict[str, Any],
+    live_server: Any,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from webui.league import versions
 
     bot = users["owner"].bots.get(name="my-bot")
-    one, _ = versions.register_version(bot, sha256="1" * 64, manifest={"name": "my-bot"},
-                                       source_dir="bots/x")
+    one, _ = versions.register_version(
+        bot, sha256="1" * 64, manifest={"name": "my-bot"}, source_dir="bots/x"
+    )
     versions.finish_validation(one.pk, False, "crash: exit status 1 before the first move")
     assert main(["bot", "status", "my-bot", "--server", live_server.url]) == 0
     out = capsys.readouterr().out
@@ -40,13 +43,19 @@ def test_status_shows_validations_ratings_and_games(
     assert "latest games:" in out and "(scopa, season): " in out
 
     assert main(["bot", "status", "nobody", "--server", live_server.url]) == 1
-    assert capsys.readouterr().err.strip().endswith(
-        f"arena bot status: {live_server.url} has no bot 'nobody'")
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(f"arena bot status: {live_server.url} has no bot 'nobody'")
+    )
     assert main(["bot", "status", "greedy", "--server", "http://127.0.0.1:9"]) == 2
 
 
 def test_follow_prints_each_new_game_and_rating_as_it_comes(
-    home: Path, played_season: Any, users: dict[str, Any], live_server: Any,
+    home: Path,
+    played_season: Any,
+    users: dict[str, Any],
+    live_server: Any,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from webui.league import seasons, variants
@@ -54,8 +63,20 @@ def test_follow_prints_each_new_game_and_rating_as_it_comes(
     from webui.web.sampledata import play_season
 
     args = build_parser("bot").parse_args(
-        ["bot", "status", "greedy", "--server", live_server.url, "--follow", "--json",
-         "--until-games", "2", "--interval", "0.3"])
+        [
+            "bot",
+            "status",
+            "greedy",
+            "--server",
+            live_server.url,
+            "--follow",
+            "--json",
+            "--until-games",
+            "2",
+            "--interval",
+            "0.3",
+        ]
+    )
     done: list[int] = []
     follow = threading.Thread(target=lambda: done.append(args.func(args)))
     follow.start()
@@ -66,10 +87,16 @@ def test_follow_prints_each_new_game_and_rating_as_it_comes(
             first = capsys.readouterr().out  # the snapshot: what comes next is a change
             time.sleep(0.05)
         assert json.loads(first.splitlines()[0])["bot"] == "greedy"
-        versions = [BotVersion.objects.get(bot__name=name, number=1)
-                    for name in ("greedy", "random")]
-        season = seasons.create_season(name="Another", variant=variants.get_variant("scopa"),
-                                       entrants=versions, games_per_pairing=2, seed=11)
+        versions = [
+            BotVersion.objects.get(bot__name=name, number=1) for name in ("greedy", "random")
+        ]
+        season = seasons.create_season(
+            name="Another",
+            variant=variants.get_variant("scopa"),
+            entrants=versions,
+            games_per_pairing=2,
+            seed=11,
+        )
         seasons.start_season(season)
         play_season(season)
     finally:
@@ -86,5 +113,7 @@ def test_follow_prints_each_new_game_and_rating_as_it_comes(
     before = json.loads(first.splitlines()[0])
     after = snapshot(ArenaClient(live_server.url), "greedy")
     assert after is not None
-    assert any(line.startswith("rating greedy@1 scopa")
-               for line in changes(before, after)), (before, after)
+    assert any(line.startswith("rating greedy@1 scopa") for line in changes(before, after)), (
+        before,
+        after,
+    )

@@ -69,8 +69,13 @@ def ada(transactional_db: Any, postgres_available: bool) -> dict[str, Any]:
 
 
 @pytest.fixture
-def worker(transactional_db: Any, redis_url: str, tmp_path: Path, settings: Any,
-           monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def worker(
+    transactional_db: Any,
+    redis_url: str,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[None]:
     """One real worker process on this test's database and a private Redis queue."""
     from django.db import connection
 
@@ -105,8 +110,12 @@ def worker(transactional_db: Any, redis_url: str, tmp_path: Path, settings: Any,
             redis.Redis.from_url(redis_url).delete(queue)
 
 
-def arena(argv: list[str], capsys: pytest.CaptureFixture[str], stdin: str | None = None,
-          monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str, str]:
+def arena(
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    stdin: str | None = None,
+    monkeypatch: pytest.MonkeyPatch | None = None,
+) -> tuple[int, str, str]:
     """Runs ``arena ARGV`` in this process: (exit status, stdout, stderr)."""
     if stdin is not None and monkeypatch is not None:
         monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
@@ -122,14 +131,18 @@ def one_line(err: str) -> str:
 
 
 def test_a_new_bot_is_logged_in_submitted_validated_and_never_stored_twice(
-    home: Path, ada: dict[str, Any], worker: None, live_server: Any,
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, bwrap: str,
+    home: Path,
+    ada: dict[str, Any],
+    worker: None,
+    live_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    bwrap: str,
 ) -> None:
     from webui.league.models import Bot, BotVersion
 
     server = live_server.url
-    status, out, _ = arena(["login", "--server", server], capsys, ada["token"] + "\n",
-                           monkeypatch)
+    status, out, _ = arena(["login", "--server", server], capsys, ada["token"] + "\n", monkeypatch)
     assert status == 0 and f"Logged in to {server} as ada" in out
     saved = home / "config" / "scopa-arena" / "credentials.json"
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600
@@ -172,8 +185,13 @@ def test_a_new_bot_is_logged_in_submitted_validated_and_never_stored_twice(
 
 
 def test_a_bot_that_fails_its_validation_game_is_reported_refused_with_its_fault(
-    home: Path, ada: dict[str, Any], worker: None, live_server: Any,
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, bwrap: str,
+    home: Path,
+    ada: dict[str, Any],
+    worker: None,
+    live_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    bwrap: str,
 ) -> None:
     from webui.league.models import BotVersion
 
@@ -199,11 +217,25 @@ def test_a_bot_that_fails_its_validation_game_is_reported_refused_with_its_fault
     assert "random (sample bot) won by forfeit" in out and "/bots/quitter/v1/" in out
 
 
-@pytest.mark.parametrize("case", ["no manifest", "too many files", "no token", "wrong token",
-                                  "unreachable", "someone else's bot", "bad server"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "no manifest",
+        "too many files",
+        "no token",
+        "wrong token",
+        "unreachable",
+        "someone else's bot",
+        "bad server",
+    ],
+)
 def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
-    case: str, home: Path, ada: dict[str, Any], live_server: Any,
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    case: str,
+    home: Path,
+    ada: dict[str, Any],
+    live_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from webui.league.models import Bot, BotVersion
 
@@ -216,7 +248,7 @@ def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
         "too many files": "holds more than 2,000 files, the most an upload may hold",
         "no token": f"no API token for {live_server.url}: run `arena login",
         "wrong token": f"{live_server.url} refused the token of ARENA_TOKEN (the API token "
-                       "is not valid)",
+        "is not valid)",
         "unreachable": "cannot reach http://127.0.0.1:",
         "someone else's bot": "bot 'taken' belongs to bea",
         "bad server": "server 'ftp://example.org': give the site's address",
@@ -247,22 +279,36 @@ def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
 
 @pytest.mark.parametrize("case", ["wrong token", "empty", "unreachable", "not a token"])
 def test_login_refuses_a_bad_token_or_site_and_saves_nothing(
-    case: str, home: Path, ada: dict[str, Any], live_server: Any,
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    case: str,
+    home: Path,
+    ada: dict[str, Any],
+    live_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server = live_server.url if case != "unreachable" else f"http://127.0.0.1:{free_port()}"
-    token = {"wrong token": "sa_wrong", "empty": "", "unreachable": ada["token"],
-             "not a token": "my password is ada-pass-123"}[case]
-    expected = {"wrong token": "refused this token (the API token is not valid); nothing was "
-                "saved", "empty": "no token given", "unreachable": "cannot reach",
-                "not a token": "that is not a token"}[case]
+    token = {
+        "wrong token": "sa_wrong",
+        "empty": "",
+        "unreachable": ada["token"],
+        "not a token": "my password is ada-pass-123",
+    }[case]
+    expected = {
+        "wrong token": "refused this token (the API token is not valid); nothing was saved",
+        "empty": "no token given",
+        "unreachable": "cannot reach",
+        "not a token": "that is not a token",
+    }[case]
     status, _, err = arena(["login", "--server", server], capsys, token + "\n", monkeypatch)
     assert status == 2 and expected in one_line(err)
     assert not (home / "config" / "scopa-arena" / "credentials.json").exists()
 
 
 def test_without_a_worker_the_wait_ends_at_the_timeout_with_its_own_status(
-    home: Path, ada: dict[str, Any], live_server: Any, capsys: pytest.CaptureFixture[str],
+    home: Path,
+    ada: dict[str, Any],
+    live_server: Any,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from webui.league.models import BotVersion

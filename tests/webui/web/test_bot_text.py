@@ -25,8 +25,11 @@ SHOWN = "\\x1b[2J\\x1b]0;owned\\x07\\x0d| forged |\\u202eevil"
 
 def controls(text: str) -> list[str]:
     """Control, format and separator characters of ``text`` but newlines."""
-    return [f"U+{ord(c):04X}" for c in text
-            if c != "\n" and unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp"}]
+    return [
+        f"U+{ord(c):04X}"
+        for c in text
+        if c != "\n" and unicodedata.category(c) in {"Cc", "Cf", "Zl", "Zp"}
+    ]
 
 
 def strings(value: Any) -> list[str]:
@@ -69,13 +72,34 @@ def test_an_old_versions_raw_manifest_reason_and_log_are_shown_as_text(
 ) -> None:
     version = BotVersion.objects.select_related("bot").get(bot__name="third")
     manifest = dict(version.manifest, version=f"1{RAW}", author=f"me{RAW}")
-    games = [{"index": 0, "players": ["third@1", "random@1"], "totals": [0, 11], "winner": None,
-              "forfeit": {"side": 0, "reason": f"crash: {RAW}"}, "void": None, "answered": 1,
-              "fallbacks": 0, "faults": [{"deal": 0, "move": 0, "seat": 0, "player": "third@1",
-                                          "kind": "crash", "detail": RAW}]}]
+    games = [
+        {
+            "index": 0,
+            "players": ["third@1", "random@1"],
+            "totals": [0, 11],
+            "winner": None,
+            "forfeit": {"side": 0, "reason": f"crash: {RAW}"},
+            "void": None,
+            "answered": 1,
+            "fallbacks": 0,
+            "faults": [
+                {
+                    "deal": 0,
+                    "move": 0,
+                    "seat": 0,
+                    "player": "third@1",
+                    "kind": "crash",
+                    "detail": RAW,
+                }
+            ],
+        }
+    ]
     BotVersion.objects.filter(pk=version.pk).update(
-        manifest=manifest, status="failed", status_reason=f"crash: {RAW}",
-        validation_log=f"line one\n{RAW}\n", validation_games=games,
+        manifest=manifest,
+        status="failed",
+        status_reason=f"crash: {RAW}",
+        validation_log=f"line one\n{RAW}\n",
+        validation_games=games,
     )
     client.force_login(users["owner"])  # the owner sees the details and the log
     for url in ("/bots/third/v1/", "/api/bots/third/versions/1", "/api/bots/third"):

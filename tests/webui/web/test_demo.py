@@ -85,13 +85,20 @@ def log_in(base: str, password: str, path: str = "/admin/login/") -> urllib.requ
     import http.cookiejar
 
     opener = urllib.request.build_opener(
-        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
     with opener.open(base + path, timeout=30) as response:
         form = response.read().decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)
     assert token, form
-    data = urllib.parse.urlencode({"csrfmiddlewaretoken": token.group(1), "username": "demo",
-                                   "password": password, "next": "/admin/"}).encode()
+    data = urllib.parse.urlencode(
+        {
+            "csrfmiddlewaretoken": token.group(1),
+            "username": "demo",
+            "password": password,
+            "next": "/admin/",
+        }
+    ).encode()
     with opener.open(base + path, data=data, timeout=30) as response:
         assert response.url == base + "/admin/", response.url
     return opener
@@ -167,8 +174,11 @@ def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_noth
 
 
 def test_arena_password_gives_an_account_a_new_password_and_the_demo_prints_it(
-    transactional_db: object, settings: object, tmp_path: Path,
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    transactional_db: object,
+    settings: object,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The operator's reset (no e-mail), and the demo's login that follows it."""
     from django.contrib.auth.models import User

@@ -26,7 +26,11 @@ def production_env(tmp_path: Path) -> dict[str, str]:
 def test_production_settings_pass_check_deploy(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=production_env(tmp_path), capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=production_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
@@ -36,7 +40,11 @@ def test_it_rejects_check_deploy_with_debug_on(tmp_path: Path) -> None:
     env = production_env(tmp_path) | {"ARENA_DEBUG": "1"}
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode != 0
     assert "DEBUG" in result.stdout + result.stderr

@@ -49,23 +49,33 @@ def signed_in(staff: Any) -> tuple[dict[str, str], dict[str, str]]:
     client = Client()
     client.force_login(staff)
     csrf = get_random_string(32)
-    headers = {"Authorization": "Bearer " + ApiToken.issue(staff, "fuzz")[1],
-               "X-CSRFToken": csrf}
+    headers = {"Authorization": "Bearer " + ApiToken.issue(staff, "fuzz")[1], "X-CSRFToken": csrf}
     return headers, {"sessionid": client.cookies["sessionid"].value, "csrftoken": csrf}
 
 
-def fuzz(operation: Any, app: Any, credentials: tuple[dict[str, str], dict[str, str]],
-         failures: list[str]) -> None:
+def fuzz(
+    operation: Any,
+    app: Any,
+    credentials: tuple[dict[str, str], dict[str, str]],
+    failures: list[str],
+) -> None:
     """Sends one operation its examples, valid and not; a server error is noted with its
     request."""
     from schemathesis import GenerationMode
 
-    strategy = st.one_of(operation.as_strategy(GenerationMode.POSITIVE),
-                         operation.as_strategy(GenerationMode.NEGATIVE))
+    strategy = st.one_of(
+        operation.as_strategy(GenerationMode.POSITIVE),
+        operation.as_strategy(GenerationMode.NEGATIVE),
+    )
 
-    @hypothesis_settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
-                         phases=[Phase.explicit, Phase.generate],
-                         suppress_health_check=list(HealthCheck))
+    @hypothesis_settings(
+        max_examples=EXAMPLES,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=strategy)
     def send(case: Any) -> None:
         headers, cookies = credentials
@@ -76,8 +86,9 @@ def fuzz(operation: Any, app: Any, credentials: tuple[dict[str, str], dict[str, 
     send()
 
 
-def test_no_route_answers_a_server_error(played_season: Any, users: dict[str, Any],
-                                         settings: Any) -> None:
+def test_no_route_answers_a_server_error(
+    played_season: Any, users: dict[str, Any], settings: Any
+) -> None:
     import schemathesis
     from django.core import signals
     from django.core.wsgi import get_wsgi_application
@@ -93,9 +104,18 @@ def test_no_route_answers_a_server_error(played_season: Any, users: dict[str, An
     staff = users["staff"]
     greedy = BotVersion.objects.get(bot__name="greedy")
     play = PlayGame.objects.create(
-        user=staff, version=greedy, variant=variants.get_variant("scopa"), move_time_ms=60_000,
-        bank_ms=600_000, status="playing", turn=1, awaiting=True, legal=["1d", "7c:3b+4d"],
-        deadline=timezone.now() + timezone.timedelta(minutes=30), seen=timezone.now())
+        user=staff,
+        version=greedy,
+        variant=variants.get_variant("scopa"),
+        move_time_ms=60_000,
+        bank_ms=600_000,
+        status="playing",
+        turn=1,
+        awaiting=True,
+        legal=["1d", "7c:3b+4d"],
+        deadline=timezone.now() + timezone.timedelta(minutes=30),
+        seen=timezone.now(),
+    )
     known = {
         "name": list(Bot.objects.values_list("name", flat=True)),
         "number": [1, 2],

@@ -27,7 +27,8 @@ def expected(bot: str) -> dict[int, str]:
     """Each game of ``bot`` with its result for the bot, from the game's seats."""
     out = {}
     for game in Game.objects.select_related("variant", "match").prefetch_related(
-            "match__seats__version__bot"):
+        "match__seats__version__bot"
+    ):
         names = {s.index: s.version.bot.name for s in game.match.seats.all()}
         seats = [seat for seat, entrant in enumerate(game.seats) if names[entrant] == bot]
         if not seats:
@@ -49,14 +50,17 @@ def set_winner(pk: int, *, greedy_wins: bool, forfeit: bool = False) -> None:
     """Makes greedy's game ``pk`` a win of greedy's side or of the other (by greedy's forfeit):
     its winning side and the match entrant in that side's first seat."""
     game = Game.objects.select_related("variant", "match").get(pk=pk)
-    names = {s.index: s.version.bot.name for s in game.match.seats.select_related(
-        "version__bot")}
-    greedy_side = next(seat for seat, entrant in enumerate(game.seats)
-                       if names[entrant] == "greedy") % game.variant.sides
+    names = {s.index: s.version.bot.name for s in game.match.seats.select_related("version__bot")}
+    greedy_side = (
+        next(seat for seat, entrant in enumerate(game.seats) if names[entrant] == "greedy")
+        % game.variant.sides
+    )
     side = greedy_side if greedy_wins else 1 - greedy_side
     Game.objects.filter(pk=pk).update(
-        winner_side=side, winner_entrant=game.seats[side],
-        forfeit={"side": greedy_side, "reason": "crash"} if forfeit else None)
+        winner_side=side,
+        winner_entrant=game.seats[side],
+        forfeit={"side": greedy_side, "reason": "crash"} if forfeit else None,
+    )
 
 
 def ids(client: Any, url: str) -> list[int]:
@@ -86,14 +90,17 @@ def test_a_bots_games_filter_by_result_opponent_and_variant_as_its_seats_say(
     assert {g["id"]: g["result"] for g in everything["games"]} == results
     for result in ("win", "draw"):
         assert set(ids(client, f"/api/bots/greedy/games?result={result}&limit=100")) == {
-            pk for pk, r in results.items() if r == result}
+            pk for pk, r in results.items() if r == result
+        }
     assert set(ids(client, "/api/bots/greedy/games?result=loss&limit=100")) == {
-        pk for pk, r in results.items() if r in {"loss", "forfeit"}}
+        pk for pk, r in results.items() if r in {"loss", "forfeit"}
+    }
     assert ids(client, "/api/bots/greedy/games?result=forfeit") == [lost]
 
     against_random = {g.pk for g in Game.objects.filter(match__seats__version__bot__name="random")}
     assert set(ids(client, "/api/bots/greedy/games?opponent=random&limit=100")) == (
-        against_random & set(results))
+        against_random & set(results)
+    )
     assert set(ids(client, "/api/bots/greedy/games?variant=scopa&limit=100")) == set(results)
     # Both filters at once, from the bot's side: its wins against random.
     both = set(ids(client, "/api/bots/greedy/games?opponent=random&result=win&limit=100"))
@@ -105,8 +112,11 @@ def test_pages_of_games_cover_the_list_once_newest_first(
 ) -> None:
     full = ids(client, "/api/bots/random/games?limit=100")
     assert len(full) >= 4
-    newest_first = list(Game.objects.filter(pk__in=full).order_by("-match_id", "-index")
-                        .values_list("pk", flat=True))
+    newest_first = list(
+        Game.objects.filter(pk__in=full)
+        .order_by("-match_id", "-index")
+        .values_list("pk", flat=True)
+    )
     assert full == newest_first
     forwards: list[int] = []
     cursor = ""
@@ -150,15 +160,18 @@ def test_a_versions_games_are_its_own(client: Any, played_season: Season) -> Non
     assert html.count('<span class="badge result-win">win</span>') == len(wins)
 
 
-@pytest.mark.parametrize(("query", "named"), [
-    ("result=won", "'result': 'won' is not one of: draw, forfeit, loss, win"),
-    ("opponent=nobody", "'opponent': 'nobody' is not one of: random, third"),
-    ("variant=briscola", "'variant': 'briscola' is not one of: scopa"),
-    ("after=0", "'after': '0' is not a cursor of this list"),
-    ("page=2", "unknown query parameter 'page'"),
-    ("limit=500", "'limit' must be a whole number from 1 to 100"),
-    ("colour=red", "unknown query parameter 'colour'"),
-])
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("result=won", "'result': 'won' is not one of: draw, forfeit, loss, win"),
+        ("opponent=nobody", "'opponent': 'nobody' is not one of: random, third"),
+        ("variant=briscola", "'variant': 'briscola' is not one of: scopa"),
+        ("after=0", "'after': '0' is not a cursor of this list"),
+        ("page=2", "unknown query parameter 'page'"),
+        ("limit=500", "'limit' must be a whole number from 1 to 100"),
+        ("colour=red", "unknown query parameter 'colour'"),
+    ],
+)
 def test_a_bad_filter_is_a_400_naming_the_parameter_and_its_values(
     client: Any, played_season: Season, query: str, named: str
 ) -> None:

@@ -23,7 +23,6 @@ EXTRA = 37
 """Games added to the played season's (enough for several pages)."""
 
 
-
 @pytest.fixture
 def many_games(played_season: Any, settings: Any) -> dict[str, Any]:
     """The played season's games and :data:`EXTRA` more engine-played ones in its first match,
@@ -39,20 +38,43 @@ def many_games(played_season: Any, settings: Any) -> dict[str, Any]:
     rules = rules_for("scopa")
     for k in range(EXTRA):
         replay = random_game_replay(rules, 1000 + k, ["random@1", "greedy@1"])
-        Game.objects.create(match=match, index=100 + k, variant=template.variant,
-                            replay=replay, seats=[0, 1], players=template.players,
-                            totals=replay["result"]["totals"])
-    void = Game.objects.create(match=match, index=99, variant=template.variant,
-                               replay=template.replay, players=template.players,
-                               void="the worker died")
-    unrated = Match.objects.create(kind=Match.Kind.CHALLENGE, variant=template.variant,
-                                   rated=False, pairing="1-2", status=Match.Status.DONE)
-    other = Game.objects.create(match=unrated, index=0, variant=template.variant,
-                                replay=template.replay, players=template.players)
+        Game.objects.create(
+            match=match,
+            index=100 + k,
+            variant=template.variant,
+            replay=replay,
+            seats=[0, 1],
+            players=template.players,
+            totals=replay["result"]["totals"],
+        )
+    void = Game.objects.create(
+        match=match,
+        index=99,
+        variant=template.variant,
+        replay=template.replay,
+        players=template.players,
+        void="the worker died",
+    )
+    unrated = Match.objects.create(
+        kind=Match.Kind.CHALLENGE,
+        variant=template.variant,
+        rated=False,
+        pairing="1-2",
+        status=Match.Status.DONE,
+    )
+    other = Game.objects.create(
+        match=unrated,
+        index=0,
+        variant=template.variant,
+        replay=template.replay,
+        players=template.players,
+    )
     rated = set(Game.objects.filter(match__rated=True, void="").values_list("id", flat=True))
-    greedy = set(Game.objects.filter(match__rated=True, void="",
-                                     match__seats__version__bot__name="greedy")
-                 .values_list("id", flat=True))
+    greedy = set(
+        Game.objects.filter(
+            match__rated=True, void="", match__seats__version__bot__name="greedy"
+        ).values_list("id", flat=True)
+    )
     return {"rated": rated, "unrated": {other.pk}, "void": void.pk, "greedy": greedy}
 
 
@@ -89,21 +111,31 @@ def test_it_pages_by_cursor_and_filters(many_games: dict[str, Any], client: Any)
     assert lines == []
 
 
-@pytest.mark.parametrize(("query", "words"), [
-    ({"limit": "0"}, "'limit'"), ({"limit": "2001"}, "'limit'"), ({"after": "-1"}, "'after'"),
-    ({"variant": "nope"}, "'variant'"), ({"bot": "nobody"}, "'bot'"),
-    ({"since": "yesterday"}, "'since'"), ({"until": "2026-13-45"}, "'until'"),
-    ({"rated": "maybe"}, "'rated'"), ({"colour": "red"}, "'colour'"),
-])
-def test_it_rejects_bad_parameters_naming_them(many_games: dict[str, Any], client: Any,
-                                               query: dict[str, str], words: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ({"limit": "0"}, "'limit'"),
+        ({"limit": "2001"}, "'limit'"),
+        ({"after": "-1"}, "'after'"),
+        ({"variant": "nope"}, "'variant'"),
+        ({"bot": "nobody"}, "'bot'"),
+        ({"since": "yesterday"}, "'since'"),
+        ({"until": "2026-13-45"}, "'until'"),
+        ({"rated": "maybe"}, "'rated'"),
+        ({"colour": "red"}, "'colour'"),
+    ],
+)
+def test_it_rejects_bad_parameters_naming_them(
+    many_games: dict[str, Any], client: Any, query: dict[str, str], words: str
+) -> None:
     response = client.get("/api/games/export", query)
     assert response.status_code == 400
     assert words in response.json()["error"]
 
 
-def test_it_throttles_pages_per_client(many_games: dict[str, Any], client: Any,
-                                       tokens: dict[str, str], settings: Any) -> None:
+def test_it_throttles_pages_per_client(
+    many_games: dict[str, Any], client: Any, tokens: dict[str, str], settings: Any
+) -> None:
     settings.ARENA_EXPORT_PAGES_PER_MINUTE = 2
     header = {"HTTP_AUTHORIZATION": tokens["other"]}
     assert client.get("/api/games/export", {"limit": 1}, **header).status_code == 200
@@ -130,12 +162,14 @@ def check_file(path: Path, expected: set[int], tmp_path: Path) -> None:
     decisions = list(read_decisions(path))
     assert len(decisions) == moves
     assert all(d.legal_moves[d.index] == d.played for d in decisions)
-    assert all(d.observation.seat == d.seat and d.observation.to_move == d.seat
-               for d in decisions)
+    assert all(d.observation.seat == d.seat and d.observation.to_move == d.seat for d in decisions)
 
 
 def test_download_stops_resumes_and_holds_every_game_once(
-    many_games: dict[str, Any], live_server: Any, home: Path, tmp_path: Path,
+    many_games: dict[str, Any],
+    live_server: Any,
+    home: Path,
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     out = tmp_path / "games.jsonl.gz"
@@ -161,18 +195,38 @@ def test_download_stops_resumes_and_holds_every_game_once(
     assert len(list(read_games(out))) == len(many_games["rated"])
 
 
-def test_a_killed_download_resumes(many_games: dict[str, Any], live_server: Any, home: Path,
-                                   tmp_path: Path, tokens: dict[str, str], settings: Any) -> None:
+def test_a_killed_download_resumes(
+    many_games: dict[str, Any],
+    live_server: Any,
+    home: Path,
+    tmp_path: Path,
+    tokens: dict[str, str],
+    settings: Any,
+) -> None:
     """Killed while it waits out the site's limit (4 pages a minute, a game a page), it
     holds 4 games; run again, it ends with every game once."""
     settings.ARENA_EXPORT_PAGES_PER_MINUTE = 4
     out = tmp_path / "killed.jsonl.gz"
-    command = [str(Path(sys.executable).parent / "arena"), "games", "download",
-               live_server.url, "-o", str(out), "--page-size", "1", "--rated", "any", "--json"]
-    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"),
-           "ARENA_TOKEN": tokens["other"].removeprefix("Bearer ")}
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             env=env)
+    command = [
+        str(Path(sys.executable).parent / "arena"),
+        "games",
+        "download",
+        live_server.url,
+        "-o",
+        str(out),
+        "--page-size",
+        "1",
+        "--rated",
+        "any",
+        "--json",
+    ]
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "ARENA_TOKEN": tokens["other"].removeprefix("Bearer "),
+    }
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     try:
         for _ in range(3000):
             if scan(out).games >= 4 or child.poll() is not None:
@@ -185,6 +239,5 @@ def test_a_killed_download_resumes(many_games: dict[str, Any], live_server: Any,
         child.wait()
     assert scan(out).games == 4
     settings.ARENA_EXPORT_PAGES_PER_MINUTE = 10_000
-    assert subprocess.run(command, stdout=subprocess.DEVNULL, check=False,
-                          env=env).returncode == 0
+    assert subprocess.run(command, stdout=subprocess.DEVNULL, check=False, env=env).returncode == 0
     check_file(out, many_games["rated"] | many_games["unrated"], tmp_path)

@@ -79,11 +79,21 @@ def json_of(client: Any) -> Callable[[str], dict[str, Any]]:
 # Conditional requests
 
 
-@pytest.mark.parametrize("url", [
-    "/", "/variants/scopa/", "/bots/greedy/", "/seasons/{season}/", "/api/bots/greedy/games",
-    "/api/games", "/api/seasons/{season}", "/api/seasons/{season}/matches",
-    "/api/variants/scopa/leaderboard", "/games/{game}/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/variants/scopa/",
+        "/bots/greedy/",
+        "/seasons/{season}/",
+        "/api/bots/greedy/games",
+        "/api/games",
+        "/api/seasons/{season}",
+        "/api/seasons/{season}/matches",
+        "/api/variants/scopa/leaderboard",
+        "/games/{game}/",
+    ],
+)
 def test_a_repeated_request_naming_the_etag_is_a_304_without_a_body(
     client: Any, played_season: Season, url: str
 ) -> None:
@@ -111,8 +121,9 @@ def test_a_list_gets_a_new_etag_when_a_game_is_recorded(
     settings.ARENA_LADDER_VARIANTS = ["scopa"]
     before = client.get("/api/games")
     assert client.get("/api/games", HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 304
-    record_ladder_match(list(BotVersion.objects.filter(bot__name__in=["random", "greedy"])
-                             .order_by("bot__name")))
+    record_ladder_match(
+        list(BotVersion.objects.filter(bot__name__in=["random", "greedy"]).order_by("bot__name"))
+    )
     after = client.get("/api/games", HTTP_IF_NONE_MATCH=before["ETag"])
     assert after.status_code == 200 and after["ETag"] != before["ETag"]
     newest = Game.objects.order_by("-id").first()
@@ -168,8 +179,12 @@ def test_the_frames_cache_is_the_redis_every_web_process_shares(
 
     from webui.settings import live_cache
 
-    settings.CACHES = {**settings.CACHES, "frames": live_cache(
-        private_redis.url, "", "test-", settings.DATA_DIR, "frames", timeout=60)}
+    settings.CACHES = {
+        **settings.CACHES,
+        "frames": live_cache(
+            private_redis.url, "", "test-", settings.DATA_DIR, "frames", timeout=60
+        ),
+    }
     game = Game.objects.order_by("id").first()
     assert game is not None
     first = client.get(f"/api/games/{game.pk}/frames")
@@ -208,8 +223,11 @@ def test_a_seasons_matches_page_by_key_on_the_api_and_on_its_page(
 ) -> None:
     get = json_of(client)
     season = played_season.pk
-    expected = list(Match.objects.filter(season=played_season)
-                    .order_by("-round__number", "board", "id").values_list("pk", flat=True))
+    expected = list(
+        Match.objects.filter(season=played_season)
+        .order_by("-round__number", "board", "id")
+        .values_list("pk", flat=True)
+    )
     assert len(expected) >= 3
     forwards, backwards = walk(get, f"/api/seasons/{season}/matches?limit=1", "matches")
     assert forwards == backwards == expected
@@ -222,7 +240,7 @@ def test_a_seasons_matches_page_by_key_on_the_api_and_on_its_page(
     url = f"/seasons/{season}/"
     while True:
         html = client.get(url).content.decode()
-        section = html[html.index('id="matches"'):]
+        section = html[html.index('id="matches"') :]
         shown += [int(i) for i in re.findall(r'<a href="/matches/(\d+)/">', section)]
         later = re.search(r'href="\?(matches_after=[^"#]+)#matches" rel="next"', section)
         if later is None:
@@ -232,24 +250,30 @@ def test_a_seasons_matches_page_by_key_on_the_api_and_on_its_page(
     assert 'rel="prev"' in section and 'rel="first"' in section
 
 
-@pytest.mark.parametrize(("url", "named"), [
-    ("/api/games?after=abc", "'after': 'abc' is not a cursor of this list"),
-    ("/api/games?before=1.2", "'before': '1.2' is not a cursor of this list"),
-    ("/api/games?after=1&before=2", "'after' and 'before': give one of them, not both"),
-    ("/api/games?after=" + "9" * 19, "is not a cursor of this list"),
-    ("/api/bots/greedy/games?after=12", "'after': '12' is not a cursor of this list"),
-    ("/api/bots/greedy/games?before=1.-2", "'before': '1.-2' is not a cursor"),
-    ("/api/seasons/{season}/matches?after=1.2", "'after': '1.2' is not a cursor"),
-    ("/bots/greedy/?after=x.y", "'after': 'x.y' is not a cursor of this list"),
-    ("/seasons/{season}/?matches_after=zz", "'matches_after': 'zz' is not a cursor"),
-])
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("/api/games?after=abc", "'after': 'abc' is not a cursor of this list"),
+        ("/api/games?before=1.2", "'before': '1.2' is not a cursor of this list"),
+        ("/api/games?after=1&before=2", "'after' and 'before': give one of them, not both"),
+        ("/api/games?after=" + "9" * 19, "is not a cursor of this list"),
+        ("/api/bots/greedy/games?after=12", "'after': '12' is not a cursor of this list"),
+        ("/api/bots/greedy/games?before=1.-2", "'before': '1.-2' is not a cursor"),
+        ("/api/seasons/{season}/matches?after=1.2", "'after': '1.2' is not a cursor"),
+        ("/bots/greedy/?after=x.y", "'after': 'x.y' is not a cursor of this list"),
+        ("/seasons/{season}/?matches_after=zz", "'matches_after': 'zz' is not a cursor"),
+    ],
+)
 def test_a_bad_cursor_is_a_400_saying_what_a_cursor_is(
     client: Any, played_season: Season, url: str, named: str
 ) -> None:
     response = client.get(url.format(season=played_season.pk))
     assert response.status_code == 400
-    text = (response.json()["error"] if url.startswith("/api/")
-            else response.content.decode().replace("&#x27;", "'"))
+    text = (
+        response.json()["error"]
+        if url.startswith("/api/")
+        else response.content.decode().replace("&#x27;", "'")
+    )
     assert named in text
     assert "pass back a page's next or prev" in text or "not both" in text
 
@@ -316,7 +340,7 @@ def query_counts() -> dict[str, int]:
 
 
 def test_each_paged_list_costs_the_same_queries_on_a_ten_times_larger_database(
-    users: dict[str, Any]
+    users: dict[str, Any],
 ) -> None:
     from webui.bench.site import fill
 
@@ -398,12 +422,16 @@ def test_a_deep_page_scans_no_big_table_whole_and_sorts_no_more_than_a_page(
                 for node in plan_nodes(plan[0]["Plan"]):
                     table = node.get("Relation Name")
                     assert not (node["Node Type"] == "Seq Scan" and table in BIG_TABLES), (
-                        url, query["sql"][:300], node)
+                        url,
+                        query["sql"][:300],
+                        node,
+                    )
                     if table in BIG_TABLES:
                         # Rows read near the cursor (a page's matches and their neighbours'
                         # seats), not the list down to it.
-                        read = (node["Actual Rows"] + node.get("Rows Removed by Filter", 0)
-                                ) * node["Actual Loops"]
+                        read = (node["Actual Rows"] + node.get("Rows Removed by Filter", 0)) * node[
+                            "Actual Loops"
+                        ]
                         assert read <= 1000, (url, query["sql"][:300], node)
                     if node["Node Type"] == "Sort":
                         # A page's rows at most (61 matches, 21 games, their seats), never

@@ -38,10 +38,12 @@ def queries_of(client: Any, url: str) -> tuple[int, str]:
     return len(queries), response.content.decode()
 
 
-@pytest.mark.parametrize("url", ["/", "/variants/scopa/", "/ladder/scopa/", "/bots/greedy/",
-                                 "/bots/greedy/?result=win"])
+@pytest.mark.parametrize(
+    "url", ["/", "/variants/scopa/", "/ladder/scopa/", "/bots/greedy/", "/bots/greedy/?result=win"]
+)
 def test_a_reader_without_a_session_is_served_the_kept_page(
-        client: Any, ladder_pair: list[Any], url: str) -> None:
+    client: Any, ladder_pair: list[Any], url: str
+) -> None:
     kept, drawn = read_twice(client, url)
     assert kept <= 4 < drawn, (kept, drawn)
 
@@ -66,7 +68,8 @@ def test_a_game_page_is_kept(client: Any, ladder_pair: list[Any]) -> None:
 
 
 def test_made_up_query_parameters_are_drawn_and_never_kept(
-        client: Any, ladder_pair: list[Any]) -> None:
+    client: Any, ladder_pair: list[Any]
+) -> None:
     client.get("/bots/greedy/?utm=1")  # the reads within the page are cached
     first, _ = queries_of(client, "/bots/greedy/?utm=1")
     second, _ = queries_of(client, "/bots/greedy/?utm=1")
@@ -74,7 +77,8 @@ def test_made_up_query_parameters_are_drawn_and_never_kept(
 
 
 def test_a_logged_in_owner_gets_their_own_page_and_readers_never_see_it(
-        client: Any, users: dict[str, Any], django_capture_on_commit_callbacks: Any) -> None:
+    client: Any, users: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
     from django.test import Client
 
     with django_capture_on_commit_callbacks(execute=True):
@@ -91,7 +95,8 @@ def test_a_logged_in_owner_gets_their_own_page_and_readers_never_see_it(
 
 
 def test_a_description_edit_shows_at_once(
-        client: Any, users: dict[str, Any], django_capture_on_commit_callbacks: Any) -> None:
+    client: Any, users: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
     with django_capture_on_commit_callbacks(execute=True):
         Bot.objects.filter(name="my-bot").update(description="old words")
         read_models.bot_changed(Bot.objects.filter(name="my-bot").values_list("pk", flat=True))
@@ -108,13 +113,13 @@ def test_a_description_edit_shows_at_once(
 
 
 def test_a_validation_result_shows_at_once(
-        client: Any, users: dict[str, Any], django_capture_on_commit_callbacks: Any) -> None:
+    client: Any, users: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
     from pathlib import Path
 
     samples = Path(__file__).resolve().parents[3] / "sample_bots"
     with django_capture_on_commit_callbacks(execute=True):
-        version = versions.register_folder_bot(users["staff"], samples / "random",
-                                               validate=False)
+        version = versions.register_folder_bot(users["staff"], samples / "random", validate=False)
         BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.VALIDATING)
         read_models.bot_changed([version.bot_id])
     before = client.get("/bots/random/").content.decode()
@@ -126,7 +131,8 @@ def test_a_validation_result_shows_at_once(
 
 
 def test_a_ladder_choice_shows_at_once(
-        client: Any, ladder_pair: list[Any], django_capture_on_commit_callbacks: Any) -> None:
+    client: Any, ladder_pair: list[Any], django_capture_on_commit_callbacks: Any
+) -> None:
     bot = Bot.objects.get(name="greedy")
     before = client.get("/ladder/scopa/").content.decode()
     assert client.get("/ladder/scopa/").content.decode() == before  # kept
@@ -136,27 +142,35 @@ def test_a_ladder_choice_shows_at_once(
     assert "2 bots active" in before and "1 bot active" in after
 
 
-@pytest.mark.parametrize("url", ["/api/bots/greedy", "/api/ladder/scopa",
-                                 "/api/variants/scopa/leaderboard", "/api/games?limit=5",
-                                 "/api/bots/greedy/games?result=win"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/bots/greedy",
+        "/api/ladder/scopa",
+        "/api/variants/scopa/leaderboard",
+        "/api/games?limit=5",
+        "/api/bots/greedy/games?result=win",
+    ],
+)
 def test_an_api_read_without_a_token_is_served_the_kept_answer(
-        client: Any, ladder_pair: list[Any], url: str) -> None:
+    client: Any, ladder_pair: list[Any], url: str
+) -> None:
     kept, drawn = read_twice(client, url)
     assert kept < drawn and kept <= 4, (kept, drawn)
 
 
 def test_an_api_read_with_a_token_is_answered_afresh(
-        client: Any, ladder_pair: list[Any], tokens: dict[str, str]) -> None:
+    client: Any, ladder_pair: list[Any], tokens: dict[str, str]
+) -> None:
     client.get("/api/bots/greedy")  # kept for readers without a token
-    first, _ = queries_of(client.__class__(HTTP_AUTHORIZATION=tokens["staff"]),
-                          "/api/bots/greedy")
-    second, _ = queries_of(client.__class__(HTTP_AUTHORIZATION=tokens["staff"]),
-                           "/api/bots/greedy")
+    first, _ = queries_of(client.__class__(HTTP_AUTHORIZATION=tokens["staff"]), "/api/bots/greedy")
+    second, _ = queries_of(client.__class__(HTTP_AUTHORIZATION=tokens["staff"]), "/api/bots/greedy")
     assert first == second > 4
 
 
 def test_a_kept_replay_download_keeps_its_headers_and_answers_its_etag(
-        client: Any, ladder_pair: list[Any]) -> None:
+    client: Any, ladder_pair: list[Any]
+) -> None:
     from webui.league.models import Game
 
     game = Game.objects.order_by("id").first()
@@ -173,7 +187,8 @@ def test_a_kept_replay_download_keeps_its_headers_and_answers_its_etag(
 
 
 def test_a_seasons_live_progress_shows_a_recorded_result_at_once(
-        client: Any, ready_versions: list[Any]) -> None:
+    client: Any, ready_versions: list[Any]
+) -> None:
     from test_read_models import record_next_season_match, started_season
 
     season = started_season("Live", ready_versions)

@@ -17,8 +17,9 @@ from webui.league.models import Game, Match, Rating, Season
 pytestmark = pytest.mark.django_db
 
 
-def test_the_home_page_shows_variants_seasons_and_recent_games(client: Any,
-                                                              played_season: Season) -> None:
+def test_the_home_page_shows_variants_seasons_and_recent_games(
+    client: Any, played_season: Season
+) -> None:
     page = client.get("/").content.decode()
     assert "Test season" in page
     assert 'href="/variants/scopa/"' in page
@@ -26,10 +27,10 @@ def test_the_home_page_shows_variants_seasons_and_recent_games(client: Any,
     assert latest is not None and f'href="/games/{latest.pk}/"' in page
 
 
-def test_the_leaderboard_ranks_by_the_conservative_rating(client: Any,
-                                                          played_season: Season) -> None:
-    ratings = list(Rating.objects.filter(variant=played_season.variant)
-                   .order_by("-conservative"))
+def test_the_leaderboard_ranks_by_the_conservative_rating(
+    client: Any, played_season: Season
+) -> None:
+    ratings = list(Rating.objects.filter(variant=played_season.variant).order_by("-conservative"))
     page = client.get("/variants/scopa/").content.decode()
     positions = [page.index(f">{r.version.label}</a>") for r in ratings]
     assert positions == sorted(positions)
@@ -51,11 +52,12 @@ def test_the_season_page_shows_standings_crosstable_rounds_and_bracket(
     assert "Cross-table" in page and "Final" in page
     done, total = played_season.progress()
     assert total == seasons.planned_matches(played_season)  # finished: every planned match is there
-    assert (f'<span data-live="matches-done">{done}</span> of '
-            f'<span data-live="matches-planned">{total}</span> matches played') in page
+    assert (
+        f'<span data-live="matches-done">{done}</span> of '
+        f'<span data-live="matches-planned">{total}</span> matches played'
+    ) in page
     api = client.get(f"/api/seasons/{played_season.pk}").json()
-    assert [s["version"]["label"] for s in api["standings"]] == [
-        row.version.label for row in table]
+    assert [s["version"]["label"] for s in api["standings"]] == [row.version.label for row in table]
     final = api["bracket"][-1]["slots"][0]
     champion = seasons.season_champion(played_season)
     assert champion is not None and final["winner"] == champion.label
@@ -82,8 +84,7 @@ def test_the_bot_page_shows_versions_chart_matches_and_head_to_head(
     assert history[-1]["mu"] == pytest.approx(rating.mu)
 
 
-def test_the_match_and_game_pages_link_the_replays(client: Any,
-                                                   played_season: Season) -> None:
+def test_the_match_and_game_pages_link_the_replays(client: Any, played_season: Season) -> None:
     match = Match.objects.filter(season=played_season).first()
     assert match is not None
     page = client.get(f"/matches/{match.pk}/").content.decode()
@@ -96,8 +97,9 @@ def test_the_match_and_game_pages_link_the_replays(client: Any,
     assert f'href="/api/games/{game.pk}/replay"' in page
 
 
-def test_a_replay_downloads_as_the_stored_record_and_verifies(client: Any,
-                                                             played_season: Season) -> None:
+def test_a_replay_downloads_as_the_stored_record_and_verifies(
+    client: Any, played_season: Season
+) -> None:
     game = Game.objects.filter(match__season=played_season).first()
     assert game is not None
     response = client.get(f"/api/games/{game.pk}/replay")
@@ -108,8 +110,9 @@ def test_a_replay_downloads_as_the_stored_record_and_verifies(client: Any,
     assert report["ok"] and report["totals"] == game.totals
 
 
-def test_the_frames_of_a_stored_game_end_with_its_result(client: Any,
-                                                        played_season: Season) -> None:
+def test_the_frames_of_a_stored_game_end_with_its_result(
+    client: Any, played_season: Season
+) -> None:
     game = Game.objects.filter(match__season=played_season).first()
     assert game is not None
     frames = client.get(f"/api/games/{game.pk}/frames").json()
@@ -117,8 +120,16 @@ def test_the_frames_of_a_stored_game_end_with_its_result(client: Any,
     assert frames["winner"] == game.winner_side
 
 
-@pytest.mark.parametrize("url", ["/bots/nobody/", "/seasons/999999/", "/games/999999/",
-                                 "/api/games/999999/frames", "/api/bots/nobody"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/bots/nobody/",
+        "/seasons/999999/",
+        "/games/999999/",
+        "/api/games/999999/frames",
+        "/api/bots/nobody",
+    ],
+)
 def test_it_answers_404_for_what_does_not_exist(url: str, client: Any, users: Any) -> None:
     response = client.get(url)
     assert response.status_code == 404
@@ -142,8 +153,7 @@ def _routes(patterns: list[URLPattern | URLResolver], prefix: str = "") -> list[
     return out
 
 
-def test_every_route_the_site_answers_is_in_the_openapi_description(client: Any,
-                                                                     db: Any) -> None:
+def test_every_route_the_site_answers_is_in_the_openapi_description(client: Any, db: Any) -> None:
     spec = client.get("/api/openapi.json").json()
     assert spec["openapi"].startswith("3.")
     served = {
@@ -152,8 +162,13 @@ def test_every_route_the_site_answers_is_in_the_openapi_description(client: Any,
         # Django's own admin (staff only) is described by its login, which is the site's.
         if not route.startswith("admin/") or route == "admin/login/"
     }
-    assert {"/api/bots", "/play/{game_id}/move", "/accounts/login/", "/admin/login/",
-            "/bots/{name}/v{number}/"} <= served
+    assert {
+        "/api/bots",
+        "/play/{game_id}/move",
+        "/accounts/login/",
+        "/admin/login/",
+        "/bots/{name}/v{number}/",
+    } <= served
     assert served == set(spec["paths"]), served ^ set(spec["paths"])
     for path, item in spec["paths"].items():
         for method, op in item.items():
@@ -181,8 +196,9 @@ def test_the_bot_page_follows_new_rated_games(client: Any, played_season: Season
 
     before = client.get("/api/bots/greedy").json()
     versions = list(BotVersion.objects.filter(bot__name__in=["greedy", "random"]))
-    season = seasons.create_season(name="Second", variant=played_season.variant,
-                                    entrants=versions, games_per_pairing=2, seed=9)
+    season = seasons.create_season(
+        name="Second", variant=played_season.variant, entrants=versions, games_per_pairing=2, seed=9
+    )
     seasons.start_season(season)
     play_season(season)
     after = client.get("/api/bots/greedy").json()

@@ -44,9 +44,14 @@ def site_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "ARENA_WEB_WORKERS": "2",
         "ARENA_WEB_THREADS": "4",
     }
-    migrated = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT,
-                              env={**os.environ, **env}, capture_output=True, text=True,
-                              timeout=120)
+    migrated = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert migrated.returncode == 0, migrated.stderr
     return env
 
@@ -95,8 +100,9 @@ def served_requests(server: ProductionServer) -> list[str]:
 
 
 @pytest.fixture
-def behind_nginx(site_env: dict[str, str], nginx: str, tmp_path: Path
-                 ) -> Iterator[ProductionServer]:
+def behind_nginx(
+    site_env: dict[str, str], nginx: str, tmp_path: Path
+) -> Iterator[ProductionServer]:
     with ProductionServer(port=free_port(), env=site_env, log_dir=tmp_path / "logs") as server:
         yield server
 
@@ -125,12 +131,14 @@ def test_many_slow_clients_never_reach_gunicorn_and_healthz_keeps_answering(
 
 
 def test_gunicorn_alone_answers_beside_more_slow_clients_than_it_has_processes(
-    site_env: dict[str, str], tmp_path: Path,
+    site_env: dict[str, str],
+    tmp_path: Path,
 ) -> None:
     # The issue: three slow sockets froze three sync workers. Threads in two processes take
     # twice as many and still answer; nginx in front (above) takes the limit away.
-    with ProductionServer(port=free_port(), nginx=False, env=site_env,
-                          log_dir=tmp_path / "logs") as server:
+    with ProductionServer(
+        port=free_port(), nginx=False, env=site_env, log_dir=tmp_path / "logs"
+    ) as server:
         held = slow_clients(server.url, 6)
         try:
             for _ in range(10):
@@ -151,25 +159,37 @@ def test_the_nginx_template_has_exactly_the_placeholders_the_compose_file_sets()
     assert "python:webui.gunicorn_conf" in compose
 
 
-@pytest.mark.parametrize("name,value", [("ARENA_WEB_WORKERS", "0"),
-                                        ("ARENA_WEB_THREADS", "many"),
-                                        ("ARENA_WEB_TIMEOUT", "-5")])
+@pytest.mark.parametrize(
+    "name,value",
+    [("ARENA_WEB_WORKERS", "0"), ("ARENA_WEB_THREADS", "many"), ("ARENA_WEB_TIMEOUT", "-5")],
+)
 def test_gunicorn_refuses_a_bad_setting_naming_it(name: str, value: str) -> None:
     env = {**os.environ, name: value}
-    result = subprocess.run([sys.executable, "-c", "import webui.gunicorn_conf"], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", "import webui.gunicorn_conf"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert f"{name}={value!r}: expected a whole number from 1 to" in result.stderr
 
 
 def test_arena_web_production_serves_and_stops_on_sigterm_with_nothing_left(
-    site_env: dict[str, str], nginx: str,
+    site_env: dict[str, str],
+    nginx: str,
 ) -> None:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena.cli", "web", "--production", "--port", str(port)],
-        cwd=ROOT, env={**os.environ, **site_env}, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        cwd=ROOT,
+        env={**os.environ, **site_env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     try:
         output = until_serving(process, "arena web --production")
@@ -186,7 +206,6 @@ def test_arena_web_production_serves_and_stops_on_sigterm_with_nothing_left(
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-
 
 
 def fetch(url: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
@@ -216,8 +235,7 @@ def test_nginx_compresses_pages_and_json_and_their_etags_still_answer_304(
         # nginx made the site's ETag weak as it compressed; the site still knows it.
         etag = headers["ETag"]
         assert etag.startswith('W/"')
-        again = fetch(behind_nginx.url + path, **{"Accept-Encoding": "gzip",
-                                                  "If-None-Match": etag})
+        again = fetch(behind_nginx.url + path, **{"Accept-Encoding": "gzip", "If-None-Match": etag})
         assert again[0] == 304 and again[2] == b""
     # A client that takes no compression gets the plain bytes.
     status, headers, body = fetch(behind_nginx.url + "/api/openapi.json")

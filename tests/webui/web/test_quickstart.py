@@ -40,8 +40,8 @@ def code_block(after: str) -> list[str]:
     comments stripped."""
     text = (ROOT / "README.md").read_text()
     start = text.index(after)
-    block = text[text.index("```sh\n", start) + len("```sh\n"):]
-    block = block[:block.index("```")]
+    block = text[text.index("```sh\n", start) + len("```sh\n") :]
+    block = block[: block.index("```")]
     lines = [line.split("  #")[0].split(" # ")[0].rstrip() for line in block.splitlines()]
     return [line for line in lines if line and not line.startswith("#")]
 
@@ -52,10 +52,14 @@ def fresh_clone(target: Path) -> None:
     The clone shares the checkout's .venv: the checkout's own set-up runs first, so that the
     clone's finds nothing to install (a reinstall from the clone would point the shared
     .venv's editable install and its scripts at the clone, which is gone after the test)."""
-    subprocess.run([str(ROOT / "scripts" / "setup"), "--dev"], cwd=ROOT, check=True,
-                   capture_output=True)
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode().split("\0")
+    subprocess.run(
+        [str(ROOT / "scripts" / "setup"), "--dev"], cwd=ROOT, check=True, capture_output=True
+    )
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if not source.is_file():
@@ -87,7 +91,8 @@ class Terminal(Streamed):
 def make_token(base: str, password: str) -> str:
     """What the README asks of a person: log in, account page, "Create a token", copy it."""
     opener = urllib.request.build_opener(
-        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
 
     def form(path: str, fields: dict[str, str]) -> str:
         with opener.open(base + path, timeout=30) as response:
@@ -110,12 +115,19 @@ def test_the_readme_quick_start_and_bot_recipe_work_as_pasted(tmp_path: Path) ->
     fresh_clone(clone)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_",
-                                                                       "VIRTUAL_ENV"))}
-    env.update(HOME=str(tmp_path / "home"), ARENA_DATA_DIR=str(clone / "var"),
-               XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"))
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
-                                  if ".venv" not in p)  # a newcomer's shell: no arena on it
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("ARENA_", "DJANGO_", "VIRTUAL_ENV"))
+    }
+    env.update(
+        HOME=str(tmp_path / "home"),
+        ARENA_DATA_DIR=str(clone / "var"),
+        XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
+    )
+    env["PATH"] = os.pathsep.join(
+        p for p in env.get("PATH", "").split(os.pathsep) if ".venv" not in p
+    )  # a newcomer's shell: no arena on it
     (tmp_path / "home").mkdir()
 
     quick = code_block("## Quick start")
@@ -139,13 +151,24 @@ def test_the_readme_quick_start_and_bot_recipe_work_as_pasted(tmp_path: Path) ->
             # The one line that asks a person for input gets the token as they paste it.
             script.append(line + (' <<< "$TOKEN"' if line == "arena login" else ""))
         second = dict(env, TOKEN=token, ARENA_SERVER=base)  # the README's other-port line
-        done = subprocess.run(["bash", "-c", "\n".join(script)], cwd=clone, env=second,
-                              capture_output=True, text=True, timeout=900)
+        done = subprocess.run(
+            ["bash", "-c", "\n".join(script)],
+            cwd=clone,
+            env=second,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         out = done.stdout + done.stderr
         assert done.returncode == 0, out
-        for expected in ("Wrote python bot 'my-bot'", "checks passed", "\nOK",
-                         "Logged in to " + base + " as demo", "my-bot by demo",
-                         "my-bot@1: ready"):
+        for expected in (
+            "Wrote python bot 'my-bot'",
+            "checks passed",
+            "\nOK",
+            "Logged in to " + base + " as demo",
+            "my-bot by demo",
+            "my-bot@1: ready",
+        ):
             assert expected in out, (expected, out)
         assert "arena: command not found" not in out
 

@@ -29,8 +29,13 @@ def ladder_pair(ready_versions: list[Any], settings: Any) -> list[Any]:
 
 def started_season(name: str, entrants: list[Any], seed: int = 3) -> Season:
     """A scopa round-robin of ``entrants``, two games a pairing, started."""
-    season = seasons.create_season(name=name, variant=variants.get_variant("scopa"),
-                                   entrants=entrants, games_per_pairing=2, seed=seed)
+    season = seasons.create_season(
+        name=name,
+        variant=variants.get_variant("scopa"),
+        entrants=entrants,
+        games_per_pairing=2,
+        seed=seed,
+    )
     seasons.start_season(season)
     return season
 
@@ -39,8 +44,9 @@ def record_next_season_match(season: Season) -> Match | None:
     """The season's next scheduled match, recorded as a worker does, and what follows it."""
     from webui.web.sampledata import match_report
 
-    match = Match.objects.filter(season=season, status=Match.Status.SCHEDULED).order_by(
-        "id").first()
+    match = (
+        Match.objects.filter(season=season, status=Match.Status.SCHEDULED).order_by("id").first()
+    )
     if match is None:
         return None
     claim = matches.claim_match(match.pk, "test")
@@ -56,7 +62,8 @@ def h2h_games(answer: dict[str, Any]) -> int:
 
 
 def test_a_recorded_ladder_result_shows_at_once_on_every_page_it_changes(
-        client: Any, ladder_pair: list[Any]) -> None:
+    client: Any, ladder_pair: list[Any]
+) -> None:
     record_ladder_match(ladder_pair)
     # Every read is cached now...
     reads = {
@@ -79,7 +86,8 @@ def test_a_recorded_ladder_result_shows_at_once_on_every_page_it_changes(
     stored = {r.key: r.games for r in Rating.objects.filter(pool=Rating.Pool.LADDER)}
     assert {r["key"]: r["games"] for r in ladder_now["ratings"]} == stored
     assert [r["games"] for r in ladder_now["ratings"]] != [
-        r["games"] for r in reads["ladder"]["ratings"]]
+        r["games"] for r in reads["ladder"]["ratings"]
+    ]
     bot_now = client.get("/api/bots/greedy").json()
     assert h2h_games(bot_now) == h2h_games(reads["bot"]) + 2
     ladder_rating = next(r for r in bot_now["ratings"] if r["ladder"] == "ladder")
@@ -90,12 +98,15 @@ def test_a_recorded_ladder_result_shows_at_once_on_every_page_it_changes(
     assert f'href="/matches/{match.pk}/"' in ladder_page
     row = bot_now["head_to_head"][0]
     bot_page = client.get("/bots/greedy/").content.decode()
-    assert (f'<td class="num">{row["games"]}</td><td class="num">'
-            f'{row["wins"]}\u2013{row["draws"]}\u2013{row["losses"]}</td>') in bot_page
+    assert (
+        f'<td class="num">{row["games"]}</td><td class="num">'
+        f"{row['wins']}\u2013{row['draws']}\u2013{row['losses']}</td>"
+    ) in bot_page
 
 
 def test_a_recorded_season_result_shows_at_once_on_the_season_and_home_pages(
-        client: Any, ready_versions: list[Any]) -> None:
+    client: Any, ready_versions: list[Any]
+) -> None:
     season = started_season("Fresh", ready_versions)
     before = client.get(f"/api/seasons/{season.pk}").json()
     listed_before = client.get("/api/seasons").json()
@@ -113,15 +124,15 @@ def test_a_recorded_season_result_shows_at_once_on_the_season_and_home_pages(
     assert after["rounds"][0]["done"] == 1
     listed = client.get("/api/seasons").json()["seasons"]
     assert [(s["matches_done"], s["status"]) for s in listed] == [(1, "finished")]
-    assert [(s["matches_done"], s["status"]) for s in listed_before["seasons"]] == [
-        (0, "running")]
+    assert [(s["matches_done"], s["status"]) for s in listed_before["seasons"]] == [(0, "running")]
     assert before["season"]["status"] == "running" and after["season"]["status"] == "finished"
     page = client.get(f"/seasons/{season.pk}/").content.decode()
     assert '<span data-live="matches-done">1</span>' in page
 
 
 def test_a_claimed_match_shows_as_running_on_its_season_page(
-        client: Any, ready_versions: list[Any]) -> None:
+    client: Any, ready_versions: list[Any]
+) -> None:
     season = started_season("Claims", ready_versions)
     assert client.get(f"/api/seasons/{season.pk}").json()["rounds"][0]["running"] == 0
     match = Match.objects.filter(season=season).first()
@@ -132,11 +143,15 @@ def test_a_claimed_match_shows_as_running_on_its_season_page(
 def test_a_result_leaves_the_other_scopes_cached(ladder_pair: list[Any]) -> None:
     record_ladder_match(ladder_pair)
     variant = variants.get_variant("scopa")
-    season = seasons.create_season(name="Aside", variant=variant, entrants=ladder_pair,
-                                   games_per_pairing=2, seed=3)
-    scopes = [read_models.HOME, read_models.season_scope(season.pk),
-              read_models.board_scope(variant.pk, "ladder"),
-              read_models.board_scope(variant.pk, "solo")]
+    season = seasons.create_season(
+        name="Aside", variant=variant, entrants=ladder_pair, games_per_pairing=2, seed=3
+    )
+    scopes = [
+        read_models.HOME,
+        read_models.season_scope(season.pk),
+        read_models.board_scope(variant.pk, "ladder"),
+        read_models.board_scope(variant.pk, "solo"),
+    ]
     before = read_models.versions(scopes)
     record_ladder_match(ladder_pair)
     after = read_models.versions(scopes)
@@ -145,8 +160,9 @@ def test_a_result_leaves_the_other_scopes_cached(ladder_pair: list[Any]) -> None
 
 
 @pytest.mark.django_db(transaction=True)
-def test_readers_that_miss_together_build_once(ladder_pair: list[Any],
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readers_that_miss_together_build_once(
+    ladder_pair: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from webui.web import read_cache
 
     monkeypatch.setattr(read_cache, "WAIT_S", 60.0)  # the readers wait for the one builder
@@ -180,9 +196,17 @@ def test_readers_that_miss_together_build_once(ladder_pair: list[Any],
 
 
 PAGES = [
-    "/", "/variants/scopa/", "/ladder/scopa/", "/bots/greedy/", "/seasons/{season}/",
-    "/api/variants", "/api/seasons", "/api/variants/scopa/leaderboard", "/api/ladder/scopa",
-    "/api/bots/greedy", "/api/seasons/{season}",
+    "/",
+    "/variants/scopa/",
+    "/ladder/scopa/",
+    "/bots/greedy/",
+    "/seasons/{season}/",
+    "/api/variants",
+    "/api/seasons",
+    "/api/variants/scopa/leaderboard",
+    "/api/ladder/scopa",
+    "/api/bots/greedy",
+    "/api/seasons/{season}",
 ]
 
 
@@ -205,7 +229,8 @@ def query_counts(client: Any, season: Season) -> dict[str, tuple[int, int]]:
 
 
 def test_every_page_makes_as_many_queries_on_ten_times_the_games(
-        client: Any, ladder_pair: list[Any]) -> None:
+    client: Any, ladder_pair: list[Any]
+) -> None:
     from webui.web.sampledata import play_season
 
     season = started_season("Counted", ladder_pair, seed=5)
@@ -224,7 +249,8 @@ def test_every_page_makes_as_many_queries_on_ten_times_the_games(
 
 
 def test_recompute_reads_finds_and_puts_right_a_damaged_head_to_head(
-        ladder_pair: list[Any], capsys: Any) -> None:
+    ladder_pair: list[Any], capsys: Any
+) -> None:
     import argparse
 
     from webui.league import cli
@@ -243,17 +269,24 @@ def test_recompute_reads_finds_and_puts_right_a_damaged_head_to_head(
     assert found["differences"] == 1
     fixed = HeadToHead.objects.get(bot=greedy)
     assert (fixed.games, fixed.wins, fixed.draws, fixed.losses) == (
-        right.games, right.wins, right.draws, right.losses)
+        right.games,
+        right.wins,
+        right.draws,
+        right.losses,
+    )
     assert cli.recompute_reads(argparse.Namespace(json=True)) == 0
     assert json.loads(capsys.readouterr().out)["differences"] == 0
 
 
-def test_pages_are_served_when_the_reads_cache_fails(client: Any, ladder_pair: list[Any],
-                                                     settings: Any) -> None:
+def test_pages_are_served_when_the_reads_cache_fails(
+    client: Any, ladder_pair: list[Any], settings: Any
+) -> None:
     record_ladder_match(ladder_pair)
     caches = dict(settings.CACHES)
-    caches["reads"] = {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                       "LOCATION": "redis://127.0.0.1:1/0"}  # nothing listens there
+    caches["reads"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:1/0",
+    }  # nothing listens there
     settings.CACHES = caches
     stored = {r.key: r.games for r in Rating.objects.filter(pool=Rating.Pool.LADDER)}
     answer = client.get("/api/ladder/scopa")

@@ -23,18 +23,20 @@ def test_a_golden_replay_expands_into_frames_that_agree_with_verify(path: Path) 
     assert len(frames["deals"]) == len(replay["deals"])
     moves = sum(len(d["moves"]) for d in replay["deals"])
     assert len(frames["frames"]) == moves + len(replay["deals"])  # one per move + the deal
-    for info, raw, verified in zip(frames["deals"], replay["deals"], report["deals"],
-                                   strict=True):
+    for info, raw, verified in zip(frames["deals"], replay["deals"], report["deals"], strict=True):
         last = frames["frames"][info["last_frame"]]
         assert last["score"] is not None
         assert last["score"]["points"] == verified["points"]
-        sweeps = sum(1 for f in frames["frames"][info["first_frame"]:info["last_frame"] + 1]
-                     if f["move"] and f["move"]["scopa"])
+        sweeps = sum(
+            1
+            for f in frames["frames"][info["first_frame"] : info["last_frame"] + 1]
+            if f["move"] and f["move"]["scopa"]
+        )
         assert sweeps == sum(p["scope"] for p in verified["points"])
         first = frames["frames"][info["first_frame"]]
         assert first["move"] is None and first["dealer"] == raw["dealer"]
         # every card is somewhere at every moment: hands, table, stock and the piles make 40
-        for f in frames["frames"][info["first_frame"]:info["last_frame"] + 1]:
+        for f in frames["frames"][info["first_frame"] : info["last_frame"] + 1]:
             held = sum(len(h) for h in f["hands"]) + len(f["table"]) + f["stock"]
             assert held + sum(f["captured"]) == 40
     assert frames["frames"][-1]["score"]["totals"] == report["totals"]
@@ -64,16 +66,29 @@ def test_an_illegal_move_stops_the_frames_there_with_a_reason() -> None:
 
 def test_faults_are_shown_at_their_move() -> None:
     replay = json.loads(GOLDEN[0].read_text())
-    replay["faults"] = [{"deal": 0, "move": 2, "seat": replay["deals"][0]["moves"][2]["seat"],
-                         "kind": "timeout", "detail": "no answer within 1000 ms"}]
+    replay["faults"] = [
+        {
+            "deal": 0,
+            "move": 2,
+            "seat": replay["deals"][0]["moves"][2]["seat"],
+            "kind": "timeout",
+            "detail": "no answer within 1000 ms",
+        }
+    ]
     frames = expand_replay(replay)
     assert [f["kind"] for f in frames["frames"][3]["faults"]] == ["timeout"]
     assert sum(len(f["faults"]) for f in frames["frames"]) == 1
 
 
-@pytest.mark.parametrize("text", ['{"format": "scopa-replay"}', "not json", "[]",
-                                  '{"format": "scopa-replay", "version": 1, "variant": "poker",'
-                                  ' "deals": []}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"format": "scopa-replay"}',
+        "not json",
+        "[]",
+        '{"format": "scopa-replay", "version": 1, "variant": "poker", "deals": []}',
+    ],
+)
 def test_it_rejects_an_unreadable_replay(text: str) -> None:
     with pytest.raises(FramesError, match="not a readable replay"):
         expand_replay(text)

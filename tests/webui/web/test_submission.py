@@ -32,14 +32,15 @@ def queued_messages() -> set[Path]:
 
 
 def upload_web(client: Any, data: bytes, name: str = "my-bot") -> Any:
-    return client.post(f"/bots/{name}/upload/",
-                       {"archive": SimpleUploadedFile("bot.zip", data)})
+    return client.post(f"/bots/{name}/upload/", {"archive": SimpleUploadedFile("bot.zip", data)})
 
 
 def upload_api(client: Any, token: str, data: bytes, name: str = "my-bot") -> Any:
-    return client.post(f"/api/bots/{name}/versions",
-                       {"archive": SimpleUploadedFile("bot.zip", data)},
-                       HTTP_AUTHORIZATION=token)
+    return client.post(
+        f"/api/bots/{name}/versions",
+        {"archive": SimpleUploadedFile("bot.zip", data)},
+        HTTP_AUTHORIZATION=token,
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_ARCHIVES))
@@ -138,19 +139,26 @@ def test_uploading_the_same_archive_again_repairs_its_row(
 
 
 def test_the_raw_body_upload_works_too(client: Any, tokens: dict[str, str]) -> None:
-    response = client.post("/api/bots/my-bot/versions", good_zip(),
-                           content_type="application/zip", HTTP_AUTHORIZATION=tokens["owner"])
+    response = client.post(
+        "/api/bots/my-bot/versions",
+        good_zip(),
+        content_type="application/zip",
+        HTTP_AUTHORIZATION=tokens["owner"],
+    )
     assert response.status_code == 201
     assert BotVersion.objects.filter(bot__name="my-bot").count() == 1
 
 
-def test_a_new_bot_with_its_first_version_from_the_form(client: Any,
-                                                         users: dict[str, Any]) -> None:
+def test_a_new_bot_with_its_first_version_from_the_form(client: Any, users: dict[str, Any]) -> None:
     client.force_login(users["other"])
-    response = client.post("/bots/new/", {
-        "name": "newbie", "description": "mine",
-        "archive": SimpleUploadedFile("b.zip", good_zip("newbie")),
-    })
+    response = client.post(
+        "/bots/new/",
+        {
+            "name": "newbie",
+            "description": "mine",
+            "archive": SimpleUploadedFile("b.zip", good_zip("newbie")),
+        },
+    )
     assert response.status_code == 302
     bot = Bot.objects.get(name="newbie")
     assert bot.owner == users["other"]
@@ -162,9 +170,13 @@ def test_it_rejects_a_new_bot_whose_archive_is_bad_and_keeps_no_bot(
 ) -> None:
     client.force_login(users["other"])
     data, words = BAD_ARCHIVES["path-escape"]
-    response = client.post("/bots/new/", {
-        "name": "newbie", "archive": SimpleUploadedFile("b.zip", data),
-    })
+    response = client.post(
+        "/bots/new/",
+        {
+            "name": "newbie",
+            "archive": SimpleUploadedFile("b.zip", data),
+        },
+    )
     assert response.status_code == 400
     assert words in response.content.decode()
     assert not Bot.objects.filter(name="newbie").exists()
@@ -178,8 +190,13 @@ def test_the_owner_sees_the_validation_log_and_others_do_not(
 
     upload_api(client, tokens["owner"], good_zip())
     version = BotVersion.objects.get()
-    versions.finish_validation(version.pk, False, "crashed at move 3", "Traceback: oops in bot",
-                               engine_replay("scopa", 5, ["my-bot@1", "random@1"]))
+    versions.finish_validation(
+        version.pk,
+        False,
+        "crashed at move 3",
+        "Traceback: oops in bot",
+        engine_replay("scopa", 5, ["my-bot@1", "random@1"]),
+    )
     client.force_login(users["owner"])
     page = client.get("/bots/my-bot/v1/").content.decode()
     assert "crashed at move 3" in page and "Traceback: oops in bot" in page

@@ -41,57 +41,179 @@ class Route:
 
 
 ROUTES = [
-    Route("new bot (API)", "other", "post", "/api/bots", "json",
-          {"name": "fresh", "description": "mine"},
-          {"name": (40, True), "description": (2000, False)}),
-    Route("bot description (API)", "owner", "patch", "/api/bots/my-bot", "json",
-          {"description": "better"}, {"description": (2000, False)}),
-    Route("season (API)", "staff", "post", "/api/seasons", "json",
-          {"name": "Spring", "variant": "scopa", "entrants": ["random@1", "greedy@1"],
-           "format": "round-robin"},
-          {"name": (100, True), "variant": (40, True), "format": (None, True),
-           "entrants.0": (None, True), "options.key": (None, True)}),
-    Route("ladder entry (API)", "owner", "patch", "/api/bots/random/ladder", "json",
-          {"status": "paused"}, {"status": (None, True)}),
-    Route("challenge (API)", "owner", "post", "/api/challenges", "json",
-          {"bot": "random", "opponent": "greedy", "variant": "scopa"},
-          {"bot": (40, True), "opponent": (40, True), "variant": (500, True)}),
-    Route("replay frames (API)", None, "post", "/api/replays/frames", "json",
-          {}, {"players.0": (None, False)}),
-    Route("play move", "other", "post", lambda w: f"/play/{w['game']}/move", "json",
-          {"turn": 1, "move": "1d"}, {"move": (None, False)}),
-    Route("signup", None, "post", "/accounts/signup/", "form",
-          {"username": "newcomer", "password1": "a-long-pass-4821",
-           "password2": "a-long-pass-4821"},
-          {"username": (150, True), "password1": (None, False)}),
-    Route("log in", None, "post", "/accounts/login/", "form",
-          {"username": "other", "password": "other-pass-123"},
-          {"username": (150, True), "password": (None, False)}),
-    Route("admin log in", None, "post", "/admin/login/", "form",
-          {"username": "staff", "password": "staff-pass-123"},
-          {"username": (150, True), "password": (None, False)}),
-    Route("new token", "other", "post", "/accounts/", "form",
-          {"action": "create", "name": "laptop"}, {"name": (60, True)}),
-    Route("new bot (page)", "other", "post", "/bots/new/", "form",
-          {"name": "fresh", "description": "mine"},
-          {"name": (40, True), "description": (2000, False)}),
-    Route("bot description (page)", "owner", "post", "/bots/my-bot/edit/", "form",
-          {"description": "better"}, {"description": (2000, False)}),
-    Route("ladder entry (page)", "owner", "post", "/bots/random/ladder/", "form",
-          {"status": "paused"}, {"status": (None, True), "version": (None, True)}),
-    Route("challenge (page)", "owner", "post", "/challenges/new/", "form",
-          {"bot": "random", "opponent": "greedy", "variant": "scopa", "deals": "1"},
-          {"bot": (40, True), "opponent": (40, True), "variant": (500, True),
-           "deals": (None, True)}),
-    Route("season (page)", "staff", "post", "/seasons/new/", "form",
-          {"name": "Spring", "variant": "scopa", "entrants": ["{random}", "{greedy}"],
-           "format": "auto",
-           "games_per_pairing": "2", "knockout_size": "0", "move_time_ms": "1000",
-           "bank_ms": "30000"},
-          {"name": (100, True), "variant": (None, True)}),
-    Route("play (page)", "other", "post", "/play/", "form",
-          {"variant": "scopa", "bot": "random", "seat": "first"},
-          {"variant": (40, True), "bot": (40, True), "seat": (None, True)}),
+    Route(
+        "new bot (API)",
+        "other",
+        "post",
+        "/api/bots",
+        "json",
+        {"name": "fresh", "description": "mine"},
+        {"name": (40, True), "description": (2000, False)},
+    ),
+    Route(
+        "bot description (API)",
+        "owner",
+        "patch",
+        "/api/bots/my-bot",
+        "json",
+        {"description": "better"},
+        {"description": (2000, False)},
+    ),
+    Route(
+        "season (API)",
+        "staff",
+        "post",
+        "/api/seasons",
+        "json",
+        {
+            "name": "Spring",
+            "variant": "scopa",
+            "entrants": ["random@1", "greedy@1"],
+            "format": "round-robin",
+        },
+        {
+            "name": (100, True),
+            "variant": (40, True),
+            "format": (None, True),
+            "entrants.0": (None, True),
+            "options.key": (None, True),
+        },
+    ),
+    Route(
+        "ladder entry (API)",
+        "owner",
+        "patch",
+        "/api/bots/random/ladder",
+        "json",
+        {"status": "paused"},
+        {"status": (None, True)},
+    ),
+    Route(
+        "challenge (API)",
+        "owner",
+        "post",
+        "/api/challenges",
+        "json",
+        {"bot": "random", "opponent": "greedy", "variant": "scopa"},
+        {"bot": (40, True), "opponent": (40, True), "variant": (500, True)},
+    ),
+    Route(
+        "replay frames (API)",
+        None,
+        "post",
+        "/api/replays/frames",
+        "json",
+        {},
+        {"players.0": (None, False)},
+    ),
+    Route(
+        "play move",
+        "other",
+        "post",
+        lambda w: f"/play/{w['game']}/move",
+        "json",
+        {"turn": 1, "move": "1d"},
+        {"move": (None, False)},
+    ),
+    Route(
+        "signup",
+        None,
+        "post",
+        "/accounts/signup/",
+        "form",
+        {"username": "newcomer", "password1": "a-long-pass-4821", "password2": "a-long-pass-4821"},
+        {"username": (150, True), "password1": (None, False)},
+    ),
+    Route(
+        "log in",
+        None,
+        "post",
+        "/accounts/login/",
+        "form",
+        {"username": "other", "password": "other-pass-123"},
+        {"username": (150, True), "password": (None, False)},
+    ),
+    Route(
+        "admin log in",
+        None,
+        "post",
+        "/admin/login/",
+        "form",
+        {"username": "staff", "password": "staff-pass-123"},
+        {"username": (150, True), "password": (None, False)},
+    ),
+    Route(
+        "new token",
+        "other",
+        "post",
+        "/accounts/",
+        "form",
+        {"action": "create", "name": "laptop"},
+        {"name": (60, True)},
+    ),
+    Route(
+        "new bot (page)",
+        "other",
+        "post",
+        "/bots/new/",
+        "form",
+        {"name": "fresh", "description": "mine"},
+        {"name": (40, True), "description": (2000, False)},
+    ),
+    Route(
+        "bot description (page)",
+        "owner",
+        "post",
+        "/bots/my-bot/edit/",
+        "form",
+        {"description": "better"},
+        {"description": (2000, False)},
+    ),
+    Route(
+        "ladder entry (page)",
+        "owner",
+        "post",
+        "/bots/random/ladder/",
+        "form",
+        {"status": "paused"},
+        {"status": (None, True), "version": (None, True)},
+    ),
+    Route(
+        "challenge (page)",
+        "owner",
+        "post",
+        "/challenges/new/",
+        "form",
+        {"bot": "random", "opponent": "greedy", "variant": "scopa", "deals": "1"},
+        {"bot": (40, True), "opponent": (40, True), "variant": (500, True), "deals": (None, True)},
+    ),
+    Route(
+        "season (page)",
+        "staff",
+        "post",
+        "/seasons/new/",
+        "form",
+        {
+            "name": "Spring",
+            "variant": "scopa",
+            "entrants": ["{random}", "{greedy}"],
+            "format": "auto",
+            "games_per_pairing": "2",
+            "knockout_size": "0",
+            "move_time_ms": "1000",
+            "bank_ms": "30000",
+        },
+        {"name": (100, True), "variant": (None, True)},
+    ),
+    Route(
+        "play (page)",
+        "other",
+        "post",
+        "/play/",
+        "form",
+        {"variant": "scopa", "bot": "random", "seat": "first"},
+        {"variant": (40, True), "bot": (40, True), "seat": (None, True)},
+    ),
 ]
 
 
@@ -110,13 +232,24 @@ def world(users: dict[str, Any], tokens: dict[str, str], settings: Any) -> dict[
     for version in (random, greedy):
         ladder.enter_version(version)
     game = PlayGame.objects.create(
-        user=users["other"], version=greedy, variant=variants.get_variant("scopa"),
-        move_time_ms=60_000, bank_ms=600_000, status="playing", turn=1, awaiting=True,
-        legal=["1d"], deadline=timezone.now() + timezone.timedelta(minutes=5),
+        user=users["other"],
+        version=greedy,
+        variant=variants.get_variant("scopa"),
+        move_time_ms=60_000,
+        bank_ms=600_000,
+        status="playing",
+        turn=1,
+        awaiting=True,
+        legal=["1d"],
+        deadline=timezone.now() + timezone.timedelta(minutes=5),
         seen=timezone.now(),
     )
-    return {"users": users, "tokens": tokens, "game": game.pk,
-            "ids": {"{random}": str(random.pk), "{greedy}": str(greedy.pk)}}
+    return {
+        "users": users,
+        "tokens": tokens,
+        "game": game.pk,
+        "ids": {"{random}": str(random.pk), "{greedy}": str(greedy.pk)},
+    }
 
 
 def replay_body() -> dict[str, Any]:
@@ -156,7 +289,7 @@ def put(payload: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     else:
         items = list(out.get(head) or [])
         index = int(rest)
-        items[index:index + 1] = [value]
+        items[index : index + 1] = [value]
         out[head] = items
     return out
 
@@ -166,8 +299,10 @@ def send(client: Any, route: Route, world: dict[str, Any], payload: dict[str, An
 
     url = route.url(world) if callable(route.url) else route.url
     if route.kind == "form":  # the season form names its entrants by id
-        payload = {k: [world["ids"].get(v, v) for v in value] if isinstance(value, list)
-                   else value for k, value in payload.items()}
+        payload = {
+            k: [world["ids"].get(v, v) for v in value] if isinstance(value, list) else value
+            for k, value in payload.items()
+        }
     caller = Client()
     headers: dict[str, str] = {}
     if route.actor is not None:
@@ -178,8 +313,7 @@ def send(client: Any, route: Route, world: dict[str, Any], payload: dict[str, An
             caller.force_login(user)
     if route.kind == "json":
         body = json.dumps(payload)  # a lone surrogate goes as "\\ud800", as JSON allows
-        return getattr(caller, route.method)(url, body, content_type="application/json",
-                                             **headers)
+        return getattr(caller, route.method)(url, body, content_type="application/json", **headers)
     return getattr(caller, route.method)(url, payload, **headers)
 
 
@@ -205,26 +339,37 @@ def message_of(response: Any) -> str:
 
 @pytest.mark.parametrize("route", ROUTES, ids=[r.name for r in ROUTES])
 def test_bad_text_is_refused_naming_its_field_and_changes_nothing(
-    route: Route, world: dict[str, Any], client: Any,
+    route: Route,
+    world: dict[str, Any],
+    client: Any,
 ) -> None:
     good = replay_body() if route.name.startswith("replay") else route.good
     before = snapshot()
     for path in route.fields:
         for what, value in bad_values(route, path):
             response = send(client, route, world, put(good, path, value))
-            assert response.status_code == 400, (route.name, path, what, response.status_code,
-                                                  response.content[:300])
+            assert response.status_code == 400, (
+                route.name,
+                path,
+                what,
+                response.status_code,
+                response.content[:300],
+            )
             if what != "over-long" or route.kind == "json":
                 shown = path.split(".")[0]
                 assert shown in message_of(response), (route.name, path, what)
             assert snapshot() == before, (route.name, path, what)
     accepted = send(client, route, world, good)
-    assert accepted.status_code in route.accepted, (route.name, accepted.status_code,
-                                                    accepted.content[:300])
+    assert accepted.status_code in route.accepted, (
+        route.name,
+        accepted.status_code,
+        accepted.content[:300],
+    )
 
 
 def test_every_query_parameter_of_every_route_is_checked(
-    world: dict[str, Any], client: Any,
+    world: dict[str, Any],
+    client: Any,
 ) -> None:
     from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -237,9 +382,21 @@ def test_every_query_parameter_of_every_route_is_checked(
                 out.append(prefix + str(entry.pattern))
         return out
 
-    values = {"name": "random", "number": "1", "slug": "scopa", "game_id": "1",
-              "match_id": "1", "season_id": "1", "id": "1", "path": "x", "object_id": "1",
-              "app_label": "league", "content_type_id": "1", "url": "x", "user_id": "1"}
+    values = {
+        "name": "random",
+        "number": "1",
+        "slug": "scopa",
+        "game_id": "1",
+        "match_id": "1",
+        "season_id": "1",
+        "id": "1",
+        "path": "x",
+        "object_id": "1",
+        "app_label": "league",
+        "content_type_id": "1",
+        "url": "x",
+        "user_id": "1",
+    }
     import re
 
     urls = set()

@@ -23,8 +23,11 @@ def process_table() -> dict[int, tuple[int, str, str]]:
             command = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ")
         except (OSError, IndexError):
             continue  # it ended while we looked
-        table[int(stat.parent.name)] = (int(fields[1]), fields[19], command.decode(
-            errors="replace").strip())
+        table[int(stat.parent.name)] = (
+            int(fields[1]),
+            fields[19],
+            command.decode(errors="replace").strip(),
+        )
     return table
 
 
@@ -45,8 +48,11 @@ def descendants(root: int) -> dict[int, tuple[str, str]]:
 def still_running(processes: dict[int, tuple[str, str]]) -> list[str]:
     """Those of ``processes`` that still run (the same process: same pid and start time)."""
     table = process_table()
-    return [command for pid, (started, command) in processes.items()
-            if pid in table and table[pid][1] == started and table[pid][2]]
+    return [
+        command
+        for pid, (started, command) in processes.items()
+        if pid in table and table[pid][1] == started and table[pid][2]
+    ]
 
 
 def until_serving(process: subprocess.Popen[str], what: str) -> list[str]:
@@ -78,8 +84,15 @@ class Streamed:
 
     def __init__(self, command: list[str], cwd: Path, env: dict[str, str]) -> None:
         self.process = subprocess.Popen(
-            command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, start_new_session=True, preexec_fn=_interruptible)
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+            preexec_fn=_interruptible,
+        )
         self.lines: list[str] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()

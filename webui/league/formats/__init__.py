@@ -42,8 +42,9 @@ def format_of(season: Season) -> SeasonFormat:
     return cls(season)
 
 
-def chosen_format(variant: Variant, requested: str | None, knockout_size: int
-                  ) -> type[SeasonFormat]:
+def chosen_format(
+    variant: Variant, requested: str | None, knockout_size: int
+) -> type[SeasonFormat]:
     """The format of a new season: the one asked for, checked against the variant.
 
     No format asked for (or ``auto``): the first whose :meth:`~SeasonFormat.is_default_for`
@@ -51,8 +52,9 @@ def chosen_format(variant: Variant, requested: str | None, knockout_size: int
     """
     name = (requested or "").strip()
     if name in {"", "auto"}:
-        name = next((key for key, cls in FORMATS.items() if cls.is_default_for(variant)),
-                    FORMAT_NAMES[0])
+        name = next(
+            (key for key, cls in FORMATS.items() if cls.is_default_for(variant)), FORMAT_NAMES[0]
+        )
     cls = _BY_STORED.get(name)
     if cls is None or (name not in FORMATS and name not in cls.names()):
         raise FormatError(f"format {name!r}: one of {', '.join(FORMAT_NAMES)}")
@@ -75,5 +77,15 @@ def check_entrants(variant: Variant, entrants: Sequence[BotVersion]) -> None:
             )
 
 
-__all__ = ["FORMATS", "FORMAT_NAMES", "FormatError", "Ref", "SeasonFormat", "SeasonShape",
-           "StandingRow", "check_entrants", "chosen_format", "format_of"]
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "FormatError",
+    "Ref",
+    "SeasonFormat",
+    "SeasonShape",
+    "StandingRow",
+    "check_entrants",
+    "chosen_format",
+    "format_of",
+]

@@ -95,21 +95,28 @@ class SeasonFormat:
             raise FormatError(f"a knockout follows only a round-robin, not format {cls.key!r}")
 
     @classmethod
-    def shape(cls, variant: Variant, entrants: int, *, swiss_rounds: int | None,
-              games_per_pairing: int, knockout_size: int,
-              double_round_robin: bool) -> SeasonShape:
+    def shape(
+        cls,
+        variant: Variant,
+        entrants: int,
+        *,
+        swiss_rounds: int | None,
+        games_per_pairing: int,
+        knockout_size: int,
+        double_round_robin: bool,
+    ) -> SeasonShape:
         """Checks that ``entrants`` bots can play this format and fixes its rounds and games
         per match (:class:`FormatError` when they cannot)."""
         if swiss_rounds is not None:
-            raise FormatError(f"rounds {swiss_rounds}: only a Swiss season takes a number of "
-                              "rounds")
+            raise FormatError(
+                f"rounds {swiss_rounds}: only a Swiss season takes a number of rounds"
+            )
         try:
             games = cls.games_per_match(variant, entrants, games_per_pairing)
         except scheduling.SchedulingError as error:
             raise FormatError(str(error)) from None
         if double_round_robin:
-            raise FormatError("a double round-robin is a round-robin: not with format "
-                              f"{cls.key!r}")
+            raise FormatError(f"a double round-robin is a round-robin: not with format {cls.key!r}")
         return SeasonShape(cls.key, 0, games)
 
     @classmethod
@@ -123,8 +130,9 @@ class SeasonFormat:
         """How many matches the whole season will have."""
         raise NotImplementedError
 
-    def schedule_round(self, entrants: list[BotVersion], number: int,
-                       last: Round | None) -> Round | None:
+    def schedule_round(
+        self, entrants: list[BotVersion], number: int, last: Round | None
+    ) -> Round | None:
         """Writes round ``number`` and its matches (``last``: the round before, complete), or
         returns None when the season has no such round (it is over). Called under the
         season's row lock (:func:`webui.league.seasons.schedule_next_round`)."""
@@ -192,8 +200,9 @@ class SeasonFormat:
         are its cross-table and bracket."""
         return None
 
-    def bracket(self, match_rows: list[dict[str, Any]], table: list[StandingRow],
-                ref: Ref) -> list[dict[str, Any]] | None:
+    def bracket(
+        self, match_rows: list[dict[str, Any]], table: list[StandingRow], ref: Ref
+    ) -> list[dict[str, Any]] | None:
         """The knockout as columns of slots, or None without one."""
         return None
 
@@ -217,16 +226,17 @@ def league_results(season: Season, phase: str | None) -> Iterable[scheduling.Gam
     for game in games.only("players", "winner_side", "totals", "void"):
         side_entrants = [number_of[int(game.players[s])] for s in range(sides)]
         totals = tuple(int(t) for t in game.totals) if game.totals else ()
-        yield scheduling.GameResult(
-            tuple(side_entrants), game.winner_side, totals, bool(game.void)
-        )
+        yield scheduling.GameResult(tuple(side_entrants), game.winner_side, totals, bool(game.void))
 
 
 def season_games(season: Season) -> Iterable[Game]:
     """The season's played league games, in match order."""
     return (
-        Game.objects.filter(match__season=season, match__status=Match.Status.DONE,
-                            match__round__phase=Round.Phase.LEAGUE)
+        Game.objects.filter(
+            match__season=season,
+            match__status=Match.Status.DONE,
+            match__round__phase=Round.Phase.LEAGUE,
+        )
         .only("players", "winner_side", "totals", "void", "forfeit")
         .order_by("match_id", "index")
     )
@@ -235,14 +245,20 @@ def season_games(season: Season) -> Iterable[Game]:
 def entrant_numbers(season: Season) -> tuple[dict[int, BotVersion], dict[int, int], list[int]]:
     """The entrants: version by number, number by version id, and the numbers in order."""
     entrants = list(season.season_entrants.select_related("version__bot").order_by("number"))
-    return ({e.number: e.version for e in entrants}, {e.version_id: e.number for e in entrants},
-            [e.number for e in entrants])
+    return (
+        {e.number: e.version for e in entrants},
+        {e.version_id: e.number for e in entrants},
+        [e.number for e in entrants],
+    )
 
 
 def placed_game(game: Game, number_of: dict[int, int], sides: int) -> PlacedGame:
     """A game of a multi-side season as :mod:`arena.scheduling.placement` ranks it."""
-    return PlacedGame(tuple(number_of[int(game.players[s])] for s in range(sides)),
-                      game.places(sides), tuple(int(t) for t in game.totals or ()))
+    return PlacedGame(
+        tuple(number_of[int(game.players[s])] for s in range(sides)),
+        game.places(sides),
+        tuple(int(t) for t in game.totals or ()),
+    )
 
 
 def close_round_if_done(round_: Round) -> bool:
@@ -258,8 +274,13 @@ def close_round_if_done(round_: Round) -> bool:
     return True
 
 
-def schedule_tables(season: Season, entrants: list[BotVersion], number: int,
-                    tables: Sequence[Sequence[int]], sitting_out: Sequence[int]) -> Round:
+def schedule_tables(
+    season: Season,
+    entrants: list[BotVersion],
+    number: int,
+    tables: Sequence[Sequence[int]],
+    sitting_out: Sequence[int],
+) -> Round:
     """Writes a round of tables (entrant numbers) and a match for each table."""
     round_ = Round.objects.create(
         season=season,
@@ -271,8 +292,9 @@ def schedule_tables(season: Season, entrants: list[BotVersion], number: int,
         },
     )
     for board, table in enumerate(tables):
-        create_match(season, round_, board, [entrants[e - 1] for e in table],
-                     "-".join(str(e) for e in table))
+        create_match(
+            season, round_, board, [entrants[e - 1] for e in table], "-".join(str(e) for e in table)
+        )
     return round_
 
 
@@ -280,14 +302,15 @@ def scheduled_matches(season: Season) -> dict[tuple[int, int], tuple[int, str, A
     """The season's matches by (round number, board): id, status, summary."""
     return {
         (number, board): (mid, status, summary)
-        for mid, number, board, status, summary in Match.objects.filter(season=season)
-        .values_list("id", "round__number", "board", "status", "summary")
+        for mid, number, board, status, summary in Match.objects.filter(season=season).values_list(
+            "id", "round__number", "board", "status", "summary"
+        )
     }
 
 
-def table_schedule(season: Season, ref: Ref,
-                   sides_of: Callable[[list[Any]], list[list[Any]]] | None = None
-                   ) -> list[dict[str, Any]]:
+def table_schedule(
+    season: Season, ref: Ref, sides_of: Callable[[list[Any]], list[list[Any]]] | None = None
+) -> list[dict[str, Any]]:
     """Rounds of tables as scheduled, each table with its entrants (and, with ``sides_of``,
     its sides), its match and result, and who sat out."""
     matches = scheduled_matches(season)
@@ -298,12 +321,21 @@ def table_schedule(season: Season, ref: Ref,
         for board, table in enumerate(plan.get("tables", [])):
             mid, status, summary = matches.get((r.number, board), (None, None, {}))
             row: dict[str, Any] = {
-                "board": board, "entrants": [ref(v) for v in table], "match": mid,
-                "status": status, "result": match_score(summary, len(table)),
+                "board": board,
+                "entrants": [ref(v) for v in table],
+                "match": mid,
+                "status": status,
+                "result": match_score(summary, len(table)),
             }
             if sides_of is not None:
                 row["sides"] = [[ref(v) for v in side] for side in sides_of(table)]
             tables.append(row)
-        out.append({"number": r.number, "status": r.status, "tables": tables,
-                    "sitting_out": [ref(v) for v in plan.get("sitting_out", [])]})
+        out.append(
+            {
+                "number": r.number,
+                "status": r.status,
+                "tables": tables,
+                "sitting_out": [ref(v) for v in plan.get("sitting_out", [])],
+            }
+        )
     return out

@@ -31,8 +31,12 @@ class Partnerships(SeasonFormat):
 
     key = Season.Format.PARTNERSHIPS.value
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("wins", "won"), ("draws", "drawn"), ("losses", "lost"), ("score", "score"),
-        ("points", "points"))
+        ("wins", "won"),
+        ("draws", "drawn"),
+        ("losses", "lost"),
+        ("score", "score"),
+        ("points", "points"),
+    )
 
     @classmethod
     def check_variant(cls, variant: Variant, knockout_size: int) -> None:
@@ -53,8 +57,9 @@ class Partnerships(SeasonFormat):
         n = self.season.season_entrants.count()
         return n * (n - 1) // 4
 
-    def schedule_round(self, entrants: list[BotVersion], number: int,
-                       last: Round | None) -> Round | None:
+    def schedule_round(
+        self, entrants: list[BotVersion], number: int, last: Round | None
+    ) -> Round | None:
         whist = whist_rounds(len(entrants))
         if number > len(whist):
             return None
@@ -66,10 +71,14 @@ class Partnerships(SeasonFormat):
         by_number, number_of, numbers = entrant_numbers(self.season)
         team_games = [
             TeamGame(
-                tuple(tuple(number_of[int(g.players[s])] for s in (side, side + 2))
-                      for side in range(2)),
-                g.winner_side, tuple(int(t) for t in g.totals) if g.totals else (),
-                bool(g.void))
+                tuple(
+                    tuple(number_of[int(g.players[s])] for s in (side, side + 2))
+                    for side in range(2)
+                ),
+                g.winner_side,
+                tuple(int(t) for t in g.totals) if g.totals else (),
+                bool(g.void),
+            )
             for g in season_games(self.season)
         ]
         table = partnership_standings(numbers, team_games)
@@ -82,8 +91,9 @@ class Partnerships(SeasonFormat):
         out = super().summary()
         n = self.season.season_entrants.count()
         if n:
-            out.update(rounds=n - 1 if n % 4 == 0 else n, tables_per_round=n // 4,
-                       sits_out=n % 4 == 1)
+            out.update(
+                rounds=n - 1 if n % 4 == 0 else n, tables_per_round=n // 4, sits_out=n % 4 == 1
+            )
         return out
 
     def headline(self, summary: Mapping[str, Any]) -> str:
@@ -95,5 +105,6 @@ class Partnerships(SeasonFormat):
     def schedule(self, ref: Ref) -> list[dict[str, Any]] | None:
         """The rota: each round's tables as their two sides (partners opposite), and who sat
         out."""
-        return table_schedule(self.season, ref,
-                              lambda table: [[table[0], table[2]], [table[1], table[3]]])
+        return table_schedule(
+            self.season, ref, lambda table: [[table[0], table[2]], [table[1], table[3]]]
+        )

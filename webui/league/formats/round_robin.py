@@ -34,8 +34,13 @@ class RoundRobin(SeasonFormat):
     key = ROUND_ROBIN
     stored = (ROUND_ROBIN, ROUND_ROBIN_KNOCKOUT)
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("wins", "won"), ("draws", "drawn"), ("losses", "lost"), ("score", "score"),
-        ("sonneborn_berger", "SB"), ("points", "points"))
+        ("wins", "won"),
+        ("draws", "drawn"),
+        ("losses", "lost"),
+        ("score", "score"),
+        ("sonneborn_berger", "SB"),
+        ("points", "points"),
+    )
 
     @classmethod
     def is_default_for(cls, variant: Variant) -> bool:
@@ -50,12 +55,20 @@ class RoundRobin(SeasonFormat):
             )
 
     @classmethod
-    def shape(cls, variant: Variant, entrants: int, *, swiss_rounds: int | None,
-              games_per_pairing: int, knockout_size: int,
-              double_round_robin: bool) -> SeasonShape:
+    def shape(
+        cls,
+        variant: Variant,
+        entrants: int,
+        *,
+        swiss_rounds: int | None,
+        games_per_pairing: int,
+        knockout_size: int,
+        double_round_robin: bool,
+    ) -> SeasonShape:
         if swiss_rounds is not None:
-            raise FormatError(f"rounds {swiss_rounds}: only a Swiss season takes a number of "
-                              "rounds")
+            raise FormatError(
+                f"rounds {swiss_rounds}: only a Swiss season takes a number of rounds"
+            )
         stored = ROUND_ROBIN_KNOCKOUT if knockout_size else ROUND_ROBIN
         return SeasonShape(stored, 0, games_per_pairing)
 
@@ -68,8 +81,9 @@ class RoundRobin(SeasonFormat):
         league = n * (n - 1) // 2 * (2 if self.season.double_round_robin else 1)
         return league + (self.season.knockout_size - 1 if self.has_knockout else 0)
 
-    def schedule_round(self, entrants: list[BotVersion], number: int,
-                       last: Round | None) -> Round | None:
+    def schedule_round(
+        self, entrants: list[BotVersion], number: int, last: Round | None
+    ) -> Round | None:
         plans = scheduling.round_robin(len(entrants), self.season.double_round_robin)
         if number <= len(plans):
             return self._league_round(entrants, plans[number - 1], number)
@@ -77,8 +91,9 @@ class RoundRobin(SeasonFormat):
             return self._knockout_round(entrants, last, number)
         return None
 
-    def _league_round(self, entrants: list[BotVersion], plan: scheduling.RoundPlan,
-                      number: int) -> Round:
+    def _league_round(
+        self, entrants: list[BotVersion], plan: scheduling.RoundPlan, number: int
+    ) -> Round:
         season = self.season
         round_ = Round.objects.create(
             season=season,
@@ -95,8 +110,9 @@ class RoundRobin(SeasonFormat):
             close_round_if_done(round_)
         return round_
 
-    def _knockout_round(self, entrants: list[BotVersion], last: Round | None,
-                        number: int) -> Round | None:
+    def _knockout_round(
+        self, entrants: list[BotVersion], last: Round | None, number: int
+    ) -> Round | None:
         season = self.season
         assert last is not None
         by_id = {v.pk: v for v in entrants}
@@ -125,8 +141,7 @@ class RoundRobin(SeasonFormat):
         for board, (a, b) in enumerate(slots):
             if a is None or b is None:
                 continue  # a bye: the first seed advances without a match
-            create_match(season, round_, board, [by_id[a], by_id[b]],
-                         f"{seed_of[a]}-{seed_of[b]}")
+            create_match(season, round_, board, [by_id[a], by_id[b]], f"{seed_of[a]}-{seed_of[b]}")
         return round_
 
     def standings(self) -> list[StandingRow]:
@@ -153,8 +168,9 @@ class RoundRobin(SeasonFormat):
     def champion_by(self) -> str | None:
         return "knockout" if self._final_winner() is not None else super().champion_by()
 
-    def bracket(self, match_rows: list[dict[str, Any]], table: list[StandingRow],
-                ref: Ref) -> list[dict[str, Any]] | None:
+    def bracket(
+        self, match_rows: list[dict[str, Any]], table: list[StandingRow], ref: Ref
+    ) -> list[dict[str, Any]] | None:
         """The knockout as columns of slots; projected from the standings before it starts."""
         season = self.season
         if not self.has_knockout:
@@ -165,19 +181,21 @@ class RoundRobin(SeasonFormat):
         ko_rounds = list(
             Round.objects.filter(season=season, phase=Round.Phase.KNOCKOUT).order_by("number")
         )
-        by_round_board = {(m["round"], m["board"]): m for m in match_rows
-                          if m["phase"] == "knockout"}
-        seeds: list[int] = list((ko_rounds[0].plan or {}).get("seeds", [])) if ko_rounds else [
-            row.version.pk for row in table[:size]
-        ]
+        by_round_board = {
+            (m["round"], m["board"]): m for m in match_rows if m["phase"] == "knockout"
+        }
+        seeds: list[int] = (
+            list((ko_rounds[0].plan or {}).get("seeds", []))
+            if ko_rounds
+            else [row.version.pk for row in table[:size]]
+        )
         seed_of = {vid: k for k, vid in enumerate(seeds, start=1)}
 
         def entry(vid: int | None) -> dict[str, Any] | None:
             if vid is None:
                 return None
             named = ref(vid) or {}
-            return {"label": named.get("label"), "bot": named.get("bot"),
-                    "seed": seed_of.get(vid)}
+            return {"label": named.get("label"), "bot": named.get("bot"), "seed": seed_of.get(vid)}
 
         columns: list[dict[str, Any]] = []
         for r in ko_rounds:
@@ -189,8 +207,14 @@ class RoundRobin(SeasonFormat):
                 if b is None and a is not None:
                     winner = (ref(a) or {}).get("label")
                 slots.append(
-                    {"a": entry(a), "b": entry(b), "match": m["id"] if m else None,
-                     "winner": winner, "score": m["score"] if m else None, "bye": b is None}
+                    {
+                        "a": entry(a),
+                        "b": entry(b),
+                        "match": m["id"] if m else None,
+                        "winner": winner,
+                        "score": m["score"] if m else None,
+                        "bye": b is None,
+                    }
                 )
             columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": False})
         if not columns:
@@ -198,14 +222,36 @@ class RoundRobin(SeasonFormat):
             for a, b in scheduling.bracket(size):
                 va = seeds[a - 1] if a - 1 < len(seeds) else None
                 vb = seeds[b - 1] if b is not None and b - 1 < len(seeds) else None
-                slots.append({"a": entry(va), "b": entry(vb), "match": None,
-                              "winner": None, "score": None, "bye": b is None})
+                slots.append(
+                    {
+                        "a": entry(va),
+                        "b": entry(vb),
+                        "match": None,
+                        "winner": None,
+                        "score": None,
+                        "bye": b is None,
+                    }
+                )
             columns.append({"title": _ko_title(len(slots)), "slots": slots, "projected": True})
         while len(columns) < scheduling.knockout_round_count(size):
             n = max(1, len(columns[-1]["slots"]) // 2)
-            columns.append({"title": _ko_title(n), "projected": True,
-                            "slots": [{"a": None, "b": None, "match": None, "winner": None,
-                                       "score": None, "bye": False} for _ in range(n)]})
+            columns.append(
+                {
+                    "title": _ko_title(n),
+                    "projected": True,
+                    "slots": [
+                        {
+                            "a": None,
+                            "b": None,
+                            "match": None,
+                            "winner": None,
+                            "score": None,
+                            "bye": False,
+                        }
+                        for _ in range(n)
+                    ],
+                }
+            )
         return columns
 
 

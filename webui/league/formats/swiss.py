@@ -38,9 +38,15 @@ class Swiss(SeasonFormat):
 
     key = Season.Format.SWISS.value
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("wins", "won"), ("draws", "drawn"), ("losses", "lost"), ("byes", "byes"),
-        ("score", "score"), ("buchholz", "Buchholz"), ("sonneborn_berger", "SB"),
-        ("points", "points"))
+        ("wins", "won"),
+        ("draws", "drawn"),
+        ("losses", "lost"),
+        ("byes", "byes"),
+        ("score", "score"),
+        ("buchholz", "Buchholz"),
+        ("sonneborn_berger", "SB"),
+        ("points", "points"),
+    )
 
     @classmethod
     def check_variant(cls, variant: Variant, knockout_size: int) -> None:
@@ -52,17 +58,23 @@ class Swiss(SeasonFormat):
         super().check_variant(variant, knockout_size)
 
     @classmethod
-    def shape(cls, variant: Variant, entrants: int, *, swiss_rounds: int | None,
-              games_per_pairing: int, knockout_size: int,
-              double_round_robin: bool) -> SeasonShape:
+    def shape(
+        cls,
+        variant: Variant,
+        entrants: int,
+        *,
+        swiss_rounds: int | None,
+        games_per_pairing: int,
+        knockout_size: int,
+        double_round_robin: bool,
+    ) -> SeasonShape:
         rounds = default_swiss_rounds(max(entrants, 2)) if swiss_rounds is None else swiss_rounds
         try:
             check_swiss(entrants, rounds)
         except scheduling.SchedulingError as error:
             raise FormatError(str(error)) from None
         if double_round_robin:
-            raise FormatError("a double round-robin is a round-robin: not with format "
-                              f"{cls.key!r}")
+            raise FormatError(f"a double round-robin is a round-robin: not with format {cls.key!r}")
         return SeasonShape(cls.key, rounds, games_per_pairing)
 
     def bye_score(self) -> float:
@@ -79,15 +91,18 @@ class Swiss(SeasonFormat):
         for r in self.season.rounds.filter(phase=Round.Phase.LEAGUE).order_by("number"):
             plan = r.plan or {}
             bye = plan.get("bye")
-            out.append(SwissRound(
-                tuple((number_of[a], number_of[b]) for a, b in plan.get("pairings", [])),
-                number_of[int(bye)] if bye is not None else None,
-                int(plan.get("rematches", 0)),
-            ))
+            out.append(
+                SwissRound(
+                    tuple((number_of[a], number_of[b]) for a, b in plan.get("pairings", [])),
+                    number_of[int(bye)] if bye is not None else None,
+                    int(plan.get("rematches", 0)),
+                )
+            )
         return out
 
-    def schedule_round(self, entrants: list[BotVersion], number: int,
-                       last: Round | None) -> Round | None:
+    def schedule_round(
+        self, entrants: list[BotVersion], number: int, last: Round | None
+    ) -> Round | None:
         season = self.season
         if number > season.swiss_rounds:
             return None
@@ -100,8 +115,7 @@ class Swiss(SeasonFormat):
             number=number,
             phase=Round.Phase.LEAGUE,
             plan={
-                "pairings": [[entrants[a - 1].pk, entrants[b - 1].pk]
-                             for a, b in paired.pairings],
+                "pairings": [[entrants[a - 1].pk, entrants[b - 1].pk] for a, b in paired.pairings],
                 "bye": entrants[paired.bye - 1].pk if paired.bye is not None else None,
                 "scores": scores,
                 "rematches": paired.rematches,
@@ -121,42 +135,63 @@ class Swiss(SeasonFormat):
                 byes[number_of[int(bye)]] = byes.get(number_of[int(bye)], 0) + 1
         results = [
             scheduling.GameResult(
-                (number_of[int(g.players[0])], number_of[int(g.players[1])]), g.winner_side,
-                tuple(int(t) for t in g.totals) if g.totals else (), bool(g.void))
+                (number_of[int(g.players[0])], number_of[int(g.players[1])]),
+                g.winner_side,
+                tuple(int(t) for t in g.totals) if g.totals else (),
+                bool(g.void),
+            )
             for g in season_games(season)
         ]
         table = swiss_standings(numbers, results, byes, self.bye_score())
         return [StandingRow(by_number[s.entrant], s.entrant, s) for s in table]
 
     def summary(self) -> dict[str, Any]:
-        return {**super().summary(), "rounds": self.season.swiss_rounds,
-                "bye_score": self.bye_score()}
+        return {
+            **super().summary(),
+            "rounds": self.season.swiss_rounds,
+            "bye_score": self.bye_score(),
+        }
 
     def headline(self, summary: Mapping[str, Any]) -> str:
         return f" · {summary['rounds']} rounds"
 
     def note(self, summary: Mapping[str, Any]) -> str:
-        return (f"{summary['rounds']} rounds; a bye scores {summary['bye_score']:g}; ties "
-                "broken by Buchholz, then Sonneborn-Berger")
+        return (
+            f"{summary['rounds']} rounds; a bye scores {summary['bye_score']:g}; ties "
+            "broken by Buchholz, then Sonneborn-Berger"
+        )
 
     def schedule(self, ref: Ref) -> list[dict[str, Any]] | None:
         """The rounds with their pairings, each bot's score when the round was paired, the
         results so far and the bye."""
         matches = scheduled_matches(self.season)
         out = []
-        for r in Round.objects.filter(season=self.season,
-                                      phase=Round.Phase.LEAGUE).order_by("number"):
+        for r in Round.objects.filter(season=self.season, phase=Round.Phase.LEAGUE).order_by(
+            "number"
+        ):
             plan = r.plan or {}
             scores = plan.get("scores") or {}
             pairings = []
             for board, (a, b) in enumerate(plan.get("pairings", [])):
                 mid, status, summary = matches.get((r.number, board), (None, None, {}))
-                pairings.append({
-                    "board": board, "a": ref(a), "b": ref(b),
-                    "scores": [scores.get(str(a), 0.0), scores.get(str(b), 0.0)],
-                    "match": mid, "status": status,
-                    "result": match_score(summary, 2),
-                })
-            out.append({"number": r.number, "status": r.status, "pairings": pairings,
-                        "bye": ref(plan.get("bye")), "rematches": int(plan.get("rematches", 0))})
+                pairings.append(
+                    {
+                        "board": board,
+                        "a": ref(a),
+                        "b": ref(b),
+                        "scores": [scores.get(str(a), 0.0), scores.get(str(b), 0.0)],
+                        "match": mid,
+                        "status": status,
+                        "result": match_score(summary, 2),
+                    }
+                )
+            out.append(
+                {
+                    "number": r.number,
+                    "status": r.status,
+                    "pairings": pairings,
+                    "bye": ref(plan.get("bye")),
+                    "rematches": int(plan.get("rematches", 0)),
+                }
+            )
         return out

@@ -32,9 +32,14 @@ class Tables(SeasonFormat):
 
     key = Season.Format.TABLES.value
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("places", ""), ("score", "points"), ("points_for", "game points"))
-    cross_table_note = ("How often the row's bot finished above the column's at the same "
-                        "table (½ for the same place).")
+        ("places", ""),
+        ("score", "points"),
+        ("points_for", "game points"),
+    )
+    cross_table_note = (
+        "How often the row's bot finished above the column's at the same "
+        "table (½ for the same place)."
+    )
 
     @classmethod
     def is_default_for(cls, variant: Variant) -> bool:
@@ -59,8 +64,9 @@ class Tables(SeasonFormat):
         n = self.season.season_entrants.count()
         return len(table_design(n, seats=self.season.variant.sides).tables) if n >= 3 else 0
 
-    def schedule_round(self, entrants: list[BotVersion], number: int,
-                       last: Round | None) -> Round | None:
+    def schedule_round(
+        self, entrants: list[BotVersion], number: int, last: Round | None
+    ) -> Round | None:
         rounds = table_rounds(len(entrants), seats=self.season.variant.sides)
         if number > len(rounds):
             return None
@@ -71,15 +77,15 @@ class Tables(SeasonFormat):
         by_number, number_of, numbers = entrant_numbers(self.season)
         sides = self.season.variant.sides
         table = placement_standings(
-            numbers, (placed_game(g, number_of, sides) for g in season_games(self.season)))
+            numbers, (placed_game(g, number_of, sides) for g in season_games(self.season))
+        )
         return [StandingRow(by_number[s.entrant], s.entrant, s) for s in table]
 
     def cross_table(self) -> dict[tuple[int, int], float] | None:
         """How often ``a`` finished above ``b`` at the same table (1/2 for the same place)."""
         number_of = {e.version_id: e.number for e in self.season.season_entrants.all()}
         sides = self.season.variant.sides
-        return pairwise_scores(placed_game(g, number_of, sides)
-                               for g in season_games(self.season))
+        return pairwise_scores(placed_game(g, number_of, sides) for g in season_games(self.season))
 
     def summary(self) -> dict[str, Any]:
         out = super().summary()
@@ -87,21 +93,30 @@ class Tables(SeasonFormat):
         seats = self.season.variant.sides
         if n >= seats:
             design = table_design(n, seats=seats)
-            out.update(seats=seats, design=design.kind, pair_meetings=design.pair_meetings,
-                       tables=len(design.tables), rounds=len(table_rounds(n, seats=seats)))
+            out.update(
+                seats=seats,
+                design=design.kind,
+                pair_meetings=design.pair_meetings,
+                tables=len(design.tables),
+                rounds=len(table_rounds(n, seats=seats)),
+            )
         return out
 
     def headline(self, summary: Mapping[str, Any]) -> str:
         if not summary.get("design"):
             return ""
         times = "time" if summary["pair_meetings"] == 1 else "times"
-        return (f" · {summary['tables']} tables of {summary['seats']} ({summary['design']}: "
-                f"each pair together {summary['pair_meetings']} {times}) in "
-                f"{summary['rounds']} rounds")
+        return (
+            f" · {summary['tables']} tables of {summary['seats']} ({summary['design']}: "
+            f"each pair together {summary['pair_meetings']} {times}) in "
+            f"{summary['rounds']} rounds"
+        )
 
     def note(self, summary: Mapping[str, Any]) -> str:
-        return ("placement points: 2 for first, 1 for second, 0 for third, shared when tied; "
-                "a forfeit is last")
+        return (
+            "placement points: 2 for first, 1 for second, 0 for third, shared when tied; "
+            "a forfeit is last"
+        )
 
     def schedule(self, ref: Ref) -> list[dict[str, Any]] | None:
         """The rounds with their tables and who sat out."""

@@ -39,9 +39,11 @@ def when(value: Any, empty: str = "\N{EN DASH}") -> SafeString | str:
     now = timezone.now()
     exact = moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     if moment > now - RECENT:
-        text = "just now" if now - moment < timedelta(minutes=1) else \
-            f"{timesince(moment, now).split(',')[0]} ago"
+        text = (
+            "just now"
+            if now - moment < timedelta(minutes=1)
+            else f"{timesince(moment, now).split(',')[0]} ago"
+        )
     else:
         text = moment.strftime("%-d %b %Y")
-    return format_html('<time datetime="{}" title="{}">{}</time>', moment.isoformat(), exact,
-                       text)
+    return format_html('<time datetime="{}" title="{}">{}</time>', moment.isoformat(), exact, text)

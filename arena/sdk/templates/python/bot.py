@@ -48,12 +48,15 @@ class MyBot(Bot):
             return max(captures, key=lambda move: self.worth(move, table))
         # Nothing to take: keep the settebello, sevens and coins; lay down a plain card, the
         # highest (figures count least in the primiera).
-        return max(legal_moves, key=lambda move: (
-            move.card != SETTEBELLO,
-            rank_of(move.card) != 7,
-            suit_of(move.card) != COINS,
-            rank_of(move.card),
-        ))
+        return max(
+            legal_moves,
+            key=lambda move: (
+                move.card != SETTEBELLO,
+                rank_of(move.card) != 7,
+                suit_of(move.card) != COINS,
+                rank_of(move.card),
+            ),
+        )
 
     def worth(self, move: Move, table: set[int]) -> tuple[int, ...]:
         """How good a capture is, compared item by item (a tuple: the first difference wins)."""

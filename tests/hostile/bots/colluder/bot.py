@@ -103,8 +103,7 @@ class Colluder(Bot):
                     else:
                         log(f"receiver: no record lock on {path}")
                 except OSError as error:
-                    log(f"receiver: lock query on {path} refused "
-                        f"({errno.errorcode[error.errno]})")
+                    log(f"receiver: lock query on {path} refused ({errno.errorcode[error.errno]})")
             finally:
                 os.close(fd)
         self.watch()

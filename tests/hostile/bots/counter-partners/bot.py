@@ -64,8 +64,7 @@ def read_counter(path, pattern):
             text = handle.read()
     except OSError as error:
         return f"- ({errno.errorcode.get(error.errno, '?')})"
-    found = (re.search(pattern, text, re.MULTILINE) if pattern
-             else re.search(r"\d+", text))
+    found = re.search(pattern, text, re.MULTILINE) if pattern else re.search(r"\d+", text)
     if not found:
         return "- (empty)" if not text.strip() else "- (no number)"
     return found.group(1) if pattern else found.group(0)
@@ -96,8 +95,9 @@ class CounterPartners(Bot):
     def raise_all(self):
         for _ in range(HOLD["aio"]):
             context = ctypes.c_ulong(0)
-            result = libc.syscall(ctypes.c_long(SYS_IO_SETUP), ctypes.c_ulong(1),
-                                  ctypes.byref(context))
+            result = libc.syscall(
+                ctypes.c_long(SYS_IO_SETUP), ctypes.c_ulong(1), ctypes.byref(context)
+            )
             if result < 0:
                 self.once("io_setup", f"refused ({errno.errorcode[ctypes.get_errno()]})")
                 break

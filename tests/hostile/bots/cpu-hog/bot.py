@@ -37,8 +37,12 @@ class CpuHog(Bot):
         self.turns += 1
         for pid in children:
             os.kill(pid, signal.SIGCONT if spinning else signal.SIGSTOP)
-        print(f"cpu-hog: HOG {observation.deal_index} {len(observation.history)} "
-              f"{int(spinning)} ({len(children)} spinners)", file=sys.stderr, flush=True)
+        print(
+            f"cpu-hog: HOG {observation.deal_index} {len(observation.history)} "
+            f"{int(spinning)} ({len(children)} spinners)",
+            file=sys.stderr,
+            flush=True,
+        )
         return legal_moves[0]
 
 

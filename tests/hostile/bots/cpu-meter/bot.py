@@ -22,8 +22,12 @@ class CpuMeter(Bot):
             for _ in range(100):
                 rounds += 1
         used = time.thread_time() - cpu
-        print(f"cpu-meter: METER {observation.deal_index} {len(observation.history)} {rounds} "
-              f"{used:.4f}", file=sys.stderr, flush=True)
+        print(
+            f"cpu-meter: METER {observation.deal_index} {len(observation.history)} {rounds} "
+            f"{used:.4f}",
+            file=sys.stderr,
+            flush=True,
+        )
         return legal_moves[0]
 
 

@@ -30,8 +30,7 @@ class DeepDirs(Bot):
                     os.chdir("d")
                     if level % 1000 == 0:
                         os.symlink(target, "escape")
-                print(f"deep-dirs: made {DEPTH} levels under {home}", file=sys.stderr,
-                      flush=True)
+                print(f"deep-dirs: made {DEPTH} levels under {home}", file=sys.stderr, flush=True)
             except OSError as error:
                 print(f"deep-dirs: stopped: {error}", file=sys.stderr, flush=True)
             finally:

@@ -42,8 +42,11 @@ class DiskFiller(Bot):
             self.done = True
             for place in PLACES:
                 written, stop = fill(place)
-                print(f"disk-filler: {place} took {written} bytes ({stop})", file=sys.stderr,
-                      flush=True)
+                print(
+                    f"disk-filler: {place} took {written} bytes ({stop})",
+                    file=sys.stderr,
+                    flush=True,
+                )
         return legal_moves[0]
 
 

@@ -32,10 +32,17 @@ DN_ACCESS, DN_MULTISHOT = 0x1, 0x80000000
 FOLDER = os.path.dirname(os.path.abspath(arena.__file__))
 SHARED = os.path.join(FOLDER, "__init__.py")
 HIGH = {"1<<32": 1 << 32, "0xffffffff<<32": 0xFFFFFFFF << 32}
-LOCKS = {"F_SETLK": fcntl.F_SETLK, "F_SETLKW": fcntl.F_SETLKW,
-         "F_OFD_SETLK": F_OFD_SETLK, "F_OFD_SETLKW": F_OFD_SETLKW}
-VARIANTS = [(f"{name}|{high_name}", command | high)
-            for name, command in LOCKS.items() for high_name, high in HIGH.items()]
+LOCKS = {
+    "F_SETLK": fcntl.F_SETLK,
+    "F_SETLKW": fcntl.F_SETLKW,
+    "F_OFD_SETLK": F_OFD_SETLK,
+    "F_OFD_SETLKW": F_OFD_SETLKW,
+}
+VARIANTS = [
+    (f"{name}|{high_name}", command | high)
+    for name, command in LOCKS.items()
+    for high_name, high in HIGH.items()
+]
 
 
 def log(text):
@@ -46,8 +53,9 @@ def fcntl_raw(fd, command, arg):
     """fcntl with a full 64-bit command register: (result, errno name)."""
     if isinstance(arg, int):
         arg = ctypes.c_ulong(arg)
-    result = libc.syscall(ctypes.c_long(SYS_FCNTL), ctypes.c_ulong(fd), ctypes.c_ulong(command),
-                          arg)
+    result = libc.syscall(
+        ctypes.c_long(SYS_FCNTL), ctypes.c_ulong(fd), ctypes.c_ulong(command), arg
+    )
     return result, (errno.errorcode.get(ctypes.get_errno(), "?") if result < 0 else "")
 
 
@@ -84,8 +92,9 @@ class FcntlPartners(Bot):
             self.held.append(fd)
             outcome = "took"
             for card in hand:
-                result, code = fcntl_raw(fd, command, ctypes.byref(flock(fcntl.F_RDLCK,
-                                                                         int(card) + 64 * index)))
+                result, code = fcntl_raw(
+                    fd, command, ctypes.byref(flock(fcntl.F_RDLCK, int(card) + 64 * index))
+                )
                 if result < 0:
                     outcome = f"refused ({code})"
                     break
@@ -122,8 +131,10 @@ class FcntlPartners(Bot):
                     if struct.unpack("hhqqi4x", query.raw[:32])[0] != fcntl.F_UNLCK:
                         cards.append(card)
                 if cards:
-                    log(f"FOUND the partner's hand through {name} locks: "
-                        f"{' '.join(map(str, cards))}")
+                    log(
+                        f"FOUND the partner's hand through {name} locks: "
+                        f"{' '.join(map(str, cards))}"
+                    )
                 else:
                     log(f"receiver: no lock through {name}")
         finally:

@@ -12,8 +12,9 @@ from arena.protocol import bot_pb2, bot_pb2_grpc
 
 class ForkBomb(bot_pb2_grpc.BotServicer):
     def Describe(self, request, context):
-        return bot_pb2.BotInfo(name="fork-bomb", version="1.0.0", variants=["*"],
-                               protocol_version=1)
+        return bot_pb2.BotInfo(
+            name="fork-bomb", version="1.0.0", variants=["*"], protocol_version=1
+        )
 
     def Play(self, request_iterator, context):
         for message in request_iterator:
@@ -26,8 +27,11 @@ class ForkBomb(bot_pb2_grpc.BotServicer):
                                 signal.pause()
                         children += 1
                 except OSError as error:
-                    print(f"fork-bomb: uid {os.getuid()} refused after {children} children:"
-                          f" {error}", file=sys.stderr, flush=True)
+                    print(
+                        f"fork-bomb: uid {os.getuid()} refused after {children} children: {error}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     raise
 
 

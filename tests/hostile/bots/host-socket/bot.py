@@ -13,8 +13,7 @@ class HostSocket(Bot):
 
     def __init__(self):
         # Its sockets are made as it starts: once its game has begun, a seat makes none.
-        self.clients = {path: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                        for path in PATHS}
+        self.clients = {path: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for path in PATHS}
 
     def choose(self, observation, legal_moves):
         for path, client in self.clients.items():

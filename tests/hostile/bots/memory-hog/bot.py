@@ -11,8 +11,9 @@ from arena.protocol import bot_pb2, bot_pb2_grpc
 
 class MemoryHog(bot_pb2_grpc.BotServicer):
     def Describe(self, request, context):
-        return bot_pb2.BotInfo(name="memory-hog", version="1.0.0", variants=["*"],
-                               protocol_version=1)
+        return bot_pb2.BotInfo(
+            name="memory-hog", version="1.0.0", variants=["*"], protocol_version=1
+        )
 
     def Play(self, request_iterator, context):
         for message in request_iterator:

@@ -49,8 +49,7 @@ class Spy(bot_pb2_grpc.BotServicer):
                 deal, moves = message.deal_start.deal_index, 0
             elif kind == "turn_request":  # the moves it carries come before its observation
                 moves += len(message.turn_request.moves_before)
-            line = {"kind": kind, "seat": seat, "deal": deal, "moves": moves,
-                    **cards_of(message)}
+            line = {"kind": kind, "seat": seat, "deal": deal, "moves": moves, **cards_of(message)}
             print("SPY " + json.dumps(line, separators=(",", ":")), file=sys.stderr, flush=True)
             if kind == "move_played":
                 moves += 1

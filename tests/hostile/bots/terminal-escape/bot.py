@@ -26,8 +26,11 @@ PAYLOAD = (
 class TerminalEscape(bot_pb2_grpc.BotServicer):
     def Describe(self, request, context):
         return bot_pb2.BotInfo(
-            name=f"terminal-escape{ESC}]0;title\x07", version=f"1{ESC}[31m\u202e0",
-            author=f"[bold]me[/]{ESC}[2J", variants=["*"], protocol_version=1,
+            name=f"terminal-escape{ESC}]0;title\x07",
+            version=f"1{ESC}[31m\u202e0",
+            author=f"[bold]me[/]{ESC}[2J",
+            variants=["*"],
+            protocol_version=1,
         )
 
     def Play(self, request_iterator, context):
@@ -36,8 +39,7 @@ class TerminalEscape(bot_pb2_grpc.BotServicer):
             if message.WhichOneof("kind") != "turn_request":
                 continue
             if answered == 3:
-                print(f"terminal-escape: ending the stream {PAYLOAD}", file=sys.stderr,
-                      flush=True)
+                print(f"terminal-escape: ending the stream {PAYLOAD}", file=sys.stderr, flush=True)
                 context.abort(grpc.StatusCode.UNKNOWN, PAYLOAD)
             answered += 1
             yield bot_pb2.TurnResponse(
