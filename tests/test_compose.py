@@ -321,8 +321,8 @@ def test_the_settings_module_documents_every_variable_compose_sets(
     compose: dict[str, Any],
 ) -> None:
     documented = (ROOT / "webui" / "settings.py").read_text().split('"""')[1]
-    readme = (ROOT / "README.md").read_text()
+    configuration = (ROOT / "docs" / "RUNNING.md").read_text()
     for name in arena_services(compose):
         for key in hostlab.service_environment(name, DEFAULTS, compose):
             if key.startswith("ARENA_"):
-                assert f"`{key}`" in readme or f"``{key}``" in documented, key
+                assert f"`{key}`" in configuration or f"``{key}``" in documented, key

@@ -143,7 +143,7 @@ def test_the_readme_quick_start_and_bot_recipe_work_as_pasted(tmp_path: Path) ->
         assert live["status"] == "running" and live["matches_done"] < live["matches_planned"]
         token = make_token(base, found.group(1))
 
-        recipe = code_block("### Write a bot in five minutes")
+        recipe = code_block("## Write a bot in five minutes")
         assert recipe[0] == "source .venv/bin/activate" and "arena bot submit ." in recipe
         script = ["set -e"]
         for line in recipe:
