@@ -805,49 +805,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             ),
         }
     ),
-    "LiveGame": obj(
-        {
-            "game": I,
-            "deal": I,
-            "players": array(S),
-            "totals": array(I),
-            "moves": array(obj({"deal": I, "move": I, "seat": I, "text": S})),
-            "updated": S,
-        }
-    ),
-    "MatchLive": obj(
-        {
-            "match": I,
-            "status": S,
-            "finished": B,
-            "games_planned": I,
-            "games_done": I,
-            "current": nullable(ref("LiveGame")),
-        }
-    ),
-    "SeasonLive": obj(
-        {
-            "season": I,
-            "status": S,
-            "matches_done": I,
-            "matches_planned": I,
-            "matches_scheduled": I,
-            "playing": array(
-                obj(
-                    {
-                        "match": I,
-                        "round": I,
-                        "entrants": array(S),
-                        "status": S,
-                        "finished": B,
-                        "games_planned": I,
-                        "games_done": I,
-                        "current": nullable(ref("LiveGame")),
-                    }
-                )
-            ),
-        }
-    ),
     "MatchPage": {
         "allOf": [
             ref("Match"),

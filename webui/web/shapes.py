@@ -379,6 +379,76 @@ class BotGameRow(GameRow):
     result: GameResult
 
 
+class LiveMoveRow(TypedDict):
+    """A move of the game being played, in words and as the replay records it."""
+
+    deal: int
+    move: int
+    seat: int
+    text: str
+    card: str
+    capture: list[str]
+    scopa: bool
+    auto: str | None
+    ms: Any
+    clock: Any
+
+
+class PublicTable(TypedDict):
+    """The table after the latest move, as every seat sees it (no hand's cards)."""
+
+    table: Any
+    hands: Any
+    captured: Any
+    scope: Any
+    stock: Any
+    dealer: Any
+    to_move: Any
+
+
+class LiveGame(TypedDict):
+    """The game being played in a match: its deal, its totals and the moves so far."""
+
+    game: int
+    deal: int
+    players: list[str]
+    totals: list[int]
+    moves: list[LiveMoveRow]
+    table: PublicTable | None
+    updated: str
+
+
+class Progress(TypedDict):
+    """How far a match is: games done of planned, and the game being played."""
+
+    status: str
+    finished: bool
+    games_planned: int
+    games_done: int
+    current: LiveGame | None
+
+
+class MatchLive(Progress):
+    match: int
+
+
+class PlayingMatch(Progress):
+    match: int
+    round: int | None
+    entrants: list[str]
+
+
+class SeasonLive(TypedDict):
+    """A season's progress: matches done of planned, and the matches being played now."""
+
+    season: int
+    status: str
+    matches_done: int
+    matches_planned: int
+    matches_scheduled: int
+    playing: list[PlayingMatch]
+
+
 NAMED: dict[str, type] = {
     "VersionRef": VersionRef,
     "Variant": VariantJson,
@@ -397,5 +467,8 @@ NAMED: dict[str, type] = {
     "Season": SeasonRow,
     "SeasonList": SeasonList,
     "GameList": GameList,
+    "LiveGame": LiveGame,
+    "MatchLive": MatchLive,
+    "SeasonLive": SeasonLive,
 }
 """The shapes that are components of the OpenAPI document, by their names there."""
