@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
@@ -26,7 +26,7 @@ from django.db.models import DurationField, ExpressionWrapper, F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from arena.engine import result_winner, side_of_seat
+from arena.engine import side_of_seat
 from arena.seeds import draw_seed
 
 from . import inputs, read_models
@@ -233,23 +233,17 @@ def void_match(claim: Claim, reason: str) -> bool:
     return changed == 1
 
 
-def _void_reason(value: Any, replay: Mapping[str, Any]) -> str:
-    if isinstance(value, str):
-        return value
-    if value:
-        return str(replay.get("void") or "void")
-    return str(replay.get("void") or "")
-
-
 def record_result(claim: Claim, report: MatchReportJson) -> bool:
     """Records a played match once: its games, its summary and winner; enqueues the follow-ups.
 
-    ``report`` is the runner's ``MatchReport.to_json(replays=True, logs=True)``; of each game
-    it reads the replay, the seats, the winning side, void, forfeit, faults and duration.
-    Each entrant's side and the winner are the engine's rules (:func:`arena.engine.
-    side_of_seat`, :func:`arena.engine.result_winner`). Only the current claim's holder
-    records; a stale or repeated call changes nothing and returns False. What the bots wrote
-    into it (fault details, fallback messages) is made storable (:func:`inputs.storable_json`).
+    ``report`` is the runner's ``MatchReport.to_json(replays=True, logs=True)``, trusted as
+    typed: of each game it takes the replay, the seats, the totals, the winning side and its
+    entrants (the engine's rules, :func:`arena.engine.result_winner` and
+    :func:`arena.engine.side_of_seat`, applied by the runner), void, forfeit, faults and
+    duration; each entrant's wins and points are the report's summary. Only the current
+    claim's holder records; a stale or repeated call changes nothing and returns False. What
+    the bots wrote into it (fault details, fallback messages) is made storable
+    (:func:`inputs.storable_json`).
     """
     # The same record, its strings made storable (and any number that is not finite null).
     report = cast("MatchReportJson", inputs.storable_json(report))
@@ -275,67 +269,40 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
                     f"SELECT 1 FROM {Variant._meta.db_table} WHERE id = %s FOR KEY SHARE",
                     [variant.pk],
                 )
+        summary = report["summary"]
+        if [line["entrant"] for line in summary] != list(range(len(entrants))):
+            raise ValueError("a report to record has one summary line per entrant, in order")
+        # Each entrant's games won and game points: the runner's own tally (its summary).
+        wins = [line["wins"] for line in summary]
+        points = [line["points"] for line in summary]
         games = []
-        wins = [0] * len(entrants)
-        points = [0] * len(entrants)
-        sides = int(variant.sides)
         for index, data in enumerate(report["games"]):
             if "replay" not in data:
                 raise ValueError(
                     "a report to record has each game's replay (MatchReport.to_json(replays=True))"
                 )
-            replay = data["replay"]
-            result = replay.get("result")
-            seats = [int(s) for s in data["seats"]]
-            totals = [int(t) for t in result["totals"]] if result is not None else []
-            void = _void_reason(data.get("void"), replay)
-            forfeit = data.get("forfeit") or (None if result is None else result.get("forfeit"))
-            said = data.get("winner_side", None if result is None else result["winner"])
-            winner_side = result_winner(
-                sides,
-                None if said is None else int(said),
-                None if forfeit is None else int(forfeit["side"]),
-                bool(void),
-            )
-            totals = totals or [int(t) for t in data.get("totals") or []]
-            # The replay names who sat where by bot version, as the site shows them.
-            replay = {**replay, "players": [entrants[e].label for e in seats]}
-            # Each entrant's side in this game (an entrant playing both seats of a side
-            # counts once).
-            side_of: dict[int, int] = {}
-            for seat, entrant in enumerate(seats):
-                side_of.setdefault(entrant, side_of_seat(seat, sides))
-            winner_entrant = None
-            if winner_side is not None:
-                # The entrant in the winning side's first seat.
-                winner_entrant = seats[
-                    min(
-                        seat
-                        for seat in range(len(seats))
-                        if side_of_seat(seat, sides) == winner_side
-                    )
-                ]
-                for entrant, side in side_of.items():
-                    if side == winner_side:
-                        wins[entrant] += 1
-            if totals and not void:
-                for entrant, side in side_of.items():
-                    points[entrant] += totals[side]
+            seats = list(data["seats"])
+            # The winning side by the engine's rule (result_winner: nobody in a void game, the
+            # forfeit's winner in a game forfeited before it was won), as the runner recorded
+            # it, and the entrants of that side (arena.engine.side_of_seat); a game names the
+            # first of them.
+            winners = data["winner_entrants"]
             games.append(
                 Game(
                     match=match,
                     index=index,
                     variant=variant,
-                    replay=replay,
+                    # The replay names who sat where by bot version, as the site shows them.
+                    replay={**data["replay"], "players": [entrants[e].label for e in seats]},
                     seats=seats,
                     players=[entrants[e].pk for e in seats],
-                    totals=totals,
-                    winner_side=winner_side,
-                    winner_entrant=winner_entrant,
-                    forfeit=forfeit,
-                    void=void,
-                    faults=data.get("faults") or replay.get("faults") or [],
-                    duration_ms=int(data.get("duration_ms") or 0),
+                    totals=list(data["totals"]),
+                    winner_side=data["winner_side"],
+                    winner_entrant=min(winners) if winners else None,
+                    forfeit=data["forfeit"],
+                    void=data["void"] or "",
+                    faults=data["faults"],
+                    duration_ms=data["duration_ms"],
                 )
             )
         Game.objects.bulk_create(games)
@@ -345,7 +312,7 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
         Match.objects.filter(pk=match.pk).update(
             status=Match.Status.DONE,
             finished=now,
-            duration_ms=int(report.get("duration_ms") or sum(g.duration_ms for g in games)),
+            duration_ms=report["duration_ms"],
             summary={"wins": wins, "points": points, "games": len(games)},
             winner=winner,
             lease_until=None,

@@ -23,7 +23,16 @@ from webui.league import inputs, ranges, read_models, seasons, variants
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
-from . import game_lists, http_cache, live_progress, match_lists, paging, reads, shared_reads
+from . import (
+    game_lists,
+    http_cache,
+    live_progress,
+    match_lists,
+    paging,
+    reads,
+    shapes,
+    shared_reads,
+)
 from .api_input import (
     MAX_JSON_BYTES,
     ApiError,
@@ -36,7 +45,7 @@ from .api_input import (
 )
 from .replay_frames import FramesError, expand_replay
 from .routes import Route, request_user, token_user
-from .schema import ANY, B, I, N, S, array, nullable, obj, ref
+from .schema import ANY, B, I, N, S, array, nullable, obj, ref, schema_of
 from .submission import add_version, create_bot_with_version
 
 # ---------------------------------------------------------------------------------------------
@@ -657,83 +666,22 @@ SEAT_LIMITS_SCHEMA = {
     },
 }
 
+
+def _generated() -> dict[str, dict[str, Any]]:
+    """The components generated from the reads' shapes (:mod:`webui.web.shapes`), with the
+    season's seat limits described by their table."""
+    out = {name: schema_of(shape, shapes.NAMED) for name, shape in shapes.NAMED.items()}
+    for key in ("seat_limits", "seat_limit_overrides"):
+        out["Season"]["properties"][key] = SEAT_LIMITS_SCHEMA
+    return out
+
+
+GENERATED = _generated()
+"""The shapes of :data:`webui.web.shapes.NAMED`, as components."""
+
 SCHEMAS: dict[str, dict[str, Any]] = {
+    **GENERATED,
     "Me": obj({"username": S, "staff": B, "bots": array(S)}),
-    "VersionRef": obj({"id": I, "label": S, "bot": S, "number": I}),
-    "Variant": obj(
-        {
-            "slug": S,
-            "name": S,
-            "label": S,
-            "options": {"type": "object"},
-            "standard": B,
-            "players": I,
-            "sides": I,
-            "rated": I,
-        }
-    ),
-    "VariantList": obj({"variants": array(ref("Variant"))}),
-    "LeaderRow": obj(
-        {
-            "rank": I,
-            "key": S,
-            "label": S,
-            "versions": array(ref("VersionRef")),
-            "ladder": S,
-            "mu": N,
-            "sigma": N,
-            "conservative": N,
-            "games": I,
-            "wins": I,
-            "draws": I,
-            "losses": I,
-            "win_rate": nullable(N),
-            "provisional": B,
-        }
-    ),
-    "Leaderboard": obj(
-        {
-            "variant": ref("Variant"),
-            "ladder": S,
-            "ladders": {"type": "object"},
-            "ratings": array(ref("LeaderRow")),
-            "recent_games": array(ref("Game")),
-        }
-    ),
-    "BotList": obj({"bots": array(obj({"name": S, "owner": S, "description": S, "versions": I}))}),
-    "Version": obj(
-        {
-            "id": I,
-            "label": S,
-            "number": I,
-            "sha256": S,
-            "status": S,
-            "status_reason": S,
-            "manifest": {"type": "object"},
-            "created": S,
-            "validated": nullable(S),
-            "validation_log": S,
-            "address": S,
-            "created_now": B,
-            "validation_games": array(ref("ValidationGame")),
-        }
-    ),
-    "ValidationGame": obj(
-        {
-            "index": I,
-            "players": array(S),
-            "totals": array(I),
-            "winner": nullable(S),
-            "forfeit": ANY,
-            "void": nullable(S),
-            "answered": I,
-            "fallbacks": I,
-            "faults": array(ref("Fault")),
-        }
-    ),
-    "Bot": obj(
-        {"name": S, "owner": S, "description": S, "created": S, "versions": array(ref("Version"))}
-    ),
     "BotCreate": obj({"name": S, "description": S}, ["name"]),
     "BotUpdate": obj({"description": S}, ["description"]),
     "Archive": {
@@ -741,81 +689,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "format": "binary",
         "description": "a zip or tar.gz with bot.toml at its top",
     },
-    "RatingPoint": obj({"seq": I, "mu": N, "sigma": N, "conservative": N}),
-    "BotPage": obj(
-        {
-            "bot": ref("Bot"),
-            "ratings": array(
-                obj(
-                    {
-                        "variant": S,
-                        "variant_label": S,
-                        "ladder": S,
-                        "version": I,
-                        "label": S,
-                        "rating_id": I,
-                        "mu": N,
-                        "sigma": N,
-                        "conservative": N,
-                        "games": I,
-                        "wins": I,
-                        "draws": I,
-                        "losses": I,
-                        "win_rate": nullable(N),
-                        "provisional": B,
-                    }
-                )
-            ),
-            "charts": array(
-                obj(
-                    {
-                        "variant": S,
-                        "ladder": S,
-                        "label": S,
-                        "series": array(obj({"label": S, "points": array(ref("RatingPoint"))})),
-                    }
-                )
-            ),
-            "recent_matches": array(ref("Match")),
-            "head_to_head": array(
-                obj(
-                    {
-                        "opponent": S,
-                        "games": I,
-                        "wins": I,
-                        "draws": I,
-                        "losses": I,
-                        "score": nullable(N),
-                    }
-                )
-            ),
-        }
-    ),
-    "Season": obj(
-        {
-            "id": I,
-            "name": S,
-            "variant": S,
-            "variant_label": S,
-            "status": S,
-            "format": S,
-            "knockout_size": I,
-            "swiss_rounds": I,
-            "games_per_pairing": I,
-            "move_time_ms": I,
-            "bank_ms": I,
-            "seat_limits": SEAT_LIMITS_SCHEMA,
-            "seat_limit_overrides": SEAT_LIMITS_SCHEMA,
-            "entrants": nullable(I),
-            "matches_done": I,
-            "matches_total": I,
-            "matches_scheduled": I,
-            "created": S,
-            "started": nullable(S),
-            "finished": nullable(S),
-        }
-    ),
-    "SeasonList": obj({"seasons": array(ref("Season"))}),
     "SeasonCreate": obj(
         {
             "name": S,
@@ -932,67 +805,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             ),
         }
     ),
-    "Match": obj(
-        {
-            "id": I,
-            "kind": S,
-            "season": nullable(obj({"id": I, "name": S})),
-            "round": nullable(I),
-            "phase": nullable(S),
-            "rated": B,
-            "board": I,
-            "status": S,
-            "entrants": array(ref("VersionRef")),
-            "score": nullable(obj({"wins": array(I), "points": array(I)})),
-            "winner": nullable(S),
-            "games_planned": I,
-            "finished": nullable(S),
-            "error": nullable(S),
-        }
-    ),
-    "LiveGame": obj(
-        {
-            "game": I,
-            "deal": I,
-            "players": array(S),
-            "totals": array(I),
-            "moves": array(obj({"deal": I, "move": I, "seat": I, "text": S})),
-            "updated": S,
-        }
-    ),
-    "MatchLive": obj(
-        {
-            "match": I,
-            "status": S,
-            "finished": B,
-            "games_planned": I,
-            "games_done": I,
-            "current": nullable(ref("LiveGame")),
-        }
-    ),
-    "SeasonLive": obj(
-        {
-            "season": I,
-            "status": S,
-            "matches_done": I,
-            "matches_planned": I,
-            "matches_scheduled": I,
-            "playing": array(
-                obj(
-                    {
-                        "match": I,
-                        "round": I,
-                        "entrants": array(S),
-                        "status": S,
-                        "finished": B,
-                        "games_planned": I,
-                        "games_done": I,
-                        "current": nullable(ref("LiveGame")),
-                    }
-                )
-            ),
-        }
-    ),
     "MatchPage": {
         "allOf": [
             ref("Match"),
@@ -1006,31 +818,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             ),
         ]
     },
-    "Game": obj(
-        {
-            "id": I,
-            "match": I,
-            "index": I,
-            "kind": S,
-            "season": nullable(obj({"id": I, "name": S})),
-            "variant": S,
-            "players": array(ref("VersionRef")),
-            "sides": array(S),
-            "totals": array(I),
-            "winner_side": nullable(I),
-            "outcome": S,
-            "forfeit": ANY,
-            "void": nullable(S),
-            "faults": I,
-            "duration_ms": I,
-            "created": S,
-            "seats": array(I),
-            "fault_list": array(ref("Fault")),
-        }
-    ),
-    "GameList": obj(
-        {"games": array(ref("Game")), "next": nullable(S), "prev": nullable(S), "limit": I}
-    ),
     "MatchPageList": obj(
         {
             "season": I,
@@ -1058,7 +845,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             ),
         }
     ),
-    "Fault": obj({"deal": I, "move": I, "seat": I, "kind": S, "detail": S}),
     "Replay": {
         "type": "object",
         "description": "a game record in the REPLAY.md format",

@@ -28,6 +28,7 @@ from webui.league.models import Bot, BotVersion, Game, Match, MatchSeat
 from .api_input import query_choice, query_int
 from .paging import Position, keyset_page, parse_position
 from .reads import game_row, shown_variants, version_refs
+from .shapes import BotGameRow, GameResult
 
 RESULTS = ("win", "loss", "draw", "forfeit")
 """The values of the ``result`` filter."""
@@ -184,7 +185,7 @@ def games(bot: Bot, version: BotVersion | None, filters: Filters) -> QuerySet[Ga
     return qs
 
 
-def results(bot: Bot, version: BotVersion | None, page: list[Game]) -> dict[int, str]:
+def results(bot: Bot, version: BotVersion | None, page: list[Game]) -> dict[int, GameResult]:
     """The bot's result in each game of a page: win, loss, draw, forfeit or void (as the
     filters see them: the winning entrant's side against the bot's first seat's)."""
     seats: dict[int, list[MatchSeat]] = {}
@@ -193,7 +194,7 @@ def results(bot: Bot, version: BotVersion | None, page: list[Game]) -> dict[int,
     own_versions = (
         {version.pk} if version is not None else set(bot.versions.values_list("pk", flat=True))
     )
-    out = {}
+    out: dict[int, GameResult] = {}
     for g in page:
         match_seats = seats.get(g.match_id, [])
         own = {s.side for s in match_seats if s.version_id in own_versions}
@@ -227,8 +228,7 @@ def game_list(bot: Bot, version: BotVersion | None, filters: Filters) -> dict[st
     own_results = results(bot, version, rows)
     out = []
     for g in rows:
-        row = game_row(g, refs)
-        row["result"] = own_results[g.pk]
+        row: BotGameRow = {**game_row(g, refs), "result": own_results[g.pk]}
         out.append(row)
     return {
         "games": out,

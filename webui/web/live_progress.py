@@ -20,6 +20,7 @@ from webui.league.live import read_state, read_states
 from webui.league.models import Match, MatchSeat, Season
 
 from .replay_frames import card_label
+from .shapes import LiveGame, MatchLive, Progress, PublicTable, SeasonLive
 
 POLL_MS = 2000
 """How often the pages ask for the live progress (milliseconds)."""
@@ -47,15 +48,22 @@ def move_text(record: dict[str, Any], players: list[str]) -> str:
     return text
 
 
-def _public_table(raw: Any) -> dict[str, Any] | None:
+def _public_table(raw: Any) -> PublicTable | None:
     """The published table, only its public fields, or None (a worker of before it)."""
     if not isinstance(raw, dict) or "table" not in raw:
         return None
-    keys = ("table", "hands", "captured", "scope", "stock", "dealer", "to_move")
-    return {key: raw.get(key) for key in keys}
+    return PublicTable(
+        table=raw.get("table"),
+        hands=raw.get("hands"),
+        captured=raw.get("captured"),
+        scope=raw.get("scope"),
+        stock=raw.get("stock"),
+        dealer=raw.get("dealer"),
+        to_move=raw.get("to_move"),
+    )
 
 
-def _current(state: dict[str, Any] | None) -> dict[str, Any] | None:
+def _current(state: dict[str, Any] | None) -> LiveGame | None:
     if state is None or not state.get("played"):
         return None
     players = [str(p) for p in state.get("players") or []]
@@ -90,7 +98,7 @@ def _current(state: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def _progress(
     status: str, games_planned: int, recorded: int, state: dict[str, Any] | None
-) -> dict[str, Any]:
+) -> Progress:
     finished = status in {Match.Status.DONE, Match.Status.VOID}
     playing = status == Match.Status.RUNNING and state is not None
     done = recorded
@@ -105,14 +113,14 @@ def _progress(
     }
 
 
-def match_live(match: Match) -> dict[str, Any]:
+def match_live(match: Match) -> MatchLive:
     """A match's progress: games done of planned, and the game being played (if any)."""
     recorded = match.games.count() if match.is_finished else 0
     state = read_state(match.pk) if match.status == Match.Status.RUNNING else None
     return {"match": match.pk, **_progress(match.status, match.games_planned, recorded, state)}
 
 
-def season_live(season: Season) -> dict[str, Any]:
+def season_live(season: Season) -> SeasonLive:
     """A season's progress: matches done of planned, and the matches being played now."""
     counts = Match.objects.filter(season=season).aggregate(
         scheduled=Count("id"),

@@ -13,13 +13,14 @@ A row gets ``rank_before`` (None when it was not rated then: ``new``) and ``rank
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from django.core.cache import cache
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from webui.league.models import Rating, RatingHistory
+
+from .shapes import LeaderRow
 
 PERIOD = timedelta(hours=24)
 CACHE_S = 3600
@@ -56,8 +57,8 @@ def ranks_at(variant_id: int, pool: str, cutoff: datetime) -> dict[int, int]:
 
 
 def add_rank_changes(
-    rows: list[dict[str, Any]], variant_id: int, pool: str, now: datetime | None = None
-) -> list[dict[str, Any]]:
+    rows: list[LeaderRow], variant_id: int, pool: str, now: datetime | None = None
+) -> list[LeaderRow]:
     """Adds ``rank_before`` and ``rank_change`` to leaderboard rows (each with ``rating_id``
     and ``rank``); returns the rows."""
     before = ranks_at(variant_id, pool, since(now))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any, TypedDict
+from typing import Any, cast
 
 from django.db import connection
 from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
@@ -39,18 +39,34 @@ from webui.league.models import (
 from webui.league.seat_limits import describe as describe_seat_limits
 
 from .read_cache import cached
+from .shapes import (
+    BotJson,
+    BotListRow,
+    BotRating,
+    BotSummary,
+    Chart,
+    GameRow,
+    HeadToHeadRow,
+    HomeOverview,
+    LeaderRow,
+    MatchRow,
+    MatchScore,
+    RatingFigures,
+    RatingPoint,
+    RoundRow,
+    SeasonPage,
+    SeasonRef,
+    SeasonRow,
+    SeasonTables,
+    StandingRow,
+    ValidationGame,
+    VariantJson,
+    VersionJson,
+    VersionRef,
+)
 
 CHART_POINTS = 160
 """The most points a rating chart draws per series (the history is thinned to this)."""
-
-
-class VersionRef(TypedDict):
-    """A bot version as links show it."""
-
-    id: int
-    label: str
-    bot: str
-    number: int
 
 
 def bot_text(value: Any) -> Any:
@@ -95,7 +111,7 @@ def _unknown(vid: int) -> VersionRef:
 # Variants and the home page
 
 
-def variant_json(v: Variant) -> dict[str, Any]:
+def variant_json(v: Variant) -> VariantJson:
     """A variant as the API shows it."""
     return {
         "slug": v.slug,
@@ -124,13 +140,13 @@ def shown_variants() -> Any:
     )
 
 
-def variants_overview() -> list[dict[str, Any]]:
+def variants_overview() -> list[VariantJson]:
     """The variants lists show (:func:`shown_variants`), with how many entities are rated in
     each (cached with the home page)."""
     return cached("variants", [read_models.HOME], _variants_overview)
 
 
-def _variants_overview() -> list[dict[str, Any]]:
+def _variants_overview() -> list[VariantJson]:
     rated = dict(
         Rating.objects.values_list("variant_id")
         .annotate(n=Count("id"))
@@ -144,22 +160,22 @@ def _variants_overview() -> list[dict[str, Any]]:
     return out
 
 
-def home_overview() -> dict[str, Any]:
+def home_overview() -> HomeOverview:
     """What the home page shows (variants, running and finished seasons, recent games), one
     cached read under the home page's version."""
     return cached(
         "home",
         [read_models.HOME],
-        lambda: {
-            "variants": _variants_overview(),
-            "running": _seasons(Season.Status.RUNNING, 10),
-            "finished": _seasons(Season.Status.FINISHED, 5),
-            "games": _recent_games(12, None),
-        },
+        lambda: HomeOverview(
+            variants=_variants_overview(),
+            running=_seasons(Season.Status.RUNNING, 10),
+            finished=_seasons(Season.Status.FINISHED, 5),
+            games=_recent_games(12, None),
+        ),
     )
 
 
-def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None) -> dict[str, Any]:
+def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None) -> GameRow:
     """One game as lists show it (no replay)."""
     players = [refs.get(int(p)) or _unknown(int(p)) for p in (g.players or [])]
     sides = max(1, int(g.variant.sides)) if hasattr(g, "variant") else 2
@@ -199,7 +215,7 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
     }
 
 
-def recent_games(limit: int = 12, variant: Variant | None = None) -> list[dict[str, Any]]:
+def recent_games(limit: int = 12, variant: Variant | None = None) -> list[GameRow]:
     """The latest games, newest first (cached with the home page: every result changes it)."""
     return cached(
         f"games:{limit}:{variant.pk if variant is not None else ''}",
@@ -208,7 +224,7 @@ def recent_games(limit: int = 12, variant: Variant | None = None) -> list[dict[s
     )
 
 
-def _recent_games(limit: int, variant: Variant | None) -> list[dict[str, Any]]:
+def _recent_games(limit: int, variant: Variant | None) -> list[GameRow]:
     qs = Game.objects.select_related("variant", "match__season").defer("replay")
     if variant is not None:
         qs = qs.filter(variant=variant)
@@ -217,7 +233,7 @@ def _recent_games(limit: int, variant: Variant | None) -> list[dict[str, Any]]:
     return [game_row(g, refs) for g in games]
 
 
-def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[str, Any]:
+def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> SeasonRow:
     """A season as lists show it; ``counts`` is (matches, done, entrants) when known."""
     if counts is None:
         done, total = s.progress()
@@ -262,7 +278,7 @@ def _count_of(model: Any, **filters: Any) -> Subquery:
     )
 
 
-def seasons(status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+def seasons(status: str | None = None, limit: int = 100) -> list[SeasonRow]:
     """Seasons, newest first, with their progress counted by the database (cached with the
     home page, which every season's progress bumps)."""
     return cached(
@@ -270,7 +286,7 @@ def seasons(status: str | None = None, limit: int = 100) -> list[dict[str, Any]]
     )
 
 
-def _seasons(status: str | None, limit: int) -> list[dict[str, Any]]:
+def _seasons(status: str | None, limit: int) -> list[SeasonRow]:
     qs = Season.objects.select_related("variant")
     if status:
         qs = qs.filter(status=status)
@@ -293,7 +309,7 @@ def _seasons(status: str | None, limit: int) -> list[dict[str, Any]]:
 # Leaderboard
 
 
-def rating_figures(r: Rating) -> dict[str, Any]:
+def rating_figures(r: Rating) -> RatingFigures:
     """A rating's figures, JSON-ready: mu, sigma, record, win rate (draws count half)."""
     return {
         "mu": round(r.mu, 3),
@@ -326,7 +342,7 @@ def variant_pools(variant: Variant) -> list[str]:
 
 def leaderboard(
     variant: Variant, pool: str = Rating.Pool.SOLO.value, limit: int = 200
-) -> list[dict[str, Any]]:
+) -> list[LeaderRow]:
     """The ratings of a variant in one pool, best conservative rating first, each with its
     rank 24 hours ago and the change since (:mod:`rank_changes`).
 
@@ -343,27 +359,28 @@ def leaderboard(
     )
 
 
-def _leaderboard(variant: Variant, pool: str, limit: int) -> list[dict[str, Any]]:
+def _leaderboard(variant: Variant, pool: str, limit: int) -> list[LeaderRow]:
     rows = (
         Rating.objects.filter(variant=variant, pool=pool)
         .select_related("version__bot")
         .order_by("-conservative", "id")[:limit]
     )
-    out = []
+    out: list[LeaderRow] = []
     for rank, r in enumerate(rows, start=1):
         v = r.version
         ref = VersionRef(id=v.id, label=v.label, bot=v.bot.name, number=v.number)
-        out.append(
-            {
-                "rank": rank,
-                "key": r.key,
-                "rating_id": r.id,
-                "label": ref["label"],
-                "versions": [ref],
-                "ladder": r.pool,
-                **rating_figures(r),
-            }
-        )
+        row: LeaderRow = {
+            "rank": rank,
+            "key": r.key,
+            "rating_id": r.id,
+            "label": ref["label"],
+            "versions": [ref],
+            "ladder": r.pool,
+            "rank_before": None,  # both set by add_rank_changes
+            "rank_change": None,
+            **rating_figures(r),
+        }
+        out.append(row)
     from .rank_changes import add_rank_changes
 
     return add_rank_changes(out, variant.pk, pool)
@@ -373,9 +390,9 @@ def _leaderboard(variant: Variant, pool: str, limit: int) -> list[dict[str, Any]
 # Bots
 
 
-def version_json(v: BotVersion, private: bool = False) -> dict[str, Any]:
+def version_json(v: BotVersion, private: bool = False) -> VersionJson:
     """A bot version; ``private`` adds what only its owner (and staff) may read."""
-    out: dict[str, Any] = {
+    out: VersionJson = {
         "id": v.id,
         "label": f"{v.bot.name}@{v.number}",
         "number": v.number,
@@ -387,19 +404,19 @@ def version_json(v: BotVersion, private: bool = False) -> dict[str, Any]:
         },
         "created": v.created.isoformat(),
         "validated": v.validated.isoformat() if v.validated else None,
+        "validation_games": validation_games(v, private),
     }
-    out["validation_games"] = validation_games(v, private)
     if private:
         out["validation_log"] = printable(v.validation_log, lines=True)
         out["address"] = v.address
     return out
 
 
-def validation_games(v: BotVersion, private: bool = False) -> list[dict[str, Any]]:
+def validation_games(v: BotVersion, private: bool = False) -> list[ValidationGame]:
     """The version's validation games: who won, its moves and fallbacks, and the faults (their
     details, which quote the bot's errors, for its owner and staff only)."""
     games = v.validation_games if isinstance(v.validation_games, list) else []
-    out = []
+    out: list[ValidationGame] = []
     for game in games:
         faults = [
             {k: f.get(k) for k in ("deal", "move", "seat", "player", "kind")}
@@ -407,11 +424,13 @@ def validation_games(v: BotVersion, private: bool = False) -> list[dict[str, Any
             for f in game.get("faults") or []
         ]
         shown = {"forfeit": bot_forfeit(game.get("forfeit")), "void": bot_text(game.get("void"))}
-        out.append({**game, **shown, "faults": faults})
+        # As validation stored it (its keys are validation's own), with the bots' words shown
+        # as text.
+        out.append(cast(ValidationGame, {**game, **shown, "faults": faults}))
     return out
 
 
-def bot_json(bot: Bot, private: bool = False) -> dict[str, Any]:
+def bot_json(bot: Bot, private: bool = False) -> BotJson:
     """A bot with its versions."""
     versions = list(bot.versions.select_related("bot").order_by("-number"))
     return {
@@ -423,14 +442,14 @@ def bot_json(bot: Bot, private: bool = False) -> dict[str, Any]:
     }
 
 
-def bots(limit: int = 500) -> list[dict[str, Any]]:
+def bots(limit: int = 500) -> list[BotListRow]:
     """Every bot with its version count and newest version."""
     qs = (
         Bot.objects.select_related("owner")
         .annotate(n_versions=Count("versions"))
         .order_by("name")[:limit]
     )
-    out = []
+    out: list[BotListRow] = []
     for b in qs:
         out.append(
             {
@@ -443,7 +462,7 @@ def bots(limit: int = 500) -> list[dict[str, Any]]:
     return out
 
 
-def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
+def bot_ratings(bot: Bot) -> list[BotRating]:
     """The ratings of every version of a bot, per variant and ladder."""
     rows = (
         Rating.objects.filter(version__bot=bot)
@@ -471,13 +490,13 @@ def bot_ratings(bot: Bot) -> list[dict[str, Any]]:
     ]
 
 
-def bot_summary(bot: Bot) -> dict[str, Any]:
+def bot_summary(bot: Bot) -> BotSummary:
     """A bot's ratings, their charts, its recent matches and its head-to-head records: one
     cached read under the bot's version (its ratings) and its matches' (a result recorded, a
     match claimed). The charts are cached apart, under the ratings' version alone, so a claimed
     match does not draw them again."""
 
-    def build() -> dict[str, Any]:
+    def build() -> BotSummary:
         ratings = bot_ratings(bot)
         return {
             "ratings": ratings,
@@ -491,7 +510,7 @@ def bot_summary(bot: Bot) -> dict[str, Any]:
     )
 
 
-def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str, float]]:
+def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[RatingPoint]:
     """A rating's history in rating order, thinned in SQL to about ``points`` points, each
     with its game number among the rating's own games."""
     table = "league_ratinghistory"
@@ -514,14 +533,14 @@ def rating_history(rating_id: int, points: int = CHART_POINTS) -> list[dict[str,
         ]
 
 
-def bot_charts(bot: Bot, ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def bot_charts(bot: Bot, ratings: list[BotRating]) -> list[Chart]:
     """One chart per variant: a series per version of the bot (cached under the bot's version,
     which its rating updates bump)."""
     return cached(f"charts:{bot.pk}", [read_models.bot_scope(bot.pk)], lambda: _bot_charts(ratings))
 
 
-def _bot_charts(ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    charts: dict[tuple[str, str], dict[str, Any]] = {}
+def _bot_charts(ratings: list[BotRating]) -> list[Chart]:
+    charts: dict[tuple[str, str], Chart] = {}
     for r in ratings:
         chart = charts.setdefault(
             (r["variant"], r["ladder"]),
@@ -536,7 +555,7 @@ def _bot_charts(ratings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(charts.values())
 
 
-def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
+def recent_matches(bot: Bot, limit: int = 15) -> list[MatchRow]:
     """The bot's latest matches, newest first, with every entrant (cached under the version
     of its matches, which creating, claiming, giving back, recording and voiding bump)."""
     return cached(
@@ -546,7 +565,7 @@ def recent_matches(bot: Bot, limit: int = 15) -> list[dict[str, Any]]:
     )
 
 
-def _recent_matches(bot: Bot, limit: int) -> list[dict[str, Any]]:
+def _recent_matches(bot: Bot, limit: int) -> list[MatchRow]:
     # Newest first straight from the seats' index, then those few matches by key.
     ids = list(
         MatchSeat.objects.filter(version__bot=bot)
@@ -556,7 +575,7 @@ def _recent_matches(bot: Bot, limit: int) -> list[dict[str, Any]]:
     return _newest_match_rows(Match.objects.filter(id__in=list(dict.fromkeys(ids))[:limit]), limit)
 
 
-def recent_open_matches(variant: Variant, limit: int = 15) -> list[dict[str, Any]]:
+def recent_open_matches(variant: Variant, limit: int = 15) -> list[MatchRow]:
     """A variant's latest ladder matches and challenges, newest first, with their entrants
     (three queries, whatever the limit)."""
     return _newest_match_rows(
@@ -564,7 +583,7 @@ def recent_open_matches(variant: Variant, limit: int = 15) -> list[dict[str, Any
     )
 
 
-def _newest_match_rows(matches: QuerySet[Match], limit: int) -> list[dict[str, Any]]:
+def _newest_match_rows(matches: QuerySet[Match], limit: int) -> list[MatchRow]:
     """The newest ``limit`` of ``matches`` as lists show them, with their entrants (a query
     for the matches, one for their seats with versions and bots, whatever the limit)."""
     out = []
@@ -591,21 +610,21 @@ def _newest_match_rows(matches: QuerySet[Match], limit: int) -> list[dict[str, A
     return out
 
 
-def match_row(m: Match, seats: list[MatchSeat], refs: dict[int, VersionRef]) -> dict[str, Any]:
+def match_row(m: Match, seats: list[MatchSeat], refs: dict[int, VersionRef]) -> MatchRow:
     """A match as lists show it."""
     entrants = [refs.get(s.version_id) or _unknown(s.version_id) for s in seats]
-    summary = m.summary or {}
+    score = match_score(m.summary or {}, len(entrants))
     return {
         "id": m.id,
         "kind": m.kind,
-        "season": {"id": m.season_id, "name": m.season.name} if m.season else None,
+        "season": SeasonRef(id=m.season.id, name=m.season.name) if m.season else None,
         "round": m.round.number if m.round else None,
         "phase": m.round.phase if m.round else None,
         "rated": m.rated,
         "board": m.board,
         "status": m.status,
         "entrants": entrants,
-        "score": match_score(summary, len(entrants)),
+        "score": None if score is None else MatchScore(wins=score["wins"], points=score["points"]),
         "winner": refs[m.winner_id]["label"] if m.winner_id and m.winner_id in refs else None,
         "games_planned": m.games_planned,
         "finished": m.finished.isoformat() if m.finished else None,
@@ -613,13 +632,13 @@ def match_row(m: Match, seats: list[MatchSeat], refs: dict[int, VersionRef]) -> 
     }
 
 
-def head_to_head(bot: Bot) -> list[dict[str, Any]]:
+def head_to_head(bot: Bot) -> list[HeadToHeadRow]:
     """The bot's record (games won, drawn, lost) against each opponent bot: its head-to-head
     read model (:class:`~webui.league.models.HeadToHead`, a row per opponent), one query."""
     rows = HeadToHead.objects.filter(bot=bot).values_list(
         "opponent__name", "games", "wins", "losses", "draws"
     )
-    out: list[dict[str, Any]] = []
+    out: list[HeadToHeadRow] = []
     for name, games, wins, losses, draws in rows:
         out.append(
             {
@@ -639,7 +658,7 @@ def head_to_head(bot: Bot) -> list[dict[str, Any]]:
 # Seasons
 
 
-def season_detail(season: Season, match_limit: int | None = None) -> dict[str, Any]:
+def season_detail(season: Season, match_limit: int | None = None) -> SeasonPage:
     """A season: its standings, cross-table, rounds, matches and knockout bracket.
 
     ``match_limit`` keeps only the latest league matches (the knockout ones are all kept).
@@ -662,7 +681,13 @@ def season_detail(season: Season, match_limit: int | None = None) -> dict[str, A
     match_rows = [match_row(m, seats[m.id], refs) for m in matches]
     season_format = formats.format_of(season)
     return {
-        **{key: value for key, value in tables.items() if key != "table"},
+        "season": tables["season"],
+        "entrants": tables["entrants"],
+        "standings": tables["standings"],
+        "crosstable": tables["crosstable"],
+        "rounds": tables["rounds"],
+        "format": tables["format"],
+        "schedule": tables["schedule"],
         "matches": match_rows,
         "bracket": season_format.bracket(match_rows, tables["table"], ref),
     }
@@ -694,7 +719,7 @@ def _season_match_rows(season: Season, match_limit: int | None) -> tuple[list[Ma
     return knockout, shown
 
 
-def season_tables(season: Season) -> dict[str, Any]:
+def season_tables(season: Season) -> SeasonTables:
     """A season's row, entrants, standings, cross-table, rounds, format summary and schedule
     (``table``: its format's standing rows, for the bracket), cached under the season's
     version: a recorded result, a claimed match or a new round makes it fresh."""
@@ -703,7 +728,7 @@ def season_tables(season: Season) -> dict[str, Any]:
     )
 
 
-def _season_tables(season: Season) -> dict[str, Any]:
+def _season_tables(season: Season) -> SeasonTables:
     entrants = list(
         SeasonEntrant.objects.filter(season=season)
         .select_related("version__bot")
@@ -726,7 +751,7 @@ def _season_tables(season: Season) -> dict[str, Any]:
 
     season_format = formats.format_of(season)
     table = season_format.standings()
-    standing_rows = [
+    standing_rows: list[StandingRow] = [
         {
             "rank": row.standing.rank,
             "entrant": row.number,
@@ -748,7 +773,7 @@ def _season_tables(season: Season) -> dict[str, Any]:
     ]
     scores = season_format.cross_table()
     order = [row.number for row in table]
-    rounds = []
+    rounds: list[RoundRow] = []
     for r in (
         Round.objects.filter(season=season)
         .annotate(
@@ -794,7 +819,7 @@ def _season_tables(season: Season) -> dict[str, Any]:
 # Matches and games
 
 
-def match_detail(match: Match) -> dict[str, Any]:
+def match_detail(match: Match) -> MatchRow:
     """A match with its entrants and games."""
     seats = list(match.seats.order_by("index"))
     games = list(match.games.select_related("variant", "match__season").defer("replay"))
@@ -809,7 +834,7 @@ def match_detail(match: Match) -> dict[str, Any]:
     return row
 
 
-def game_detail(game: Game) -> dict[str, Any]:
+def game_detail(game: Game) -> GameRow:
     """A game with everything but its replay."""
     refs = version_refs(game.players or [])
     row = game_row(game, refs)

@@ -17,7 +17,7 @@ from webui.league import matches, ratings, seasons
 from webui.league.models import Match, Season
 
 if TYPE_CHECKING:
-    from arena.runner import GameJson, MatchReportJson
+    from arena.runner import MatchReportJson
 
 
 def _greedy(moves: list[Move], pick: random.Random) -> Move:
@@ -42,6 +42,18 @@ def engine_replay(
 
     ``fault_at=(deal, move)`` records a timeout of the seat to move there (the arena moves).
     """
+    return engine_game(variant, seed, players, options, greedy_seats, fault_at)[0]
+
+
+def engine_game(
+    variant: str,
+    seed: int,
+    players: list[str],
+    options: dict[str, Any] | None = None,
+    greedy_seats: frozenset[int] = frozenset(),
+    fault_at: tuple[int, int] | None = None,
+) -> tuple[Replay, list[int]]:
+    """:func:`engine_replay`'s game, with each side's scope over the game."""
     rules = rules_for(variant, options or None)
     game = Game(rules, seed)
     pick = random.Random(seed)
@@ -69,7 +81,11 @@ def engine_replay(
             move_index += 1
         game.finish_deal(deal)
         deal_index += 1
-    return recorder.finish(game)
+    scope = [0] * rules.num_sides
+    for score in game.scores:
+        for side, points in enumerate(score.points):
+            scope[side] += points["scope"]
+    return recorder.finish(game), scope
 
 
 def match_report(
@@ -81,6 +97,8 @@ def match_report(
     ``(s + r) % entrants``. The entrants in ``greedy_entrants`` (default: ``greedy_entrant``)
     play greedily, the others at random.
     """
+    from arena.runner import BotRef, GameOutcome, MatchReport, MatchSpec
+
     entrants = match.entrants()
     variant = match.play_variant()
     season_id = match.season_id
@@ -94,12 +112,12 @@ def match_report(
         else frozenset({greedy_entrant} if greedy_entrant is not None else set())
     )
     per_set = len(entrants)
-    games: list[GameJson] = []
+    outcomes: list[GameOutcome] = []
     for index in range(match.games_planned):
         rotation = index % per_set
         seats = [(seat + rotation) % per_set for seat in range(variant.players)]
         greedy = frozenset(seat for seat, entrant in enumerate(seats) if entrant in greedy_ones)
-        replay = engine_replay(
+        replay, scope = engine_game(
             variant.name,
             match.seed + index // per_set,
             [entrants[e].label for e in seats],
@@ -109,48 +127,61 @@ def match_report(
             fault_at=(0, 2) if index == 0 and first else None,
         )
         replay["match"] = str(match.pk)
-        result = replay.get("result")
-        totals = [] if result is None else result["totals"]
-        winner = None if result is None else result["winner"]
+        result = replay["result"]
+        answered = [0] * len(seats)
+        for deal in replay["deals"]:
+            for move in deal["moves"]:
+                if not move.get("auto"):
+                    answered[move["seat"]] += 1
         moves = sum(len(d["moves"]) for d in replay["deals"])
-        games.append(
-            {
-                "index": index,
-                "set": index // per_set,
-                "seed": replay["seed"],
-                "seats": seats,
-                "totals": totals,
-                "winner_side": winner,
-                "winner_entrants": sorted(
+        outcomes.append(
+            GameOutcome(
+                index=index,
+                set_index=index // per_set,
+                seed=replay["seed"],
+                seats=seats,
+                replay=replay,
+                totals=list(result["totals"]),
+                winner_side=result["winner"],
+                winner_entrants=sorted(
                     {
                         e
                         for seat, e in enumerate(seats)
-                        if side_of_seat(seat, variant.sides) == winner
+                        if side_of_seat(seat, variant.sides) == result["winner"]
                     }
                 ),
-                "void": None,
-                "forfeit": None,
-                "faults": list(replay.get("faults") or []),
-                "fallbacks": [0] * len(seats),
-                "duration_ms": 40 * moves,
-                "moves": moves,
-                "replay": replay,
-            }
+                void=None,
+                forfeit=None,
+                faults=list(replay.get("faults") or []),
+                duration_ms=40 * moves,
+                moves=moves,
+                scope=scope,
+                fallbacks=[0] * len(seats),
+                answered=answered,
+            )
         )
     move_time_ms, bank_ms = match.clocks()
-    return {
-        "variant": variant.name,
-        "options": dict(variant.options),
-        "seed": match.seed,
-        "move_time_ms": move_time_ms,
-        "bank_ms": bank_ms,
-        "entrants": [v.label for v in entrants],
-        "sandboxed": [False] * len(entrants),
-        "summary": [],  # what record_result does not read
-        "elo": None,
-        "games": games,
-        "duration_ms": sum(g["duration_ms"] for g in games),
-    }
+    spec = MatchSpec(
+        [BotRef(text=v.label) for v in entrants],
+        variant.name,
+        dict(variant.options),
+        games=match.games_planned,
+        seed=match.seed,
+        move_time_ms=move_time_ms,
+        bank_ms=bank_ms,
+        sandbox=False,
+    )
+    report = MatchReport(
+        spec,
+        rules_for(variant.name, dict(variant.options) or None),
+        match.seed,
+        [v.label for v in entrants],
+        outcomes,
+        duration_ms=sum(g.duration_ms for g in outcomes),
+        sandboxed=[False] * len(entrants),
+    )
+    # The runner's own record of it, as a worker hands it over (with the replays).
+    return report.to_json(replays=True)
 
 
 def play_season(

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from league_helpers import SAMPLES
+from report_fakes import FakeGame, fake_match_report
 
 from arena.rating import RatedGame, Ratings
 from arena.scheduling.whist import whist_rounds
@@ -255,41 +256,15 @@ def test_a_forfeit_is_last_and_a_void_game_counts_for_nobody_at_a_table(staff: A
     claim = matches.claim_match(match.pk)
     assert claim is not None
 
-    def game(
-        seats: list[int],
-        totals: list[int],
-        winner: int | None,
-        forfeit: int | None = None,
-        void: str = "",
-    ) -> dict[str, Any]:
-        result: dict[str, Any] = {"totals": totals, "winner": winner}
-        if forfeit is not None:
-            result["forfeit"] = {"side": forfeit, "reason": "crash: exit 1"}
-        return {
-            "replay": {
-                "variant": "scopa-3",
-                "players": ["a", "b", "c"],
-                "deals": [],
-                "result": result,
-                **({"void": void} if void else {}),
-            },
-            "seats": seats,
-            "winner_side": winner,
-            "void": void,
-            "forfeit": result.get("forfeit"),
-            "faults": [],
-            "duration_ms": 5,
-        }
-
-    report = {
-        "games": [
-            game([0, 1, 2], [11, 6, 2], 0),  # entrant 0 first, 1 second, 2 third
-            game([1, 2, 0], [7, 4, 9], None, forfeit=1),  # seat 1 (entrant 2) crashed: last;
-            # entrant 0 (9 points) above entrant 1 (7)
-            game([2, 0, 1], [0, 0, 0], None, void="the sandbox failed"),  # nobody
+    report = fake_match_report(
+        "scopa-3",
+        [
+            FakeGame([0, 1, 2], [11, 6, 2], 0),  # entrant 0 first, 1 second, 2 third
+            FakeGame([1, 2, 0], [7, 4, 9], None, forfeit=1),  # seat 1 (entrant 2) crashed:
+            # last; entrant 0 (9 points) above entrant 1 (7)
+            FakeGame([2, 0, 1], [0, 0, 0], None, void="the sandbox failed"),  # nobody
         ],
-        "duration_ms": 15,
-    }
+    )
     assert matches.record_result(claim, report)
     assert not matches.record_result(claim, report)  # twice: once
     table = {row.version.pk: row.standing for row in seasons.league_standings(season)}

@@ -201,7 +201,7 @@ class SeasonFormat:
         return None
 
     def bracket(
-        self, match_rows: list[dict[str, Any]], table: list[StandingRow], ref: Ref
+        self, match_rows: Sequence[Mapping[str, Any]], table: list[StandingRow], ref: Ref
     ) -> list[dict[str, Any]] | None:
         """The knockout as columns of slots, or None without one."""
         return None

@@ -7,6 +7,7 @@ difference.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from arena import scheduling
@@ -169,7 +170,7 @@ class RoundRobin(SeasonFormat):
         return "knockout" if self._final_winner() is not None else super().champion_by()
 
     def bracket(
-        self, match_rows: list[dict[str, Any]], table: list[StandingRow], ref: Ref
+        self, match_rows: Sequence[Mapping[str, Any]], table: list[StandingRow], ref: Ref
     ) -> list[dict[str, Any]] | None:
         """The knockout as columns of slots; projected from the standings before it starts."""
         season = self.season
