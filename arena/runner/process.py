@@ -694,7 +694,7 @@ class BotProcess:
 
     def rest(self) -> bool:
         """The seat sits out games until a later duplicate set's (see
-        :class:`arena.runner.match.Slot`): frozen by its control group and left alive, its
+        :class:`arena.runner.seats.Slot`): frozen by its control group and left alive, its
         connection open. False, with nothing done, where it is gone, has no such group (a
         seat it cannot hold still is ended instead) or no sandbox (what it holds on the host,
         its locks and files, would be there for the next game's processes to read)."""
