@@ -407,20 +407,7 @@ class BotProcess:
         :meth:`_launch`. ``env`` is the start's (a forked bot gets it at :meth:`_launch`).
         Raises _ForkFailed when the fork server failed (the seat is left to :meth:`stop`)."""
         self.seat_dir = sandbox.make_seat_dir(self.label)
-        folder = self.folder
-        if self.sandboxed:
-            if self._copy_dir is None:
-                self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
-                try:
-                    sandbox.copy_bot_folder(self.folder, self._copy_dir)
-                    if self.python:
-                        main = self.command[1] if len(self.command) > 1 else None
-                        sandbox.compile_bot_folder(self._copy_dir / "bot", main)
-                except HostError:
-                    sandbox.remove_tree(self._copy_dir)
-                    self._copy_dir = None
-                    raise
-            folder = self._copy_dir / "bot"
+        folder = self._bot_folder()
         self._group = cgroups.make_group(
             self.label, self.limits.memory_bytes, self.limits.processes
         )
@@ -451,31 +438,7 @@ class BotProcess:
         self.log.add(f"[arena] starting {' '.join(self.command)}\n")
         self.forked = server is not None
         self._plan = plan
-        bot_pipes: tuple[int, int] | None = None
-        if server is None:
-            process: subprocess.Popen[bytes] | forkserver.ForkedProcess = sandbox.spawn(plan)
-            assert process.stdout is not None and process.stderr is not None
-            streams = (process.stdout, process.stderr)
-        else:
-            # The bot's own stdout and stderr; the sandbox's errors come on the same stderr.
-            out_read, out_write = os.pipe()
-            err_read, err_write = os.pipe()
-            bot_pipes = (out_write, err_write)
-            streams = (os.fdopen(out_read, "rb", 0), os.fdopen(err_read, "rb", 0))
-            # The holder's input: the line it says once the sandbox is built, then nothing
-            # until the seat stops (its end closed: the holder ends).
-            held_read, self._holder_fd = os.pipe()
-            try:
-                os.write(self._holder_fd, forkserver.HELD_LINE)
-                process = sandbox.spawn(plan, stderr=err_write, stdin=held_read)
-            except BaseException:
-                for fd in bot_pipes:
-                    os.close(fd)
-                for stream in streams:
-                    stream.close()
-                raise
-            finally:
-                os.close(held_read)
+        process, streams, bot_pipes = self._spawn(plan, held=server is not None)
         self._process = process
         self._threads = [
             threading.Thread(target=self._read, args=(streams[0], True), daemon=True),
@@ -497,6 +460,54 @@ class BotProcess:
                 for fd in bot_pipes:
                     os.close(fd)
                 self._bot_pipes = None
+
+    def _bot_folder(self) -> Path:
+        """The folder the bot runs in: for a sandboxed seat, its own copy (made once, its
+        Python compiled ahead), else the bot's folder."""
+        if not self.sandboxed:
+            return self.folder
+        if self._copy_dir is None:
+            self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
+            try:
+                sandbox.copy_bot_folder(self.folder, self._copy_dir)
+                if self.python:
+                    main = self.command[1] if len(self.command) > 1 else None
+                    sandbox.compile_bot_folder(self._copy_dir / "bot", main)
+            except HostError:
+                sandbox.remove_tree(self._copy_dir)
+                self._copy_dir = None
+                raise
+        return self._copy_dir / "bot"
+
+    def _spawn(
+        self, plan: sandbox.LaunchPlan, *, held: bool
+    ) -> tuple[subprocess.Popen[bytes], tuple[Any, Any], tuple[int, int] | None]:
+        """Starts the plan's process: the bot by exec, or (``held``) the sandbox's holder,
+        for a bot forked in later. Its output streams, and for a holder the write ends of
+        the bot's own stdout and stderr (the sandbox's errors come on the same stderr)."""
+        if not held:
+            process = sandbox.spawn(plan)
+            assert process.stdout is not None and process.stderr is not None
+            return process, (process.stdout, process.stderr), None
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        bot_pipes = (out_write, err_write)
+        streams = (os.fdopen(out_read, "rb", 0), os.fdopen(err_read, "rb", 0))
+        # The holder's input: the line it says once the sandbox is built, then nothing
+        # until the seat stops (its end closed: the holder ends).
+        held_read, self._holder_fd = os.pipe()
+        try:
+            os.write(self._holder_fd, forkserver.HELD_LINE)
+            process = sandbox.spawn(plan, stderr=err_write, stdin=held_read)
+        except BaseException:
+            for fd in bot_pipes:
+                os.close(fd)
+            for stream in streams:
+                stream.close()
+            raise
+        finally:
+            os.close(held_read)
+        return process, streams, bot_pipes
 
     def _launch(self, env: dict[str, str] | None) -> None:
         """Starts a forked bot (its start's environment on its go pipe: until then it waits,
