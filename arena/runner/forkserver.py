@@ -12,9 +12,10 @@ Python bot's script runs in the forked interpreter; any other command is exec'd 
    bound as the bot's sandbox is plus the ``arena`` package at its host path (so the imported
    modules' own paths hold inside).
 2. It sends the fork server descriptors only (:meth:`ForkServer.fork`): the sandbox's
-   namespaces and root, the bot's stdout and stderr pipes, the seat's control groups, a pipe
-   holding the seat's spec (script, uid, limits, system-call filter), one for the exit
-   status, the *go* pipe and a socket to the runner (the *confine* socket).
+   namespaces and root, the bot's stdout and stderr pipes, the seat's control groups, a memfd
+   holding the seat's spec (script, uid, limits, system-call filter: a file, so no spec is too
+   large to hand over), a pipe for the exit status, the *go* pipe and a socket to the runner
+   (the *confine* socket).
 3. The server joins the sandbox's pid namespace for its children only, forks the bot (the
    first process of that namespace it made) and goes back to its own. The server is the
    bot's parent: it reaps the bot when it ends and writes its exit status. Forking the bot
@@ -816,13 +817,8 @@ class ForkServer:
         ours: socket.socket | None = None
         answer, received = b"", list[int]()
         try:
-            spec_read, spec_write = os.pipe()
+            spec_read = _spec_file(spec)
             opened.append(spec_read)
-            try:
-                # The spec fits a pipe's buffer (a few KiB): written whole before the fork.
-                os.write(spec_write, spec.to_json())
-            finally:
-                os.close(spec_write)
             status_read, status_write = os.pipe()
             opened.append(status_write)
             go_read, go_write = os.pipe()
@@ -882,6 +878,22 @@ class ForkServer:
             self._process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=5)
+
+
+def _spec_file(spec: ForkSpec) -> int:
+    """A memfd holding ``spec`` (its JSON), read from its start: a file, not a pipe, so no
+    spec is too large to hand over (a pipe written whole before anyone reads it blocks the
+    runner for good once the spec outgrows the pipe's buffer)."""
+    fd = os.memfd_create("arena-fork-spec", os.MFD_CLOEXEC)
+    try:
+        data = memoryview(spec.to_json())
+        while data:
+            data = data[os.write(fd, data) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _int_array(fds: list[int]) -> bytes:

@@ -42,6 +42,10 @@ READ_CHUNK = 64 * 1024
 SOCKET_WAIT_S = 2.0  # a bot that said LISTENING a moment before its socket appeared
 AHEAD_SOCKET_WAIT_S = 1.0  # for the socket of a seat made ready ahead (its SDK binds it)
 FORK_ENV = "SCOPA_FORK_SEATS"
+MAX_START_BYTES = 128 * 1024
+"""The most a seat's start may take: its command and environment, each string counted with
+its terminating NUL as ``execve`` counts them (one string may not pass 128 KiB there). A
+start over it is refused before anything is built, as the bot's fault."""
 """Set to ``0``, every seat is started by ``exec`` (the fork server is not used)."""
 
 
@@ -248,6 +252,7 @@ class BotProcess:
         self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._go_fd: int | None = None  # a forked bot's go pipe, until its start
+        self._go_left: bytes | None = None  # what of its start is still to be written there
         self._holder_fd: int | None = None  # a forked seat's holder's input, until it stops
         self._watch: seal.Watch | None = None  # a forked bot's confinement and seal
         self._watchdog: cgroups.MemoryWatchdog | None = None
@@ -292,6 +297,7 @@ class BotProcess:
         past ``start_timeout`` or binds no socket (or the start is aborted), and HostError
         when the host cannot start it (no folder, no sandbox, bwrap failing).
         """
+        self._check_size(env)
         prepared = self._prepared
         self._prepared = False
         if not prepared:
@@ -321,6 +327,17 @@ class BotProcess:
             self.stop()
             raise
 
+    def _check_size(self, env: dict[str, str] | None) -> None:
+        """Raises StartError when the start's command and environment pass
+        :data:`MAX_START_BYTES`."""
+        size = start_bytes(self.command, {**self.env, **(env or {})})
+        if size > MAX_START_BYTES:
+            self.log.add(f"[arena] not starting {self.label}: {size:,} bytes\n")
+            raise StartError(
+                f"its command and environment take {size:,} bytes, over the "
+                f"{MAX_START_BYTES:,} bytes a start may take"
+            )
+
     def prepare(self) -> bool:
         """Makes the next start ready now, without starting the bot: its seat folder, control
         group and sandbox, and the bot forked in, confined and waiting for its start (the
@@ -328,7 +345,7 @@ class BotProcess:
         not be forked (then :meth:`start` does all of it). Raises HostError as :meth:`start`."""
         self.stop()
         self._abort.clear()
-        if not self._will_fork():
+        if not self._will_fork() or start_bytes(self.command, self.env) > MAX_START_BYTES:
             return False
         self.idle = True  # the lowest CPU weight: the game being played comes first
         try:
@@ -515,7 +532,7 @@ class BotProcess:
         process = self._process
         plan = self._plan
         assert process is not None and plan is not None
-        self._write_go(env)
+        self._write_go(env, self.start_timeout)
         deadline = time.monotonic() + self.start_timeout
         self._watchdog = cgroups.MemoryWatchdog(
             process.pid,
@@ -582,26 +599,49 @@ class BotProcess:
 
     def go(self, env: dict[str, str] | None = None) -> None:
         """Lets a seat made ready ahead (:meth:`prepare`) start now, from the caller's thread
-        (a write to its go pipe): :meth:`start` with the same ``env``, called next, then only
-        waits for it. Nothing for any other seat."""
-        if self._prepared and self._go_fd is not None:
+        (what its go pipe takes at once, never waiting): :meth:`start` with the same ``env``,
+        called next, writes the rest and waits for it. Nothing for any other seat."""
+        if (
+            self._prepared
+            and self._go_fd is not None
+            and start_bytes(self.command, {**self.env, **(env or {})}) <= MAX_START_BYTES
+        ):
             self.hurry()
-            self._write_go(env)
+            self._write_go(env, 0.0)
 
-    def _write_go(self, env: dict[str, str] | None) -> None:
-        """Writes a forked bot's start (its environment) on its go pipe, once."""
+    def _write_go(self, env: dict[str, str] | None, wait: float) -> None:
+        """Writes a forked bot's start (its environment) on its go pipe, and closes it once
+        all is written; waits at most ``wait`` seconds for the bot to read, never blocking
+        past that (the pipe holds 64 KiB, a start up to :data:`MAX_START_BYTES`). Raises
+        StartError when a positive ``wait`` passes before the bot has read it all."""
         plan = self._plan
         if self._go_fd is None or plan is None:
             return
-        # bwrap sets PWD where it changes folder, after the variables it was given.
-        given = {**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT}
+        if self._go_left is None:
+            # bwrap sets PWD where it changes folder, after the variables it was given.
+            given = {**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT}
+            self._go_left = json.dumps(given).encode()
+            os.set_blocking(self._go_fd, False)
+        deadline = time.monotonic() + wait
         try:
-            os.write(self._go_fd, json.dumps(given).encode())  # fits the pipe's buffer
+            while self._go_left:
+                try:
+                    self._go_left = self._go_left[os.write(self._go_fd, self._go_left) :]
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if wait <= 0:
+                        return  # the rest at the start (start -> _launch)
+                    if left <= 0 or self._abort.is_set():
+                        raise StartError(
+                            f"did not take its start within {wait:g} s "
+                            f"({len(self._go_left):,} bytes of it left)"
+                        ) from None
+                    select.select([], [self._go_fd], [], min(left, 0.05))
         except OSError:
             pass  # the bot is gone: the start says how it ended
-        finally:
-            os.close(self._go_fd)
-            self._go_fd = None
+        os.close(self._go_fd)
+        self._go_fd = None
+        self._go_left = None
 
     def _wait_held(self, holder: subprocess.Popen[bytes], deadline: float) -> None:
         """Waits for the sandbox's holder to say it is ready (its set-up done). Raises
@@ -817,6 +857,7 @@ class BotProcess:
     def stop(self) -> None:
         """Kills the whole seat (group, tree) and removes its folder. Safe to call twice."""
         self._prepared = False
+        self._go_left = None
         if self._go_fd is not None:  # a bot forked ahead: it ends without running its code
             with contextlib.suppress(OSError):
                 os.close(self._go_fd)
@@ -910,6 +951,17 @@ def _read_sandbox_pid(fd: int, deadline: float) -> int | None:
         os.close(fd)
 
 
+def start_bytes(command: list[str], env: dict[str, str]) -> int:
+    """What a start with ``command`` and ``env`` takes, as ``execve`` counts it (bytes, each
+    string with its NUL).
+
+    >>> start_bytes(["python", "bot.py"], {"A": "1"})
+    18
+    """
+    strings = [*command, *(f"{name}={value}" for name, value in env.items())]
+    return sum(len(text.encode("utf-8", "surrogateescape")) + 1 for text in strings)
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     lines = [line for line in lines if not line.startswith("[arena]")]
@@ -918,10 +970,12 @@ def _last_line(text: str) -> str:
 
 __all__ = [
     "FORK_ENV",
+    "MAX_START_BYTES",
     "BotProcess",
     "CappedLog",
     "HostError",
     "LineReader",
     "StartError",
     "fork_server",
+    "start_bytes",
 ]
