@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+import math
 import time
 from collections.abc import Coroutine
 from typing import Any, Protocol
@@ -43,6 +44,11 @@ from arena.text import printable
 
 log = logging.getLogger("arena.runner")
 
+PACE_FIRST_MS = 20
+"""The first release point of a paced turn (ms after its request; see :func:`release_points`)."""
+PACE_RATIO = 8
+"""Each release point of a paced turn after the first is this many times the one before."""
+
 MAX_CLOCK_FAULTS = 3
 MAX_FALLBACK_NOTES = 3
 """Fallback answers recorded as faults per seat and game (all are counted in ``fallbacks``)."""
@@ -61,6 +67,42 @@ class Table(Protocol):
     def prestart_next(self) -> None: ...
 
     def check_cancel(self) -> None: ...
+
+
+def release_points(limit_ms: int) -> list[int]:
+    """When a paced turn's move may reach the table, in ms after the turn's request: from
+    :data:`PACE_FIRST_MS`, each :data:`PACE_RATIO` times the last, below the move's limit,
+    then the limit (where a late answer is played for the seat anyway).
+
+    >>> release_points(1000)
+    [20, 160, 1000]
+    >>> release_points(3000)
+    [20, 160, 1280, 3000]
+    """
+    points = []
+    point = PACE_FIRST_MS
+    while point < limit_ms:
+        points.append(point)
+        point *= PACE_RATIO
+    return [*points, limit_ms]
+
+
+def release_ms(elapsed_ms: float, limit_ms: int) -> int:
+    """The release point of a turn answered ``elapsed_ms`` after its request.
+
+    >>> release_ms(3.5, 1000), release_ms(20, 1000), release_ms(20.5, 1000)
+    (20, 20, 160)
+    """
+    return next((p for p in release_points(limit_ms) if elapsed_ms <= p), limit_ms)
+
+
+def pace_bits(limit_ms: int) -> float:
+    """The most a paced turn's timing can tell: log2 of its release points.
+
+    >>> round(pace_bits(1000), 2)
+    1.58
+    """
+    return math.log2(len(release_points(limit_ms)))
 
 
 class _Forfeit(Exception):
@@ -101,6 +143,8 @@ class _GamePlay:
         self.answered = [0] * len(slots)  # answers each seat gave in time
         self.requests = convert.TurnRequestBuilder()  # encodes turn requests, reusing bytes
         self.faulty: set[int] = set()  # seats whose process must be restarted
+        paced = match.spec.pace_partners
+        self.paced = self.rules.partners if paced is None else paced  # (release_points)
         self.deal: Deal | None = None  # the deal in play
         self.turn: tuple[Deal, int, list[Move], int, int] | None = None  # the turn in play
         self.running: int | None = None  # the one seat not frozen, once seats are frozen
@@ -353,7 +397,13 @@ class _GamePlay:
         self.turn = (deal, seat, legal, limit, bank)  # for _answered, in whichever driver
         if self._freezing and self.running != seat:
             self._run_only(seat)  # before the clock starts (in ask)
+        asked = time.perf_counter()
         answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
+        if self.paced and answer.fault is None:
+            # The move waits for its release point: what its timing tells the table (the
+            # partner among it) is which point, not when the bot answered.
+            release = asked + release_ms(answer.elapsed_ms, limit) / 1000.0
+            await asyncio.sleep(max(0.0, release - time.perf_counter()))
         await self._answered(answer)
 
     async def _answered(self, answer: Answer) -> None:

@@ -98,6 +98,11 @@ class MatchSpec:
     # sees one game of a set, and a set after the first starts none. False: each such game
     # starts a new process (made ready ahead), and the last one is ended.
     rest_seats: bool = True
+    # Partnership games: a turn's move reaches the table (and the next seat its request) only
+    # at the next of a few release points after the turn's request (arena.runner.game
+    # .release_points), so a partner's think time tells the other at most log2(points) bits a
+    # turn. None: on in partnership variants, off in the others (no partner to tell).
+    pace_partners: bool | None = None
 
 
 @dataclass(frozen=True)
