@@ -44,9 +44,9 @@ from arena.text import printable
 
 log = logging.getLogger("arena.runner")
 
-PACE_FIRST_MS = 20
+PACE_FIRST_MS = 5
 """The first release point of a paced turn (ms after its request; see :func:`release_points`)."""
-PACE_RATIO = 8
+PACE_RATIO = 16
 """Each release point of a paced turn after the first is this many times the one before."""
 
 MAX_CLOCK_FAULTS = 3
@@ -75,9 +75,9 @@ def release_points(limit_ms: int) -> list[int]:
     then the limit (where a late answer is played for the seat anyway).
 
     >>> release_points(1000)
-    [20, 160, 1000]
+    [5, 80, 1000]
     >>> release_points(3000)
-    [20, 160, 1280, 3000]
+    [5, 80, 1280, 3000]
     """
     points = []
     point = PACE_FIRST_MS
@@ -90,8 +90,8 @@ def release_points(limit_ms: int) -> list[int]:
 def release_ms(elapsed_ms: float, limit_ms: int) -> int:
     """The release point of a turn answered ``elapsed_ms`` after its request.
 
-    >>> release_ms(3.5, 1000), release_ms(20, 1000), release_ms(20.5, 1000)
-    (20, 20, 160)
+    >>> release_ms(3.5, 1000), release_ms(5, 1000), release_ms(5.5, 1000)
+    (5, 5, 80)
     """
     return next((p for p in release_points(limit_ms) if elapsed_ms <= p), limit_ms)
 

@@ -22,8 +22,8 @@ from hostile_helpers import HOSTILE_LIMITS, hostile, verify_replays
 from arena.runner import BotRef, MatchReport, MatchSpec, run_match
 from arena.runner.game import pace_bits
 
-MOVE_MS = 1000  # the default clock: release points 20, 160 and 1000 ms
-STEP_MS = 50  # the bot's symbol step
+MOVE_MS = 1000  # the default clock: release points 5, 80 and 1000 ms
+STEP_MS = 40  # the bot's symbol step
 LEVELS = 12
 TURNS_PER_DEAL = 10  # each seat's turns in a deal of Scopone (40 cards, 4 seats)
 BOUND = TURNS_PER_DEAL * pace_bits(MOVE_MS)  # bits a deal can carry, one partner to the other

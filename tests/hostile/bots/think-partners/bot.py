@@ -16,7 +16,7 @@ import time
 from arena.sdk import Bot, serve
 
 LEVELS = 12
-STEP_S = 0.05
+STEP_S = 0.04
 
 
 class ThinkPartners(Bot):
