@@ -144,7 +144,10 @@ class _GamePlay:
         self.requests = convert.TurnRequestBuilder()  # encodes turn requests, reusing bytes
         self.faulty: set[int] = set()  # seats whose process must be restarted
         paced = match.spec.pace_partners
-        self.paced = self.rules.partners if paced is None else paced  # (release_points)
+        paced = self.rules.partners if paced is None else paced  # (release_points)
+        # A seat run by its author (grpc://, a person's seat on the Play page) is not paced:
+        # it is not sandboxed anyway, and a person would wait out each move's limit.
+        self.paced = [paced and not slot.bot.is_remote for slot in slots]
         self.deal: Deal | None = None  # the deal in play
         self.turn: tuple[Deal, int, list[Move], int, int] | None = None  # the turn in play
         self.running: int | None = None  # the one seat not frozen, once seats are frozen
@@ -399,7 +402,7 @@ class _GamePlay:
             self._run_only(seat)  # before the clock starts (in ask)
         asked = time.perf_counter()
         answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
-        if self.paced and answer.fault is None:
+        if self.paced[seat] and answer.fault is None:
             # The move waits for its release point: what its timing tells the table (the
             # partner among it) is which point, not when the bot answered.
             release = asked + release_ms(answer.elapsed_ms, limit) / 1000.0

@@ -101,7 +101,8 @@ class MatchSpec:
     # Partnership games: a turn's move reaches the table (and the next seat its request) only
     # at the next of a few release points after the turn's request (arena.runner.game
     # .release_points), so a partner's think time tells the other at most log2(points) bits a
-    # turn. None: on in partnership variants, off in the others (no partner to tell).
+    # turn. None: on in partnership variants, off in the others (no partner to tell). Never
+    # for the seats of a remote entrant (grpc://: a bot its author runs, a person's seat).
     pace_partners: bool | None = None
 
 
