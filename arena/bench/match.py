@@ -9,7 +9,7 @@ sandboxed bot takes to start (from launch to ``LISTENING``). Run by hand, not as
 Each run plays the match twice: as the arena plays it, each game of a duplicate set played by
 bot processes that have seen no other game of it (``games_per_second``: new processes for the
 first set's later games, then processes resting since an earlier set; see
-:class:`arena.runner.match.Slot`), and as a baseline with the processes reused across a set
+:class:`arena.runner.seats.Slot`), and as a baseline with the processes reused across a set
 (``reused_games_per_second``: the old, unsafe way, which a process of one game of a set knows
 the next's hands; only here). ``fresh_over_reused`` is the median over the runs of the ratio
 measured within each run; the other figures are the median run's. ``--exec`` adds, per run, the

@@ -8,7 +8,9 @@
 :func:`run_match` plays a :class:`MatchSpec` (duplicate sets, seats swapped or rotated) and
 returns a :class:`MatchReport` with every game's replay, result and faults. The parts:
 :mod:`~arena.runner.sandbox` (bubblewrap and limits), :mod:`~arena.runner.process` (one bot
-process), :mod:`~arena.runner.link` (the gRPC streams), :mod:`~arena.runner.match` (the loop),
+process), :mod:`~arena.runner.link` (the gRPC streams), :mod:`~arena.runner.report` (the records
+and their JSON), :mod:`~arena.runner.seats` (a seat's processes and their states),
+:mod:`~arena.runner.game` (one game's play), :mod:`~arena.runner.match` (a match over them),
 :mod:`~arena.runner.stats` (Elo and LOS). This package knows nothing of Celery or Django.
 """
 

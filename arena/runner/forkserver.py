@@ -12,9 +12,10 @@ Python bot's script runs in the forked interpreter; any other command is exec'd 
    bound as the bot's sandbox is plus the ``arena`` package at its host path (so the imported
    modules' own paths hold inside).
 2. It sends the fork server descriptors only (:meth:`ForkServer.fork`): the sandbox's
-   namespaces and root, the bot's stdout and stderr pipes, the seat's control groups, a pipe
-   holding the seat's spec (script, uid, limits, system-call filter), one for the exit
-   status, the *go* pipe and a socket to the runner (the *confine* socket).
+   namespaces and root, the bot's stdout and stderr pipes, the seat's control groups, a memfd
+   holding the seat's spec (script, uid, limits, system-call filter: a file, so no spec is too
+   large to hand over), a pipe for the exit status, the *go* pipe and a socket to the runner
+   (the *confine* socket).
 3. The server joins the sandbox's pid namespace for its children only, forks the bot (the
    first process of that namespace it made) and goes back to its own. The server is the
    bot's parent: it reaps the bot when it ends and writes its exit status. Forking the bot
@@ -374,65 +375,9 @@ def _bot(
     word)."""
     try:
         _retitle(spec["cmdline"], title)
-        for fd in group_fds:  # into the seat's control groups: "0" is the writer itself
-            os.write(fd, b"0")
-            os.close(fd)
-        os.setsid()
-        null = os.open("/dev/null", os.O_RDWR)
-        # 0 to 4: stdin, stdout, stderr, go, confine (each first moved above 4, where no
-        # dup2 below lands on it).
-        sources = (null, stdout_fd, stderr_fd, go_fd, confine_fd)
-        for target, fd in enumerate([fcntl.fcntl(fd, fcntl.F_DUPFD, 5) for fd in sources]):
-            os.dup2(fd, target)
-        os.closerange(5, os.sysconf("SC_OPEN_MAX"))
-        # What a freshly started interpreter has (the server's are, but for these two; it
-        # ignores SIGPIPE and SIGXFSZ as any interpreter does).
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        os.umask(0o022)
-        os.chdir(spec["cwd"])
-        for name, value in spec["rlimits"].items():
-            resource.setrlimit(getattr(resource, name), (value, value))
-        uid = int(spec["uid"])
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        # The bounding set, while still able to change it: every capability this kernel has.
-        for capability in range(_last_capability + 1):
-            with contextlib.suppress(OSError):
-                _call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
-        _call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-        os.setresuid(uid, uid, uid)
-        header = _CapHeader(_CAPABILITY_VERSION_3, 0)
-        empty = (_CapData * 2)()
-        _call("capset", ctypes.byref(header), empty)
-        _call("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after an exec (setresuid cleared it)
-        _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        script = spec["script"]
-        if script:
-            sys.argv = [script, *spec["args"]]
-            added = [os.path.dirname(os.path.abspath(script)), *spec["path"]]
-            sys.path[:] = [*added, *base_path]
-            # The entries that are new here are looked up afresh (the server may have found
-            # nothing at such a path on the host). The server's own entries are the same
-            # folders, bound at the same paths: their finders see changes by modification
-            # time, and keep their listings (invalidating them all cost each seat 0.9 ms and
-            # a new listing of each folder at its next import).
-            for entry in added:
-                sys.path_importer_cache.pop(entry, None)
-        program = bytes.fromhex(spec["filter"])
-        listener = _install_filter(program, spec["seccomp_number"]) if program else None
-        # Confined: from here on, the process can do nothing a bot could not. It says so to
-        # the runner, handing it the filter's listener (the bot never keeps it: it could
-        # answer its own calls), before any of its code runs: a bot that ends without that
-        # word failed in its set-up (the host's failure, which no bot can claim to be).
-        runner = socket.socket(fileno=4)
-        try:
-            socket.send_fds(runner, [CONFINED_WORD], [] if listener is None else [listener])
-        finally:
-            runner.detach()  # kept open for its next word (AHEAD_WORD)
-        if listener is not None:
-            os.close(listener)
+        _take_fds(stdout_fd, stderr_fd, go_fd, group_fds, confine_fd)
+        _drop_privileges(spec)
+        script = _confine(spec, base_path)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.write(2, f"{HOST_FAILURE}cannot set up the seat: {error}\n".encode())
@@ -456,6 +401,83 @@ def _bot(
     if not script:
         _exec(spec["cmdline"])
     os._exit(_run_script(script))
+
+
+def _take_fds(
+    stdout_fd: int, stderr_fd: int, go_fd: int, group_fds: list[int], confine_fd: int
+) -> None:
+    """Joins the seat's control groups and a session of its own, and keeps only its stdin,
+    stdout, stderr, go pipe and confine socket (0 to 4)."""
+    for fd in group_fds:  # into the seat's control groups: "0" is the writer itself
+        os.write(fd, b"0")
+        os.close(fd)
+    os.setsid()
+    null = os.open("/dev/null", os.O_RDWR)
+    # 0 to 4: stdin, stdout, stderr, go, confine (each first moved above 4, where no
+    # dup2 below lands on it).
+    sources = (null, stdout_fd, stderr_fd, go_fd, confine_fd)
+    for target, fd in enumerate([fcntl.fcntl(fd, fcntl.F_DUPFD, 5) for fd in sources]):
+        os.dup2(fd, target)
+    os.closerange(5, os.sysconf("SC_OPEN_MAX"))
+    # What a freshly started interpreter has (the server's are, but for these two; it
+    # ignores SIGPIPE and SIGXFSZ as any interpreter does).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+
+def _drop_privileges(spec: dict[str, Any]) -> None:
+    """Takes the seat's folder, limits and uid, with every capability dropped and
+    ``no_new_privs`` set."""
+    os.umask(0o022)
+    os.chdir(spec["cwd"])
+    for name, value in spec["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    uid = int(spec["uid"])
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    # The bounding set, while still able to change it: every capability this kernel has.
+    for capability in range(_last_capability + 1):
+        with contextlib.suppress(OSError):
+            _call("prctl", _PR_CAPBSET_DROP, capability, 0, 0, 0)
+    _call("prctl", _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    os.setresuid(uid, uid, uid)
+    header = _CapHeader(_CAPABILITY_VERSION_3, 0)
+    empty = (_CapData * 2)()
+    _call("capset", ctypes.byref(header), empty)
+    _call("prctl", _PR_SET_DUMPABLE, 1, 0, 0, 0)  # as after an exec (setresuid cleared it)
+    _call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
+def _confine(spec: dict[str, Any], base_path: list[str]) -> str:
+    """Sets the script's ``sys.argv`` and path, installs the filter and says so to the
+    runner (:data:`CONFINED_WORD`): the script to run ("": the command is exec'd)."""
+    script = spec["script"]
+    if script:
+        sys.argv = [script, *spec["args"]]
+        added = [os.path.dirname(os.path.abspath(script)), *spec["path"]]
+        sys.path[:] = [*added, *base_path]
+        # The entries that are new here are looked up afresh (the server may have found
+        # nothing at such a path on the host). The server's own entries are the same
+        # folders, bound at the same paths: their finders see changes by modification
+        # time, and keep their listings (invalidating them all cost each seat 0.9 ms and
+        # a new listing of each folder at its next import).
+        for entry in added:
+            sys.path_importer_cache.pop(entry, None)
+    program = bytes.fromhex(spec["filter"])
+    listener = _install_filter(program, spec["seccomp_number"]) if program else None
+    # Confined: from here on, the process can do nothing a bot could not. It says so to
+    # the runner, handing it the filter's listener (the bot never keeps it: it could
+    # answer its own calls), before any of its code runs: a bot that ends without that
+    # word failed in its set-up (the host's failure, which no bot can claim to be).
+    runner = socket.socket(fileno=4)
+    try:
+        socket.send_fds(runner, [CONFINED_WORD], [] if listener is None else [listener])
+    finally:
+        runner.detach()  # kept open for its next word (AHEAD_WORD)
+    if listener is not None:
+        os.close(listener)
+    return str(script)
 
 
 _grpc_started: object = None
@@ -795,13 +817,8 @@ class ForkServer:
         ours: socket.socket | None = None
         answer, received = b"", list[int]()
         try:
-            spec_read, spec_write = os.pipe()
+            spec_read = _spec_file(spec)
             opened.append(spec_read)
-            try:
-                # The spec fits a pipe's buffer (a few KiB): written whole before the fork.
-                os.write(spec_write, spec.to_json())
-            finally:
-                os.close(spec_write)
             status_read, status_write = os.pipe()
             opened.append(status_write)
             go_read, go_write = os.pipe()
@@ -861,6 +878,22 @@ class ForkServer:
             self._process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=5)
+
+
+def _spec_file(spec: ForkSpec) -> int:
+    """A memfd holding ``spec`` (its JSON), read from its start: a file, not a pipe, so no
+    spec is too large to hand over (a pipe written whole before anyone reads it blocks the
+    runner for good once the spec outgrows the pipe's buffer)."""
+    fd = os.memfd_create("arena-fork-spec", os.MFD_CLOEXEC)
+    try:
+        data = memoryview(spec.to_json())
+        while data:
+            data = data[os.write(fd, data) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _int_array(fds: list[int]) -> bytes:

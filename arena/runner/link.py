@@ -5,7 +5,7 @@
 :meth:`GameStream.ask` a turn (one message each way) and get an :class:`Answer` that is either
 a move index or a fault kind with a reason. Every call has a deadline; nothing here raises
 for what a bot does wrong. This module does not know the rules or the clocks' policy (see
-:mod:`arena.runner.match`).
+:mod:`arena.runner.game`).
 """
 
 from __future__ import annotations

@@ -42,6 +42,10 @@ READ_CHUNK = 64 * 1024
 SOCKET_WAIT_S = 2.0  # a bot that said LISTENING a moment before its socket appeared
 AHEAD_SOCKET_WAIT_S = 1.0  # for the socket of a seat made ready ahead (its SDK binds it)
 FORK_ENV = "SCOPA_FORK_SEATS"
+MAX_START_BYTES = 128 * 1024
+"""The most a seat's start may take: its command and environment, each string counted with
+its terminating NUL as ``execve`` counts them (one string may not pass 128 KiB there). A
+start over it is refused before anything is built, as the bot's fault."""
 """Set to ``0``, every seat is started by ``exec`` (the fork server is not used)."""
 
 
@@ -248,6 +252,7 @@ class BotProcess:
         self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._go_fd: int | None = None  # a forked bot's go pipe, until its start
+        self._go_left: bytes | None = None  # what of its start is still to be written there
         self._holder_fd: int | None = None  # a forked seat's holder's input, until it stops
         self._watch: seal.Watch | None = None  # a forked bot's confinement and seal
         self._watchdog: cgroups.MemoryWatchdog | None = None
@@ -292,6 +297,7 @@ class BotProcess:
         past ``start_timeout`` or binds no socket (or the start is aborted), and HostError
         when the host cannot start it (no folder, no sandbox, bwrap failing).
         """
+        self._check_size(env)
         prepared = self._prepared
         self._prepared = False
         if not prepared:
@@ -321,6 +327,17 @@ class BotProcess:
             self.stop()
             raise
 
+    def _check_size(self, env: dict[str, str] | None) -> None:
+        """Raises StartError when the start's command and environment pass
+        :data:`MAX_START_BYTES`."""
+        size = start_bytes(self.command, {**self.env, **(env or {})})
+        if size > MAX_START_BYTES:
+            self.log.add(f"[arena] not starting {self.label}: {size:,} bytes\n")
+            raise StartError(
+                f"its command and environment take {size:,} bytes, over the "
+                f"{MAX_START_BYTES:,} bytes a start may take"
+            )
+
     def prepare(self) -> bool:
         """Makes the next start ready now, without starting the bot: its seat folder, control
         group and sandbox, and the bot forked in, confined and waiting for its start (the
@@ -328,7 +345,7 @@ class BotProcess:
         not be forked (then :meth:`start` does all of it). Raises HostError as :meth:`start`."""
         self.stop()
         self._abort.clear()
-        if not self._will_fork():
+        if not self._will_fork() or start_bytes(self.command, self.env) > MAX_START_BYTES:
             return False
         self.idle = True  # the lowest CPU weight: the game being played comes first
         try:
@@ -407,20 +424,7 @@ class BotProcess:
         :meth:`_launch`. ``env`` is the start's (a forked bot gets it at :meth:`_launch`).
         Raises _ForkFailed when the fork server failed (the seat is left to :meth:`stop`)."""
         self.seat_dir = sandbox.make_seat_dir(self.label)
-        folder = self.folder
-        if self.sandboxed:
-            if self._copy_dir is None:
-                self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
-                try:
-                    sandbox.copy_bot_folder(self.folder, self._copy_dir)
-                    if self.python:
-                        main = self.command[1] if len(self.command) > 1 else None
-                        sandbox.compile_bot_folder(self._copy_dir / "bot", main)
-                except HostError:
-                    sandbox.remove_tree(self._copy_dir)
-                    self._copy_dir = None
-                    raise
-            folder = self._copy_dir / "bot"
+        folder = self._bot_folder()
         self._group = cgroups.make_group(
             self.label, self.limits.memory_bytes, self.limits.processes
         )
@@ -451,31 +455,7 @@ class BotProcess:
         self.log.add(f"[arena] starting {' '.join(self.command)}\n")
         self.forked = server is not None
         self._plan = plan
-        bot_pipes: tuple[int, int] | None = None
-        if server is None:
-            process: subprocess.Popen[bytes] | forkserver.ForkedProcess = sandbox.spawn(plan)
-            assert process.stdout is not None and process.stderr is not None
-            streams = (process.stdout, process.stderr)
-        else:
-            # The bot's own stdout and stderr; the sandbox's errors come on the same stderr.
-            out_read, out_write = os.pipe()
-            err_read, err_write = os.pipe()
-            bot_pipes = (out_write, err_write)
-            streams = (os.fdopen(out_read, "rb", 0), os.fdopen(err_read, "rb", 0))
-            # The holder's input: the line it says once the sandbox is built, then nothing
-            # until the seat stops (its end closed: the holder ends).
-            held_read, self._holder_fd = os.pipe()
-            try:
-                os.write(self._holder_fd, forkserver.HELD_LINE)
-                process = sandbox.spawn(plan, stderr=err_write, stdin=held_read)
-            except BaseException:
-                for fd in bot_pipes:
-                    os.close(fd)
-                for stream in streams:
-                    stream.close()
-                raise
-            finally:
-                os.close(held_read)
+        process, streams, bot_pipes = self._spawn(plan, held=server is not None)
         self._process = process
         self._threads = [
             threading.Thread(target=self._read, args=(streams[0], True), daemon=True),
@@ -498,13 +478,61 @@ class BotProcess:
                     os.close(fd)
                 self._bot_pipes = None
 
+    def _bot_folder(self) -> Path:
+        """The folder the bot runs in: for a sandboxed seat, its own copy (made once, its
+        Python compiled ahead), else the bot's folder."""
+        if not self.sandboxed:
+            return self.folder
+        if self._copy_dir is None:
+            self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
+            try:
+                sandbox.copy_bot_folder(self.folder, self._copy_dir)
+                if self.python:
+                    main = self.command[1] if len(self.command) > 1 else None
+                    sandbox.compile_bot_folder(self._copy_dir / "bot", main)
+            except HostError:
+                sandbox.remove_tree(self._copy_dir)
+                self._copy_dir = None
+                raise
+        return self._copy_dir / "bot"
+
+    def _spawn(
+        self, plan: sandbox.LaunchPlan, *, held: bool
+    ) -> tuple[subprocess.Popen[bytes], tuple[Any, Any], tuple[int, int] | None]:
+        """Starts the plan's process: the bot by exec, or (``held``) the sandbox's holder,
+        for a bot forked in later. Its output streams, and for a holder the write ends of
+        the bot's own stdout and stderr (the sandbox's errors come on the same stderr)."""
+        if not held:
+            process = sandbox.spawn(plan)
+            assert process.stdout is not None and process.stderr is not None
+            return process, (process.stdout, process.stderr), None
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        bot_pipes = (out_write, err_write)
+        streams = (os.fdopen(out_read, "rb", 0), os.fdopen(err_read, "rb", 0))
+        # The holder's input: the line it says once the sandbox is built, then nothing
+        # until the seat stops (its end closed: the holder ends).
+        held_read, self._holder_fd = os.pipe()
+        try:
+            os.write(self._holder_fd, forkserver.HELD_LINE)
+            process = sandbox.spawn(plan, stderr=err_write, stdin=held_read)
+        except BaseException:
+            for fd in bot_pipes:
+                os.close(fd)
+            for stream in streams:
+                stream.close()
+            raise
+        finally:
+            os.close(held_read)
+        return process, streams, bot_pipes
+
     def _launch(self, env: dict[str, str] | None) -> None:
         """Starts a forked bot (its start's environment on its go pipe: until then it waits,
         confined, and runs none of its code), then waits for the bot to listen."""
         process = self._process
         plan = self._plan
         assert process is not None and plan is not None
-        self._write_go(env)
+        self._write_go(env, self.start_timeout)
         deadline = time.monotonic() + self.start_timeout
         self._watchdog = cgroups.MemoryWatchdog(
             process.pid,
@@ -571,26 +599,49 @@ class BotProcess:
 
     def go(self, env: dict[str, str] | None = None) -> None:
         """Lets a seat made ready ahead (:meth:`prepare`) start now, from the caller's thread
-        (a write to its go pipe): :meth:`start` with the same ``env``, called next, then only
-        waits for it. Nothing for any other seat."""
-        if self._prepared and self._go_fd is not None:
+        (what its go pipe takes at once, never waiting): :meth:`start` with the same ``env``,
+        called next, writes the rest and waits for it. Nothing for any other seat."""
+        if (
+            self._prepared
+            and self._go_fd is not None
+            and start_bytes(self.command, {**self.env, **(env or {})}) <= MAX_START_BYTES
+        ):
             self.hurry()
-            self._write_go(env)
+            self._write_go(env, 0.0)
 
-    def _write_go(self, env: dict[str, str] | None) -> None:
-        """Writes a forked bot's start (its environment) on its go pipe, once."""
+    def _write_go(self, env: dict[str, str] | None, wait: float) -> None:
+        """Writes a forked bot's start (its environment) on its go pipe, and closes it once
+        all is written; waits at most ``wait`` seconds for the bot to read, never blocking
+        past that (the pipe holds 64 KiB, a start up to :data:`MAX_START_BYTES`). Raises
+        StartError when a positive ``wait`` passes before the bot has read it all."""
         plan = self._plan
         if self._go_fd is None or plan is None:
             return
-        # bwrap sets PWD where it changes folder, after the variables it was given.
-        given = {**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT}
+        if self._go_left is None:
+            # bwrap sets PWD where it changes folder, after the variables it was given.
+            given = {**plan.inside_env, **(env or {}), "PWD": sandbox.BOT_MOUNT}
+            self._go_left = json.dumps(given).encode()
+            os.set_blocking(self._go_fd, False)
+        deadline = time.monotonic() + wait
         try:
-            os.write(self._go_fd, json.dumps(given).encode())  # fits the pipe's buffer
+            while self._go_left:
+                try:
+                    self._go_left = self._go_left[os.write(self._go_fd, self._go_left) :]
+                except BlockingIOError:
+                    left = deadline - time.monotonic()
+                    if wait <= 0:
+                        return  # the rest at the start (start -> _launch)
+                    if left <= 0 or self._abort.is_set():
+                        raise StartError(
+                            f"did not take its start within {wait:g} s "
+                            f"({len(self._go_left):,} bytes of it left)"
+                        ) from None
+                    select.select([], [self._go_fd], [], min(left, 0.05))
         except OSError:
             pass  # the bot is gone: the start says how it ended
-        finally:
-            os.close(self._go_fd)
-            self._go_fd = None
+        os.close(self._go_fd)
+        self._go_fd = None
+        self._go_left = None
 
     def _wait_held(self, holder: subprocess.Popen[bytes], deadline: float) -> None:
         """Waits for the sandbox's holder to say it is ready (its set-up done). Raises
@@ -694,7 +745,7 @@ class BotProcess:
 
     def rest(self) -> bool:
         """The seat sits out games until a later duplicate set's (see
-        :class:`arena.runner.match.Slot`): frozen by its control group and left alive, its
+        :class:`arena.runner.seats.Slot`): frozen by its control group and left alive, its
         connection open. False, with nothing done, where it is gone, has no such group (a
         seat it cannot hold still is ended instead) or no sandbox (what it holds on the host,
         its locks and files, would be there for the next game's processes to read)."""
@@ -806,6 +857,7 @@ class BotProcess:
     def stop(self) -> None:
         """Kills the whole seat (group, tree) and removes its folder. Safe to call twice."""
         self._prepared = False
+        self._go_left = None
         if self._go_fd is not None:  # a bot forked ahead: it ends without running its code
             with contextlib.suppress(OSError):
                 os.close(self._go_fd)
@@ -899,6 +951,17 @@ def _read_sandbox_pid(fd: int, deadline: float) -> int | None:
         os.close(fd)
 
 
+def start_bytes(command: list[str], env: dict[str, str]) -> int:
+    """What a start with ``command`` and ``env`` takes, as ``execve`` counts it (bytes, each
+    string with its NUL).
+
+    >>> start_bytes(["python", "bot.py"], {"A": "1"})
+    18
+    """
+    strings = [*command, *(f"{name}={value}" for name, value in env.items())]
+    return sum(len(text.encode("utf-8", "surrogateescape")) + 1 for text in strings)
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     lines = [line for line in lines if not line.startswith("[arena]")]
@@ -907,10 +970,12 @@ def _last_line(text: str) -> str:
 
 __all__ = [
     "FORK_ENV",
+    "MAX_START_BYTES",
     "BotProcess",
     "CappedLog",
     "HostError",
     "LineReader",
     "StartError",
     "fork_server",
+    "start_bytes",
 ]

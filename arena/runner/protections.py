@@ -109,6 +109,15 @@ def protections() -> list[Protection]:
             ),
         )
     )
+    return found + _group_protections(features, root, filter_ok)
+
+
+def _group_protections(
+    features: sandbox.BwrapFeatures | None, root: bool, filter_ok: bool
+) -> list[Protection]:
+    """The protections of :func:`protections` that come with the seats' control groups, the
+    fork server and the socket the runner checks."""
+    found: list[Protection] = []
     group = cgroups.backend()
     found.append(
         Protection(

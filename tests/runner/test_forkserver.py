@@ -605,7 +605,7 @@ while True:
 
 def links_made_ahead(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Counts the connections made ahead to seats made ready ahead, and those dropped."""
-    import arena.runner.match as match_module
+    import arena.runner.seats as match_module
     from arena.runner.link import BotLink
 
     counts = {"made": 0, "dropped": 0}

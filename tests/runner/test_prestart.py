@@ -20,6 +20,7 @@ import arena.runner.cgroups as cgroups
 import arena.runner.sandbox as sandbox
 from arena.runner import BotRef, LiveMove, MatchReport, MatchSpec
 from arena.runner.match import GameOutcome, MatchRun, check_spec
+from arena.runner.seats import SeatState
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -170,9 +171,11 @@ def test_processes_rest_between_sets_and_each_sees_one_game_of_a_set(
     spec = MatchSpec([token_bot, token_bot], "scopa", games=6, seed=3, move_time_ms=5000)
     watched = Watched(spec)
     resting: list[tuple[bool, str]] = []
+    states: list[list[SeatState]] = []
 
     def note_resting(index: int, total: int, outcome: GameOutcome) -> None:
         for slot in watched.match.slots.values():
+            states.append(slot.states())
             for entry in slot._resting:
                 assert entry.process.pid is not None
                 watched.pids.add(entry.process.pid)
@@ -196,6 +199,11 @@ def test_processes_rest_between_sets_and_each_sees_one_game_of_a_set(
             1,
         ], (token, games)
     assert sum(slot.woken for slot in watched.match.slots.values()) == 4  # sets 2 and 3
+    # Each slot's states, after each game: its own process playing, the one that played the
+    # set's other game resting (from the second game on); at the end every slot is retired.
+    assert all(noted[0] is SeatState.PLAYING for noted in states), states
+    assert [noted.count(SeatState.RESTING) for noted in states[2:]] == [1] * 10, states
+    assert {slot.state for slot in watched.match.slots.values()} == {SeatState.RETIRED}
     # The seeds of each game's processes (drawn at each start; by seat, which the sets swap).
     bot_seeds = [frozenset(game.replay["bot_seeds"]) for game in report.games]
     first, second = bot_seeds[0], bot_seeds[1]

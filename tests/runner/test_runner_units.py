@@ -302,6 +302,49 @@ def test_a_bot_run_by_its_author_plays_over_grpc(tmp_path: Path) -> None:
     assert verify_replays(tmp_path)[0]["players"].count("greedy@1.0.0") == 1
 
 
+def test_partner_pacing_holds_the_sandboxed_seats_turns_not_a_remote_seats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a partnership game every turn of a sandboxed seat waits for its release point; a
+    seat run by its author (or a person's, on the Play page) is never held."""
+    import arena.runner.game as game_module
+    from arena.sdk.server import create_server
+
+    paced: list[tuple[float, int]] = []
+    release_ms = game_module.release_ms
+
+    def noted(elapsed_ms: float, limit_ms: int) -> int:
+        paced.append((elapsed_ms, limit_ms))
+        return release_ms(elapsed_ms, limit_ms)
+
+    monkeypatch.setattr(game_module, "release_ms", noted)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sample_bots" / "greedy"))
+    try:
+        from bot import GreedyBot  # the sample bot's module, served here in-process
+    finally:
+        sys.path.pop(0)
+    server, address = create_server(GreedyBot(), "127.0.0.1:0")
+    try:
+        spec = MatchSpec(
+            [BotRef.parse(f"grpc://{address}"), BotRef.parse("random")],
+            "scopone",
+            options={"target": 1},
+            games=1,
+            duplicate=False,
+            seed=2,
+        )
+        report = run_match(spec)
+    finally:
+        server.stop(grace=None)
+    (game,) = report.games
+    assert game.faults == [] and game.void is None
+    moves = [m for deal in game.replay["deals"] for m in deal["moves"]]
+    local = [m for m in moves if game.seats[m["seat"]] == 1]
+    assert 0 < len(local) < len(moves)
+    assert len(paced) == len(local)  # each of random's turns, none of the remote greedy's
+    assert all(limit == spec.move_time_ms for _, limit in paced)
+
+
 def test_a_game_the_host_cannot_start_is_void(
     bwrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
