@@ -99,7 +99,7 @@ def bot_tests(request: HttpRequest, name: str) -> HttpResponse:
             "entry": entry,
             "candidates": candidates,
             "tests": tests,
-            "max_pairs": sprt_tests.MAX_PAIRS,
+            "max_pairs": sprt_tests.max_pairs_per_test(),
             "default_max_pairs": sprt_tests.DEFAULT_MAX_PAIRS,
         },
         status=status,
