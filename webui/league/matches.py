@@ -338,8 +338,6 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
                     duration_ms=int(data.get("duration_ms") or 0),
                 )
             )
-        Game.objects.bulk_create(games)
-        read_models.add_head_to_head(match.pk)
         winner = _match_winner(entrants, wins, points, match)
         now = timezone.now()
         Match.objects.filter(pk=match.pk).update(
@@ -361,9 +359,36 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             )
             if not still_open.exists():
                 enqueue("arena.schedule_round", match.season_id)
-        # Last: the pages this result changes, in the same transaction as the result.
+        # The pages this result changes, in the same transaction as the result.
         read_models.bump(read_models.match_scopes(match.season_id, {v.bot_id for v in entrants}))
+        # Last, the games: their ids follow commit order (the export's cursor).
+        _insert_games_in_commit_order(games)
+        read_models.add_head_to_head(match.pk)
     return True
+
+
+GAMES_LOCK = 0x5C0_9A_0001
+"""The PostgreSQL advisory lock that hands out game ids in commit order."""
+
+
+def _insert_games_in_commit_order(games: list[Game]) -> None:
+    """Inserts a result's games so that their ids follow the order in which the results
+    commit: a reader that sees a game sees every game of a lower id that will ever commit.
+
+    A sequence hands ids out at insert, and a result with low ids could commit after one with
+    higher ids; the export's cursor (``after``, the last id a download holds) would then
+    pass a game for good. On PostgreSQL the insert takes a transaction-level advisory lock,
+    held until commit: the inserts and commits of results happen one after the other. It
+    costs next to nothing: the games and their head-to-head are the transaction's last writes
+    (its other locks are taken already, so nothing waits while holding it), and every result
+    has bumped the
+    home page's read version just before, which orders them from there to commit anyway; the
+    lock makes the order a promise. SQLite has one writer at a time.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [GAMES_LOCK])
+    Game.objects.bulk_create(games)
 
 
 def _match_winner(
