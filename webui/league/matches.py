@@ -30,6 +30,7 @@ from arena.engine import result_winner, side_of_seat
 from arena.seeds import draw_seed
 
 from . import inputs, read_models
+from .locks import retry_on_deadlock, share_variant
 from .models import BotVersion, Game, Match, MatchSeat, Round, Season, Variant
 from .queue import enqueue
 
@@ -253,7 +254,23 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
     """
     # The same record, its strings made storable (and any number that is not finite null).
     report = cast("MatchReportJson", inputs.storable_json(report))
+    return _record_result(claim, report)
+
+
+@retry_on_deadlock
+def _record_result(claim: Claim, report: MatchReportJson) -> bool:
+    played_in = (
+        Match.objects.filter(pk=claim.match_id)
+        .values_list("season__variant_id", "variant_id")
+        .first()
+    )
+    if played_in is None:
+        return False
     with transaction.atomic():
+        # The league's lock order (webui.league.locks): the variant first (the games' foreign
+        # key to it is checked at their insert, FOR KEY SHARE on its row; a rating update
+        # holds it FOR UPDATE), then the round, the read versions, the games' lock.
+        share_variant(played_in[0] or played_in[1])
         match = (
             Match.objects.select_for_update(of=("self",))
             .select_related("season__variant", "round", "variant")
@@ -265,16 +282,6 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             return False
         entrants = [s.version for s in match.seats.order_by("index")]
         variant = match.play_variant()
-        # The games' foreign key to the variant is checked at commit (FOR KEY SHARE on its
-        # row), after the read versions this transaction bumps; a rating update holds the
-        # variant's row (FOR UPDATE) and bumps the same versions. Taken first here, the two
-        # wait for each other in one order instead of deadlocking.
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"SELECT 1 FROM {Variant._meta.db_table} WHERE id = %s FOR KEY SHARE",
-                    [variant.pk],
-                )
         games = []
         wins = [0] * len(entrants)
         points = [0] * len(entrants)
