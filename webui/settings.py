@@ -116,6 +116,8 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     How often celery beat runs the ladder scheduler (default 10 seconds).
 ``ARENA_CHALLENGES_PER_HOUR``
     Challenges one user may ask for per hour (default 10).
+``ARENA_CHALLENGES_OPEN_PER_BOT``
+    Challenges one bot may play in (either side) waiting or under way at once (default 3).
 
 This module holds configuration only; the logic lives in the apps.
 """
@@ -463,6 +465,7 @@ ARENA_LADDER_CAP_PER_HOUR = int(os.environ.get("ARENA_LADDER_CAP_PER_HOUR", "20"
 ARENA_LADDER_BACKLOG = int(os.environ.get("ARENA_LADDER_BACKLOG", "2"))
 ARENA_LADDER_INTERVAL_S = float(os.environ.get("ARENA_LADDER_INTERVAL_S", "10"))
 ARENA_CHALLENGES_PER_HOUR = int(os.environ.get("ARENA_CHALLENGES_PER_HOUR", "10"))
+ARENA_CHALLENGES_OPEN_PER_BOT = int(os.environ.get("ARENA_CHALLENGES_OPEN_PER_BOT", "3"))
 # Version tests (webui.training): pairs of one test in flight at once, and how many times in a
 # row a pair waits behind a match of the league before it is played anyway (2 s each).
 ARENA_SPRT_PARALLEL = int(os.environ.get("ARENA_SPRT_PARALLEL", "2"))
