@@ -874,7 +874,10 @@ def _hostile_figures(
         "scale": args.hostile_scale,
         "uploads": uploaders.result.row(),
         "all": _median_row([c["all"] for c in hostile], base),
-        "pages": [_median_row([c["pages"][k] for c in hostile], base) for k in range(len(base))],
+        "pages": [
+            _median_row([c["pages"][k] for c in hostile], base)
+            for k in range(len(hostile[0]["pages"]))
+        ],
         "healthz_quiet_p95": round(quiet_p95, 2),
         "healthz_p95": round(hostile_p95, 2),
         "healthz_p95_ratio": round(hostile_p95 / (quiet_p95 or 1.0), 2),

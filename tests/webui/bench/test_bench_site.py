@@ -127,6 +127,7 @@ def test_the_crowd_runs_again_beside_hostile_uploads(tmp_path: Path) -> None:
     uploads = hostile["uploads"]
     assert uploads["uploads"] == sum(uploads["statuses"].values()) >= 2
     assert not any(status.startswith("5") for status in uploads["statuses"]), uploads
+    assert [p["page"] for p in hostile["pages"]] == [p["page"] for p in report["pages"]]
     assert hostile["pages"][0]["page"] == "baseline: /healthz"
     assert hostile["healthz_p95"] == hostile["pages"][0]["p95"]
     assert hostile["healthz_quiet_p95"] == report["crowd"]["pages"][0]["p95"]
