@@ -52,6 +52,15 @@ def test_it_refuses_the_test_past_the_users_running_tests(
     assert _tests() == before
 
 
+def test_the_page_states_the_limits(three_bots: dict[str, Any], settings: Any, client: Any) -> None:
+    settings.ARENA_SPRT_TESTS_PER_USER = 4
+    settings.ARENA_SPRT_PAIRS_PER_USER = 1234
+    client.force_login(three_bots["author"])
+    page = client.get("/bots/one/tests/").content.decode()
+    assert "You may have 4 tests running at once, 1 per bot" in page
+    assert "at most 1234 pairs still to play" in page
+
+
 def test_a_stopped_test_frees_its_place(three_bots: dict[str, Any], settings: Any) -> None:
     from webui.training import sprt_tests
 
