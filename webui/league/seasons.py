@@ -123,6 +123,7 @@ def create_season(
 def start_season(season: Season) -> bool:
     """Draft to running, then schedules the first round (enqueued). False if already started."""
     with transaction.atomic():
+        share_variant(season.variant_id)  # the league's lock order: the variant first
         changed = Season.objects.filter(pk=season.pk, status=Season.Status.DRAFT).update(
             status=Season.Status.RUNNING, started=timezone.now()
         )
