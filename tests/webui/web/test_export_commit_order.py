@@ -1,6 +1,7 @@
-"""The export's cursor follows commit order: two results recorded at once on PostgreSQL, the
-first held open after its games are written while a download runs, and a resumed download
-still holds every game once; a download refuses to resume with other filters."""
+"""The export's cursor follows commit order, on PostgreSQL: a round's result waits for its
+round's row (held by another connection, as another result of the round holds it) while a
+challenge's result commits and a download runs; the resumed download still holds every game
+once. A download refuses to resume with other filters."""
 
 from __future__ import annotations
 
