@@ -28,6 +28,7 @@ class FakeGame:
     void: str | None = None
     faults: list[dict[str, Any]] = field(default_factory=list)
     duration_ms: int = 10
+    replay: Any = None  # a played game's replay (REPLAY.md), or None: one with no deals
 
 
 def fake_match_report(
@@ -41,16 +42,20 @@ def fake_match_report(
     for index, g in enumerate(games):
         forfeit = None if g.forfeit is None else {"side": g.forfeit, "reason": "crash: exit 1"}
         winner = result_winner(rules.num_sides, g.winner, g.forfeit, bool(g.void))
-        replay: dict[str, Any] = {
-            "format": "scopa-replay",
-            "version": 1,
-            "variant": variant,
-            "options": {},
-            "players": [labels[e] for e in g.seats],
-            "seed": index,
-            "deals": [],
-            "result": {"totals": list(g.totals), "winner": winner},
-        }
+        replay: dict[str, Any] = (
+            dict(g.replay)
+            if g.replay is not None
+            else {
+                "format": "scopa-replay",
+                "version": 1,
+                "variant": variant,
+                "options": {},
+                "players": [labels[e] for e in g.seats],
+                "seed": index,
+                "deals": [],
+                "result": {"totals": list(g.totals), "winner": winner},
+            }
+        )
         if forfeit is not None:
             replay["result"]["forfeit"] = forfeit
         if g.void:

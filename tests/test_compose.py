@@ -127,9 +127,12 @@ def test_the_variables_read_are_found_as_the_code_reads_them() -> None:
         "ARENA_SWEEP_INTERVAL_S",
     } <= found
     assert "ARENA_NO_SUCH_SETTING" not in found
-    assert {"ARENA_WEB_WORKERS", "ARENA_BIND"} <= variables_read(
-        ROOT / "webui" / "gunicorn_conf.py"
-    )
+    assert {
+        "ARENA_WEB_WORKERS",
+        "ARENA_BIND",
+        "ARENA_WEB_MAX_REQUESTS",
+        "ARENA_WEB_MAX_RSS_MB",
+    } <= (variables_read(ROOT / "webui" / "gunicorn_conf.py"))
 
 
 # ---- the file ----------------------------------------------------------------------------

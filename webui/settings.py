@@ -79,6 +79,14 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     Pairs of one version test played at once (default 2), and how many times in a row a pair
     waits (2 s each) behind a season's, the ladder's or a challenge's match before it is
     played anyway (default 30).
+``ARENA_SPRT_TESTS_PER_USER``, ``ARENA_SPRT_TESTS_PER_BOT``
+    Version tests running at once per user (default 3) and per bot (default 1).
+``ARENA_SPRT_PAIRS_PER_TEST``, ``ARENA_SPRT_PAIRS_PER_USER``
+    The most pairs one version test may ask for (default 2000), and pairs not yet started of
+    one user's running tests together (default 3000).
+``ARENA_UPLOADS_PER_HOUR``, ``ARENA_UPLOADS_PER_DAY``
+    Archives one user may upload (the API and the pages, refused ones counted too) per hour
+    (default 20) and per day (default 100).
 ``ARENA_EXPORT_PAGES_PER_MINUTE``, ``ARENA_EXPORT_MAX_LIMIT``
     Pages of ``/api/games/export`` one client (a token's user, else an address) may ask for
     per minute (default 30: django-ratelimit), and the most games one page holds (default
@@ -108,6 +116,8 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     How often celery beat runs the ladder scheduler (default 10 seconds).
 ``ARENA_CHALLENGES_PER_HOUR``
     Challenges one user may ask for per hour (default 10).
+``ARENA_CHALLENGES_OPEN_PER_BOT``
+    Challenges one bot may play in (either side) waiting or under way at once (default 3).
 
 This module holds configuration only; the logic lives in the apps.
 """
@@ -455,7 +465,15 @@ ARENA_LADDER_CAP_PER_HOUR = int(os.environ.get("ARENA_LADDER_CAP_PER_HOUR", "20"
 ARENA_LADDER_BACKLOG = int(os.environ.get("ARENA_LADDER_BACKLOG", "2"))
 ARENA_LADDER_INTERVAL_S = float(os.environ.get("ARENA_LADDER_INTERVAL_S", "10"))
 ARENA_CHALLENGES_PER_HOUR = int(os.environ.get("ARENA_CHALLENGES_PER_HOUR", "10"))
+ARENA_CHALLENGES_OPEN_PER_BOT = int(os.environ.get("ARENA_CHALLENGES_OPEN_PER_BOT", "3"))
 # Version tests (webui.training): pairs of one test in flight at once, and how many times in a
 # row a pair waits behind a match of the league before it is played anyway (2 s each).
 ARENA_SPRT_PARALLEL = int(os.environ.get("ARENA_SPRT_PARALLEL", "2"))
 ARENA_SPRT_MAX_YIELDS = int(os.environ.get("ARENA_SPRT_MAX_YIELDS", "30"))
+# Work limits per user (docs/SECURITY.md, "Work limits per user"): a 429 beyond each.
+ARENA_SPRT_TESTS_PER_USER = int(os.environ.get("ARENA_SPRT_TESTS_PER_USER", "3"))
+ARENA_SPRT_TESTS_PER_BOT = int(os.environ.get("ARENA_SPRT_TESTS_PER_BOT", "1"))
+ARENA_SPRT_PAIRS_PER_TEST = int(os.environ.get("ARENA_SPRT_PAIRS_PER_TEST", "2000"))
+ARENA_SPRT_PAIRS_PER_USER = int(os.environ.get("ARENA_SPRT_PAIRS_PER_USER", "3000"))
+ARENA_UPLOADS_PER_HOUR = int(os.environ.get("ARENA_UPLOADS_PER_HOUR", "20"))
+ARENA_UPLOADS_PER_DAY = int(os.environ.get("ARENA_UPLOADS_PER_DAY", "100"))

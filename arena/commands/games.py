@@ -5,7 +5,10 @@ The site's ``/api/games/export`` answers a page of games as gzip-compressed JSON
 page is appended to FILE as it comes (one gzip member each, so FILE is one ``.jsonl.gz`` that
 ``zcat`` and :func:`arena.sdk.games.read_games` read whole). Run again with the same filters,
 it reads FILE, drops a page cut short at its end, and asks for the games after the last id it
-holds: no game twice, none missing. A 429 (the site's limit on pages a minute) is waited out.
+holds: no game twice, none missing (the site hands out game ids in the order results commit,
+so no game can appear later below that id). FILE records its filters (in its first gzip
+member's header); a resume with other filters is refused, as they would mix two data sets.
+A 429 (the site's limit on pages a minute) is waited out.
 Exit status: 0 when FILE holds every game the filters select, 3 when ``--max-pages`` stopped
 it first (run it again to go on), 1 when the site refused or could not be reached, 2 for bad
 arguments. ``--json`` prints a summary. Standard library and ``rich`` only: an HTTP client of
@@ -141,7 +144,7 @@ def run_download(args: argparse.Namespace) -> int:
     """``arena games download``."""
     from arena.sdk.client import ArenaClient, ClientError
     from arena.sdk.credentials import resolve
-    from arena.sdk.games import GamesFileError, scan
+    from arena.sdk.games import GamesFileError, filters_member, scan
 
     if args.page_size < 1:
         return _fail(f"--page-size must be at least 1, not {args.page_size}", 2)
@@ -152,20 +155,33 @@ def run_download(args: argparse.Namespace) -> int:
         held = scan(path)
     except GamesFileError as exc:
         return _fail(str(exc))
+    filters: dict[str, str] = {
+        name: str(value)
+        for name in ("variant", "bot", "since", "until")
+        if (value := getattr(args, name))
+    }
+    filters["rated"] = args.rated
+    if held.filters is not None and held.filters != filters:
+        return _fail(
+            f"{path} holds games downloaded with {_filters_text(held.filters)}, not "
+            f"{_filters_text(filters)}: resume with the same filters, or write another file",
+            2,
+        )
     dropped = held.size - held.good_bytes
     if dropped:
         with path.open("r+b") as handle:  # a page cut short while it was written
             handle.truncate(held.good_bytes)
+    if held.good_bytes == 0:
+        with path.open("wb") as handle:
+            handle.write(filters_member(filters))
+            handle.flush()
+            os.fsync(handle.fileno())
     credentials = resolve(args.site)
     client = ArenaClient(credentials.server, credentials.token, timeout=120.0)
-    query: dict[str, Any] = {
-        name: value
-        for name in ("variant", "bot", "since", "until")
-        if (value := getattr(args, name))
-    }
-    query["rated"] = args.rated
+    query: dict[str, Any] = dict(filters)
     query["limit"] = args.page_size
-    after, games, new, pages, size = held.last_id, held.games, 0, 0, held.good_bytes
+    after, games, new, pages = held.last_id, held.games, 0, 0
+    size = path.stat().st_size
     complete = False
     progress = _progress(args.json)
     task = None
@@ -216,6 +232,11 @@ def run_download(args: argparse.Namespace) -> int:
         state = "complete" if complete else "stopped (run again to go on)"
         print(f"{path}: {games} games ({new} new, {size:,} bytes), {state}")
     return 0 if complete else 3
+
+
+def _filters_text(filters: dict[str, str]) -> str:
+    """Filters as the command line gives them: ``--variant scopa --rated true``."""
+    return " ".join(f"--{name} {value}" for name, value in sorted(filters.items()))
 
 
 def _progress(quiet: bool) -> Any:

@@ -10,9 +10,11 @@ legal moves in the engine's order, and the move played, ready for supervised lea
 :func:`read_decisions` does both for a whole file.
 
 A file cut short (a download stopped while it wrote) reads up to its last whole page:
-:func:`scan` says where that is, and the download resumes from there. Not a data loader of
-any learning library: what to make of an observation (tensors, masks) is the caller's
-(``arena.env`` has an encoding).
+:func:`scan` says where that is, and the download resumes from there. A download's first
+gzip member is empty and carries its filters in the gzip header's comment
+(:func:`filters_member`; ``zcat`` and the readers here see no line of it): a resume with
+other filters is refused. Not a data loader of any learning library: what to make of an
+observation (tensors, masks) is the caller's (``arena.env`` has an encoding).
 
 >>> from arena.engine import rules_for, random_game_replay
 >>> line = {"id": 7, "variant": "scopa", "replay": random_game_replay(rules_for("scopa"), 3)}
@@ -37,6 +39,9 @@ from arena.engine.replay import check_replay, deal_of
 
 GZIP_MAGIC = b"\x1f\x8b"
 READ_BYTES = 1024 * 1024
+FILTERS_MARK = "arena-export-filters "
+"""How the gzip comment of a download's first member begins (then its filters as JSON)."""
+_FCOMMENT, _FEXTRA, _FNAME, _FHCRC = 0x10, 0x04, 0x08, 0x02
 
 
 class GamesFileError(ValueError):
@@ -132,13 +137,54 @@ class ExportedGame:
 
 @dataclass(frozen=True)
 class Scan:
-    """What a games file holds: its games, the last game's id (the download's cursor), and
-    the bytes up to the end of its last whole page (what follows is a page cut short)."""
+    """What a games file holds: its games, the last game's id (the download's cursor), the
+    bytes up to the end of its last whole page (what follows is a page cut short), and the
+    filters it was downloaded with (None: the file does not say)."""
 
     games: int
     last_id: int
     good_bytes: int
     size: int
+    filters: dict[str, str] | None = None
+
+
+def filters_member(filters: Mapping[str, str]) -> bytes:
+    """An empty gzip member whose header's comment records a download's ``filters``.
+
+    >>> member = filters_member({"rated": "true"})
+    >>> import gzip; gzip.decompress(member), _member_filters(member)
+    (b'', {'rated': 'true'})
+    """
+    comment = (FILTERS_MARK + json.dumps(dict(sorted(filters.items())))).encode("ascii")
+    packer = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = packer.compress(b"") + packer.flush()
+    header = GZIP_MAGIC + bytes([8, _FCOMMENT, 0, 0, 0, 0, 0, 255])
+    trailer = zlib.crc32(b"").to_bytes(4, "little") + (0).to_bytes(4, "little")
+    return header + comment + b"\0" + body + trailer
+
+
+def _member_filters(head: bytes) -> dict[str, str] | None:
+    """The filters recorded in the comment of the gzip member ``head`` begins with."""
+    if len(head) < 10 or head[:3] != GZIP_MAGIC + b"\x08" or not head[3] & _FCOMMENT:
+        return None
+    flags, at = head[3], 10
+    if flags & _FEXTRA:
+        at += 2 + int.from_bytes(head[at : at + 2], "little")
+    if flags & _FNAME:
+        at = head.find(b"\0", at) + 1
+        if at == 0:
+            return None
+    end = head.find(b"\0", at)
+    comment = head[at:end].decode("latin-1") if end >= 0 else ""
+    if not comment.startswith(FILTERS_MARK):
+        return None
+    try:
+        found = json.loads(comment[len(FILTERS_MARK) :])
+    except ValueError:
+        return None
+    if not isinstance(found, dict):
+        return None
+    return {str(k): str(v) for k, v in found.items()}
 
 
 def _pages(handle: BinaryIO) -> Iterator[tuple[int, bytes]]:
@@ -165,8 +211,9 @@ def _pages(handle: BinaryIO) -> Iterator[tuple[int, bytes]]:
         yield offset, b"".join(parts)
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Each whole page's lines as JSON objects, with the byte offset where the page ends."""
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """Each whole page's lines as JSON objects, with the byte offset where the page ends;
+    then None with that offset, the page's end (a page may hold no line)."""
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -191,6 +238,7 @@ def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 except ValueError as exc:
                     raise GamesFileError(f"{path}: line {number} is not JSON: {exc}") from None
                 yield end, line
+            yield end, None
 
 
 def scan(path: str | Path) -> Scan:
@@ -198,18 +246,25 @@ def scan(path: str | Path) -> Scan:
     path = Path(path)
     if not path.exists():
         return Scan(0, 0, 0, 0)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(READ_BYTES)
+    except OSError as exc:
+        raise GamesFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     games = last = good = 0
     for end, line in _lines(path):
-        games += 1
-        last = max(last, int(line.get("id") or 0))
         good = end
-    return Scan(games, last, good, path.stat().st_size)
+        if line is not None:
+            games += 1
+            last = max(last, int(line.get("id") or 0))
+    return Scan(games, last, good, path.stat().st_size, _member_filters(head))
 
 
 def read_games(path: str | Path) -> Iterator[ExportedGame]:
     """Every game of a download, in the file's order (a page cut short is left out)."""
     for _, line in _lines(Path(path)):
-        yield ExportedGame.from_json(line)
+        if line is not None:
+            yield ExportedGame.from_json(line)
 
 
 def read_decisions(path: str | Path) -> Iterator[Decision]:

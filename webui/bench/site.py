@@ -11,8 +11,11 @@ beside a baseline page that runs no query at all, measured in the same run.
 ``--concurrency N`` measures the real thing instead: the site served with its production
 configuration (gunicorn with ``webui/gunicorn_conf.py`` behind nginx, :mod:`webui.serving`) on
 the same database, and N concurrent clients over HTTP (:mod:`webui.bench.site_load`): p50, p95,
-errors and 5xx answers per page, beside ``/healthz`` measured under the same load. Not a test:
-run it by hand.
+errors and 5xx answers per page, beside ``/healthz`` measured under the same load. With
+``--hostile N`` the crowd runs again while N threads upload hostile archives (a dotted-key and
+a deep-array ``bot.toml``, a tree of nested folders: :mod:`webui.bench.site_uploads`; the
+server's upload limits raised so that every one is checked), and ``/healthz``'s p95 is printed
+beside the quiet crowd's, with their ratio. Not a test: run it by hand.
 """
 
 from __future__ import annotations
@@ -88,6 +91,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --concurrency: also a mixed crowd, the clients over every "
         "page at once while the ladder plays on a real worker",
+    )
+    parser.add_argument(
+        "--hostile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --concurrency: the crowd again while N threads send hostile uploads "
+        "(dotted-key and deep-array manifests, deep folders); /healthz p95 beside the quiet "
+        "crowd's",
+    )
+    parser.add_argument(
+        "--hostile-scale",
+        type=float,
+        default=1.0,
+        metavar="F",
+        help="the hostile archives at F of their full size, 0 < F <= 1 (default 1)",
     )
     parser.add_argument(
         "--runs",
@@ -749,7 +768,11 @@ def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]
 
     pages = concurrent_pages()
     result: dict[str, Any] = {"runs": args.runs, "concurrency": args.concurrency}
-    with ProductionServer(port=free_port(), nginx=not args.no_nginx) as server:
+    # Hostile uploads are all checked (the limit per user would refuse them before the work).
+    env = {"ARENA_UPLOADS_PER_HOUR": "1000000", "ARENA_UPLOADS_PER_DAY": "1000000"}
+    with ProductionServer(
+        port=free_port(), nginx=not args.no_nginx, env=env if args.hostile else None
+    ) as server:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
         with Progress(
@@ -778,20 +801,30 @@ def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]
             result["pages"] = [
                 _median_row([r[k] for r in runs], [r[0] for r in runs]) for k in range(len(pages))
             ]
-            if args.crowd:
+            if args.crowd or args.hostile:
                 crowds = []
+                hostile_crowds = []
                 task = bar.add_task(
-                    f"a crowd of {args.concurrency} while the ladder plays", total=args.runs
+                    f"a crowd of {args.concurrency} while the ladder plays",
+                    total=args.runs * (2 if args.hostile else 1),
                 )
+                crowd_requests = args.requests * len(pages) // 2
                 with ladder_playing() as ladder_games:
                     for _ in range(args.runs):
                         crowds.append(
-                            load_crowd(
-                                server.url, pages, args.concurrency, args.requests * len(pages) // 2
-                            )
+                            load_crowd(server.url, pages, args.concurrency, crowd_requests)
                         )
                         bar.advance(task)
+                    if args.hostile:
+                        with hostile_uploaders(server.url, args) as uploaders:
+                            for _ in range(args.runs):
+                                hostile_crowds.append(
+                                    load_crowd(server.url, pages, args.concurrency, crowd_requests)
+                                )
+                                bar.advance(task)
                     played = ladder_games()
+                if args.hostile:
+                    result["hostile"] = _hostile_figures(args, crowds, hostile_crowds, uploaders)
                 base = [c["pages"][0] for c in crowds]
                 result["crowd"] = {
                     "all": _median_row([c["all"] for c in crowds], base),
@@ -808,6 +841,47 @@ def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]
     ) + f", {workers} workers x {threads} threads"
     result["cache"] = "redis" if os.environ.get("ARENA_CACHE_URL") else "files"
     return result
+
+
+def hostile_uploaders(url: str, args: argparse.Namespace) -> Any:
+    """``--hostile`` uploaders of a bot of their own account, with its API token."""
+    from django.contrib.auth.models import User
+
+    from webui.bench.site_uploads import HostileUploaders
+    from webui.league import versions
+    from webui.league.models import Bot
+    from webui.web.models import ApiToken
+
+    user, _ = User.objects.get_or_create(username="bench-hostile")
+    if not Bot.objects.filter(name="bench-hostile").exists():
+        versions.create_bot(user, "bench-hostile", "")
+    token = ApiToken.issue(user, "bench")[1]
+    return HostileUploaders(url, "bench-hostile", token, args.hostile, scale=args.hostile_scale)
+
+
+def _hostile_figures(
+    args: argparse.Namespace,
+    quiet: list[dict[str, Any]],
+    hostile: list[dict[str, Any]],
+    uploaders: Any,
+) -> dict[str, Any]:
+    """The crowd under hostile uploads, its ``/healthz`` p95 beside the quiet crowd's."""
+    base = [c["pages"][0] for c in hostile]
+    quiet_p95 = statistics.median(c["pages"][0]["p95"] for c in quiet)
+    hostile_p95 = statistics.median(c["pages"][0]["p95"] for c in hostile)
+    return {
+        "uploaders": args.hostile,
+        "scale": args.hostile_scale,
+        "uploads": uploaders.result.row(),
+        "all": _median_row([c["all"] for c in hostile], base),
+        "pages": [
+            _median_row([c["pages"][k] for c in hostile], base)
+            for k in range(len(hostile[0]["pages"]))
+        ],
+        "healthz_quiet_p95": round(quiet_p95, 2),
+        "healthz_p95": round(hostile_p95, 2),
+        "healthz_p95_ratio": round(hostile_p95 / (quiet_p95 or 1.0), 2),
+    }
 
 
 def _figures_table(title: str, rows: list[dict[str, Any]], runs: int) -> Any:
@@ -871,7 +945,23 @@ def print_concurrent(result: dict[str, Any], engine: str, counts: dict[str, int]
                 runs,
             )
         )
-    every = rows + (crowd["pages"] if crowd else [])
+    hostile = result.get("hostile")
+    if hostile:
+        uploads = hostile["uploads"]
+        console.print(
+            _figures_table(
+                f"the same crowd while {hostile['uploaders']} clients sent hostile uploads "
+                f"(scale {hostile['scale']:g}): {uploads['uploads']} uploads, answered "
+                f"{uploads['statuses']}, p95 {uploads['p95']:.0f} ms",
+                [hostile["all"], *hostile["pages"]],
+                runs,
+            )
+        )
+        console.print(
+            f"/healthz p95 during hostile uploads: {hostile['healthz_p95']:.1f} ms; in the quiet "
+            f"crowd: {hostile['healthz_quiet_p95']:.1f} ms ({hostile['healthz_p95_ratio']:.1f}x)"
+        )
+    every = rows + (crowd["pages"] if crowd else []) + (hostile["pages"] if hostile else [])
     errors = sum(r["errors"] for r in every)
     server_errors = sum(r["server_errors"] for r in every)
     console.print(
@@ -892,8 +982,14 @@ def run(args: argparse.Namespace) -> int:
     if args.concurrency is not None and not 1 <= args.concurrency <= 1000:
         print(f"error: --concurrency {args.concurrency}: between 1 and 1000")
         return 2
-    if args.concurrency is None and (args.no_nginx or args.crowd or args.runs != 1):
-        print("error: --no-nginx, --crowd and --runs go with --concurrency")
+    if args.concurrency is None and (args.no_nginx or args.crowd or args.runs != 1 or args.hostile):
+        print("error: --no-nginx, --crowd, --hostile and --runs go with --concurrency")
+        return 2
+    if not 0 <= args.hostile <= 100:
+        print(f"error: --hostile {args.hostile}: between 0 and 100")
+        return 2
+    if not 0 < args.hostile_scale <= 1:
+        print(f"error: --hostile-scale {args.hostile_scale:g}: above 0, at most 1")
         return 2
     if not 1 <= args.runs <= 20:
         print(f"error: --runs {args.runs}: between 1 and 20")

@@ -8,9 +8,11 @@ per priority on Redis and do not exist on the embedded broker; seasons share the
 
 Unrated by default; a rated challenge moves ladder ratings, and is allowed only between two
 ladder-active versions in a ladder variant. Each user may ask for
-``ARENA_CHALLENGES_PER_HOUR`` challenges an hour. The result is the score from the
-challenger's side with the Elo difference, its 95 % error and the LOS, as ``arena match``
-prints them (:class:`arena.runner.stats.EloEstimate`).
+``ARENA_CHALLENGES_PER_HOUR`` challenges an hour, and a bot plays in at most
+``ARENA_CHALLENGES_OPEN_PER_BOT`` challenges waiting or under way at once, as challenger or
+opponent (so many accounts cannot queue a crowd of challenges against one bot). The result is
+the score from the challenger's side with the Elo difference, its 95 % error and the LOS, as
+``arena match`` prints them (:class:`arena.runner.stats.EloEstimate`).
 """
 
 from __future__ import annotations
@@ -166,6 +168,28 @@ def create_challenge(
                 f"{settings.ARENA_CHALLENGES_PER_HOUR}; try later",
                 429,
             )
+        # The bots' rows serialize the challenges of one bot from different users.
+        pair = sorted({mine.bot_id, theirs.bot_id})
+        list(Bot.objects.select_for_update().filter(pk__in=pair).order_by("pk").values("pk"))
+        most = int(settings.ARENA_CHALLENGES_OPEN_PER_BOT)
+        for version, field in ((mine, "bot"), (theirs, "opponent")):
+            waiting = (
+                Match.objects.filter(
+                    kind=Match.Kind.CHALLENGE,
+                    status__in=[Match.Status.SCHEDULED, Match.Status.RUNNING],
+                    seats__version__bot_id=version.bot_id,
+                )
+                .distinct()
+                .count()
+            )
+            if waiting >= most:
+                raise ChallengeError(
+                    field,
+                    f"bot {version.bot.name!r} has {waiting} challenges waiting or under way, "
+                    f"the most one bot may have at once (ARENA_CHALLENGES_OPEN_PER_BOT = "
+                    f"{most}); try when one has been played",
+                    429,
+                )
         played = get_variant(played.name, dict(played.options))
         return create_open_match(
             Match.Kind.CHALLENGE,

@@ -30,6 +30,7 @@ from arena.engine import side_of_seat
 from arena.seeds import draw_seed
 
 from . import inputs, read_models
+from .locks import retry_on_deadlock, share_variant
 from .models import BotVersion, Game, Match, MatchSeat, Round, Season, Variant
 from .queue import enqueue
 
@@ -247,7 +248,23 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
     """
     # The same record, its strings made storable (and any number that is not finite null).
     report = cast("MatchReportJson", inputs.storable_json(report))
+    return _record_result(claim, report)
+
+
+@retry_on_deadlock
+def _record_result(claim: Claim, report: MatchReportJson) -> bool:
+    played_in = (
+        Match.objects.filter(pk=claim.match_id)
+        .values_list("season__variant_id", "variant_id")
+        .first()
+    )
+    if played_in is None:
+        return False
     with transaction.atomic():
+        # The league's lock order (webui.league.locks): the variant first (the games' foreign
+        # key to it is checked at their insert, FOR KEY SHARE on its row; a rating update
+        # holds it FOR UPDATE), then the round, the read versions, the games' lock.
+        share_variant(played_in[0] or played_in[1])
         match = (
             Match.objects.select_for_update(of=("self",))
             .select_related("season__variant", "round", "variant")
@@ -259,16 +276,6 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             return False
         entrants = [s.version for s in match.seats.order_by("index")]
         variant = match.play_variant()
-        # The games' foreign key to the variant is checked at commit (FOR KEY SHARE on its
-        # row), after the read versions this transaction bumps; a rating update holds the
-        # variant's row (FOR UPDATE) and bumps the same versions. Taken first here, the two
-        # wait for each other in one order instead of deadlocking.
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"SELECT 1 FROM {Variant._meta.db_table} WHERE id = %s FOR KEY SHARE",
-                    [variant.pk],
-                )
         summary = report["summary"]
         if [line["entrant"] for line in summary] != list(range(len(entrants))):
             raise ValueError("a report to record has one summary line per entrant, in order")
@@ -305,8 +312,6 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
                     duration_ms=data["duration_ms"],
                 )
             )
-        Game.objects.bulk_create(games)
-        read_models.add_head_to_head(match.pk)
         winner = _match_winner(entrants, wins, points, match)
         now = timezone.now()
         Match.objects.filter(pk=match.pk).update(
@@ -328,9 +333,35 @@ def record_result(claim: Claim, report: MatchReportJson) -> bool:
             )
             if not still_open.exists():
                 enqueue("arena.schedule_round", match.season_id)
-        # Last: the pages this result changes, in the same transaction as the result.
+        # The pages this result changes, in the same transaction as the result.
         read_models.bump(read_models.match_scopes(match.season_id, {v.bot_id for v in entrants}))
+        # Last, the games: their ids follow commit order (the export's cursor).
+        _insert_games_in_commit_order(games)
+        read_models.add_head_to_head(match.pk)
     return True
+
+
+GAMES_LOCK = 0x5C0_9A_0001
+"""The PostgreSQL advisory lock that hands out game ids in commit order."""
+
+
+def _insert_games_in_commit_order(games: list[Game]) -> None:
+    """Inserts a result's games so that their ids follow the order in which the results
+    commit: a reader that sees a game sees every game of a lower id that will ever commit.
+
+    A sequence hands ids out at insert, and a result with low ids could commit after one with
+    higher ids; the export's cursor (``after``, the last id a download holds) would then
+    pass a game for good. On PostgreSQL the insert takes a transaction-level advisory lock,
+    held until commit: the inserts and commits of results happen one after the other. It
+    costs next to nothing: the games and their head-to-head are the transaction's last writes
+    (its other locks are taken already, so nothing waits while holding it), and every result
+    has bumped the home page's read version just before, which orders them from there to
+    commit anyway; the lock makes the order a promise. SQLite has one writer at a time.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [GAMES_LOCK])
+    Game.objects.bulk_create(games)
 
 
 def _match_winner(

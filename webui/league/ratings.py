@@ -17,6 +17,7 @@ from arena import rating as trueskill_rating
 from arena.engine import side_of_seat
 
 from . import read_models
+from .locks import retry_on_deadlock
 from .models import BotVersion, Game, Match, Rating, RatingHistory, Variant
 
 
@@ -80,6 +81,7 @@ RATED = Q(void="", match__rated=True)
 """The games that move ratings: not void, of a rated match (unrated challenges are not)."""
 
 
+@retry_on_deadlock
 def update_ratings(variant_id: int, batch: int = 500) -> int:
     """Rates the variant's unrated games in result order; one writer per variant at a time.
 

@@ -21,6 +21,7 @@ from . import formats, inputs, ranges, read_models
 from .errors import LeagueError
 from .formats import StandingRow
 from .formats.base import close_round_if_done
+from .locks import retry_on_deadlock, share_variant
 from .models import BotVersion, Round, Season, SeasonEntrant, Variant
 from .queue import queue_depth
 from .ratings import update_ratings
@@ -122,6 +123,7 @@ def create_season(
 def start_season(season: Season) -> bool:
     """Draft to running, then schedules the first round (enqueued). False if already started."""
     with transaction.atomic():
+        share_variant(season.variant_id)  # the league's lock order: the variant first
         changed = Season.objects.filter(pk=season.pk, status=Season.Status.DRAFT).update(
             status=Season.Status.RUNNING, started=timezone.now()
         )
@@ -131,13 +133,18 @@ def start_season(season: Season) -> bool:
     return changed == 1
 
 
+@retry_on_deadlock
 def schedule_next_round(season_id: int) -> Round | None:
     """Schedules the season's next round when the last one is done; finishes the season.
 
     One scheduler at a time per season (a row lock); a round number is unique, so running this
-    twice schedules a round once. Returns the new round, or None when nothing was due.
+    twice schedules a round once. Returns the new round, or None when nothing was due. Locks
+    in the league's order (:mod:`webui.league.locks`), and runs again if the database still
+    picks it to break a deadlock.
     """
+    variant_id = Season.objects.values_list("variant_id", flat=True).get(pk=season_id)
     with transaction.atomic():
+        share_variant(variant_id)  # first: the new matches refer to it
         season = Season.objects.select_for_update().get(pk=season_id)
         if season.status != Season.Status.RUNNING:
             return None

@@ -9,6 +9,12 @@ while a season's, the ladder's or a challenge's match waits to be played it puts
 (:func:`league_work_waiting`), at most ``ARENA_SPRT_MAX_YIELDS`` times in a row, so a test
 runs behind that work without starving. :func:`promote` makes the new version the ladder
 version once H1 is accepted (the owner only).
+
+What one account may start is bounded (docs/SECURITY.md, "Work limits per user"): pairs per
+test (``ARENA_SPRT_PAIRS_PER_TEST``, a 400 beyond), running tests per user and per bot
+(``ARENA_SPRT_TESTS_PER_USER``, ``ARENA_SPRT_TESTS_PER_BOT``) and pairs not yet started of a
+user's running tests (``ARENA_SPRT_PAIRS_PER_USER``): a 429 beyond, naming the limit, and
+nothing written.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from arena.seeds import draw_seed
@@ -29,7 +37,7 @@ from webui.league.queue import enqueue, send
 from .models import SprtPair, SprtTest
 
 TASK = "arena.sprt_pair"
-MAX_PAIRS = 5000
+MAX_PAIRS = 2000  # pairs of one test, unless ARENA_SPRT_PAIRS_PER_TEST says otherwise
 DEFAULT_MAX_PAIRS = 500
 
 
@@ -48,6 +56,44 @@ def parallel() -> int:
     return max(1, int(getattr(settings, "ARENA_SPRT_PARALLEL", 2)))
 
 
+def max_pairs_per_test() -> int:
+    """The most pairs one test may ask for (``ARENA_SPRT_PAIRS_PER_TEST``)."""
+    return max(1, int(getattr(settings, "ARENA_SPRT_PAIRS_PER_TEST", MAX_PAIRS)))
+
+
+def _check_work_limits(user: Any, bot: Bot, max_pairs: int) -> None:
+    """Raises the 429 of a limit that one more test of ``max_pairs`` pairs would pass. Call
+    it inside the transaction that holds the user's row (two requests cannot both pass)."""
+    running = SprtTest.objects.filter(created_by=user, status=SprtTest.Status.RUNNING)
+    most = int(settings.ARENA_SPRT_TESTS_PER_USER)
+    count = running.count()
+    if count >= most:
+        raise TestError(
+            "version",
+            f"you have {count} version tests running, the most one user may have at once "
+            f"(ARENA_SPRT_TESTS_PER_USER = {most}): stop one or wait for it to decide",
+            429,
+        )
+    most = int(settings.ARENA_SPRT_TESTS_PER_BOT)
+    count = SprtTest.objects.filter(bot=bot, status=SprtTest.Status.RUNNING).count()
+    if count >= most:
+        raise TestError(
+            "version",
+            f"bot {bot.name!r} has {count} version tests running, the most one bot may have "
+            f"at once (ARENA_SPRT_TESTS_PER_BOT = {most}): stop one or wait for it to decide",
+            429,
+        )
+    most = int(settings.ARENA_SPRT_PAIRS_PER_USER)
+    booked = running.aggregate(left=Sum(F("max_pairs") - F("pairs_started")))["left"] or 0
+    if booked + max_pairs > most:
+        raise TestError(
+            "max_pairs",
+            f"your running tests have {booked} pairs still to play; {max_pairs} more would pass "
+            f"the most one user may have waiting (ARENA_SPRT_PAIRS_PER_USER = {most})",
+            429,
+        )
+
+
 def create_test(
     user: Any,
     bot: Bot,
@@ -59,7 +105,9 @@ def create_test(
     beta: float = 0.05,
     max_pairs: int = DEFAULT_MAX_PAIRS,
 ) -> SprtTest:
-    """Starts a test of ``bot``'s version ``number`` against its ladder version."""
+    """Starts a test of ``bot``'s version ``number`` against its ladder version. Raises
+    :class:`TestError` (400 naming the field, 403, or 429 at a work limit); nothing is
+    written then."""
     if not getattr(user, "is_authenticated", False) or bot.owner_id != user.pk:
         raise TestError("bot", f"only the owner of bot {bot.name!r} may test its versions", 403)
     try:
@@ -70,11 +118,12 @@ def create_test(
     if (
         isinstance(max_pairs, bool)
         or not isinstance(max_pairs, int)
-        or not 1 <= max_pairs <= MAX_PAIRS
+        or not 1 <= max_pairs <= max_pairs_per_test()
     ):
         raise TestError(
             "max_pairs",
-            f"max_pairs must be a whole number from 1 to {MAX_PAIRS}, not {max_pairs!r}",
+            f"max_pairs must be a whole number from 1 to {max_pairs_per_test()} "
+            f"(ARENA_SPRT_PAIRS_PER_TEST), not {max_pairs!r}",
         )
     entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
     if entry is None or entry.status == LadderEntry.Status.RETIRED:
@@ -95,6 +144,9 @@ def create_test(
         raise TestError("version", f"{new.label} and {entry.version.label} share no ladder variant")
     variant = variants[0]
     with transaction.atomic():
+        # The user's row serializes their requests: two at once cannot both pass the limits.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        _check_work_limits(user, bot, max_pairs)
         row = SprtTest.objects.create(
             bot=bot,
             new_version=new,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -99,8 +100,13 @@ def bot_tests(request: HttpRequest, name: str) -> HttpResponse:
             "entry": entry,
             "candidates": candidates,
             "tests": tests,
-            "max_pairs": sprt_tests.MAX_PAIRS,
+            "max_pairs": sprt_tests.max_pairs_per_test(),
             "default_max_pairs": sprt_tests.DEFAULT_MAX_PAIRS,
+            "limits": {
+                "per_user": settings.ARENA_SPRT_TESTS_PER_USER,
+                "per_bot": settings.ARENA_SPRT_TESTS_PER_BOT,
+                "pairs_per_user": settings.ARENA_SPRT_PAIRS_PER_USER,
+            },
         },
         status=status,
     )

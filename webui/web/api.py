@@ -47,6 +47,7 @@ from .replay_frames import FramesError, expand_replay
 from .routes import Route, request_user, token_user
 from .schema import ANY, B, I, N, S, array, nullable, obj, ref, schema_of
 from .submission import add_version, create_bot_with_version
+from .upload_limits import upload_refusal
 
 # ---------------------------------------------------------------------------------------------
 # Read handlers
@@ -306,7 +307,10 @@ def patch_bot(request: HttpRequest, name: str) -> Any:
 
 
 def post_version(request: HttpRequest, name: str) -> Any:
-    _, bot = _owned_bot(request, name)
+    user, bot = _owned_bot(request, name)
+    refusal = upload_refusal(request, user)
+    if refusal is not None:
+        raise ApiError(429, refusal)
     upload = request.FILES.get("archive")
     if upload is not None:
         if upload.size is not None and upload.size > MAX_ARCHIVE_BYTES:
@@ -509,7 +513,8 @@ ROUTES: list[Route] = [
         "versions",
         {"POST": post_version},
         "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
-        "multipart field 'archive' or the raw body. It is validated by a worker.",
+        "multipart field 'archive' or the raw body. It is validated by a worker. A user "
+        "may upload ARENA_UPLOADS_PER_HOUR and ARENA_UPLOADS_PER_DAY archives (429 beyond).",
         {"POST": "Version"},
         {"POST": "Archive"},
         frozenset({"POST"}),

@@ -9,7 +9,10 @@ that played in it), ``since`` and ``until`` (dates or date-times, ``until`` excl
 cursor is ``after``: the games with a greater id. The answer's ``X-Export-Next`` header is the
 next page's ``after`` (absent on the last page), ``X-Export-Count`` the games in this page and
 ``X-Export-Remaining`` those matching from this page on, so a download knows when it is done,
-how far it is, and resumes from the last id it holds.
+how far it is, and resumes from the last id it holds. Game ids follow the order in which
+results commit (:func:`webui.league.matches.record_result` inserts its games last, under one
+lock held to its commit), so a game that is not yet visible always gets an id above every
+visible one: a resumed download misses none.
 
 What keeps a download from starving the site: a page holds at most
 ``ARENA_EXPORT_MAX_LIMIT`` games (default 2,000), its rows are read from a server-side cursor

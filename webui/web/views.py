@@ -47,6 +47,7 @@ from .rank_changes import since
 from .read_cache import cached
 from .replay_frames import card_label
 from .submission import SubmissionError, add_version, create_bot_with_version
+from .upload_limits import upload_refusal
 
 
 def _owned_bot(request: HttpRequest, name: str) -> Bot:
@@ -198,6 +199,10 @@ def bot_new(request: HttpRequest) -> HttpResponse:
     form = BotForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         archive = form.cleaned_data.get("archive")
+        refusal = upload_refusal(request, request.user) if archive else None
+        if refusal is not None:
+            form.add_error("archive", refusal)
+            return render(request, "web/bot_new.html", {"form": form}, status=429)
         try:
             b, v = create_bot_with_version(
                 request.user,
@@ -225,6 +230,10 @@ def bot_upload(request: HttpRequest, name: str) -> HttpResponse:
     b = _owned_bot(request, name)
     form = VersionForm(request.POST, request.FILES)
     if form.is_valid():
+        refusal = upload_refusal(request, request.user)
+        if refusal is not None:
+            form.add_error("archive", refusal)
+            return render(request, "web/upload_failed.html", {"bot": b, "form": form}, status=429)
         try:
             v, created = add_version(b, form.cleaned_data["archive"].read())
         except SubmissionError as exc:

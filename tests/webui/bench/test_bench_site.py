@@ -99,12 +99,56 @@ def test_concurrent_clients_get_every_page_with_healthz_as_the_baseline(tmp_path
     assert crowd["ladder_games"] >= 0
 
 
+@pytest.mark.slow
+def test_the_crowd_runs_again_beside_hostile_uploads(tmp_path: Path) -> None:
+    """``--hostile``: the crowd again while two clients upload hostile archives (small ones
+    here), ``/healthz``'s p95 beside the quiet crowd's."""
+    require(find_nginx() is not None, "nginx")
+    result = bench(
+        "--games",
+        "40",
+        "--bots",
+        "3",
+        "--requests",
+        "6",
+        "--concurrency",
+        "2",
+        "--hostile",
+        "2",
+        "--hostile-scale",
+        "0.02",
+        "--json",
+        tmp_path=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    hostile = report["hostile"]
+    assert hostile["uploaders"] == 2 and hostile["scale"] == 0.02
+    uploads = hostile["uploads"]
+    assert uploads["uploads"] == sum(uploads["statuses"].values()) >= 2
+    assert not any(status.startswith("5") for status in uploads["statuses"]), uploads
+    assert [p["page"] for p in hostile["pages"]] == [p["page"] for p in report["pages"]]
+    assert hostile["pages"][0]["page"] == "baseline: /healthz"
+    assert hostile["healthz_p95"] == hostile["pages"][0]["p95"]
+    assert hostile["healthz_quiet_p95"] == report["crowd"]["pages"][0]["p95"]
+    assert hostile["healthz_p95_ratio"] == round(
+        hostile["healthz_p95"] / hostile["healthz_quiet_p95"], 2
+    )
+    assert hostile["all"]["requests"] == 6 * len(report["pages"]) // 2
+
+
 @pytest.mark.parametrize(
     "args,message",
     [
         (["--concurrency", "0"], "--concurrency 0: between 1 and 1000"),
-        (["--no-nginx"], "--no-nginx, --crowd and --runs go with --concurrency"),
-        (["--crowd"], "--no-nginx, --crowd and --runs go with --concurrency"),
+        (["--no-nginx"], "--no-nginx, --crowd, --hostile and --runs go with --concurrency"),
+        (["--crowd"], "--no-nginx, --crowd, --hostile and --runs go with --concurrency"),
+        (["--hostile", "2"], "--no-nginx, --crowd, --hostile and --runs go with --concurrency"),
+        (["--concurrency", "2", "--hostile", "-1"], "--hostile -1: between 0 and 100"),
+        (
+            ["--concurrency", "2", "--hostile", "1", "--hostile-scale", "2"],
+            "--hostile-scale 2: above 0, at most 1",
+        ),
         (["--concurrency", "2", "--runs", "0"], "--runs 0: between 1 and 20"),
     ],
 )

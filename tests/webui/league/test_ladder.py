@@ -447,3 +447,27 @@ def test_challenges_of_unvalidated_retired_or_unrated_bots_are_refused(
         challenges.create_challenge(world["owner"], bot="mine", opponent="random")
     assert caught.value.status == 429
     assert Match.objects.count() == 1
+
+
+def test_a_bot_has_at_most_so_many_challenges_open(world: dict[str, Any], settings: Any) -> None:
+    """Challenges waiting or under way per bot, whoever asked: the next one, from another
+    user, against that bot, is a 429 naming the limit, and queues nothing."""
+    from webui.league import challenges, versions
+    from webui.league.models import Match
+
+    versions.finish_validation(world["version"].pk, True)
+    settings.ARENA_CHALLENGES_OPEN_PER_BOT = 1
+    first = challenges.create_challenge(world["owner"], bot="mine", opponent="greedy")
+    theirs = versions.create_bot(world["other"], "theirs")
+    version, _ = versions.register_version(
+        theirs, sha256="c" * 64, manifest={"name": "theirs"}, source_dir=str(SAMPLES / "random")
+    )
+    versions.finish_validation(version.pk, True)
+    with pytest.raises(challenges.ChallengeError) as caught:
+        challenges.create_challenge(world["other"], bot="theirs", opponent="greedy")
+    assert caught.value.status == 429 and caught.value.field == "opponent"
+    assert "bot 'greedy' has 1 challenges waiting or under way" in str(caught.value)
+    assert "ARENA_CHALLENGES_OPEN_PER_BOT = 1" in str(caught.value)
+    assert list(Match.objects.values_list("pk", flat=True)) == [first.pk]
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.DONE)
+    assert challenges.create_challenge(world["other"], bot="theirs", opponent="greedy")

@@ -227,6 +227,7 @@ def test_a_bot_that_fails_its_validation_game_is_reported_refused_with_its_fault
         "unreachable",
         "someone else's bot",
         "bad server",
+        "past the upload limit",
     ],
 )
 def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
@@ -236,6 +237,7 @@ def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
     live_server: Any,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
 ) -> None:
     from webui.league.models import Bot, BotVersion
 
@@ -252,6 +254,8 @@ def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
         "unreachable": "cannot reach http://127.0.0.1:",
         "someone else's bot": "bot 'taken' belongs to bea",
         "bad server": "server 'ftp://example.org': give the site's address",
+        "past the upload limit": "refused case-bot@0.1.0: at most 0 uploads per hour for one "
+        "user (ARENA_UPLOADS_PER_HOUR)",
     }[case]
     argv = ["bot", "submit", str(folder)]
     if case == "no manifest":
@@ -270,9 +274,14 @@ def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
         toml.write_text(toml.read_text().replace('name = "case-bot"', 'name = "taken"'))
     elif case == "bad server":
         argv += ["--server", "ftp://example.org"]
+    elif case == "past the upload limit":
+        from webui.league import versions
+
+        versions.create_bot(ada["user"], "case-bot", "")
+        settings.ARENA_UPLOADS_PER_HOUR = 0
     bots, versions = Bot.objects.count(), BotVersion.objects.count()
     status, _, err = arena(argv, capsys)
-    assert status == 2
+    assert status == (1 if case == "past the upload limit" else 2)  # 1: the site refused it
     assert expected in one_line(err)
     assert (Bot.objects.count(), BotVersion.objects.count()) == (bots, versions)
 

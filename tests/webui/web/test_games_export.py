@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.sdk.games import read_decisions, read_games, scan
+from arena.sdk.games import filters_member, read_decisions, read_games, scan
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -177,15 +177,18 @@ def test_download_stops_resumes_and_holds_every_game_once(
     assert main([*args, "--max-pages", "2"]) == 3
     first = json.loads(capsys.readouterr().out)
     assert first["games"] == 14 and first["complete"] is False and first["resumed"] is False
-    # A page cut short at the end, as a download killed while it wrote leaves it.
-    whole = out.read_bytes()
+    # A page cut short at the end, as a download killed while it wrote leaves it (the file
+    # begins with its filters, an empty member, then the pages).
+    assert scan(out).filters == {"rated": "true"}
+    pages = out.read_bytes()[len(filters_member({"rated": "true"})) :]
+    cut = pages[: len(pages) // 3]
     with out.open("ab") as handle:
-        handle.write(whole[: len(whole) // 3])
+        handle.write(cut)
     assert scan(out).games == 14
     assert main(args) == 0
     second = json.loads(capsys.readouterr().out)
     assert second["complete"] is True and second["resumed"] is True
-    assert second["dropped_bytes"] == len(whole) // 3
+    assert second["dropped_bytes"] == len(cut)
     assert second["games"] == len(many_games["rated"])
     assert second["new"] == len(many_games["rated"]) - 14
     check_file(out, many_games["rated"], tmp_path)

@@ -161,7 +161,13 @@ def test_the_nginx_template_has_exactly_the_placeholders_the_compose_file_sets()
 
 @pytest.mark.parametrize(
     "name,value",
-    [("ARENA_WEB_WORKERS", "0"), ("ARENA_WEB_THREADS", "many"), ("ARENA_WEB_TIMEOUT", "-5")],
+    [
+        ("ARENA_WEB_WORKERS", "0"),
+        ("ARENA_WEB_THREADS", "many"),
+        ("ARENA_WEB_TIMEOUT", "-5"),
+        ("ARENA_WEB_MAX_REQUESTS", "-1"),
+        ("ARENA_WEB_MAX_RSS_MB", "1GB"),
+    ],
 )
 def test_gunicorn_refuses_a_bad_setting_naming_it(name: str, value: str) -> None:
     env = {**os.environ, name: value}
@@ -174,7 +180,7 @@ def test_gunicorn_refuses_a_bad_setting_naming_it(name: str, value: str) -> None
         timeout=60,
     )
     assert result.returncode == 1
-    assert f"{name}={value!r}: expected a whole number from 1 to" in result.stderr
+    assert f"{name}={value!r}: expected a whole number from " in result.stderr
 
 
 def test_arena_web_production_serves_and_stops_on_sigterm_with_nothing_left(
@@ -241,3 +247,59 @@ def test_nginx_compresses_pages_and_json_and_their_etags_still_answer_304(
     status, headers, body = fetch(behind_nginx.url + "/api/openapi.json")
     assert status == 200 and "Content-Encoding" not in headers
     assert json.loads(body)["openapi"].startswith("3.")
+
+
+def booted_workers(server: ProductionServer) -> set[str]:
+    """The pids of the workers gunicorn started, from its log."""
+    return booted_workers_in(server.log_tail("gunicorn", 10**7))
+
+
+def answers_all(url: str, count: int, clients: int) -> list[int]:
+    """``count`` requests to ``/healthz`` from ``clients`` threads at once: their statuses
+    (an error's status, or 0 when no answer came)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(_: int) -> int:
+        try:
+            return healthz(url)[0]
+        except urllib.error.HTTPError as error:
+            return error.code
+        except OSError:
+            return 0
+
+    with ThreadPoolExecutor(clients) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def test_workers_are_replaced_after_max_requests_and_no_request_fails(
+    site_env: dict[str, str], nginx: str, tmp_path: Path
+) -> None:
+    env = {**site_env, "ARENA_WEB_MAX_REQUESTS": "10", "ARENA_WEB_MAX_REQUESTS_JITTER": "0"}
+    with ProductionServer(port=free_port(), env=env, log_dir=tmp_path / "logs") as server:
+        first = booted_workers(server)
+        statuses = answers_all(server.url, 60, clients=4)
+        assert statuses == [200] * 60
+        log = server.log_tail("gunicorn", 10**7)
+    # Two workers, 10 requests each (nginx's start-up check among them): 60 requests
+    # replaced at least four of them.
+    assert log.count("Autorestarting worker after current request.") >= 4
+    assert len(booted_workers_in(log) - first) >= 4
+
+
+def test_a_worker_over_the_memory_ceiling_is_replaced_and_no_request_fails(
+    site_env: dict[str, str], nginx: str, tmp_path: Path
+) -> None:
+    env = {**site_env, "ARENA_WEB_MAX_RSS_MB": "1"}  # every worker holds more
+    with ProductionServer(port=free_port(), env=env, log_dir=tmp_path / "logs") as server:
+        first = booted_workers(server)
+        statuses = answers_all(server.url, 6, clients=1)  # one after the other
+        assert statuses == [200] * 6
+        log = server.log_tail("gunicorn", 10**7)
+    # Each request (the first worker's first) leaves its worker to be replaced: the later
+    # ones were served by new workers.
+    assert log.count("over ARENA_WEB_MAX_RSS_MB=1: replaced after its requests") >= 3
+    assert len(booted_workers_in(log) - first) >= 3
+
+
+def booted_workers_in(log: str) -> set[str]:
+    return set(re.findall(r"Booting worker with pid: (\d+)", log))
