@@ -104,31 +104,34 @@ def add_create_arguments(parser: argparse.ArgumentParser) -> None:
         help="an entrant: a sample bot (random, greedy, ismcts), a bot folder, "
         "a registered bot, or name@N (repeat, in entry order)",
     )
+    # The formats and their options, read from the registry (it needs Django's models).
+    from django.apps import apps
+
+    if not apps.ready:
+        setup(migrate=False)
+    from .formats import FORMATS, every_option
+
     parser.add_argument(
         "--format",
         default="auto",
-        choices=["auto", "round-robin", "swiss", "tables", "partnerships"],
-        help="round-robin (two sides; with --knockout), swiss (two sides, "
-        "--rounds), tables (every pair at three-seat tables: scopa-3), "
-        "partnerships (rotating partners at four-player partnership tables; "
-        "4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 entrants); default: "
-        "round-robin for two sides, tables for more",
+        choices=["auto", *FORMATS],
+        help="; ".join(f"{key}: {cls.description}" for key, cls in FORMATS.items())
+        + "; default (auto): round-robin for two sides, tables for more",
     )
-    parser.add_argument(
-        "--rounds",
-        type=int,
-        default=None,
-        metavar="N",
-        help="Swiss only: the number of rounds (default ceil(log2 n) + 2; at most n - 1)",
-    )
-    parser.add_argument(
-        "--knockout",
-        type=int,
-        default=0,
-        metavar="N",
-        help="after a round-robin, a knockout for the top N (default none)",
-    )
-    parser.add_argument("--double", action="store_true", help="double round-robin")
+    for declared in every_option().values():
+        if declared.kind is bool:
+            parser.add_argument(
+                declared.flag, dest=declared.name, action="store_true", help=declared.help
+            )
+        else:
+            parser.add_argument(
+                declared.flag,
+                dest=declared.name,
+                type=int,
+                default=None,
+                metavar="N",
+                help=declared.help,
+            )
     parser.add_argument(
         "--games",
         type=int,
@@ -199,11 +202,16 @@ def field_of(flag: str) -> str:
 def create(args: argparse.Namespace) -> int:
     """``season create``: a draft season (or a started one with ``--start``)."""
     from . import ranges, seasons, variants
+    from .formats import every_option
 
     try:
         # The same ranges as the API and the form, named as this command's options.
+        options = {
+            name: declared.check(getattr(args, name, None), label=declared.flag)
+            for name, declared in every_option().items()
+            if getattr(args, name, None) is not None
+        }
         for flag, field in (
-            ("--knockout", "knockout_size"),
             ("--games", "games_per_pairing"),
             ("--move-time", "move_time_ms"),
             ("--bank", "bank_ms"),
@@ -214,22 +222,20 @@ def create(args: argparse.Namespace) -> int:
                 ranges.check_number(field, value, label=flag)
         ranges.check_bank(args.move_time, args.bank, "--bank", "--move-time")
         seat_limits = seat_limits_of(args)
-        options = dict(parse_option(o) for o in args.option)
-        variant = variants.get_variant(args.variant, options)
+        rules = dict(parse_option(o) for o in args.option)
+        variant = variants.get_variant(args.variant, rules)
         entrants = [resolve_entrant(text) for text in args.bot]
         season = seasons.create_season(
             name=args.name,
             variant=variant,
             entrants=entrants,
-            knockout_size=args.knockout,
-            double_round_robin=args.double,
             games_per_pairing=args.games,
             move_time_ms=args.move_time,
             bank_ms=args.bank,
             seed=args.seed,
             format=args.format,
-            swiss_rounds=args.rounds,
             seat_limits=seat_limits,
+            format_options=options,
         )
     except ValueError as error:
         return fail(str(error))

@@ -231,8 +231,10 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> dict[st
         "variant_label": s.variant.label,
         "status": s.status,
         "format": s.format,
-        "knockout_size": s.knockout_size,
-        "swiss_rounds": s.swiss_rounds,
+        "format_options": dict(s.format_options or {}),
+        # The options of the round-robin and the Swiss as clients first read them.
+        "knockout_size": int((s.format_options or {}).get("knockout_size") or 0),
+        "swiss_rounds": int((s.format_options or {}).get("rounds") or 0),
         "games_per_pairing": s.games_per_pairing,
         "move_time_ms": s.move_time_ms,
         "bank_ms": s.bank_ms,

@@ -50,6 +50,7 @@ def test_the_season_page_shows_standings_crosstable_rounds_and_bracket(
     positions = [page.index(f">{row.version.label}</a></td>") for row in table]
     assert positions == sorted(positions)
     assert "Cross-table" in page and "Final" in page
+    assert "round-robin, then knockout (top 2)" in page  # the format's label and headline
     done, total = played_season.progress()
     assert total == seasons.planned_matches(played_season)  # finished: every planned match is there
     assert (
