@@ -109,7 +109,7 @@ def add_create_arguments(parser: argparse.ArgumentParser) -> None:
 
     if not apps.ready:
         setup(migrate=False)
-    from .formats import FORMATS, every_option
+    from .formats import FORMATS
 
     parser.add_argument(
         "--format",
@@ -118,20 +118,27 @@ def add_create_arguments(parser: argparse.ArgumentParser) -> None:
         help="; ".join(f"{key}: {cls.description}" for key, cls in FORMATS.items())
         + "; default (auto): round-robin for two sides, tables for more",
     )
-    for declared in every_option().values():
-        if declared.kind is bool:
-            parser.add_argument(
-                declared.flag, dest=declared.name, action="store_true", help=declared.help
-            )
-        else:
-            parser.add_argument(
-                declared.flag,
-                dest=declared.name,
-                type=int,
-                default=None,
-                metavar="N",
-                help=declared.help,
-            )
+    added: set[str] = set()
+    for key, cls in FORMATS.items():
+        declared_here = [o for o in cls.Options.declared() if o.name not in added]
+        if not declared_here:
+            continue
+        group = parser.add_argument_group(f"options of format {key}")
+        for declared in declared_here:
+            added.add(declared.name)
+            if declared.kind is bool:
+                group.add_argument(
+                    declared.flag, dest=declared.name, action="store_true", help=declared.help
+                )
+            else:
+                group.add_argument(
+                    declared.flag,
+                    dest=declared.name,
+                    type=int,
+                    default=None,
+                    metavar="N",
+                    help=declared.help,
+                )
     parser.add_argument(
         "--games",
         type=int,

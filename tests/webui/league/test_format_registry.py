@@ -100,7 +100,7 @@ def test_a_new_format_is_offered_by_the_model_the_form_the_api_and_the_command_l
     cli.add_create_arguments(parser)
     text = " ".join(parser.format_help().split())
     assert "toy: Toy (made up by a test: two sides, some laps)" in text
-    assert "--laps N times round the toy track" in text
+    assert "options of format toy: --laps N times round the toy track" in text
     assert parser.parse_args(["x", "--bot", "a", "--format", "toy", "--laps", "3"]).laps == 3
 
 
