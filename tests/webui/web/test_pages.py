@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from arena.engine import verify_replay
+from arena.engine import CATEGORIES, POINT_CATEGORIES, verify_replay
 from webui.league import seasons
 from webui.league.models import Game, Match, Rating, Season
 
@@ -207,3 +207,13 @@ def test_the_bot_page_follows_new_rated_games(client: Any, played_season: Season
     assert sum(h["games"] for h in after["head_to_head"]) == games
     assert games > sum(h["games"] for h in before["head_to_head"])
     assert len(after["charts"][0]["series"][0]["points"]) == after["ratings"][0]["games"]
+
+
+def test_the_viewer_pages_give_their_scripts_the_engine_s_point_categories(
+    client: Any, db: Any
+) -> None:
+    page = client.get("/replay/").content.decode()
+    found = re.search(r'<script id="point-categories" type="application/json">(.*?)</script>', page)
+    assert found is not None
+    assert json.loads(found.group(1)) == [c.to_json() for c in POINT_CATEGORIES]
+    assert [c["key"] for c in json.loads(found.group(1))] == list(CATEGORIES)
