@@ -393,26 +393,7 @@ def season_json(season: Any) -> dict[str, Any]:
         },
         "champion": champion.label if champion else None,
         "champion_by": season_format.champion_by() if champion else None,
-        "standings": [
-            {
-                "rank": row.standing.rank,
-                "entrant": row.number,
-                "bot": row.version.label,
-                "played": row.standing.played,
-                "wins": row.standing.wins,
-                "draws": row.standing.draws,
-                "losses": row.standing.losses,
-                "score": row.standing.score,
-                "head_to_head": row.standing.head_to_head,
-                "sonneborn_berger": row.standing.sonneborn_berger,
-                "buchholz": row.standing.buchholz,
-                "byes": row.standing.byes,
-                "places": list(row.standing.places),
-                "points_for": row.standing.points_for,
-                "points_against": row.standing.points_against,
-            }
-            for row in season_format.standings()
-        ],
+        "standings": [row.to_json(bot=row.version.label) for row in season_format.standings()],
     }
 
 

@@ -728,26 +728,7 @@ def _season_tables(season: Season) -> dict[str, Any]:
 
     season_format = formats.format_of(season)
     table = season_format.standings()
-    standing_rows = [
-        {
-            "rank": row.standing.rank,
-            "entrant": row.number,
-            "version": by_number.get(row.number),
-            "played": row.standing.played,
-            "wins": row.standing.wins,
-            "draws": row.standing.draws,
-            "losses": row.standing.losses,
-            "score": row.standing.score,
-            "head_to_head": row.standing.head_to_head,
-            "sonneborn_berger": row.standing.sonneborn_berger,
-            "points_for": row.standing.points_for,
-            "points_against": row.standing.points_against,
-            "buchholz": row.standing.buchholz,
-            "byes": row.standing.byes,
-            "places": list(row.standing.places),
-        }
-        for row in table
-    ]
+    standing_rows = [row.to_json(version=by_number.get(row.number)) for row in table]
     scores = season_format.cross_table()
     order = [row.number for row in table]
     rounds = []

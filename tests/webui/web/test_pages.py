@@ -11,7 +11,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from arena.engine import CATEGORIES, POINT_CATEGORIES, verify_replay
-from webui.league import seasons
+from webui.league import cli, seasons
 from webui.league.models import Game, Match, Rating, Season
 
 pytestmark = pytest.mark.django_db
@@ -59,6 +59,11 @@ def test_the_season_page_shows_standings_crosstable_rounds_and_bracket(
     ) in page
     api = client.get(f"/api/seasons/{played_season.pk}").json()
     assert [s["version"]["label"] for s in api["standings"]] == [row.version.label for row in table]
+    # The command line's JSON gives the same rows (one function writes both), naming the bot.
+    shell = cli.season_json(played_season)["standings"]
+    assert [{**r, "version": r["version"]["label"]} for r in api["standings"]] == [
+        {k if k != "bot" else "version": v for k, v in r.items()} for r in shell
+    ]
     final = api["bracket"][-1]["slots"][0]
     champion = seasons.season_champion(played_season)
     assert champion is not None and final["winner"] == champion.label

@@ -42,6 +42,29 @@ class StandingRow:
     number: int
     standing: scheduling.Standing
 
+    def to_json(self, **named: Any) -> dict[str, Any]:
+        """The row JSON-ready, as the API and ``arena season standings --json`` give it: rank,
+        entrant number, ``named`` (how the caller names the bot: ``bot=`` its label,
+        ``version=`` its reference), then the standing's figures."""
+        s = self.standing
+        return {
+            "rank": s.rank,
+            "entrant": self.number,
+            **named,
+            "played": s.played,
+            "wins": s.wins,
+            "draws": s.draws,
+            "losses": s.losses,
+            "score": s.score,
+            "head_to_head": s.head_to_head,
+            "sonneborn_berger": s.sonneborn_berger,
+            "buchholz": s.buchholz,
+            "byes": s.byes,
+            "places": list(s.places),
+            "points_for": s.points_for,
+            "points_against": s.points_against,
+        }
+
 
 @dataclass(frozen=True)
 class SeasonShape:
