@@ -549,7 +549,7 @@ ROUTES: list[Route] = [
         "seasons",
         {"GET": get_seasons, "POST": post_season},
         "GET: seasons, newest first (?status=draft|running|finished). POST (staff token): "
-        "create a season (format round-robin, swiss, tables or partnerships), optionally "
+        "create a season (its format and the format's options: SeasonCreate), optionally "
         "starting it.",
         {"GET": "SeasonList", "POST": "SeasonPage"},
         {"POST": "SeasonCreate"},
