@@ -9,6 +9,7 @@ import importlib.util
 import sys
 import textwrap
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,9 @@ from league_helpers import SAMPLES
 
 from webui.league import cli, formats, seasons, variants, versions
 from webui.league.errors import LeagueError
+from webui.league.formats.options import FormatOptions, option
+from webui.league.formats.round_robin import RoundRobinOptions
+from webui.league.formats.swiss import SwissOptions
 from webui.league.models import BotVersion, Season
 from webui.web.forms import SeasonForm
 
@@ -121,3 +125,45 @@ def test_a_new_format_s_options_are_stored_and_refused_to_the_others(
     with pytest.raises(LeagueError, match="laps must be between 1 and 9, not 10"):
         seasons.create_season(name="long", variant=scopa, entrants=entrants, format="toy", laps=10)
     assert list(Season.objects.values_list("name", flat=True)) == ["toy"]
+
+
+def test_an_option_of_another_format_left_at_its_default_is_ignored_and_else_refused() -> None:
+    every = formats.every_option()
+    swiss = formats.FORMATS["swiss"]
+    given = {"knockout_size": 0, "double_round_robin": False, "rounds": 4}
+    assert swiss.options_from(given, every) == SwissOptions(rounds=4)
+    with pytest.raises(
+        formats.FormatError,
+        match=r"^double_round_robin True: a double round-robin is a round-robin, not format "
+        r"'swiss'$",
+    ):
+        swiss.options_from({"double_round_robin": True}, every)
+    with pytest.raises(formats.FormatError, match=r"^option 'laps': no format takes it \(the "):
+        swiss.options_from({"laps": 2}, every)
+    with pytest.raises(formats.FormatError, match=r"^rounds must be between 1 and 255, not 0$"):
+        swiss.options_from({"rounds": 0}, every)
+    tables = formats.FORMATS["tables"]
+    assert tables.options_from({"rounds": None}, every) == formats.FormatOptions()
+
+
+def test_options_are_stored_as_json_and_read_back_with_their_defaults() -> None:
+    chosen = RoundRobinOptions(knockout_size=4)
+    assert chosen.to_json() == {"knockout_size": 4, "double_round_robin": False}
+    assert RoundRobinOptions.from_json({"knockout_size": 4, "gone": 1}) == chosen
+    assert RoundRobinOptions.from_json(None) == RoundRobinOptions()
+    assert [(o.name, o.flag, o.kind) for o in RoundRobinOptions.declared()] == [
+        ("knockout_size", "--knockout", int),
+        ("double_round_robin", "--double", bool),
+    ]
+
+
+def test_two_formats_may_not_declare_one_option_differently(
+    toy: type[formats.SeasonFormat], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    @dataclass(frozen=True)
+    class Clash(FormatOptions):
+        rounds: int = option(1, label="Rounds", help="not the Swiss's", lo=1, hi=3)
+
+    monkeypatch.setattr(toy, "Options", Clash)
+    with pytest.raises(TypeError, match="option 'rounds' is declared twice, differently"):
+        formats.every_option()

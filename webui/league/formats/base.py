@@ -147,8 +147,8 @@ class SeasonFormat:
                     f"{', '.join(every) or 'none'})"
                 )
             if not other.is_default(value):
-                why = other.refused or f"not an option of format {cls.key!r}"
-                raise FormatError(f"{name} {value!r}: {why}, not format {cls.key!r}")
+                why = f"{other.refused}, not" if other.refused else "not an option of"
+                raise FormatError(f"{name} {value!r}: {why} format {cls.key!r}")
         return cls.Options(**taken)
 
     @classmethod
