@@ -69,6 +69,8 @@ CATEGORIES: tuple[str, ...] = tuple(c.key for c in POINT_CATEGORIES)
 """The point categories' keys, in order."""
 POINT_KEYS: tuple[str, ...] = (*CATEGORIES, "total")
 """The keys of one side's deal points: the categories, then ``"total"`` (REPLAY.md)."""
+_ZERO_POINTS: dict[str, int] = dict.fromkeys(POINT_KEYS, 0)
+"""A side's deal points before any is scored (copied for each side: the fast path)."""
 
 
 def side_points(points: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -163,7 +165,7 @@ def _primiera_winner(rules: Rules, masks: Sequence[int]) -> Side | None:
 def score_masks(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> DealScore:
     """:func:`score_deal` for captured cards given as 40-bit sets (the engine's fast path)."""
     sides = len(masks)
-    rows = [dict.fromkeys(POINT_KEYS, 0) for _ in range(sides)]
+    rows = [_ZERO_POINTS.copy() for _ in range(sides)]
     for i, row in enumerate(rows):
         row["scope"] = scope[i]
     winner = _unique_best([m.bit_count() for m in masks])
@@ -192,7 +194,7 @@ def score_masks(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> Dea
     if winner is not None:
         rows[winner]["primiera"] = 1
     for row in rows:
-        row["total"] = sum(row[key] for key in CATEGORIES)
+        row["total"] = sum(row.values())  # every category (the total is still 0)
     return DealScore(tuple(rows), cappotto)
 
 
