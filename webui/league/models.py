@@ -9,6 +9,7 @@ nothing imports back. Nothing here plays a game.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -153,13 +154,17 @@ class Variant(models.Model):
         return self.label
 
 
+FORMAT_CHOICES: list[Callable[[], list[tuple[str, str]]]] = []
+"""Where ``Season.format``'s choices come from: the format registry's
+:func:`~webui.league.formats.format_choices`, connected when the app is ready
+(:meth:`webui.league.apps.LeagueConfig.ready`; the formats import these models, not the other
+way round)."""
+
+
 def season_formats() -> list[tuple[str, str]]:
     """``Season.format``'s choices: every format's stored names and labels, read from the
-    registry (:func:`webui.league.formats.format_choices`) when asked, so no migration lists
-    them."""
-    from .formats import format_choices
-
-    return format_choices()
+    registry when asked, so no migration lists them."""
+    return [choice for source in FORMAT_CHOICES for choice in source()]
 
 
 class Season(models.Model):

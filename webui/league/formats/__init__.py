@@ -9,44 +9,30 @@ in a module of its own, and :data:`FORMATS` is the one registry.
 - ``partnerships``: four-player partnership variants; a whist tournament
   (:mod:`webui.league.formats.partnerships`).
 
-A new format is a new module here with its class (discovered: every :class:`SeasonFormat`
-subclass with a ``key`` defined in a module of this package is registered, in the order of its
-:attr:`~SeasonFormat.offered`), its page's ``web/formats/<key>.html`` template, and its tests.
-Its name, labels, description and options (a frozen dataclass,
-:mod:`webui.league.formats.options`, stored as ``Season.format_options``) are declared on the
-class, and the model's choices, the season form, the API's fields and schema and the command
-line's ``--format`` and flags are read from :data:`FORMATS`. Code outside the formats asks a
-season's format object (:func:`format_of`), never which format it is.
+A new format is a new module here with its class, added to :data:`FORMATS` below, its page's
+``web/formats/<key>.html`` template, and its tests. Its name, labels, description and options
+(a frozen dataclass, :mod:`webui.league.formats.options`, stored as ``Season.format_options``)
+are declared on the class, and the model's choices, the season form, the API's fields and
+schema and the command line's ``--format`` and flags are read from :data:`FORMATS`. Code
+outside the formats asks a season's format object (:func:`format_of`), never which format it
+is.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
 from collections.abc import Sequence
 
 from ..models import BotVersion, Season, Variant
 from .base import FormatError, Ref, SeasonFormat, SeasonShape, StandingRow
 from .options import FormatOptions, Option
+from .partnerships import Partnerships
+from .round_robin import RoundRobin
+from .swiss import Swiss
+from .tables import Tables
 
-
-def _discover() -> dict[str, type[SeasonFormat]]:
-    """Every format class defined in a module of this package, in the order offered."""
-    found: list[type[SeasonFormat]] = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        found.extend(
-            cls
-            for _, cls in inspect.getmembers(module, inspect.isclass)
-            if issubclass(cls, SeasonFormat)
-            and cls.__module__ == module.__name__
-            and "key" in vars(cls)
-        )
-    return {cls.key: cls for cls in sorted(found, key=lambda c: (c.offered, c.key))}
-
-
-FORMATS: dict[str, type[SeasonFormat]] = _discover()
+FORMATS: dict[str, type[SeasonFormat]] = {
+    cls.key: cls for cls in (RoundRobin, Swiss, Tables, Partnerships)
+}
 """Every format by the name a new season asks for, in the order they are offered (a test may
 add one for its duration)."""
 

@@ -92,8 +92,6 @@ class SeasonFormat:
     """Every ``Season.format`` value this format plays, with its label (default: its key)."""
     description: ClassVar[str] = ""
     """One line for the form and ``--help``: what the format is, what it takes."""
-    offered: ClassVar[int] = 100
-    """Where the format comes in the lists that offer formats (lower first)."""
     Options: ClassVar[type[FormatOptions]] = FormatOptions
     """What a new season of this format may be asked for beyond its name (none by default)."""
     columns: ClassVar[tuple[tuple[str, str], ...]] = ()

@@ -35,7 +35,6 @@ class Partnerships(SeasonFormat):
         "Rotating partnerships (four different bots at each table; 4, 5, 8, 9, 12, 13, 16, 17, "
         "20, 21, 24 or 25 entrants of a four-player partnership variant)"
     )
-    offered = 40
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("wins", "won"),
         ("draws", "drawn"),

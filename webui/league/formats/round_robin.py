@@ -61,7 +61,6 @@ class RoundRobin(SeasonFormat):
     labels = ((ROUND_ROBIN, "round-robin"), (ROUND_ROBIN_KNOCKOUT, "round-robin, then knockout"))
     description = "Round-robin (two sides; then a knockout if asked)"
     Options = RoundRobinOptions
-    offered = 10
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("wins", "won"),
         ("draws", "drawn"),

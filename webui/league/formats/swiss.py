@@ -57,7 +57,6 @@ class Swiss(SeasonFormat):
     labels = (("swiss", "Swiss"),)
     description = "Swiss (two sides; a fixed number of rounds)"
     Options = SwissOptions
-    offered = 20
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("wins", "won"),
         ("draws", "drawn"),

@@ -33,7 +33,6 @@ class Tables(SeasonFormat):
     key = "tables"
     labels = (("tables", "every pair at the same tables"),)
     description = "Tables (three sides: every pair at the same tables equally often)"
-    offered = 30
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("places", ""),
         ("score", "points"),
