@@ -24,7 +24,7 @@ from arena.engine.replay import (
     verify_replay,
     walk_replay,
 )
-from arena.engine.scoring import CATEGORIES, DealScore
+from arena.engine.scoring import POINT_CATEGORIES, DealScore
 from arena.engine.state import Game
 
 HELP = "verify and show game records (REPLAY.md format)"
@@ -89,9 +89,6 @@ def run_verify(args: argparse.Namespace) -> int:
         )
         print(f"{args.file}: {error}", file=sys.stderr)
     return 0 if report["ok"] else 1
-
-
-_OPTIONAL = ("re_bello", "napoli", "sette_tutti")
 
 
 def _card(card: int) -> str:
@@ -228,11 +225,19 @@ def _print_score(console: Any, rules: Rules, game: Game, score: DealScore, i: in
     """The points of a finished deal, the totals after it, and a cappotto."""
     from rich.table import Table
 
-    columns = [c for c in (*CATEGORIES, "total") if c not in _OPTIONAL or getattr(rules, c)]
-    table = Table(title=f"points of deal {i + 1}", title_justify="left")
+    categories = [c for c in POINT_CATEGORIES if c.is_scored(rules)]
+    columns = [*(c.key for c in categories), "total"]
+    # Headed by abbreviations (a variant's extra categories fit in a terminal), told below.
+    table = Table(
+        title=f"points of deal {i + 1}",
+        title_justify="left",
+        caption=", ".join(f"{c.abbreviation} {c.label} ({c.meaning})" for c in categories),
+        caption_justify="left",
+    )
     table.add_column("side")
-    for category in columns:
-        table.add_column(category.replace("_", " "), justify="right")
+    for category in categories:
+        table.add_column(category.abbreviation, justify="right")
+    table.add_column("Total", justify="right")
     for side, row in enumerate(score.points):
         table.add_row(str(side), *(str(row[c]) for c in columns))
     console.print(table)

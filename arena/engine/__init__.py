@@ -30,7 +30,15 @@ from arena.engine.cards import (
 from arena.engine.moves import Move, parse_move
 from arena.engine.observation import Observation
 from arena.engine.rng import Rng
-from arena.engine.scoring import CATEGORIES, POINT_KEYS, DealScore, score_deal, side_points
+from arena.engine.scoring import (
+    CATEGORIES,
+    POINT_CATEGORIES,
+    POINT_KEYS,
+    Category,
+    DealScore,
+    score_deal,
+    side_points,
+)
 from arena.engine.state import Deal, Game, needs_redeal
 from arena.engine.variants import (
     OPTION_NAMES,
@@ -87,10 +95,12 @@ __all__ = [
     "CATEGORIES",
     "DECK",
     "OPTION_NAMES",
+    "POINT_CATEGORIES",
     "POINT_KEYS",
     "VARIANTS",
     "Card",
     "CardError",
+    "Category",
     "Deal",
     "DealScore",
     "EngineError",

@@ -14,19 +14,63 @@ from typing import Any
 from arena.engine.cards import PRIMIERA_VALUE, Card, Side, mask_of
 from arena.engine.variants import Rules
 
-CATEGORIES: tuple[str, ...] = (
-    "carte",
-    "denari",
-    "settebello",
-    "primiera",
-    "scope",
-    "re_bello",
-    "napoli",
-    "sette_tutti",
+
+@dataclass(frozen=True)
+class Category:
+    """One point category of a deal: its key (REPLAY.md, the protocol's ``SidePoints``), how
+    people see it (``label``, ``abbreviation``, ``meaning``), and the rule option that turns it
+    on (``None``: every variant scores it)."""
+
+    key: str
+    label: str
+    abbreviation: str
+    meaning: str
+    option: str | None = None
+
+    @property
+    def is_optional(self) -> bool:
+        """Whether only some variants score it (its rule option on)."""
+        return self.option is not None
+
+    def is_scored(self, rules: Rules) -> bool:
+        """Whether a deal of ``rules`` can score it.
+
+        >>> from arena.engine.variants import rules_for
+        >>> [c.key for c in POINT_CATEGORIES if c.is_scored(rules_for("scopa"))]
+        ['carte', 'denari', 'settebello', 'primiera', 'scope']
+        """
+        return self.option is None or bool(getattr(rules, self.option))
+
+    def to_json(self) -> dict[str, Any]:
+        """The category as the site's pages give it to their scripts."""
+        return {
+            "key": self.key,
+            "label": self.label,
+            "abbreviation": self.abbreviation,
+            "meaning": self.meaning,
+            "optional": self.is_optional,
+        }
+
+
+POINT_CATEGORIES: tuple[Category, ...] = (
+    Category("carte", "Carte", "C", "most cards"),
+    Category("denari", "Denari", "D", "most coins"),
+    Category("settebello", "Settebello", "7d", "the 7 of coins"),
+    Category("primiera", "Primiera", "P", "the best card of each suit"),
+    Category("scope", "Scope", "S", "sweeps"),
+    Category("re_bello", "Re bello", "Rb", "the king of coins", option="re_bello"),
+    Category("napoli", "Napoli", "N", "a run of coins from the ace", option="napoli"),
+    Category("sette_tutti", "Sette tutti", "7s", "all four sevens", option="sette_tutti"),
 )
-"""The point categories, in the order of REPLAY.md and of the ``count_out`` tie rule."""
+"""Every point category, listed once, in the order of REPLAY.md and of the ``count_out`` tie
+rule: the engine scores them, the protocol carries them (``SidePoints``), ``arena replay show``,
+the replay viewer and the Play page show them (RULES.md says what each is worth)."""
+CATEGORIES: tuple[str, ...] = tuple(c.key for c in POINT_CATEGORIES)
+"""The point categories' keys, in order."""
 POINT_KEYS: tuple[str, ...] = (*CATEGORIES, "total")
 """The keys of one side's deal points: the categories, then ``"total"`` (REPLAY.md)."""
+_ZERO_POINTS: dict[str, int] = dict.fromkeys(POINT_KEYS, 0)
+"""A side's deal points before any is scored (copied for each side: the fast path)."""
 
 
 def side_points(points: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -121,20 +165,9 @@ def _primiera_winner(rules: Rules, masks: Sequence[int]) -> Side | None:
 def score_masks(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> DealScore:
     """:func:`score_deal` for captured cards given as 40-bit sets (the engine's fast path)."""
     sides = len(masks)
-    rows = [
-        {
-            "carte": 0,
-            "denari": 0,
-            "settebello": 0,
-            "primiera": 0,
-            "scope": scope[i],
-            "re_bello": 0,
-            "napoli": 0,
-            "sette_tutti": 0,
-            "total": 0,
-        }
-        for i in range(sides)
-    ]
+    rows = [_ZERO_POINTS.copy() for _ in range(sides)]
+    for i, row in enumerate(rows):
+        row["scope"] = scope[i]
     winner = _unique_best([m.bit_count() for m in masks])
     if winner is not None:
         rows[winner]["carte"] = 1
@@ -161,16 +194,7 @@ def score_masks(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> Dea
     if winner is not None:
         rows[winner]["primiera"] = 1
     for row in rows:
-        row["total"] = (
-            row["carte"]
-            + row["denari"]
-            + row["settebello"]
-            + row["primiera"]
-            + row["scope"]
-            + row["re_bello"]
-            + row["napoli"]
-            + row["sette_tutti"]
-        )
+        row["total"] = sum(row.values())  # every category (the total is still 0)
     return DealScore(tuple(rows), cappotto)
 
 

@@ -144,7 +144,8 @@ def observation_from_proto(msg: Any, rules: Rules) -> Observation:
 
 def points_to_proto(points: Mapping[str, int]) -> Any:
     """The ``SidePoints`` message of one side's deal points (REPLAY.md keys)."""
-    # The fields of SidePoints are the engine's POINT_KEYS.
+    # The fields of SidePoints are the engine's POINT_KEYS: its POINT_CATEGORIES, then the total
+    # (tests/sdk/test_protocol.py holds the .proto to that list).
     return bot_pb2.SidePoints(**side_points(points))
 
 

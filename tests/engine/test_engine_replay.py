@@ -13,6 +13,7 @@ import pytest
 
 from arena.cli import main
 from arena.engine import (
+    POINT_CATEGORIES,
     VARIANTS,
     Game,
     ReplayError,
@@ -330,6 +331,28 @@ def test_arena_replay_show_prints_the_game_move_by_move(
     assert main(["replay", "show", str(replay_file), "--deal", "2"]) == 0
     shown = capsys.readouterr().out
     assert "Deal 2," in shown and "Deal 1," not in shown
+
+
+@pytest.mark.parametrize("variant", ["scopa", "scopa-veneta"])
+def test_arena_replay_show_heads_its_points_with_the_engine_s_categories(
+    variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = rules_for(variant)
+    path = tmp_path / "game.json"
+    path.write_text(write_replay(random_game_replay(rules, 7)), encoding="utf-8")
+    assert main(["replay", "show", str(path), "--deal", "1"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "side" in line and "Total" in line)
+    heads = header.replace("\u2503", "|").replace("\u2502", "|").split("|")
+    scored = [c for c in POINT_CATEGORIES if c.is_scored(rules)]
+    assert [h.strip() for h in heads if h.strip()] == [
+        "side",
+        *(c.abbreviation for c in scored),
+        "Total",
+    ]
+    legend = " ".join(out.split())
+    assert ", ".join(f"{c.abbreviation} {c.label} ({c.meaning})" for c in scored) in legend
+    assert (variant == "scopa-veneta") == any(c.key == "re_bello" for c in scored)
 
 
 @pytest.mark.parametrize("deal", ["0", "99"])

@@ -7,7 +7,16 @@ from typing import Any
 
 import pytest
 
-from arena.engine import VARIANTS, Deal, Game, Move, parse_card, parse_move, rules_for
+from arena.engine import (
+    POINT_CATEGORIES,
+    VARIANTS,
+    Deal,
+    Game,
+    Move,
+    parse_card,
+    parse_move,
+    rules_for,
+)
 from arena.protocol import bot_pb2
 from arena.protocol.convert import (
     TurnRequestBuilder,
@@ -19,6 +28,7 @@ from arena.protocol.convert import (
     observation_from_proto,
     observation_to_proto,
     points_from_proto,
+    points_to_proto,
     rules_from_proto,
     rules_to_proto,
     turn_request_message,
@@ -162,3 +172,11 @@ def test_deal_and_game_ends_carry_scores_and_results() -> None:
 
 def test_a_move_message_names_the_engine_move() -> None:
     assert move_to_proto(Move(parse_card("5c"), ())).card == parse_card("5c")
+
+
+def test_the_protocol_s_points_are_the_engine_s_categories_in_order() -> None:
+    fields = [f.name for f in bot_pb2.SidePoints.DESCRIPTOR.fields]
+    assert fields == [c.key for c in POINT_CATEGORIES] + ["total"]
+    points = {c.key: n for n, c in enumerate(POINT_CATEGORIES, start=1)}
+    points["total"] = sum(points.values())
+    assert points_from_proto(points_to_proto(points)) == points

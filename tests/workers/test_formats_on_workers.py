@@ -61,7 +61,7 @@ def test_a_swiss_season_survives_a_worker_killed_mid_round_and_counts_every_game
         variant=variants.get_variant("scopa", {"target": 1}),
         entrants=versions,
         format="swiss",
-        swiss_rounds=3,
+        rounds=3,
         games_per_pairing=2,
         move_time_ms=1000,
         bank_ms=10_000,

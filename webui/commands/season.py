@@ -33,8 +33,7 @@ def register(subparsers: Any) -> None:
     ``arena`` parser."""
     parser = subparsers.add_parser(
         "season",
-        help="create, run and follow seasons (round-robin, knockout, Swiss, tables, "
-        "rotating partnerships) on workers",
+        help="create, run and follow seasons (every format: `season create --help`) on workers",
         description="Seasons from the shell. Configuration comes from the environment "
         "(ARENA_DATABASE_URL, ARENA_BROKER_URL, ARENA_DATA_DIR...); without a broker, "
         "`run` starts local worker processes itself.",

@@ -14,6 +14,9 @@ class LeagueConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import read_models
+        from . import formats, models, read_models
 
         read_models.connect_signals()
+        # Season.format's choices are the format registry's.
+        if formats.format_choices not in models.FORMAT_CHOICES:
+            models.FORMAT_CHOICES.append(formats.format_choices)

@@ -104,31 +104,41 @@ def add_create_arguments(parser: argparse.ArgumentParser) -> None:
         help="an entrant: a sample bot (random, greedy, ismcts), a bot folder, "
         "a registered bot, or name@N (repeat, in entry order)",
     )
+    # The formats and their options, read from the registry (it needs Django's models).
+    from django.apps import apps
+
+    if not apps.ready:
+        setup(migrate=False)
+    from .formats import FORMATS
+
     parser.add_argument(
         "--format",
         default="auto",
-        choices=["auto", "round-robin", "swiss", "tables", "partnerships"],
-        help="round-robin (two sides; with --knockout), swiss (two sides, "
-        "--rounds), tables (every pair at three-seat tables: scopa-3), "
-        "partnerships (rotating partners at four-player partnership tables; "
-        "4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 entrants); default: "
-        "round-robin for two sides, tables for more",
+        choices=["auto", *FORMATS],
+        help="; ".join(f"{key}: {cls.description}" for key, cls in FORMATS.items())
+        + "; default (auto): round-robin for two sides, tables for more",
     )
-    parser.add_argument(
-        "--rounds",
-        type=int,
-        default=None,
-        metavar="N",
-        help="Swiss only: the number of rounds (default ceil(log2 n) + 2; at most n - 1)",
-    )
-    parser.add_argument(
-        "--knockout",
-        type=int,
-        default=0,
-        metavar="N",
-        help="after a round-robin, a knockout for the top N (default none)",
-    )
-    parser.add_argument("--double", action="store_true", help="double round-robin")
+    added: set[str] = set()
+    for key, cls in FORMATS.items():
+        declared_here = [o for o in cls.Options.declared() if o.name not in added]
+        if not declared_here:
+            continue
+        group = parser.add_argument_group(f"options of format {key}")
+        for declared in declared_here:
+            added.add(declared.name)
+            if declared.kind is bool:
+                group.add_argument(
+                    declared.flag, dest=declared.name, action="store_true", help=declared.help
+                )
+            else:
+                group.add_argument(
+                    declared.flag,
+                    dest=declared.name,
+                    type=int,
+                    default=None,
+                    metavar="N",
+                    help=declared.help,
+                )
     parser.add_argument(
         "--games",
         type=int,
@@ -199,11 +209,16 @@ def field_of(flag: str) -> str:
 def create(args: argparse.Namespace) -> int:
     """``season create``: a draft season (or a started one with ``--start``)."""
     from . import ranges, seasons, variants
+    from .formats import every_option
 
     try:
         # The same ranges as the API and the form, named as this command's options.
+        options = {
+            name: declared.check(getattr(args, name, None), label=declared.flag)
+            for name, declared in every_option().items()
+            if getattr(args, name, None) is not None
+        }
         for flag, field in (
-            ("--knockout", "knockout_size"),
             ("--games", "games_per_pairing"),
             ("--move-time", "move_time_ms"),
             ("--bank", "bank_ms"),
@@ -214,22 +229,20 @@ def create(args: argparse.Namespace) -> int:
                 ranges.check_number(field, value, label=flag)
         ranges.check_bank(args.move_time, args.bank, "--bank", "--move-time")
         seat_limits = seat_limits_of(args)
-        options = dict(parse_option(o) for o in args.option)
-        variant = variants.get_variant(args.variant, options)
+        rules = dict(parse_option(o) for o in args.option)
+        variant = variants.get_variant(args.variant, rules)
         entrants = [resolve_entrant(text) for text in args.bot]
         season = seasons.create_season(
             name=args.name,
             variant=variant,
             entrants=entrants,
-            knockout_size=args.knockout,
-            double_round_robin=args.double,
             games_per_pairing=args.games,
             move_time_ms=args.move_time,
             bank_ms=args.bank,
             seed=args.seed,
             format=args.format,
-            swiss_rounds=args.rounds,
             seat_limits=seat_limits,
+            format_options=options,
         )
     except ValueError as error:
         return fail(str(error))
@@ -380,26 +393,7 @@ def season_json(season: Any) -> dict[str, Any]:
         },
         "champion": champion.label if champion else None,
         "champion_by": season_format.champion_by() if champion else None,
-        "standings": [
-            {
-                "rank": row.standing.rank,
-                "entrant": row.number,
-                "bot": row.version.label,
-                "played": row.standing.played,
-                "wins": row.standing.wins,
-                "draws": row.standing.draws,
-                "losses": row.standing.losses,
-                "score": row.standing.score,
-                "head_to_head": row.standing.head_to_head,
-                "sonneborn_berger": row.standing.sonneborn_berger,
-                "buchholz": row.standing.buchholz,
-                "byes": row.standing.byes,
-                "places": list(row.standing.places),
-                "points_for": row.standing.points_for,
-                "points_against": row.standing.points_against,
-            }
-            for row in season_format.standings()
-        ],
+        "standings": [row.to_json(bot=row.version.label) for row in season_format.standings()],
     }
 
 

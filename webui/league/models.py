@@ -9,6 +9,7 @@ nothing imports back. Nothing here plays a game.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -153,14 +154,29 @@ class Variant(models.Model):
         return self.label
 
 
+FORMAT_CHOICES: list[Callable[[], list[tuple[str, str]]]] = []
+"""Where ``Season.format``'s choices come from: the format registry's
+:func:`~webui.league.formats.format_choices`, connected when the app is ready
+(:meth:`webui.league.apps.LeagueConfig.ready`; the formats import these models, not the other
+way round)."""
+
+
+def season_formats() -> list[tuple[str, str]]:
+    """``Season.format``'s choices: every format's stored names and labels, read from the
+    registry when asked, so no migration lists them."""
+    return [choice for source in FORMAT_CHOICES for choice in source()]
+
+
 class Season(models.Model):
     """A league: entrants of one variant, played in one format.
 
     Formats (the pure schedules are in :mod:`arena.scheduling`, the league's side of them, one
     class each, in :mod:`webui.league.formats`): a round-robin of two sides with an optional
-    knockout for the top N; a Swiss of ``swiss_rounds`` rounds; three-seat (or larger) tables
-    for variants of more than two sides; rotating partnerships (whist tournaments) for
-    four-player partnership variants.
+    knockout for the top N; a Swiss of a number of rounds; three-seat (or larger) tables for
+    variants of more than two sides; rotating partnerships (whist tournaments) for four-player
+    partnership variants. ``format_options`` holds what the format was asked for beyond its
+    name (its options dataclass as JSON: ``{"knockout_size": 4, "double_round_robin":
+    false}``, ``{"rounds": 5}``).
     """
 
     class Status(models.TextChoices):
@@ -168,20 +184,11 @@ class Season(models.Model):
         RUNNING = "running", "running"
         FINISHED = "finished", "finished"
 
-    class Format(models.TextChoices):
-        ROUND_ROBIN = "round-robin", "round-robin"
-        ROUND_ROBIN_KNOCKOUT = "round-robin+knockout", "round-robin, then knockout"
-        SWISS = "swiss", "Swiss"
-        TABLES = "tables", "every pair at the same tables"
-        PARTNERSHIPS = "partnerships", "rotating partnerships"
-
     name = models.CharField(max_length=100, unique=True)
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="seasons")
     entrants = models.ManyToManyField(BotVersion, through="SeasonEntrant", related_name="seasons")
-    format = models.CharField(max_length=24, choices=Format.choices, default=Format.ROUND_ROBIN)
-    knockout_size = models.PositiveSmallIntegerField(default=0)  # top N into the bracket
-    swiss_rounds = models.PositiveSmallIntegerField(default=0)  # Swiss: rounds to play
-    double_round_robin = models.BooleanField(default=False)
+    format = models.CharField(max_length=24, choices=season_formats, default="round-robin")
+    format_options = models.JSONField(default=dict, blank=True)
     games_per_pairing = models.PositiveSmallIntegerField(default=2)  # a duplicate set
     move_time_ms = models.PositiveIntegerField(default=1000)
     bank_ms = models.PositiveIntegerField(default=30_000)

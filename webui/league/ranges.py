@@ -14,13 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 #: Whole numbers of a season: (lowest, highest). The bank must also be at least a move's time.
+#: A format's options declare their own ranges (:mod:`webui.league.formats.options`).
 SEASON_NUMBERS: Mapping[str, tuple[int, int]] = {
-    "knockout_size": (0, 64),
     "games_per_pairing": (1, 100),
     "move_time_ms": (1, 600_000),
     "bank_ms": (1, 36_000_000),
     "seed": (0, 2**63 - 1),
-    "rounds": (1, 255),  # of a Swiss; the format checks it against the entrants
 }
 
 DESCRIPTION_MAX = 2000  # a bot's description (its column has no bound of its own)

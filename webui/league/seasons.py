@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -36,23 +36,25 @@ def create_season(
     name: str,
     variant: Variant,
     entrants: Sequence[BotVersion],
-    knockout_size: int = 0,
-    double_round_robin: bool = False,
     games_per_pairing: int = 2,
     move_time_ms: int = 1000,
     bank_ms: int = 30_000,
     seed: int | None = None,
     created_by: Any = None,
     format: str | None = None,
-    swiss_rounds: int | None = None,
     seat_limits: dict[str, int] | None = None,
+    format_options: Mapping[str, object] | None = None,
+    **options: object,
 ) -> Season:
     """A draft season; entrants are numbered 1..n in the order given.
 
-    ``format`` is one of :data:`webui.league.formats.FORMAT_NAMES` (default: a round-robin for
-    two sides, tables for more), ``swiss_rounds`` the rounds of a Swiss (default ``ceil(log2
-    n) + 2``), ``seat_limits`` overrides of the bots' seat limits
-    (:data:`webui.league.seat_limits.SEAT_LIMITS`). Everything is checked before anything is
+    ``format`` is one of :func:`webui.league.formats.format_names` (default: a round-robin for
+    two sides, tables for more); ``options`` its options by name (``knockout_size=4``,
+    ``double_round_robin=True``, a Swiss's ``rounds=5``: each format's
+    :attr:`~webui.league.formats.SeasonFormat.Options`; an option of another format left at
+    its default is ignored), ``seat_limits`` overrides of the bots' seat limits
+    (:data:`webui.league.seat_limits.SEAT_LIMITS`); ``format_options`` gives the options as a
+    mapping (the keywords win). Everything is checked before anything is
     written: a refusal raises :class:`LeagueError` and creates nothing.
     """
     name = name.strip()
@@ -65,15 +67,12 @@ def create_season(
         raise LeagueError("a season needs at least 2 entrants")
     if len(set(ids)) != len(ids):
         raise LeagueError("an entrant is listed twice")
-    if knockout_size and not 2 <= knockout_size <= len(ids):
-        raise LeagueError(f"knockout size {knockout_size}: between 2 and {len(ids)}, or 0")
     try:
         inputs.check_text(
             "name", name, inputs.column_max(Season, "name"), name=True, label="the season's name"
         )
         ranges.check_season_numbers(
             {
-                "knockout_size": knockout_size,
                 "games_per_pairing": games_per_pairing,
                 "move_time_ms": move_time_ms,
                 "bank_ms": bank_ms,
@@ -84,16 +83,12 @@ def create_season(
     except (ranges.RangeError, inputs.InputError) as error:
         raise LeagueError(str(error)) from None
     try:
-        season_format = formats.chosen_format(variant, format, knockout_size)
-        formats.check_entrants(variant, entrants)
-        shape = season_format.shape(
-            variant,
-            len(ids),
-            swiss_rounds=swiss_rounds,
-            games_per_pairing=games_per_pairing,
-            knockout_size=knockout_size,
-            double_round_robin=double_round_robin,
+        season_format = formats.chosen_format(variant, format)
+        chosen = season_format.options_from(
+            {**(format_options or {}), **options}, formats.every_option()
         )
+        formats.check_entrants(variant, entrants)
+        shape = season_format.shape(variant, len(ids), chosen, games_per_pairing)
     except formats.FormatError as error:
         raise LeagueError(str(error)) from None
     with transaction.atomic():
@@ -101,9 +96,7 @@ def create_season(
             name=name,
             variant=variant,
             format=shape.format,
-            knockout_size=knockout_size,
-            swiss_rounds=shape.swiss_rounds,
-            double_round_robin=double_round_robin,
+            format_options=shape.options.to_json(),
             games_per_pairing=shape.games_per_pairing,
             move_time_ms=move_time_ms,
             bank_ms=bank_ms,

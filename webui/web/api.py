@@ -19,7 +19,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 
 from arena.archives import MAX_ARCHIVE_BYTES
-from webui.league import inputs, ranges, read_models, seasons, variants
+from webui.league import formats, inputs, ranges, read_models, seasons, variants
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
@@ -378,8 +378,6 @@ SEASON_FIELDS = frozenset(
         "variant",
         "options",
         "entrants",
-        "knockout_size",
-        "double_round_robin",
         "games_per_pairing",
         "move_time_ms",
         "bank_ms",
@@ -390,11 +388,30 @@ SEASON_FIELDS = frozenset(
         "limits",
     }
 )
+"""A new season's fields besides its format's options (:func:`season_fields`)."""
+
+
+def season_fields() -> frozenset[str]:
+    """What a new season's body may hold: :data:`SEASON_FIELDS` and every format's options
+    (each by its name, top-level)."""
+    return SEASON_FIELDS | set(formats.every_option())
+
+
+def format_options(data: dict[str, Any]) -> dict[str, object]:
+    """The format options a body gives, each checked against its declaration."""
+    chosen: dict[str, object] = {}
+    for name, declared in formats.every_option().items():
+        if name in data:
+            try:
+                chosen[name] = declared.check(data[name], label=f"field {name!r}")
+            except formats.FormatError as exc:
+                raise ApiError(400, str(exc)) from None
+    return chosen
 
 
 def post_season(request: HttpRequest) -> Any:
     user = _staff(request)
-    data = json_body(request, SEASON_FIELDS)
+    data = json_body(request, season_fields())
     name = text(data, "name", inputs.column_max(Season, "name"), is_name=True)
     variant_name = text(data, "variant", inputs.column_max(Variant, "name"), is_name=True)
     entrants = field(data, "entrants", list)
@@ -405,12 +422,11 @@ def post_season(request: HttpRequest) -> Any:
             f"versions, not {len(entrants)}",
         )
     options = field(data, "options", dict, {})
-    knockout_size = number(data, "knockout_size", 0)
+    chosen_options = format_options(data)
     games_per_pairing = number(data, "games_per_pairing", 2)
     move_time_ms = number(data, "move_time_ms", 1000)
     bank_ms = number(data, "bank_ms", 30_000)
     seed = number(data, "seed", None)
-    double_round_robin = field(data, "double_round_robin", bool, False)
     start = field(data, "start", bool, False)
     try:
         ranges.check_bank(move_time_ms, bank_ms, "field 'bank_ms'", "field 'move_time_ms'")
@@ -423,16 +439,14 @@ def post_season(request: HttpRequest) -> Any:
             name=name,
             variant=variant,
             entrants=versions,
-            knockout_size=knockout_size,
-            double_round_robin=double_round_robin,
             games_per_pairing=games_per_pairing,
             move_time_ms=move_time_ms,
             bank_ms=bank_ms,
             seed=seed,
             created_by=user,
             format=text(data, "format", 20, None, is_name=True),
-            swiss_rounds=number(data, "rounds", None),
             seat_limits=field(data, "limits", dict, None),
+            format_options=chosen_options,
         )
         if start:
             seasons.start_season(season)
@@ -549,7 +563,7 @@ ROUTES: list[Route] = [
         "seasons",
         {"GET": get_seasons, "POST": post_season},
         "GET: seasons, newest first (?status=draft|running|finished). POST (staff token): "
-        "create a season (format round-robin, swiss, tables or partnerships), optionally "
+        "create a season (its format and the format's options: SeasonCreate), optionally "
         "starting it.",
         {"GET": "SeasonList", "POST": "SeasonPage"},
         {"POST": "SeasonCreate"},
@@ -694,25 +708,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "format": "binary",
         "description": "a zip or tar.gz with bot.toml at its top",
     },
-    "SeasonCreate": obj(
-        {
-            "name": S,
-            "variant": S,
-            "options": {"type": "object"},
-            "entrants": array({"anyOf": [S, I]}),
-            "knockout_size": I,
-            "double_round_robin": B,
-            "games_per_pairing": I,
-            "move_time_ms": I,
-            "bank_ms": I,
-            "seed": I,
-            "start": B,
-            "format": {"enum": ["round-robin", "swiss", "tables", "partnerships"]},
-            "rounds": I,
-            "limits": SEAT_LIMITS_SCHEMA,
-        },
-        ["name", "variant", "entrants"],
-    ),
     "BracketSlot": obj(
         {"a": ANY, "b": ANY, "match": nullable(I), "winner": nullable(S), "score": ANY, "bye": B}
     ),
@@ -760,6 +755,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 {
                     "name": S,
                     "label": S,
+                    "options": {"type": "object"},
                     "rounds": I,
                     "bye_score": N,
                     "seats": I,
@@ -903,3 +899,35 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         }
     ),
 }
+
+
+def season_schemas() -> dict[str, dict[str, Any]]:
+    """The schemas read from the format registry when the description is built: a new
+    season's body (its ``format`` one of the formats, and each format's options)."""
+    return {
+        "SeasonCreate": obj(
+            {
+                "name": S,
+                "variant": S,
+                "options": {"type": "object"},
+                "entrants": array({"anyOf": [S, I]}),
+                "games_per_pairing": I,
+                "move_time_ms": I,
+                "bank_ms": I,
+                "seed": I,
+                "start": B,
+                "format": {
+                    "enum": ["auto", *formats.format_names()],
+                    "description": "; ".join(
+                        f"{key}: {cls.description}" for key, cls in formats.FORMATS.items()
+                    ),
+                },
+                "limits": SEAT_LIMITS_SCHEMA,
+                **{
+                    name: declared.json_schema()
+                    for name, declared in formats.every_option().items()
+                },
+            },
+            ["name", "variant", "entrants"],
+        )
+    }

@@ -12,7 +12,8 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 
 from arena.archives import MAX_ARCHIVE_BYTES
 from arena.engine import VARIANTS
-from webui.league import inputs, ranges
+from webui.league import formats, inputs, ranges
+from webui.league.formats import Option
 from webui.league.models import BotVersion, Season
 from webui.league.seat_limits import SEAT_LIMITS
 
@@ -147,6 +148,20 @@ class TokenForm(forms.Form):
     )
 
 
+def option_field(declared: Option) -> forms.Field:
+    """The form field of a format's option: empty (or unchecked) keeps its default."""
+    if declared.kind is bool:
+        return forms.BooleanField(required=False, label=declared.label, help_text=declared.help)
+    return forms.IntegerField(
+        min_value=declared.lo,
+        max_value=declared.hi,
+        required=False,
+        initial=declared.default,
+        label=declared.label,
+        help_text=declared.help,
+    )
+
+
 class SeasonForm(forms.Form):
     """A new season (staff)."""
 
@@ -154,42 +169,18 @@ class SeasonForm(forms.Form):
         max_length=inputs.column_max(Season, "name"), validators=[no_control_characters]
     )
     variant = forms.ChoiceField(choices=[], initial="scopa")
-    format = forms.ChoiceField(
-        choices=[
-            ("auto", "Automatic: a round-robin for two sides, tables for more"),
-            ("round-robin", "Round-robin (two sides; then a knockout if asked)"),
-            ("swiss", "Swiss (two sides; a fixed number of rounds)"),
-            ("tables", "Tables (three sides: every pair at the same tables equally often)"),
-            ("partnerships", "Rotating partnerships (four different bots at each table)"),
-        ],
-        initial="auto",
-        required=False,
-        help_text="Rotating partnerships take 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 "
-        "entrants of a four-player partnership variant.",
-    )
+    format = forms.ChoiceField(choices=[], initial="auto", required=False)
     entrants = forms.ModelMultipleChoiceField(
         queryset=BotVersion.objects.none(),
         widget=forms.SelectMultiple(attrs={"size": 8}),
         help_text="Validated bot versions (Ctrl or Cmd to pick several); they are numbered "
         "in the order of this list.",
     )
-    rounds = _bounded(
-        "rounds",
-        required=False,
-        label="Swiss rounds",
-        help_text="Swiss only: empty for ceil(log2 n) + 2, at most one fewer than the entrants.",
-    )
     games_per_pairing = _bounded(
         "games_per_pairing",
         initial=2,
         label="Games per match",
         help_text="Rounded up to whole rotations: 3 at three-seat tables, 4 at partnership tables.",
-    )
-    double_round_robin = forms.BooleanField(required=False)
-    knockout_size = _bounded(
-        "knockout_size",
-        initial=0,
-        help_text="The top N of the table play a knockout bracket; 0 for none.",
     )
     move_time_ms = _bounded("move_time_ms", initial=1000, label="Time per move (ms)")
     bank_ms = _bounded(
@@ -209,6 +200,11 @@ class SeasonForm(forms.Form):
         "Default: every game's bank, one and a half times, plus a minute.",
     )
     start = forms.BooleanField(required=False, initial=True, label="Start at once")
+
+    def format_options(self) -> dict[str, object]:
+        """The format options filled in, by name (the others keep their formats' defaults)."""
+        data = self.cleaned_data
+        return {name: data[name] for name in formats.every_option() if data.get(name) is not None}
 
     def seat_limits(self) -> dict[str, int]:
         """The seat limits filled in (the others keep the runner's defaults)."""
@@ -231,6 +227,16 @@ class SeasonForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # The formats and their options, read from the registry.
+        self.fields["format"].choices = [  # type: ignore[attr-defined]
+            ("auto", "Automatic: a round-robin for two sides, tables for more"),
+            *((key, cls.description or key) for key, cls in formats.FORMATS.items()),
+        ]
+        for name, declared in formats.every_option().items():
+            self.fields[name] = option_field(declared)
+        names = list(self.fields)
+        at = names.index("entrants") + 1
+        self.order_fields(names[:at] + list(formats.every_option()) + names[at:])
         self.fields["variant"].choices = [  # type: ignore[attr-defined]
             (name, f"{name} ({rules.players} players" + (", partners)" if rules.partners else ")"))
             for name, rules in sorted(VARIANTS.items())

@@ -144,7 +144,7 @@ def openapi() -> dict[str, Any]:
         "servers": [{"url": "/"}],
         "paths": paths,
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": {**SCHEMAS, **api.season_schemas()},
             "securitySchemes": {
                 "token": {"type": "http", "scheme": "bearer"},
                 "session": {"type": "apiKey", "in": "cookie", "name": "sessionid"},

@@ -15,6 +15,7 @@ next page, or a 4xx page saying what is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,14 @@ class Page:
     login: bool = False
     upload: bool = False  # the form takes a file (multipart)
     json_body: dict[str, Any] | None = None  # a POST of JSON instead of a form
+    more_form: Callable[[], dict[str, dict[str, Any]]] | None = None  # fields read when asked
+
+
+def format_option_fields() -> dict[str, dict[str, Any]]:
+    """The season form's fields of the formats' options (read from the format registry)."""
+    from webui.league.formats import every_option
+
+    return {name: S for name in every_option()}
 
 
 GAME_FILTERS = {
@@ -160,10 +169,7 @@ PAGES: list[Page] = [
             "variant": S,
             "format": S,
             "entrants": {"type": "array", "items": S},
-            "rounds": S,
             "games_per_pairing": S,
-            "double_round_robin": S,
-            "knockout_size": S,
             "move_time_ms": S,
             "bank_ms": S,
             "memory_mb": S,
@@ -172,6 +178,7 @@ PAGES: list[Page] = [
             "cpu_seconds": S,
             "start": S,
         },
+        more_form=format_option_fields,
         login=True,
     ),
     Page(
@@ -309,9 +316,10 @@ def operations(page: Page, path_params: list[dict[str, Any]]) -> dict[str, Any]:
                 }
         elif method == "POST" and page.form:
             kind = "multipart/form-data" if page.upload else "application/x-www-form-urlencoded"
+            fields = {**page.form, **(page.more_form() if page.more_form else {})}
             op["requestBody"] = {
                 "required": True,
-                "content": {kind: {"schema": {"type": "object", "properties": dict(page.form)}}},
+                "content": {kind: {"schema": {"type": "object", "properties": fields}}},
             }
         if page.login:
             op["security"] = [{"session": []}]

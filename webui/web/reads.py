@@ -247,8 +247,10 @@ def season_row(s: Season, counts: tuple[int, int, int] | None = None) -> SeasonR
         "variant_label": s.variant.label,
         "status": s.status,
         "format": s.format,
-        "knockout_size": s.knockout_size,
-        "swiss_rounds": s.swiss_rounds,
+        "format_options": dict(s.format_options or {}),
+        # The options of the round-robin and the Swiss as clients first read them.
+        "knockout_size": int((s.format_options or {}).get("knockout_size") or 0),
+        "swiss_rounds": int((s.format_options or {}).get("rounds") or 0),
         "games_per_pairing": s.games_per_pairing,
         "move_time_ms": s.move_time_ms,
         "bank_ms": s.bank_ms,
@@ -751,25 +753,10 @@ def _season_tables(season: Season) -> SeasonTables:
 
     season_format = formats.format_of(season)
     table = season_format.standings()
-    standing_rows: list[StandingRow] = [
-        {
-            "rank": row.standing.rank,
-            "entrant": row.number,
-            "version": by_number.get(row.number),
-            "played": row.standing.played,
-            "wins": row.standing.wins,
-            "draws": row.standing.draws,
-            "losses": row.standing.losses,
-            "score": row.standing.score,
-            "head_to_head": row.standing.head_to_head,
-            "sonneborn_berger": row.standing.sonneborn_berger,
-            "points_for": row.standing.points_for,
-            "points_against": row.standing.points_against,
-            "buchholz": row.standing.buchholz,
-            "byes": row.standing.byes,
-            "places": list(row.standing.places),
-        }
-        for row in table
+    # The format's one JSON form of a row (StandingRow.to_json), with the entrant's reference:
+    # the shape StandingRow declares (the API's schema of it is checked against its answers).
+    standing_rows = [
+        cast(StandingRow, row.to_json(version=by_number.get(row.number))) for row in table
     ]
     scores = season_format.cross_table()
     order = [row.number for row in table]

@@ -262,6 +262,7 @@ class SeasonRow(TypedDict):
     variant_label: str
     status: str
     format: str
+    format_options: dict[str, Any]
     knockout_size: int
     swiss_rounds: int
     games_per_pairing: int

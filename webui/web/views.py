@@ -284,15 +284,13 @@ def season_new(request: HttpRequest) -> HttpResponse:
                     name=d["name"],
                     variant=variants.get_variant(d["variant"]),
                     entrants=list(d["entrants"]),
-                    knockout_size=d["knockout_size"],
-                    double_round_robin=d["double_round_robin"],
                     games_per_pairing=d["games_per_pairing"],
                     move_time_ms=d["move_time_ms"],
                     bank_ms=d["bank_ms"],
                     created_by=request.user,
                     format=d["format"],
-                    swiss_rounds=d["rounds"],
                     seat_limits=form.seat_limits(),
+                    format_options=form.format_options(),
                 )
                 if d["start"]:
                     start_season(s)

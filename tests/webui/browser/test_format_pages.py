@@ -218,5 +218,9 @@ def test_staff_create_a_swiss_season_with_the_form_and_a_bad_one_is_refused(
     page.click("#season-form button[type=submit]")
     page.wait_for_url("**/seasons/*/")
     season = Season.objects.get(name="Form Swiss")
-    assert (season.format, season.swiss_rounds, season.status) == ("swiss", 3, "running")
+    assert (season.format, season.format_options, season.status) == (
+        "swiss",
+        {"rounds": 3},
+        "running",
+    )
     assert "Round 1" in str(page.text_content("#schedule"))

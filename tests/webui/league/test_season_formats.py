@@ -80,7 +80,7 @@ def test_it_refuses_each_season_its_format_cannot_hold_and_creates_nothing(staff
         variant=scopa,
         entrants=versions,
         format="swiss",
-        swiss_rounds=6,
+        rounds=6,
     )
     refuses(
         "rotating partnerships need 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24 or 25 entrants, not 6",
@@ -111,14 +111,14 @@ def test_it_refuses_each_season_its_format_cannot_hold_and_creates_nothing(staff
         variant=scopa,
         entrants=versions,
         format="swiss",
-        swiss_rounds=3,
+        rounds=3,
         knockout_size=2,
     )
     refuses(
         "only a Swiss season takes a number of rounds",
         variant=scopa,
         entrants=versions,
-        swiss_rounds=3,
+        rounds=3,
     )
     refuses(
         "format 'ladder': one of round-robin, swiss, tables, partnerships",
@@ -157,7 +157,11 @@ def test_a_swiss_season_pairs_each_round_from_the_finished_ones_and_ranks_by_buc
         format="swiss",
         seed=5,
     )
-    assert (season.format, season.swiss_rounds, seasons.planned_matches(season)) == ("swiss", 5, 15)
+    assert (season.format, season.format_options, seasons.planned_matches(season)) == (
+        "swiss",
+        {"rounds": 5},
+        15,
+    )
     seasons.start_season(season)
     assert season.rounds.count() == 1  # the next round waits for this one
     first = season.rounds.get()
@@ -343,7 +347,7 @@ def test_running_the_scheduler_twice_schedules_a_round_once(staff: Any) -> None:
         variant=variants.get_variant("scopa"),
         entrants=versions,
         format="swiss",
-        swiss_rounds=3,
+        rounds=3,
         seed=4,
     )
     seasons.start_season(season)

@@ -399,7 +399,14 @@ def test_staff_create_a_swiss_season_over_the_api_and_read_its_first_round(
     )
     assert response.status_code == 201, response.content
     data = response.json()
-    assert data["format"] == {"name": "swiss", "label": "Swiss", "rounds": 3, "bye_score": 1.0}
+    assert data["format"] == {
+        "name": "swiss",
+        "label": "Swiss",
+        "options": {"rounds": 3},
+        "rounds": 3,
+        "bye_score": 1.0,
+    }
+    assert data["season"]["format_options"] == {"rounds": 3}
     assert data["season"]["swiss_rounds"] == 3 and data["season"]["matches_scheduled"] == 2
     assert data["season"]["matches_total"] == 6  # three rounds of two matches
     (first,) = data["schedule"]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from arena.engine import verify_replay
-from webui.league import seasons
+from arena.engine import CATEGORIES, POINT_CATEGORIES, verify_replay
+from webui.league import cli, seasons
 from webui.league.models import Game, Match, Rating, Season
 
 pytestmark = pytest.mark.django_db
@@ -50,6 +50,7 @@ def test_the_season_page_shows_standings_crosstable_rounds_and_bracket(
     positions = [page.index(f">{row.version.label}</a></td>") for row in table]
     assert positions == sorted(positions)
     assert "Cross-table" in page and "Final" in page
+    assert "round-robin, then knockout (top 2)" in page  # the format's label and headline
     done, total = played_season.progress()
     assert total == seasons.planned_matches(played_season)  # finished: every planned match is there
     assert (
@@ -58,6 +59,11 @@ def test_the_season_page_shows_standings_crosstable_rounds_and_bracket(
     ) in page
     api = client.get(f"/api/seasons/{played_season.pk}").json()
     assert [s["version"]["label"] for s in api["standings"]] == [row.version.label for row in table]
+    # The command line's JSON gives the same rows (one function writes both), naming the bot.
+    shell = cli.season_json(played_season)["standings"]
+    assert [{**r, "version": r["version"]["label"]} for r in api["standings"]] == [
+        {k if k != "bot" else "version": v for k, v in r.items()} for r in shell
+    ]
     final = api["bracket"][-1]["slots"][0]
     champion = seasons.season_champion(played_season)
     assert champion is not None and final["winner"] == champion.label
@@ -206,3 +212,13 @@ def test_the_bot_page_follows_new_rated_games(client: Any, played_season: Season
     assert sum(h["games"] for h in after["head_to_head"]) == games
     assert games > sum(h["games"] for h in before["head_to_head"])
     assert len(after["charts"][0]["series"][0]["points"]) == after["ratings"][0]["games"]
+
+
+def test_the_viewer_pages_give_their_scripts_the_engine_s_point_categories(
+    client: Any, db: Any
+) -> None:
+    page = client.get("/replay/").content.decode()
+    found = re.search(r'<script id="point-categories" type="application/json">(.*?)</script>', page)
+    assert found is not None
+    assert json.loads(found.group(1)) == [c.to_json() for c in POINT_CATEGORIES]
+    assert [c["key"] for c in json.loads(found.group(1))] == list(CATEGORIES)

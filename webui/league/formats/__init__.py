@@ -9,9 +9,13 @@ in a module of its own, and :data:`FORMATS` is the one registry.
 - ``partnerships``: four-player partnership variants; a whist tournament
   (:mod:`webui.league.formats.partnerships`).
 
-A new format is a new module with its class, added to :data:`FORMATS` (and, for its page, a
-``web/formats/<key>.html`` template). Code outside the formats asks a season's format object
-(:func:`format_of`), never which format it is.
+A new format is a new module here with its class, added to :data:`FORMATS` below, its page's
+``web/formats/<key>.html`` template, and its tests. Its name, labels, description and options
+(a frozen dataclass, :mod:`webui.league.formats.options`, stored as ``Season.format_options``)
+are declared on the class, and the model's choices, the season form, the API's fields and
+schema and the command line's ``--format`` and flags are read from :data:`FORMATS`. Code
+outside the formats asks a season's format object (:func:`format_of`), never which format it
+is.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Sequence
 
 from ..models import BotVersion, Season, Variant
 from .base import FormatError, Ref, SeasonFormat, SeasonShape, StandingRow
+from .options import FormatOptions, Option
 from .partnerships import Partnerships
 from .round_robin import RoundRobin
 from .swiss import Swiss
@@ -28,37 +33,57 @@ from .tables import Tables
 FORMATS: dict[str, type[SeasonFormat]] = {
     cls.key: cls for cls in (RoundRobin, Swiss, Tables, Partnerships)
 }
-"""Every format by the name a new season asks for, in the order they are offered."""
-FORMAT_NAMES = tuple(FORMATS)
-"""What a new season may ask for (a knockout is asked for by its size)."""
-_BY_STORED = {name: cls for cls in FORMATS.values() for name in cls.names()}
+"""Every format by the name a new season asks for, in the order they are offered (a test may
+add one for its duration)."""
+
+
+def format_names() -> tuple[str, ...]:
+    """What a new season may ask for (a knockout is asked for by its size)."""
+    return tuple(FORMATS)
+
+
+def format_choices() -> list[tuple[str, str]]:
+    """Every ``Season.format`` value with its label: the model's choices."""
+    return [choice for cls in FORMATS.values() for choice in cls.choices()]
+
+
+def every_option() -> dict[str, Option]:
+    """Each format's options by name (two formats may share an option only if they declare
+    it alike), in the order the formats are offered."""
+    out: dict[str, Option] = {}
+    for cls in FORMATS.values():
+        for declared in cls.Options.declared():
+            if out.setdefault(declared.name, declared) != declared:
+                raise TypeError(f"option {declared.name!r} is declared twice, differently")
+    return out
+
+
+def _by_stored() -> dict[str, type[SeasonFormat]]:
+    return {name: cls for cls in FORMATS.values() for name in cls.names()}
 
 
 def format_of(season: Season) -> SeasonFormat:
     """The format object of a season (by its stored ``Season.format``)."""
-    cls = _BY_STORED.get(season.format)
+    cls = _by_stored().get(season.format)
     if cls is None:
         raise FormatError(f"season {season.name!r} has an unknown format {season.format!r}")
     return cls(season)
 
 
-def chosen_format(
-    variant: Variant, requested: str | None, knockout_size: int
-) -> type[SeasonFormat]:
+def chosen_format(variant: Variant, requested: str | None) -> type[SeasonFormat]:
     """The format of a new season: the one asked for, checked against the variant.
 
     No format asked for (or ``auto``): the first whose :meth:`~SeasonFormat.is_default_for`
     takes the variant (a round-robin for two sides, tables for more).
     """
+    names = format_names()
     name = (requested or "").strip()
     if name in {"", "auto"}:
-        name = next(
-            (key for key, cls in FORMATS.items() if cls.is_default_for(variant)), FORMAT_NAMES[0]
-        )
-    cls = _BY_STORED.get(name)
-    if cls is None or (name not in FORMATS and name not in cls.names()):
-        raise FormatError(f"format {name!r}: one of {', '.join(FORMAT_NAMES)}")
-    cls.check_variant(variant, knockout_size)
+        name = next((key for key, cls in FORMATS.items() if cls.is_default_for(variant)), names[0])
+    cls = _by_stored().get(name)
+    if cls is None:
+        raise FormatError(f"format {name!r}: one of {', '.join(names)}")
+    cls.check_variant(variant)
     return cls
 
 
@@ -79,13 +104,17 @@ def check_entrants(variant: Variant, entrants: Sequence[BotVersion]) -> None:
 
 __all__ = [
     "FORMATS",
-    "FORMAT_NAMES",
     "FormatError",
+    "FormatOptions",
+    "Option",
     "Ref",
     "SeasonFormat",
     "SeasonShape",
     "StandingRow",
     "check_entrants",
     "chosen_format",
+    "every_option",
+    "format_choices",
+    "format_names",
     "format_of",
 ]

@@ -26,13 +26,12 @@ from arena.scheduling.placement import PlacedGame
 
 from ..matches import create_match, match_score
 from ..models import BotVersion, Game, Match, Round, Season, Variant
+from .options import FormatError as FormatError
+from .options import FormatOptions as FormatOptions
+from .options import Option
 
 Ref = Callable[[Any], Mapping[str, Any] | None]
 """How a view names a bot version by id (``None`` for none): its page's ``VersionRef``."""
-
-
-class FormatError(ValueError):
-    """A season its format cannot hold (raised again by the seasons as ``LeagueError``)."""
 
 
 @dataclass(frozen=True)
@@ -43,13 +42,36 @@ class StandingRow:
     number: int
     standing: scheduling.Standing
 
+    def to_json(self, **named: Any) -> dict[str, Any]:
+        """The row JSON-ready, as the API and ``arena season standings --json`` give it: rank,
+        entrant number, ``named`` (how the caller names the bot: ``bot=`` its label,
+        ``version=`` its reference), then the standing's figures."""
+        s = self.standing
+        return {
+            "rank": s.rank,
+            "entrant": self.number,
+            **named,
+            "played": s.played,
+            "wins": s.wins,
+            "draws": s.draws,
+            "losses": s.losses,
+            "score": s.score,
+            "head_to_head": s.head_to_head,
+            "sonneborn_berger": s.sonneborn_berger,
+            "buchholz": s.buchholz,
+            "byes": s.byes,
+            "places": list(s.places),
+            "points_for": s.points_for,
+            "points_against": s.points_against,
+        }
+
 
 @dataclass(frozen=True)
 class SeasonShape:
-    """A new season as its format shapes it: the format stored, its rounds, games per match."""
+    """A new season as its format shapes it: the format stored, its options, games per match."""
 
     format: str
-    swiss_rounds: int
+    options: FormatOptions
     games_per_pairing: int
 
 
@@ -57,15 +79,21 @@ class SeasonFormat:
     """A season's format, bound to one season (``format_of(season)``); the class methods
     check and shape a season before it exists.
 
-    Subclasses set :attr:`key` (the name a new season asks for), :attr:`stored` (every
-    ``Season.format`` value the format plays) and :attr:`columns`, and implement the rounds
-    and the table.
+    Subclasses set :attr:`key` and :attr:`labels` (every ``Season.format`` value the format
+    plays, with what pages call it), :attr:`description`, :attr:`Options` (their options
+    dataclass) and :attr:`columns`, and implement the rounds and the table. Everything the
+    model's choices, the season form, the API and the command line show of a format is read
+    from these.
     """
 
     key: ClassVar[str]
     """The name a new season asks for (``round-robin``, ``swiss``, ...)."""
-    stored: ClassVar[tuple[str, ...]] = ()
-    """Every ``Season.format`` value this format plays (default: its key)."""
+    labels: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """Every ``Season.format`` value this format plays, with its label (default: its key)."""
+    description: ClassVar[str] = ""
+    """One line for the form and ``--help``: what the format is, what it takes."""
+    Options: ClassVar[type[FormatOptions]] = FormatOptions
+    """What a new season of this format may be asked for beyond its name (none by default)."""
     columns: ClassVar[tuple[tuple[str, str], ...]] = ()
     """The columns of its table after rank, bot and games played: (key of a standing row,
     heading); ``places`` is a column per place, ``points`` game points for and against."""
@@ -80,7 +108,12 @@ class SeasonFormat:
     @classmethod
     def names(cls) -> tuple[str, ...]:
         """The ``Season.format`` values this format plays."""
-        return cls.stored or (cls.key,)
+        return tuple(name for name, _ in cls.labels) or (cls.key,)
+
+    @classmethod
+    def choices(cls) -> tuple[tuple[str, str], ...]:
+        """The ``Season.format`` values with their labels (the model's choices)."""
+        return cls.labels or ((cls.key, cls.key),)
 
     @classmethod
     def is_default_for(cls, variant: Variant) -> bool:
@@ -88,36 +121,45 @@ class SeasonFormat:
         return False
 
     @classmethod
-    def check_variant(cls, variant: Variant, knockout_size: int) -> None:
-        """Refuses (:class:`FormatError`) a variant this format cannot play, and a knockout
-        where it has none."""
-        if knockout_size:
-            raise FormatError(f"a knockout follows only a round-robin, not format {cls.key!r}")
+    def check_variant(cls, variant: Variant) -> None:
+        """Refuses (:class:`FormatError`) a variant this format cannot play."""
+
+    @classmethod
+    def options_from(
+        cls, given: Mapping[str, object], every: Mapping[str, Option]
+    ) -> FormatOptions:
+        """This format's options from the values ``given`` by name (``every``: each format's
+        options by name). A value left at its default is not asked for; an option of another
+        format asked for is refused, naming the option and the value."""
+        own = {o.name: o for o in cls.Options.declared()}
+        taken: dict[str, object] = {}
+        for name, value in given.items():
+            if name in own:
+                if value is not None:
+                    taken[name] = own[name].check(value)
+                continue
+            other = every.get(name)
+            if other is None:
+                raise FormatError(
+                    f"option {name!r}: no format takes it (the options: "
+                    f"{', '.join(every) or 'none'})"
+                )
+            if not other.is_default(value):
+                why = f"{other.refused}, not" if other.refused else "not an option of"
+                raise FormatError(f"{name} {value!r}: {why} format {cls.key!r}")
+        return cls.Options(**taken)
 
     @classmethod
     def shape(
-        cls,
-        variant: Variant,
-        entrants: int,
-        *,
-        swiss_rounds: int | None,
-        games_per_pairing: int,
-        knockout_size: int,
-        double_round_robin: bool,
+        cls, variant: Variant, entrants: int, options: FormatOptions, games_per_pairing: int
     ) -> SeasonShape:
-        """Checks that ``entrants`` bots can play this format and fixes its rounds and games
-        per match (:class:`FormatError` when they cannot)."""
-        if swiss_rounds is not None:
-            raise FormatError(
-                f"rounds {swiss_rounds}: only a Swiss season takes a number of rounds"
-            )
+        """Checks that ``entrants`` bots can play this format with ``options`` and fixes its
+        stored name, options and games per match (:class:`FormatError` when they cannot)."""
         try:
             games = cls.games_per_match(variant, entrants, games_per_pairing)
         except scheduling.SchedulingError as error:
             raise FormatError(str(error)) from None
-        if double_round_robin:
-            raise FormatError(f"a double round-robin is a round-robin: not with format {cls.key!r}")
-        return SeasonShape(cls.key, 0, games)
+        return SeasonShape(cls.key, options, games)
 
     @classmethod
     def games_per_match(cls, variant: Variant, entrants: int, asked: int) -> int:
@@ -179,13 +221,17 @@ class SeasonFormat:
     def knockout_entrants(self, table_size: int) -> int:
         """How many of a table of ``table_size`` play the knockout: its size, at most the
         table (0 without one)."""
-        return min(self.season.knockout_size, table_size) if self.has_knockout else 0
+        return 0
 
     # -- how it is shown -------------------------------------------------------------------
 
     def summary(self) -> dict[str, Any]:
         """What a season page says of its format, JSON-ready."""
-        return {"name": self.season.format, "label": self.season.get_format_display()}
+        return {
+            "name": self.season.format,
+            "label": self.season.get_format_display(),
+            "options": self.Options.from_json(self.season.format_options).to_json(),
+        }
 
     def headline(self, summary: Mapping[str, Any]) -> str:
         """The format's words after its name on the season page (`` · 5 rounds``)."""

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from arena.scheduling.whist import TeamGame, check_whist, partnership_standings, whist_rounds
 
-from ..models import BotVersion, Round, Season, Variant
+from ..models import BotVersion, Round, Variant
 from .base import (
     FormatError,
     Ref,
@@ -29,7 +29,12 @@ from .base import (
 class Partnerships(SeasonFormat):
     """Partners rotate: a whist tournament of four-player tables."""
 
-    key = Season.Format.PARTNERSHIPS.value
+    key = "partnerships"
+    labels = (("partnerships", "rotating partnerships"),)
+    description = (
+        "Rotating partnerships (four different bots at each table; 4, 5, 8, 9, 12, 13, 16, 17, "
+        "20, 21, 24 or 25 entrants of a four-player partnership variant)"
+    )
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("wins", "won"),
         ("draws", "drawn"),
@@ -39,13 +44,12 @@ class Partnerships(SeasonFormat):
     )
 
     @classmethod
-    def check_variant(cls, variant: Variant, knockout_size: int) -> None:
+    def check_variant(cls, variant: Variant) -> None:
         if not (variant.players == 4 and variant.sides == 2):
             raise FormatError(
                 f"format 'partnerships' is for four-player partnership variants (scopone, "
                 f"scientifico, trentino, scopa-4, scopone-21), not {variant.slug}"
             )
-        super().check_variant(variant, knockout_size)
 
     @classmethod
     def games_per_match(cls, variant: Variant, entrants: int, asked: int) -> int:

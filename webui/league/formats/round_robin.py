@@ -8,6 +8,7 @@ difference.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arena import scheduling
@@ -16,6 +17,7 @@ from ..matches import create_match
 from ..models import BotVersion, Round, Season, Variant
 from .base import (
     FormatError,
+    FormatOptions,
     Ref,
     SeasonFormat,
     SeasonShape,
@@ -24,16 +26,41 @@ from .base import (
     entrant_numbers,
     league_results,
 )
+from .options import option
 
-ROUND_ROBIN = Season.Format.ROUND_ROBIN.value
-ROUND_ROBIN_KNOCKOUT = Season.Format.ROUND_ROBIN_KNOCKOUT.value
+ROUND_ROBIN = "round-robin"
+ROUND_ROBIN_KNOCKOUT = "round-robin+knockout"
+
+
+@dataclass(frozen=True)
+class RoundRobinOptions(FormatOptions):
+    """A round-robin's options: its knockout, and whether every pair meets twice."""
+
+    knockout_size: int = option(
+        0,
+        label="Knockout size",
+        help="after the round-robin, the top N of the table play a knockout bracket (0: none)",
+        flag="--knockout",
+        lo=0,
+        hi=64,
+        refused="a knockout follows only a round-robin",
+    )
+    double_round_robin: bool = option(
+        False,
+        label="Double round-robin",
+        help="every pair plays twice, the seats reversed",
+        flag="--double",
+        refused="a double round-robin is a round-robin",
+    )
 
 
 class RoundRobin(SeasonFormat):
     """Every pair of entrants once (or twice), then optionally a knockout of the top N."""
 
     key = ROUND_ROBIN
-    stored = (ROUND_ROBIN, ROUND_ROBIN_KNOCKOUT)
+    labels = ((ROUND_ROBIN, "round-robin"), (ROUND_ROBIN_KNOCKOUT, "round-robin, then knockout"))
+    description = "Round-robin (two sides; then a knockout if asked)"
+    Options = RoundRobinOptions
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("wins", "won"),
         ("draws", "drawn"),
@@ -48,7 +75,7 @@ class RoundRobin(SeasonFormat):
         return variant.sides == 2
 
     @classmethod
-    def check_variant(cls, variant: Variant, knockout_size: int) -> None:
+    def check_variant(cls, variant: Variant) -> None:
         if variant.sides != 2:
             raise FormatError(
                 f"format {cls.key!r} pairs two sides; variant {variant.slug} has "
@@ -57,35 +84,39 @@ class RoundRobin(SeasonFormat):
 
     @classmethod
     def shape(
-        cls,
-        variant: Variant,
-        entrants: int,
-        *,
-        swiss_rounds: int | None,
-        games_per_pairing: int,
-        knockout_size: int,
-        double_round_robin: bool,
+        cls, variant: Variant, entrants: int, options: FormatOptions, games_per_pairing: int
     ) -> SeasonShape:
-        if swiss_rounds is not None:
-            raise FormatError(
-                f"rounds {swiss_rounds}: only a Swiss season takes a number of rounds"
-            )
-        stored = ROUND_ROBIN_KNOCKOUT if knockout_size else ROUND_ROBIN
-        return SeasonShape(stored, 0, games_per_pairing)
+        assert isinstance(options, RoundRobinOptions)
+        knockout = options.knockout_size
+        if knockout and not 2 <= knockout <= entrants:
+            raise FormatError(f"knockout size {knockout}: between 2 and {entrants}, or 0")
+        stored = ROUND_ROBIN_KNOCKOUT if knockout else ROUND_ROBIN
+        return SeasonShape(stored, options, games_per_pairing)
+
+    @property
+    def options(self) -> RoundRobinOptions:
+        """The season's options."""
+        return RoundRobinOptions.from_json(self.season.format_options)
 
     @property
     def has_knockout(self) -> bool:
-        return self.season.format == ROUND_ROBIN_KNOCKOUT and self.season.knockout_size >= 2
+        return self.season.format == ROUND_ROBIN_KNOCKOUT and self.options.knockout_size >= 2
+
+    def knockout_entrants(self, table_size: int) -> int:
+        return min(self.options.knockout_size, table_size) if self.has_knockout else 0
+
+    def headline(self, summary: Mapping[str, Any]) -> str:
+        return f" (top {self.options.knockout_size})" if self.has_knockout else ""
 
     def planned_matches(self) -> int:
         n = self.season.season_entrants.count()
-        league = n * (n - 1) // 2 * (2 if self.season.double_round_robin else 1)
-        return league + (self.season.knockout_size - 1 if self.has_knockout else 0)
+        league = n * (n - 1) // 2 * (2 if self.options.double_round_robin else 1)
+        return league + (self.options.knockout_size - 1 if self.has_knockout else 0)
 
     def schedule_round(
         self, entrants: list[BotVersion], number: int, last: Round | None
     ) -> Round | None:
-        plans = scheduling.round_robin(len(entrants), self.season.double_round_robin)
+        plans = scheduling.round_robin(len(entrants), self.options.double_round_robin)
         if number <= len(plans):
             return self._league_round(entrants, plans[number - 1], number)
         if self.has_knockout:
@@ -119,7 +150,7 @@ class RoundRobin(SeasonFormat):
         by_id = {v.pk: v for v in entrants}
         if last.phase == Round.Phase.LEAGUE:
             table = self.standings()
-            seeds = [row.version for row in table[: season.knockout_size]]
+            seeds = [row.version for row in table[: self.options.knockout_size]]
             slots_by_seed = scheduling.bracket(len(seeds))
             slots = [
                 [seeds[a - 1].pk, seeds[b - 1].pk if b is not None else None]

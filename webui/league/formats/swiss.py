@@ -1,12 +1,13 @@
-"""The Swiss (``swiss``): two sides; ``swiss_rounds`` rounds, each paired from the table of the
-rounds before it when they are complete (:mod:`arena.scheduling.swiss`): equal or close scores, no
-rematch while one can be avoided. A bye scores a drawn match. Ranked by score, then Buchholz,
-Sonneborn-Berger, games won and game-point difference.
+"""The Swiss (``swiss``): two sides; its option ``rounds`` rounds, each paired from the table of
+the rounds before it when they are complete (:mod:`arena.scheduling.swiss`): equal or close
+scores, no rematch while one can be avoided. A bye scores a drawn match. Ranked by score, then
+Buchholz, Sonneborn-Berger, games won and game-point difference.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arena import scheduling
@@ -20,9 +21,10 @@ from arena.scheduling.swiss import (
 )
 
 from ..matches import create_match, match_score
-from ..models import BotVersion, Round, Season, Variant
+from ..models import BotVersion, Round, Variant
 from .base import (
     FormatError,
+    FormatOptions,
     Ref,
     SeasonFormat,
     SeasonShape,
@@ -31,12 +33,30 @@ from .base import (
     scheduled_matches,
     season_games,
 )
+from .options import option
+
+
+@dataclass(frozen=True)
+class SwissOptions(FormatOptions):
+    """A Swiss's options: its number of rounds (fixed when the season is created)."""
+
+    rounds: int | None = option(
+        None,
+        label="Swiss rounds",
+        help="the number of rounds (default ceil(log2 n) + 2; at most n - 1)",
+        lo=1,
+        hi=255,
+        refused="only a Swiss season takes a number of rounds",
+    )
 
 
 class Swiss(SeasonFormat):
     """A few rounds, each pairing bots of close scores."""
 
-    key = Season.Format.SWISS.value
+    key = "swiss"
+    labels = (("swiss", "Swiss"),)
+    description = "Swiss (two sides; a fixed number of rounds)"
+    Options = SwissOptions
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("wins", "won"),
         ("draws", "drawn"),
@@ -49,40 +69,38 @@ class Swiss(SeasonFormat):
     )
 
     @classmethod
-    def check_variant(cls, variant: Variant, knockout_size: int) -> None:
+    def check_variant(cls, variant: Variant) -> None:
         if variant.sides != 2:
             raise FormatError(
                 f"format {cls.key!r} pairs two sides; variant {variant.slug} has "
                 f"{variant.sides}: use format 'tables'"
             )
-        super().check_variant(variant, knockout_size)
 
     @classmethod
     def shape(
-        cls,
-        variant: Variant,
-        entrants: int,
-        *,
-        swiss_rounds: int | None,
-        games_per_pairing: int,
-        knockout_size: int,
-        double_round_robin: bool,
+        cls, variant: Variant, entrants: int, options: FormatOptions, games_per_pairing: int
     ) -> SeasonShape:
-        rounds = default_swiss_rounds(max(entrants, 2)) if swiss_rounds is None else swiss_rounds
+        assert isinstance(options, SwissOptions)
+        rounds = (
+            default_swiss_rounds(max(entrants, 2)) if options.rounds is None else options.rounds
+        )
         try:
             check_swiss(entrants, rounds)
         except scheduling.SchedulingError as error:
             raise FormatError(str(error)) from None
-        if double_round_robin:
-            raise FormatError(f"a double round-robin is a round-robin: not with format {cls.key!r}")
-        return SeasonShape(cls.key, rounds, games_per_pairing)
+        return SeasonShape(cls.key, SwissOptions(rounds=rounds), games_per_pairing)
+
+    @property
+    def rounds(self) -> int:
+        """The season's number of rounds (fixed when it was created)."""
+        return SwissOptions.from_json(self.season.format_options).rounds or 0
 
     def bye_score(self) -> float:
         """What a bye scores: a drawn match, half its games."""
         return self.season.games_per_pairing / 2
 
     def planned_matches(self) -> int:
-        return self.season.swiss_rounds * (self.season.season_entrants.count() // 2)
+        return self.rounds * (self.season.season_entrants.count() // 2)
 
     def played_rounds(self, entrants: Sequence[BotVersion]) -> list[SwissRound]:
         """The rounds paired so far, in entrant numbers."""
@@ -104,7 +122,7 @@ class Swiss(SeasonFormat):
         self, entrants: list[BotVersion], number: int, last: Round | None
     ) -> Round | None:
         season = self.season
-        if number > season.swiss_rounds:
+        if number > self.rounds:
             return None
         previous = self.played_rounds(entrants)
         table = self.standings()
@@ -148,7 +166,7 @@ class Swiss(SeasonFormat):
     def summary(self) -> dict[str, Any]:
         return {
             **super().summary(),
-            "rounds": self.season.swiss_rounds,
+            "rounds": self.rounds,
             "bye_score": self.bye_score(),
         }
 

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from arena.scheduling.placement import pairwise_scores, placement_standings
 from arena.scheduling.triples import table_design, table_rounds
 
-from ..models import BotVersion, Round, Season, Variant
+from ..models import BotVersion, Round, Variant
 from .base import (
     FormatError,
     Ref,
@@ -30,7 +30,9 @@ from .base import (
 class Tables(SeasonFormat):
     """Every pair at the same tables equally often."""
 
-    key = Season.Format.TABLES.value
+    key = "tables"
+    labels = (("tables", "every pair at the same tables"),)
+    description = "Tables (three sides: every pair at the same tables equally often)"
     columns: ClassVar[tuple[tuple[str, str], ...]] = (
         ("places", ""),
         ("score", "points"),
@@ -46,13 +48,12 @@ class Tables(SeasonFormat):
         return variant.sides > 2
 
     @classmethod
-    def check_variant(cls, variant: Variant, knockout_size: int) -> None:
+    def check_variant(cls, variant: Variant) -> None:
         if variant.sides < 3:
             raise FormatError(
                 f"format 'tables' is for variants of three sides or more; variant "
                 f"{variant.slug} has {variant.sides}: use 'round-robin' or 'swiss'"
             )
-        super().check_variant(variant, knockout_size)
 
     @classmethod
     def games_per_match(cls, variant: Variant, entrants: int, asked: int) -> int:

@@ -166,10 +166,9 @@
       }
     }
 
-    // The last deal's score, point by point, as the replay viewer shows it.
-    const POINTS = [["carte", "Cards (most)"], ["denari", "Coins (most)"],
-      ["settebello", "Settebello (7 of coins)"], ["primiera", "Primiera"], ["scope", "Scope (sweeps)"],
-      ["re_bello", "Re bello"], ["napoli", "Napoli"], ["sette_tutti", "All four sevens"]];
+    // The last deal's score, point by point, as the replay viewer shows it: the categories are
+    // the engine's (arena.engine.POINT_CATEGORIES), given by the page as JSON.
+    const POINTS = JSON.parse($("point-categories").textContent);
 
     function drawBreakdown(last, you) {
       const box = $("play-last-deal");
@@ -196,11 +195,11 @@
       const thead = document.createElement("thead");
       thead.appendChild(row(["", "You", "Bot"], "th"));
       const tbody = document.createElement("tbody");
-      for (const [key, name] of POINTS) {
-        const a = mine[key] || 0, b = bot[key] || 0;
-        if (key in mine || a || b) {
-          if (["re_bello", "napoli", "sette_tutti"].includes(key) && !a && !b) continue;
-          tbody.appendChild(row([name, a, b], "td"));
+      for (const c of POINTS) {
+        const a = mine[c.key] || 0, b = bot[c.key] || 0;
+        if (c.key in mine || a || b) {
+          if (c.optional && !a && !b) continue;
+          tbody.appendChild(row([c.label + " (" + c.meaning + ")", a, b], "td"));
         }
       }
       const total = row(["Deal total", mine.total, bot.total], "td");

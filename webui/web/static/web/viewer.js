@@ -10,11 +10,12 @@
 (function () {
   "use strict";
   const C = window.ScopaCards;
-  const SCORE_ROWS = [
-    ["carte", "Carte"], ["denari", "Denari"], ["settebello", "Settebello"],
-    ["primiera", "Primiera"], ["scope", "Scope"], ["re_bello", "Re bello"],
-    ["napoli", "Napoli"], ["sette_tutti", "Sette tutti"],
-  ];
+  // The point categories are listed once, in the engine (arena.engine.POINT_CATEGORIES), and
+  // given by the page as JSON: key, label, abbreviation, meaning, optional (a variant's extra).
+  function pointCategories() {
+    const node = document.getElementById("point-categories");
+    return node ? JSON.parse(node.textContent) : [];
+  }
   // Where each seat sits, counted from the seat at the bottom, in playing order (anticlockwise:
   // the next seat is at the right).
   const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
@@ -421,12 +422,12 @@
               ...sides.map((s) => h("td", { text: String(f.totals[s]) }))))));
         return;
       }
-      const rows = SCORE_ROWS.filter(([key]) =>
-        ["carte", "denari", "settebello", "primiera", "scope"].includes(key) ||
-        f.score.points.some((p) => p[key]));
+      const rows = pointCategories().filter((c) =>
+        !c.optional || f.score.points.some((p) => p[c.key]));
       const body = h("tbody", {},
-        ...rows.map(([key, name]) => h("tr", {}, h("th", { scope: "row", text: name }),
-          ...sides.map((s) => h("td", { text: String(f.score.points[s][key]) })))),
+        ...rows.map((c) => h("tr", {},
+          h("th", { scope: "row", text: c.label, title: c.meaning, abbr: c.abbreviation }),
+          ...sides.map((s) => h("td", { text: String(f.score.points[s][c.key] || 0) })))),
         h("tr", { class: "v-deal-total" }, h("th", { scope: "row", text: "Deal total" }),
           ...sides.map((s) => h("td", { text: String(f.score.points[s].total) }))),
         h("tr", { class: "v-game-total" }, h("th", { scope: "row", text: "Game total" }),
