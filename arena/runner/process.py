@@ -181,7 +181,7 @@ def fork_server() -> forkserver.ForkServer | None:
         if _server_failed:
             return None
         try:
-            _server = forkserver.ForkServer(sandbox.python_command(), sandbox.base_env())
+            _server = forkserver.ForkServer(sandbox.server_command(), sandbox.base_env())
         except forkserver.ForkError as error:
             _server_failed = True
             warn_once("forkserver", f"Python seats start by exec: {error}")
@@ -410,7 +410,7 @@ class BotProcess:
         folder = self.folder
         if self.sandboxed:
             if self._copy_dir is None:
-                self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
+                self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot", in_memory=True)
                 try:
                     sandbox.copy_bot_folder(self.folder, self._copy_dir)
                     if self.python:
