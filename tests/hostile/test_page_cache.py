@@ -164,6 +164,23 @@ def test_a_timed_read_tells_partners_no_better_than_chance(partners: MatchReport
         assert right_share(pairs) < TIMED_MOST_RIGHT, (method, right_share(pairs), pairs[:3])
 
 
+def test_a_seat_sees_its_runtime_from_memory_and_nothing_else_of_usr(
+    partners: MatchReport,
+) -> None:
+    for seat in ("0/0", "0/1"):
+        log = partners.logs[seat]
+        kinds = dict(re.findall(r"FS (\S+) (\S+)", log))
+        # /usr, the interpreter, grpc and the seat's copy of its folder: all on a tmpfs.
+        assert len(kinds) == 4 and set(kinds.values()) == {"1021994"}, kinds
+        seen = dict(re.findall(r"EXISTS (\S+) (yes|no)", log))
+        assert seen == {
+            "/usr/bin/perl": "no",
+            "/usr/share/doc": "no",
+            "/usr/bin/python3": "no",
+            "/usr/bin/env": "yes",
+        }, seen
+
+
 def test_game_two_of_a_duplicate_set_recovers_no_card_of_game_one(
     bwrap: str, tmp_path: Path
 ) -> None:

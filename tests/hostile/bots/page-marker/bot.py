@@ -21,7 +21,9 @@ at each of its turns (``MARK <deal> <moves> <region> <bits>``) and the higher se
 region at each of its turns (``READ <deal> <moves> <method> <region> <bits>``). In a
 two-seat game the bot marks at each turn. Every process, at its first turn (before its first
 move), also probes what earlier processes left: every region by every method
-(``PROBE <method> <region> <bits>``), and the files a seat can write (``FILE <path> <what>``).
+(``PROBE <method> <region> <bits>``), the files a seat can write (``FILE <path> <what>``),
+the filesystem its runtime's files are on (``FS <path> <statfs f_type>``) and whether a few
+host files are there (``EXISTS <path> yes|no``).
 A failed call is logged as ``refused <call> (<errno name>)``, once, and the bot plays on.
 Every line names its process (``page-marker <tag>: ...``): the runner starts a game's
 processes while the game before it plays, so a seat's log mixes them.
@@ -205,7 +207,21 @@ def readings(number):
     return found
 
 
+def fs_type(path):
+    """statfs(2)'s f_type of ``path``'s filesystem (the first field of ``struct statfs``)."""
+    buffer = ctypes.create_string_buffer(256)
+    if libc.statfs(path.encode(), buffer) != 0:
+        return "-"
+    return f"{int.from_bytes(buffer.raw[:8], sys.byteorder):x}"
+
+
 def probe():
+    import grpc
+
+    for path in ("/usr", "/bot", sys.executable, os.path.dirname(grpc.__file__)):
+        say(f"FS {path} {fs_type(path)}")
+    for path in ("/usr/bin/perl", "/usr/share/doc", "/usr/bin/python3", "/usr/bin/env"):
+        say(f"EXISTS {path} {'yes' if os.path.lexists(path) else 'no'}")
     for number in range(REGIONS):
         for method, bits in readings(number):
             if bits is not None:
