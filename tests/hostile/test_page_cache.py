@@ -14,15 +14,17 @@ same bots pass the hand exactly, which shows they would.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_helpers import BANK_MS, HOSTILE_LIMITS, hostile, verify_replays
+from hostile_helpers import BANK_MS, HOSTILE_LIMITS, hostile, require, verify_replays
 
-from arena.runner import BotRef, MatchReport, MatchSpec, run_match
+from arena.runner import BotRef, MatchReport, MatchSpec, run_match, runtime_tree
+from arena.runner.process import fork_server
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -179,6 +181,21 @@ def test_a_seat_sees_its_runtime_from_memory_and_nothing_else_of_usr(
             "/usr/bin/python3": "no",
             "/usr/bin/env": "yes",
         }, seen
+
+
+def test_the_fork_server_maps_only_files_of_the_tree(bwrap: str) -> None:
+    # A forked seat inherits the server's maps: they must be pages of the pinned tree.
+    server = fork_server()
+    require(server is not None, "the fork server (a root runner)")
+    assert server is not None
+    tree = runtime_tree.runtime_tree()
+    maps = [
+        line.split(maxsplit=5) for line in Path(f"/proc/{server.pid}/maps").read_text().splitlines()
+    ]
+    devices = {fields[3] for fields in maps if len(fields) == 6 and fields[5].startswith("/")}
+    assert devices, "the server maps no file"
+    tree_device = os.stat(tree.root).st_dev
+    assert devices == {f"{os.major(tree_device):02x}:{os.minor(tree_device):02x}"}, devices
 
 
 def test_game_two_of_a_duplicate_set_recovers_no_card_of_game_one(
