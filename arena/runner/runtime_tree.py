@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib.util
 import mmap
 import os
 import re
@@ -182,8 +183,10 @@ class TreeBuilder:
         for path in sorted(self.files):
             copy = root / path.lstrip("/")
             shutil.copyfile(path, copy, follow_symlinks=False)
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-            os.chmod(copy, 0o555 if mode & 0o111 else 0o444)
+            info = os.stat(path)
+            # The source's times kept: a module's bytecode is valid for its source's mtime.
+            os.utime(copy, ns=(info.st_atime_ns, info.st_mtime_ns))
+            os.chmod(copy, 0o555 if stat.S_IMODE(info.st_mode) & 0o111 else 0o444)
             made += 1
             size += os.path.getsize(copy)
         for path, target in sorted(self.links.items()):
@@ -231,7 +234,7 @@ def python_roots() -> tuple[str, ...]:
 
 def distribution_files(names: tuple[str, ...] = PYTHON_DISTRIBUTIONS) -> list[str]:
     """The installed files of the distributions ``names`` and of all they require (their
-    extras left out), as real paths."""
+    extras left out), with the bytecode of their modules, as real paths."""
     found: list[str] = []
     todo = list(names)
     done: set[str] = set()
@@ -249,7 +252,11 @@ def distribution_files(names: tuple[str, ...] = PYTHON_DISTRIBUTIONS) -> list[st
             path = os.path.realpath(str(file.locate()))
             if os.path.isfile(path) and ".dist-info" not in path:
                 found.append(path)
-    return found
+                if path.endswith(".py"):  # its bytecode, which an installer may not list
+                    cached = importlib.util.cache_from_source(path)
+                    if os.path.isfile(cached):
+                        found.append(cached)
+    return sorted(set(found))
 
 
 def editable_files() -> list[str]:
