@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from hostile_helpers import BANK_MS, HOSTILE_LIMITS, hostile, require, verify_replays
 
-from arena.runner import BotRef, MatchReport, MatchSpec, run_match, runtime_tree
+from arena.runner import BotRef, MatchReport, MatchSpec, run_match, runtime_tree, sandbox
 from arena.runner.process import fork_server
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
@@ -261,3 +261,17 @@ def test_a_later_match_of_the_same_seed_reads_no_mark_of_an_earlier_one(
     for method in TIMED:
         pairs = [(bits, found[(method, region)]) for region, bits in last.items()]
         assert right_share(pairs) < TIMED_MOST_RIGHT, (method, pairs)
+
+
+def test_a_tree_left_by_a_runner_that_is_gone_is_swept() -> None:
+    # A runner killed before its exit handlers ran leaves its tree in memory: the next runner
+    # on the host removes it (no process has that pid: it is over the kernel's pid_max).
+    base, _ = runtime_tree.memory_base()
+    left = base / f"{runtime_tree.TREE_PREFIX}4999999999-test"
+    (left / "usr" / "bin").mkdir(parents=True)
+    (left / "usr" / "bin" / "python").write_bytes(b"x" * 4096)
+    try:
+        assert sandbox.sweep_stale_seat_dirs() >= 1
+        assert not left.exists()
+    finally:
+        sandbox.remove_tree(left)
