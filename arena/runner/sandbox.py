@@ -4,9 +4,11 @@ Each seat runs as its own process in its own sandbox (:func:`launch_command`):
 
 - bubblewrap (``bwrap``) gives it fresh network, pid, ipc, uts and cgroup namespaces (no
   network at all: only loopback inside, no abstract unix socket shared with anyone) and a
-  filesystem of its own: read-only binds of what it needs to run (``/usr``, a few files of
-  ``/etc``, the Python interpreter and virtualenv, the ``arena`` package), its *private copy*
-  of the bot folder at ``/bot`` (read-only: no two seats share an inode of it), and three
+  filesystem of its own: read-only binds of what it needs to run, from the runtime tree pinned
+  in memory (:mod:`arena.runner.runtime_tree`: what the runtime needs of ``/usr``, the Python
+  interpreter and virtualenv, the ``arena`` package), copies of a few files of ``/etc``, its
+  *private copy* of the bot folder at ``/bot`` (read-only, in memory: no two seats share an
+  inode of it, no process can drop, set or time a page of it), and three
   size-limited tmpfs folders that are all it may write to: ``/tmp`` (also ``HOME``),
   ``/dev/shm`` and ``/sock``, where it binds its gRPC socket. Nothing else of the host exists
   inside: no ``/var/run`` (so no host unix sockets), no ``/home``, no ``/sys``, no other bot's
