@@ -438,7 +438,16 @@ def build_tree(*, node: bool = True, base: Path | None = None) -> RuntimeTree:
     except BaseException:
         _remove_tree(root, owner)
         raise
-    locked = host_has_swap() and _lock_pages(root)
+    swaps = host_has_swap()
+    locked = swaps and _lock_pages(root)
+    if swaps and not locked:
+        from arena.runner.fallbacks import warn_once
+
+        warn_once(
+            "runtime-tree-lock",
+            "the seats' runtime tree could not be locked in memory (RLIMIT_MEMLOCK): on this "
+            "host with swap its pages may leave memory and be read back",
+        )
     return RuntimeTree(
         root=root,
         tops=top_folders(builder),
