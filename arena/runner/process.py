@@ -185,7 +185,7 @@ def fork_server() -> forkserver.ForkServer | None:
         if _server_failed:
             return None
         try:
-            _server = forkserver.ForkServer(sandbox.python_command(), sandbox.base_env())
+            _server = forkserver.ForkServer(sandbox.server_command(), sandbox.base_env())
         except forkserver.ForkError as error:
             _server_failed = True
             warn_once("forkserver", f"Python seats start by exec: {error}")
@@ -479,12 +479,12 @@ class BotProcess:
                 self._bot_pipes = None
 
     def _bot_folder(self) -> Path:
-        """The folder the bot runs in: for a sandboxed seat, its own copy (made once, its
-        Python compiled ahead), else the bot's folder."""
+        """The folder the bot runs in: for a sandboxed seat, its own copy in memory (made once,
+        its Python compiled ahead), else the bot's folder."""
         if not self.sandboxed:
             return self.folder
         if self._copy_dir is None:
-            self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot")
+            self._copy_dir = sandbox.make_seat_dir(f"{self.label}-bot", in_memory=True)
             try:
                 sandbox.copy_bot_folder(self.folder, self._copy_dir)
                 if self.python:

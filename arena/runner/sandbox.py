@@ -4,9 +4,11 @@ Each seat runs as its own process in its own sandbox (:func:`launch_command`):
 
 - bubblewrap (``bwrap``) gives it fresh network, pid, ipc, uts and cgroup namespaces (no
   network at all: only loopback inside, no abstract unix socket shared with anyone) and a
-  filesystem of its own: read-only binds of what it needs to run (``/usr``, a few files of
-  ``/etc``, the Python interpreter and virtualenv, the ``arena`` package), its *private copy*
-  of the bot folder at ``/bot`` (read-only: no two seats share an inode of it), and three
+  filesystem of its own: read-only binds of what it needs to run, from the runtime tree pinned
+  in memory (:mod:`arena.runner.runtime_tree`: what the runtime needs of ``/usr``, the Python
+  interpreter and virtualenv, the ``arena`` package), copies of a few files of ``/etc``, its
+  *private copy* of the bot folder at ``/bot`` (read-only, in memory: no two seats share an
+  inode of it, no process can drop, set or time a page of it), and three
   size-limited tmpfs folders that are all it may write to: ``/tmp`` (also ``HOME``),
   ``/dev/shm`` and ``/sock``, where it binds its gRPC socket. Nothing else of the host exists
   inside: no ``/var/run`` (so no host unix sockets), no ``/home``, no ``/sys``, no other bot's
@@ -52,6 +54,7 @@ from pathlib import Path
 from typing import Protocol
 
 import arena
+from arena.runner import runtime_tree
 
 PACKAGE_DIR = Path(arena.__file__).resolve().parent
 """The ``arena`` package folder, bound read-only into Python bots' sandboxes."""
@@ -290,15 +293,22 @@ def _user_args() -> list[str]:
     return [] if _is_root() else ["--unshare-user"]
 
 
+MERGED_NAMES = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+"""The top folders of the host that a merged ``/usr`` makes links into it."""
+
+
 @functools.cache
-def _usr_merged_links() -> tuple[str, ...]:
-    """``/bin``, ``/lib``... as the host has them: symlinks into ``/usr`` or real folders."""
+def _usr_merged_links(tree_root: Path | None = None) -> tuple[str, ...]:
+    """``/bin``, ``/lib``... as the host has them: links into ``/usr``, or real folders
+    (bound from the runtime tree at ``tree_root`` when it holds them, else from the host)."""
     args: list[str] = []
-    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+    for name in MERGED_NAMES:
         host = Path("/") / name
         if host.is_symlink():
             args += ["--symlink", os.readlink(host), str(host)]
-        elif host.is_dir():
+        elif tree_root is not None and (tree_root / name).is_dir():
+            args += ["--ro-bind", str(tree_root / name), str(host)]
+        elif tree_root is None and host.is_dir():
             args += ["--ro-bind", str(host), str(host)]
     return tuple(args)
 
@@ -357,6 +367,7 @@ def editable_finders() -> tuple[str, ...]:
     return tuple(found)
 
 
+@functools.cache
 @functools.cache
 def compile_package() -> bool:
     """Writes the bytecode of the ``arena`` package next to its sources, once per process.
@@ -517,7 +528,9 @@ _shared_copies_lock = threading.Lock()
 
 def shared_host_copies() -> Path:
     """What the seats of this runner process see copied from the host, written once: a folder
-    ``scopa-proc-<pid>-*`` of the temporary folder with ``proc/`` (:func:`proc_snapshot`, a
+    ``scopa-proc-<pid>-*`` in memory (:func:`arena.runner.runtime_tree.memory_base`: its
+    pages are never dropped nor first read, as the runtime tree's) with ``proc/``
+    (:func:`proc_snapshot`, a
     forked seat's whole ``/proc``) and ``etc/`` (:func:`etc_copies`, every seat's ``/etc``),
     removed when the process ends (or by :func:`sweep_stale_seat_dirs` once the process is
     gone). Seats see it bound read-only, as they see ``/usr``: nothing of it can change, and
@@ -532,7 +545,8 @@ def shared_host_copies() -> Path:
         ):
             return _shared_copies
         owner = os.getpid()
-        folder = Path(tempfile.mkdtemp(prefix=f"{SHARED_PROC_PREFIX}{owner}-"))
+        base, _ = runtime_tree.memory_base()
+        folder = Path(tempfile.mkdtemp(prefix=f"{SHARED_PROC_PREFIX}{owner}-", dir=base))
         atexit.register(_remove_shared_copies, folder, owner)
         folder.chmod(0o755)
         proc_snapshot(folder)
@@ -570,32 +584,43 @@ _swept_seat_dirs = False
 
 
 def sweep_stale_seat_dirs(older_than_s: float = STALE_SEAT_DIR_S) -> int:
-    """Removes seat folders older than ``older_than_s`` from the temporary folder (left by a
-    runner that was killed), and the shared ``/proc`` copies of runner processes that are
-    gone; returns how many."""
+    """Removes seat folders older than ``older_than_s`` from the temporary folder and from
+    memory (left by a runner that was killed), and the shared ``/proc`` copies and runtime
+    trees of runner processes that are gone; returns how many."""
     removed = 0
     now = time.time()
-    base = Path(tempfile.gettempdir())
-    with contextlib.suppress(OSError):
-        for entry in base.iterdir():
-            if entry.name.startswith(SHARED_PROC_PREFIX):
-                pid = entry.name[len(SHARED_PROC_PREFIX) :].split("-", 1)[0]
-                if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-                    remove_tree(entry)
-                    removed += 1
-                continue
-            if not entry.name.startswith("scopa-seat-"):
-                continue
-            with contextlib.suppress(OSError):
-                info = entry.lstat()
-                if stat.S_ISDIR(info.st_mode) and now - info.st_mtime > older_than_s:
-                    remove_tree(entry)
-                    removed += 1
+    bases = {Path(tempfile.gettempdir()), runtime_tree.memory_base()[0]}
+    for base in sorted(bases):
+        with contextlib.suppress(OSError):
+            for entry in base.iterdir():
+                removed += _sweep_entry(entry, now - older_than_s)
     return removed
 
 
-def make_seat_dir(label: str) -> Path:
-    """A private folder of the runner for one seat (its bot copy, or socket unsandboxed).
+def _sweep_entry(entry: Path, made_before: float) -> int:
+    """Removes ``entry`` if it is a stale seat folder, or the copies of a runner process that
+    is gone: 1 if removed."""
+    for prefix in (SHARED_PROC_PREFIX, runtime_tree.TREE_PREFIX):
+        if entry.name.startswith(prefix):
+            pid = entry.name[len(prefix) :].split("-", 1)[0]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                remove_tree(entry)
+                return 1
+            return 0
+    if not entry.name.startswith("scopa-seat-"):
+        return 0
+    with contextlib.suppress(OSError):
+        info = entry.lstat()
+        if stat.S_ISDIR(info.st_mode) and info.st_mtime < made_before:
+            remove_tree(entry)
+            return 1
+    return 0
+
+
+def make_seat_dir(label: str, *, in_memory: bool = False) -> Path:
+    """A private folder of the runner for one seat (its bot copy, or socket unsandboxed):
+    in the temporary folder, or ``in_memory`` (:func:`arena.runner.runtime_tree.memory_base`,
+    for the seat's copy of the bot's folder: pages no process can drop, set or time).
 
     Raises HostError.
     """
@@ -604,7 +629,8 @@ def make_seat_dir(label: str) -> Path:
         _swept_seat_dirs = True
         sweep_stale_seat_dirs()
     try:
-        return Path(tempfile.mkdtemp(prefix=f"scopa-seat-{label}-"))
+        base = runtime_tree.memory_base()[0] if in_memory else None
+        return Path(tempfile.mkdtemp(prefix=f"scopa-seat-{label}-", dir=base))
     except OSError as error:
         raise HostError(f"cannot create a folder for the bot: {error}") from error
 
@@ -707,6 +733,17 @@ def python_command() -> list[str]:
     return [sys.executable, *PYTHON_FLAGS]
 
 
+def server_command() -> list[str]:
+    """How the runner starts its fork server (:mod:`arena.runner.forkserver`): the arena's
+    interpreter, run (by a runner that is root) in a mount namespace where the runtime tree is
+    bound over the host's folders (:func:`arena.runner.runtime_tree.server_prefix`), so the
+    interpreter, libraries and modules every forked seat inherits are the tree's pinned pages.
+    Raises HostError when the tree cannot be written."""
+    if not _is_root():
+        return python_command()
+    return [*runtime_tree.server_prefix(_pinned_tree()), *python_command()]
+
+
 def resolve_command(command: list[str], folder: Path, *, sandbox: bool) -> list[str]:
     """The manifest's command with ``python`` meaning the arena's own interpreter.
 
@@ -759,33 +796,21 @@ def launch_command(
     when a sandbox is asked for and the machine cannot make one. The plan's ``pass_fds``,
     ``info_fd`` and ``started_fd`` are open descriptors: :func:`spawn` hands them over and
     closes the child's ends.
+
+    A sandbox's command is built from named parts: its namespaces
+    (:func:`_namespace_args`), the filesystem it sees (:func:`_filesystem_args`: the pinned
+    runtime tree, ``/etc``, ``/proc``, ``/dev`` and its tmpfs folders; :func:`_library_args`:
+    the interpreter, the package and the bot's folder), its environment
+    (:func:`_environment_args`), the descriptors bwrap reads (:func:`_descriptor_args`: the
+    system-call filter, the info pipe) and the bot's command (:func:`_bot_command`: the start
+    mark, the fresh uid), under the per-process limits.
     """
     if python:
         compile_package()
     env = {**base_env(), **(extra_env or {})}
     prefix = list(join or [])
     if not sandbox:
-        address = f"unix://{seat_dir / SOCKET_NAME}"
-        env.update(
-            {
-                "HOME": str(seat_dir),
-                "TMPDIR": str(seat_dir),
-                "PYTHONPATH": str(PROJECT_ROOT),
-                "SCOPA_PROTO_PATH": str(PROTOS_DIR),
-                "SCOPA_BOT_ADDRESS": address,
-            }
-        )
-        argv = [
-            *prefix,
-            "prlimit",
-            *limits.prlimit_args(with_processes=not _is_root()),
-            "--",
-            # The bot dies with the runner, however the runner ends.
-            *(["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []),
-            *resolve_command(command, folder, sandbox=False),
-        ]
-        socket_path = str(seat_dir / SOCKET_NAME)
-        return LaunchPlan(argv, env, str(folder), address, socket_path, sandboxed=False)
+        return _unsandboxed_plan(command, folder, seat_dir, limits, env, prefix)
 
     features = bwrap_features()
     if features is None:
@@ -793,16 +818,69 @@ def launch_command(
     _say_what_is_missing(features)
     inside = f"unix://{SOCKET_MOUNT}/{SOCKET_NAME}"
     env.update({"HOME": "/tmp", "TMPDIR": "/tmp", "SCOPA_BOT_ADDRESS": inside})
+    args = [features.path, *_namespace_args(features)]
+    args += _filesystem_args(features, limits, seat_dir, fork_layout=fork_layout)
+    args += _library_args(folder, seat_dir, env, python=python, fork_layout=fork_layout)
+    args += ["--chdir", BOT_MOUNT, *_environment_args(env)]
+    fds = _descriptor_args(features)
+    args += [*fds.args, "--"]
+    bot = _bot_command(command, folder, fork_layout=fork_layout)
+    # A forked seat's holder runs no code of the bot's and has nothing the bot can reach (the
+    # bot takes its own uid, limits and groups as it is forked): it starts as bwrap leaves it.
+    limit = [] if fork_layout else ["prlimit", *limits.prlimit_args(with_processes=True), "--"]
+    # The host side runs in the seat folder: bwrap itself binds (and checks) the bot folder.
+    return LaunchPlan(
+        [*prefix, *limit, *args, *bot.argv],
+        {"PATH": SANDBOX_PATH},
+        str(seat_dir),
+        inside,
+        f"{SOCKET_MOUNT}/{SOCKET_NAME}",
+        sandboxed=True,
+        pass_fds=(*fds.pass_fds, *bot.pass_fds),
+        info_fd=fds.info_read,
+        started_fd=bot.started_read,
+        close_after_spawn=(*fds.pass_fds, *bot.pass_fds),
+        uid=bot.uid,
+        inside_env=env,
+    )
 
-    def sized(size: int) -> list[str]:
-        return ["--size", str(size)] if features.size else []
 
-    try:
-        shared = shared_host_copies()
-    except OSError as error:
-        raise HostError(f"cannot write the seats' copies of /etc and /proc: {error}") from error
-    args = [
-        features.path,
+def _unsandboxed_plan(
+    command: list[str],
+    folder: Path,
+    seat_dir: Path,
+    limits: Limits,
+    env: dict[str, str],
+    prefix: list[str],
+) -> LaunchPlan:
+    """The plan of a bot run without a sandbox: limits only, in the host's filesystem."""
+    address = f"unix://{seat_dir / SOCKET_NAME}"
+    env.update(
+        {
+            "HOME": str(seat_dir),
+            "TMPDIR": str(seat_dir),
+            "PYTHONPATH": str(PROJECT_ROOT),
+            "SCOPA_PROTO_PATH": str(PROTOS_DIR),
+            "SCOPA_BOT_ADDRESS": address,
+        }
+    )
+    argv = [
+        *prefix,
+        "prlimit",
+        *limits.prlimit_args(with_processes=not _is_root()),
+        "--",
+        # The bot dies with the runner, however the runner ends.
+        *(["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []),
+        *resolve_command(command, folder, sandbox=False),
+    ]
+    socket_path = str(seat_dir / SOCKET_NAME)
+    return LaunchPlan(argv, env, str(folder), address, socket_path, sandboxed=False)
+
+
+def _namespace_args(features: BwrapFeatures) -> list[str]:
+    """The namespaces of a sandbox: no network but loopback, its own pids, IPC, host name and
+    control-group view, a session of its own, dying with the runner, an empty environment."""
+    return [
         "--unshare-net",
         "--unshare-pid",
         "--unshare-ipc",
@@ -815,46 +893,59 @@ def launch_command(
         "--clearenv",
         *_user_args(),
         *(["--disable-userns"] if features.disable_userns and not _is_root() else []),
+    ]
+
+
+def _pinned_tree() -> runtime_tree.RuntimeTree:
+    """The runner process's runtime tree (:mod:`arena.runner.runtime_tree`). Raises
+    HostError."""
+    try:
+        return runtime_tree.runtime_tree()
+    except OSError as error:
+        raise HostError(f"cannot write the seats' runtime tree: {error}") from error
+
+
+def _filesystem_args(
+    features: BwrapFeatures, limits: Limits, seat_dir: Path, *, fork_layout: bool
+) -> list[str]:
+    """What a sandbox sees of the host besides the libraries and the bot: the pinned runtime
+    tree at ``/usr`` (and ``/bin``, ``/lib``... as the host links them), the shared copies of
+    ``/etc`` and (a forked seat's) ``/proc``, a ``/dev`` of its own with no pseudo-terminals,
+    its size-limited tmpfs folders, and the host-wide entries of its own procfs masked."""
+    try:
+        shared = shared_host_copies()
+    except OSError as error:
+        raise HostError(f"cannot write the seats' copies of /etc and /proc: {error}") from error
+    tree = _pinned_tree()
+
+    def sized(size: int) -> list[str]:
+        return ["--size", str(size)] if features.size else []
+
+    empty = seat_dir / "empty"
+    empty.mkdir(mode=0o755, exist_ok=True)
+    empty_file = seat_dir / "empty-file"
+    empty_file.touch(mode=0o444, exist_ok=True)
+    args = [
         "--ro-bind",
+        tree.source("/usr"),
         "/usr",
-        "/usr",
-        *_usr_merged_links(),
+        *_usr_merged_links(tree.root),
         # A forked seat has no procfs (the shared folder of static copies): each
         # entry of a procfs takes its inode number from a counter of the whole host when it is
         # first looked up, and the folders of a seat's new processes and descriptors are new
         # entries (see arena.runner.seccomp.SEALED).
         *(["--ro-bind", str(shared / "proc"), "/proc"] if fork_layout else ["--proc", "/proc"]),
-        "--ro-bind",
-        str(shared / "etc"),
-        "/etc",
-        "--dev",
-        "/dev",
-        "--perms",
-        "1777",
-        *sized(limits.tmp_bytes),
-        "--tmpfs",
-        "/dev/shm",
-        "--perms",
-        "1777",
-        *sized(limits.tmp_bytes),
-        "--tmpfs",
-        "/tmp",
-        "--perms",
-        "0777",
-        *sized(SOCKET_DIR_BYTES),
-        "--tmpfs",
-        SOCKET_MOUNT,
+        *["--ro-bind", str(shared / "etc"), "/etc", "--dev", "/dev"],
+        *["--perms", "1777", *sized(limits.tmp_bytes), "--tmpfs", "/dev/shm"],
+        *["--perms", "1777", *sized(limits.tmp_bytes), "--tmpfs", "/tmp"],
+        *["--perms", "0777", *sized(SOCKET_DIR_BYTES), "--tmpfs", SOCKET_MOUNT],
     ]
-    empty = seat_dir / "empty"
-    empty.mkdir(mode=0o755, exist_ok=True)
-    empty_file = seat_dir / "empty-file"
-    empty_file.touch(mode=0o444, exist_ok=True)
-    masked_files, masked_dirs = ((), ()) if fork_layout else proc_masks()
-    for name in masked_files:
-        args += ["--ro-bind-try", str(empty_file), name]
-    for name in masked_dirs:
-        args += ["--ro-bind-try", str(empty), name]
     if not fork_layout:  # over the seat's own procfs
+        masked_files, masked_dirs = proc_masks()
+        for name in masked_files:
+            args += ["--ro-bind-try", str(empty_file), name]
+        for name in masked_dirs:
+            args += ["--ro-bind-try", str(empty), name]
         try:
             sys_dir, cpuinfo = proc_snapshot(seat_dir)
         except OSError as error:
@@ -863,75 +954,123 @@ def launch_command(
     # No pseudo-terminals: their count (/proc/sys/kernel/pty/nr) is host-wide, and a bot has
     # no use for one. bwrap's /dev has a devpts of its own at /dev/pts (/dev/ptmx links into
     # it): an empty folder hides it.
-    args += ["--ro-bind", str(empty), "/dev/pts"]
+    return [*args, "--ro-bind", str(empty), "/dev/pts"]
+
+
+def _library_args(
+    folder: Path, seat_dir: Path, env: dict[str, str], *, python: bool, fork_layout: bool
+) -> list[str]:
+    """The binds of the interpreter, the ``arena`` package, the protocol (each from the pinned
+    runtime tree) and the seat's copy of the bot's folder at ``/bot``, with the editable
+    install's finders masked by ``seat_dir``'s empty file (:func:`editable_finders`); sets
+    ``PYTHONPATH`` and ``SCOPA_PROTO_PATH`` in ``env`` to match."""
+    tree = _pinned_tree()
     binds: list[tuple[str, str]] = []
     # A forked seat has the package and the protocol bound at their host paths: at the
     # library's place it finds links to them (a link is no mount).
     links: list[tuple[str, str]] = []
     library = links if fork_layout else binds
     if PROTOS_DIR.is_dir():  # the protocol's .proto files, for bots that load them at run time
-        library.append((str(PROTOS_DIR), f"{LIB_MOUNT}/protos"))
+        protos = str(PROTOS_DIR) if fork_layout else tree.source(PROTOS_DIR)
+        library.append((protos, f"{LIB_MOUNT}/protos"))
         env["SCOPA_PROTO_PATH"] = f"{LIB_MOUNT}/protos"
     if python or fork_layout:  # a forked seat is the arena's interpreter until it execs
-        binds += [(str(path), str(path)) for path in python_paths()]
+        binds += [(tree.source(path), str(path)) for path in python_paths()]
     if python:
-        library.append((str(PACKAGE_DIR), f"{LIB_MOUNT}/arena"))
+        package = str(PACKAGE_DIR) if fork_layout else tree.source(PACKAGE_DIR)
+        library.append((package, f"{LIB_MOUNT}/arena"))
         env["PYTHONPATH"] = LIB_MOUNT
     if fork_layout:
-        binds.append((str(PACKAGE_DIR), str(PACKAGE_DIR)))
+        binds.append((tree.source(PACKAGE_DIR), str(PACKAGE_DIR)))
         if PROTOS_DIR.is_dir():
-            binds.append((str(PROTOS_DIR), str(PROTOS_DIR)))
+            binds.append((tree.source(PROTOS_DIR), str(PROTOS_DIR)))
+    binds += [(tree.source(top), top) for top in _other_tops(tree)]
     binds.append((str(folder), BOT_MOUNT))
-    args += _parent_dirs(tuple(dest for _, dest in binds + links))
+    args = list(_parent_dirs(tuple(dest for _, dest in binds + links)))
     for source, dest in binds:
         args += ["--ro-bind", source, dest]
     for source, dest in links:
         args += ["--symlink", source, dest]
     if python or fork_layout:
         for name in editable_finders():  # after the virtualenv's bind, which they cover
-            args += ["--ro-bind", str(empty_file), name]
-    args += ["--chdir", BOT_MOUNT]
+            args += ["--ro-bind", str(seat_dir / "empty-file"), name]
+    return args
+
+
+def _other_tops(tree: runtime_tree.RuntimeTree) -> list[str]:
+    """The tree's folders outside ``/usr``, the interpreter's and the arena's (a host whose
+    ``/lib`` is not merged into ``/usr``): bound for every seat."""
+    known = {"/usr", str(PACKAGE_DIR), str(PROTOS_DIR), *(str(p) for p in python_paths())}
+    merged = {str(Path("/") / name) for name in MERGED_NAMES}
+    return [top for top in tree.tops if top not in known and top not in merged]
+
+
+def _environment_args(env: dict[str, str]) -> list[str]:
+    """The bot's whole environment (bwrap starts it from nothing: ``--clearenv``)."""
+    args: list[str] = []
     for key, value in env.items():
         args += ["--setenv", key, value]
+    return args
+
+
+@dataclass(frozen=True)
+class _Descriptors:
+    args: list[str]
+    pass_fds: tuple[int, ...]  # bwrap's ends: handed over, closed once started
+    info_read: int | None
+
+
+def _descriptor_args(features: BwrapFeatures) -> _Descriptors:
+    """The system-call filter (``--seccomp``) and the pipe where bwrap says the sandbox's pid
+    (``--info-fd``), as this bubblewrap allows."""
+    args: list[str] = []
     pass_fds: list[int] = []
-    close_after: list[int] = []
     info_read: int | None = None
     if features.seccomp:
         filter_fd = _seccomp_fd()
         if filter_fd is not None:
             args += ["--seccomp", str(filter_fd)]
             pass_fds.append(filter_fd)
-            close_after.append(filter_fd)
     if features.info_fd:
         info_read, info_write = os.pipe()
         args += ["--info-fd", str(info_write)]
         pass_fds.append(info_write)
-        close_after.append(info_write)
-    args.append("--")
+    return _Descriptors(args, tuple(pass_fds), info_read)
+
+
+@dataclass(frozen=True)
+class _BotCommand:
+    argv: list[str]
+    pass_fds: tuple[int, ...]  # the start mark's write end: handed over, closed once started
+    started_read: int | None
+    uid: int | None
+
+
+def _bot_command(command: list[str], folder: Path, *, fork_layout: bool) -> _BotCommand:
+    """The command bwrap runs: the bot's own, after the mark that says it was reached and
+    ``setpriv`` to a fresh uid with no capability (a runner that is root); a forked seat's
+    holder as it is."""
     target = resolve_command(command, folder, sandbox=True)
     uid = None
     if _is_root():
         uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
-    started_read: int | None = None
-    if not fork_layout:
-        # The last step before the bot's command says it was reached, on a pipe it closes
-        # first (bash: dash takes no descriptor above 9). Until then every failure is the
-        # host's (the group's join, prlimit, bwrap's mounts, setpriv), after it the bot's,
-        # whatever its output claims.
-        started_read, started_write = os.pipe()
-        os.set_blocking(started_read, False)
-        # bash exports SHLVL at exec, which env takes out: the bot gets the same environment.
-        target = [
-            "/bin/bash",
-            "-c",
-            f"printf . >&{started_write} && exec {started_write}>&- "
-            '&& exec /usr/bin/env -u SHLVL "$@"',
-            "start",
-            *target,
-        ]
-        pass_fds.append(started_write)
-        close_after.append(started_write)
-    if _is_root() and not fork_layout:
+    if fork_layout:
+        return _BotCommand(target, (), None, uid)
+    # The last step before the bot's command says it was reached, on a pipe it closes
+    # first (bash: dash takes no descriptor above 9). Until then every failure is the
+    # host's (the group's join, prlimit, bwrap's mounts, setpriv), after it the bot's,
+    # whatever its output claims.
+    started_read, started_write = os.pipe()
+    os.set_blocking(started_read, False)
+    # bash exports SHLVL at exec, which env takes out: the bot gets the same environment.
+    target = [
+        "/bin/bash",
+        "-c",
+        f'printf . >&{started_write} && exec {started_write}>&- && exec /usr/bin/env -u SHLVL "$@"',
+        "start",
+        *target,
+    ]
+    if _is_root():
         target = [
             "setpriv",
             f"--reuid={uid}",
@@ -943,25 +1082,7 @@ def launch_command(
             "--",
             *target,
         ]
-    # A forked seat's holder runs no code of the bot's and has nothing the bot can reach (the
-    # bot takes its own uid, limits and groups as it is forked): it starts as bwrap leaves it.
-    limit = [] if fork_layout else ["prlimit", *limits.prlimit_args(with_processes=True), "--"]
-    argv = [*prefix, *limit, *args, *target]
-    # The host side runs in the seat folder: bwrap itself binds (and checks) the bot folder.
-    return LaunchPlan(
-        argv,
-        {"PATH": SANDBOX_PATH},
-        str(seat_dir),
-        inside,
-        f"{SOCKET_MOUNT}/{SOCKET_NAME}",
-        sandboxed=True,
-        pass_fds=tuple(pass_fds),
-        info_fd=info_read,
-        started_fd=started_read,
-        close_after_spawn=tuple(close_after),
-        uid=uid,
-        inside_env=env,
-    )
+    return _BotCommand(target, (started_write,), started_read, uid)
 
 
 def _say_what_is_missing(features: BwrapFeatures) -> None:

@@ -31,7 +31,7 @@ from hostile_helpers import (
 )
 from leftovers import live_children
 
-from arena.runner import BotRef, MatchReport, MatchSpec, run_match
+from arena.runner import BotRef, MatchReport, MatchSpec, run_match, runtime_tree
 from arena.runner.bots import SAMPLE_BOTS
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
@@ -257,11 +257,20 @@ def test_a_match_cancelled_while_a_bot_starts_ends_that_start_before_it_returns(
     seats = tmp_path / "seats"
     seats.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(seats))
+    in_memory = runtime_tree.memory_base()[0]  # where the seats' copies of bot folders go
     cancel = threading.Event()
+
+    def heavy_seat_folders() -> list[str]:
+        return sorted(
+            p.name
+            for base in (seats, in_memory)
+            for p in base.iterdir()
+            if p.name.startswith("scopa-seat-") and (base == seats or "heavy" in p.name)
+        )
 
     def cancel_once_a_seat_is_built() -> None:
         while not cancel.is_set():
-            if any("-bot-" in p.name for p in seats.iterdir()):  # a bot folder's copy begins
+            if any("-bot-" in name for name in heavy_seat_folders()):  # a copy begins
                 cancel.set()
             time.sleep(0.001)
 
@@ -282,7 +291,7 @@ def test_a_match_cancelled_while_a_bot_starts_ends_that_start_before_it_returns(
         cancel.set()
         watcher.join()
     assert report.cancelled and report.games == []
-    assert sorted(p.name for p in seats.iterdir() if p.name.startswith("scopa-seat-")) == []
+    assert heavy_seat_folders() == []
     time.sleep(1.0)  # a start left going would launch its bot meanwhile
     assert live_children() == []
-    assert sorted(p.name for p in seats.iterdir() if p.name.startswith("scopa-seat-")) == []
+    assert heavy_seat_folders() == []
