@@ -13,8 +13,17 @@ shows it would.
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import functools
+import re
+import signal
+
 import pytest
-from hostile_helpers import PlayMatch
+from hostile_helpers import PlayMatch, require
+
+from arena.runner import seccomp
+from arena.runner.process import fork_server
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -29,6 +38,20 @@ REFUSED = [
     ),
 ]
 """What each seat of the bot tries, and the error the allow-list answers."""
+
+
+@functools.cache
+def call_names() -> dict[int, str]:
+    """The names of this architecture's system calls that libseccomp knows, by number."""
+    lib = seccomp._library()
+    lib.seccomp_syscall_resolve_num_arch.argtypes = [ctypes.c_uint32, ctypes.c_int]
+    lib.seccomp_syscall_resolve_num_arch.restype = ctypes.c_char_p
+    names = {}
+    for number in range(1024):
+        name = lib.seccomp_syscall_resolve_num_arch(0, number)  # 0: this architecture
+        if name:
+            names[number] = name.decode()
+    return names
 
 
 def test_no_seat_holds_a_pidfd_or_its_peers_credentials(play_hostile: PlayMatch) -> None:
@@ -58,3 +81,58 @@ def test_without_the_sandbox_the_same_bot_reads_pidfs_numbers(play_hostile: Play
     report = play_hostile("pidfd-partners", "scopone", sandbox=False)
     logs = "".join(report.logs[key] for key in report.logs if key.startswith("0/"))
     assert "RECEIVED pidfd_open" in logs, logs[-3000:]
+
+
+def expected_refusal(number: int) -> int | None:
+    """The action the policy takes for call ``number`` with all-zero arguments, None when it
+    lets the call through."""
+    name = call_names().get(number)
+    if name is None or (name in seccomp.SEALED and name not in {"socket", "socketpair"}):
+        # (a forked seat's game runs sealed: the calls of SEALED fail with ENOSYS)
+        return seccomp.errno_action(seccomp.DEFAULT_ERRNO)
+    actions = {
+        rule.action
+        for rule in seccomp.policy()
+        if rule.syscall == name and all(value == 0 for _, _, _, value in rule.conditions)
+        # (with zero arguments a condition holds when it asks for zero bits)
+    }
+    if not actions:
+        return seccomp.errno_action(seccomp.DEFAULT_ERRNO)
+    if seccomp.ACT_ALLOW in actions:
+        return None
+    (action,) = actions
+    return action
+
+
+def test_a_sealed_seat_finds_every_call_number_refused_unless_on_the_list(
+    play_hostile: PlayMatch,
+) -> None:
+    # The sample in the real sandbox (tests/runner/test_seccomp.py sweeps every number and
+    # every multiplexer value in a child under the compiled filter).
+    require(fork_server() is not None, "forked seats (a root runner), sealed at their game")
+    report = play_hostile("syscall-sweeper", "scopone", games=2)
+    for game in report.games:
+        assert game.faults == [] and game.forfeit is None, game.faults
+    log = report.logs["0/0"]
+    assert "SWEPT" in log, log[-2000:]
+    seen = {
+        int(number): (how, int(value))
+        for number, how, value in re.findall(r"CALL (\d+) (errno|signal) (\d+)", log)
+    }
+    assert len(seen) >= 470
+    wrong, beyond = [], []
+    for number, got in sorted(seen.items()):
+        action = expected_refusal(number)
+        if action is None:
+            if got in {("signal", signal.SIGSYS), ("errno", errno.ENOSYS)}:
+                wrong.append((number, got, "allowed, but refused"))
+        elif action == seccomp.ACT_KILL_PROCESS:
+            if got != ("signal", signal.SIGSYS):
+                wrong.append((number, got, "killed"))
+        elif got != ("errno", action & 0xFFFF):
+            if number not in call_names():
+                beyond.append(number)  # no Linux call: a host's own (see test_seccomp.py)
+            else:
+                wrong.append((number, got, f"refused with {action & 0xFFFF}"))
+    assert wrong == [], wrong
+    assert len(beyond) <= 4, beyond
