@@ -211,6 +211,8 @@ ALLOWED = (
     "sched_getscheduler",
     "sched_get_priority_max",
     "sched_get_priority_min",
+    "getpriority",
+    "setpriority",
     "restart_syscall",
     # identity (setpriv drops the uid and capabilities inside the sandbox; with no capability
     # left, the set- calls can only give up what a process has)
