@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import functools
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -472,3 +473,57 @@ def test_inet_sockets_and_linux_aio_are_refused(compiled: Path) -> None:
     results = run_probes(compiled, probes)
     assert results[0] == results[1] == {"result": -1, "errno": errno.EAFNOSUPPORT}
     assert results[2] == {"result": -1, "errno": errno.ENOSYS}
+
+
+RUNTIME = """
+import asyncio, multiprocessing, os, shutil, socket, subprocess, sys, tempfile, threading
+sys.path.insert(0, sys.argv[2])
+import seccomp_probe
+with open(sys.argv[1], "rb") as handle:
+    seccomp_probe.load_filter(handle.read())
+said = []
+said.append(subprocess.run(["echo", "subprocess"], capture_output=True, text=True).stdout)
+thread = threading.Thread(target=lambda: said.append("thread"))
+thread.start()
+thread.join()
+async def main():
+    await asyncio.sleep(0)
+    return "asyncio"
+said.append(asyncio.run(main()))
+with multiprocessing.Pool(2) as pool:
+    said.append(f"pool {pool.map(abs, [-1, -2])}")
+folder = tempfile.mkdtemp()
+with open(os.path.join(folder, "a"), "w") as handle:
+    handle.write("x")
+shutil.copy(os.path.join(folder, "a"), os.path.join(folder, "b"))
+os.symlink("a", os.path.join(folder, "c"))
+shutil.rmtree(folder)
+said.append("files")
+os.nice(1)
+said.append(f"getaddrinfo {socket.getaddrinfo('localhost', 80)[0][4][0]}")
+if shutil.which("node"):
+    script = "console.log('node', require('os').cpus().length > 0)"
+    said.append(subprocess.run(["node", "-e", script], capture_output=True, text=True).stdout)
+print(" ".join(part.strip() for part in said))
+"""
+"""What bots' runtimes do, made under the filter: a subprocess, a thread, asyncio, a process
+pool (pipes, semaphores in /dev/shm), files and links in a temporary folder, ``os.nice``, a
+name lookup (netlink), and node when the host has it."""
+
+
+def test_a_runtime_under_the_filter_does_what_bots_do(compiled: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", RUNTIME, str(compiled), str(PROBE.parent)],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.split()
+    for word in ("subprocess", "thread", "asyncio", "files", "127.0.0.1"):
+        assert word in said, done.stdout
+    assert "[1, 2]" in done.stdout
+    if shutil.which("node"):
+        assert "node true" in done.stdout
