@@ -527,3 +527,28 @@ def test_a_runtime_under_the_filter_does_what_bots_do(compiled: Path) -> None:
     assert "[1, 2]" in done.stdout
     if shutil.which("node"):
         assert "node true" in done.stdout
+
+
+def test_every_allowed_call_is_in_this_section() -> None:
+    # docs/SECURITY.md, "The system-call allow-list", names every allowed call and every
+    # allowed value of a multiplexer.
+    docs = Path(__file__).resolve().parents[2] / "docs" / "SECURITY.md"
+    text = docs.read_text(encoding="utf-8")
+    section = text.split("### The system-call allow-list", 1)[1].split("\n### ", 1)[0]
+    names = [
+        *seccomp.ALLOWED,
+        *seccomp.SEALED,
+        *seccomp.FCNTL_COMMANDS.values(),
+        *seccomp.IOCTL_REQUESTS.values(),
+        *seccomp.PRCTL_OPTIONS.values(),
+        *seccomp.MADVISE_ADVICE.values(),
+        *seccomp.FADVISE_ADVICE.values(),
+        *(name for name in seccomp.CLONE_FLAGS if name != "CSIGNAL"),
+    ]
+    options = [
+        name
+        for name in seccomp.SOCKET_OPTIONS.values()
+        if not name.startswith(("SO_RCVTIMEO", "SO_SNDTIMEO"))  # "the four time-outs"
+    ]
+    missing = [name for name in [*names, *options] if f"`{name}`" not in section]
+    assert missing == []
