@@ -65,8 +65,8 @@ def protections() -> list[Protection]:
         Protection(
             "system-call filter",
             filter_ok,
-            "libseccomp filter: namespaces, mounts, ptrace, bpf... kill the bot; locks, leases, "
-            "inotify, dnotify, sysinfo, Linux AIO and IP sockets refused"
+            "libseccomp allow-list: every call not on it refused; namespaces, mounts, ptrace, "
+            "bpf... kill the bot; locks, leases, IP sockets and pidfds refused"
             if filter_ok
             else (problem or "this bubblewrap has no --seccomp"),
         )

@@ -6,7 +6,9 @@ A forked bot's system-call filter asks about each call of :data:`arena.runner.se
 The bot hands that listener to the runner as it says it is confined
 (:data:`arena.runner.forkserver.CONFINED_WORD`), before any of its code runs; the runner's
 *warden* (:func:`warden`, one thread per runner process) answers each call: made as asked
-while the seat starts, except a ``NETLINK_SOCK_DIAG`` socket (whose dumps give cookies).
+while the seat starts, except a ``NETLINK_SOCK_DIAG`` socket (whose dumps give cookies; the
+filter's allow-list refuses one before it is asked, and the warden would too). The filter
+asks only of the socket kinds it allows (:data:`arena.runner.seccomp.SOCKET_KINDS`).
 
 The runner seals the seat before its game's first message (:meth:`Watch.seal`) by closing the
 listener: from then on the kernel fails each such call at once with ``ENOSYS``, in the bot's
