@@ -22,6 +22,7 @@ import tarfile
 import tempfile
 import tomllib
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -36,9 +37,22 @@ MAX_ARCHIVE_BYTES = 5 * 1024 * 1024
 MAX_UNPACKED_BYTES = 50 * 1024 * 1024
 """The most bytes an archive may unpack to, all files together."""
 MAX_FILES = 2000
-MAX_MANIFEST_BYTES = 64 * 1024
-"""``bot.toml`` is kept in the database with the version (a few hundred bytes, normally)."""
 """The most files (and folders) an archive may hold."""
+MAX_MANIFEST_BYTES = manifests.MAX_MANIFEST_BYTES
+"""``bot.toml`` is kept in the database with the version (a few hundred bytes, normally)."""
+MAX_PATH_DEPTH = 32
+"""The most parts a path may have (``src/a/b.py`` has 3): the sandbox copies and walks a bot's
+folder, recursively, so a deep one must not get that far."""
+MAX_PATH_CHARS = 1024
+"""The longest path in an archive, in characters."""
+MAX_NAME_BYTES = 255
+"""The longest name of one file or folder, in UTF-8 bytes (what Linux file systems take)."""
+MAX_RATIO = 100
+"""How many times its own size an archive may unpack to (beyond :data:`RATIO_FREE_BYTES`)."""
+RATIO_FREE_BYTES = 1024 * 1024
+"""What any archive may unpack to, whatever its ratio."""
+_TAR_OVERHEAD = 4096
+"""Room per member for a tar's headers (its own, a long name's, a pax header) and padding."""
 
 
 class ArchiveError(ValueError):
@@ -169,7 +183,8 @@ def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[
     """
     if len(text) > MAX_MANIFEST_BYTES:
         raise ArchiveError(
-            f"{MANIFEST} is {len(text):,} bytes; the limit is {MAX_MANIFEST_BYTES:,}"
+            f"{MANIFEST} is {len(text):,} bytes; the limit is {MAX_MANIFEST_BYTES:,} "
+            "(MAX_MANIFEST_BYTES)"
         )
     try:
         checked = manifests.parse_manifest(text, MANIFEST, variants)
@@ -205,15 +220,55 @@ def _check_path(name: str) -> str:
     clean = str(path)
     if clean in {"", "."}:
         raise ArchiveError(f"path {name!r} is empty")
+    if len(path.parts) > MAX_PATH_DEPTH:
+        raise ArchiveError(
+            f"path {clean[:60]!r}... is {len(path.parts):,} folders deep; the limit is "
+            f"{MAX_PATH_DEPTH} (MAX_PATH_DEPTH)"
+        )
+    if len(clean) > MAX_PATH_CHARS:
+        raise ArchiveError(
+            f"path {clean[:60]!r}... is {len(clean):,} characters long; the limit is "
+            f"{MAX_PATH_CHARS:,} (MAX_PATH_CHARS)"
+        )
+    long_part = next((p for p in path.parts if len(p.encode("utf-8", "replace")) > 255), None)
+    if long_part is not None:
+        raise ArchiveError(
+            f"path {clean[:60]!r}... has a name longer than {MAX_NAME_BYTES} bytes (MAX_NAME_BYTES)"
+        )
     return clean
+
+
+def unpacked_limit(size: int) -> int:
+    """The most bytes an archive of ``size`` bytes may unpack to: :data:`MAX_RATIO` times its
+    size, at least :data:`RATIO_FREE_BYTES`, at most :data:`MAX_UNPACKED_BYTES`.
+
+    >>> unpacked_limit(10_000), unpacked_limit(100_000)
+    (1048576, 10000000)
+    """
+    return min(MAX_UNPACKED_BYTES, max(RATIO_FREE_BYTES, MAX_RATIO * size))
+
+
+def _too_big(limit: int) -> ArchiveError:
+    if limit >= MAX_UNPACKED_BYTES:
+        return ArchiveError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
+    return ArchiveError(
+        f"the archive unpacks to more than {limit:,} bytes, {MAX_RATIO} times its size "
+        "(MAX_RATIO: a compression bomb?)"
+    )
 
 
 class _Budget:
     """Counts files and unpacked bytes against the limits while reading."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int) -> None:
         self.files = 0
         self.bytes = 0
+        self.limit = unpacked_limit(size)
+
+    def declare(self, size: int) -> None:
+        """Counts a member's declared size before it is read (a zip says it in advance)."""
+        if size > self.limit:
+            raise _too_big(self.limit)
 
     def add_file(self) -> None:
         self.files += 1
@@ -227,19 +282,37 @@ class _Budget:
             if not chunk:
                 break
             self.bytes += len(chunk)
-            if self.bytes > MAX_UNPACKED_BYTES:
-                raise ArchiveError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
+            if self.bytes > self.limit:
+                raise _too_big(self.limit)
             chunks.append(chunk)
         return b"".join(chunks)
 
 
+def _zip_entries(data: bytes) -> int | None:
+    """How many entries a zip's end record says it holds (None when it does not say)."""
+    at = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 0xFFFF))
+    if at < 0 or at + 22 > len(data):
+        return None
+    count = int.from_bytes(data[at + 10 : at + 12], "little")
+    return None if count == 0xFFFF else count
+
+
 def _read_zip(data: bytes) -> list[BotFile]:
+    # Counted before zipfile reads the directory: each entry it reads costs memory.
+    entries = _zip_entries(data)
+    if entries is not None and entries > MAX_FILES:
+        raise ArchiveError(f"the archive holds more than {MAX_FILES:,} files")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ArchiveError(f"the zip archive is damaged: {exc}") from exc
-    budget = _Budget()
+    if len(infos) > MAX_FILES:
+        raise ArchiveError(f"the archive holds more than {MAX_FILES:,} files")
+    budget = _Budget(len(data))
+    for info in infos:  # every path and the declared sizes, before a byte is unpacked
+        _check_path(info.filename.rstrip("/") if info.is_dir() else info.filename)
+    budget.declare(sum(info.file_size for info in infos))
     files: list[BotFile] = []
     seen: set[str] = set()
     for info in infos:
@@ -253,8 +326,6 @@ def _read_zip(data: bytes) -> list[BotFile]:
         kind = stat.S_IFMT(mode)
         if kind and kind != stat.S_IFREG:  # zips from some tools carry no file type: regular
             raise ArchiveError(f"{path!r} is not a regular file")
-        if info.file_size > MAX_UNPACKED_BYTES:
-            raise ArchiveError(f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes")
         if path in seen:
             raise ArchiveError(f"{path!r} appears twice")
         seen.add(path)
@@ -269,12 +340,43 @@ def _read_zip(data: bytes) -> list[BotFile]:
     return files
 
 
+def _gunzip(data: bytes, limit: int) -> bytes:
+    """``data`` decompressed, refused as soon as it grows past ``limit`` bytes.
+
+    tarfile reads a long name's or a pax header's whole declared size into memory: inflated by
+    the decompressor alone, a few kilobytes of zeros would ask for gigabytes.
+    """
+    out: list[bytes] = []
+    total = 0
+    rest = data
+    while rest.strip(b"\0"):  # gzip allows zeros after the last member
+        inflater = zlib.decompressobj(wbits=31)
+        pending = rest
+        while not inflater.eof:
+            chunk = inflater.decompress(pending, 64 * 1024)
+            pending = inflater.unconsumed_tail
+            if not chunk and not pending:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise _too_big(limit)
+            out.append(chunk)
+        if not inflater.eof:
+            raise ArchiveError("the tar.gz archive is damaged: it ends before its data does")
+        rest = inflater.unused_data  # a gzip file may hold more than one member
+    return b"".join(out)
+
+
 def _read_tar(data: bytes) -> list[BotFile]:
-    budget = _Budget()
+    budget = _Budget(len(data))
     files: list[BotFile] = []
     seen: set[str] = set()
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        plain = _gunzip(data, budget.limit + (MAX_FILES + 1) * _TAR_OVERHEAD)
+    except zlib.error as exc:
+        raise ArchiveError(f"the tar.gz archive is damaged: {exc}") from exc
+    try:
+        with tarfile.open(fileobj=io.BytesIO(plain), mode="r:") as archive:
             while True:
                 member = archive.next()
                 if member is None:
@@ -287,10 +389,7 @@ def _read_tar(data: bytes) -> list[BotFile]:
                     continue
                 if not member.isfile():
                     raise ArchiveError(f"{path!r} is not a regular file")
-                if member.size > MAX_UNPACKED_BYTES:
-                    raise ArchiveError(
-                        f"the archive unpacks to more than {MAX_UNPACKED_BYTES:,} bytes"
-                    )
+                budget.declare(budget.bytes + member.size)
                 if path in seen:
                     raise ArchiveError(f"{path!r} appears twice")
                 seen.add(path)

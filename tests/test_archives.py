@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-import pytest
-from archive_samples import BAD_ARCHIVES, good_zip, make_tar, make_zip, manifest
+import gzip
 
-from arena.archives import MAX_FILES, ArchiveError, check_archive
+import pytest
+from archive_samples import BAD_ARCHIVES, HOSTILE_ARCHIVES, good_zip, make_tar, make_zip, manifest
+
+from arena.archives import (
+    MAX_FILES,
+    MAX_PATH_DEPTH,
+    MAX_RATIO,
+    ArchiveError,
+    check_archive,
+    unpacked_limit,
+)
 
 VARIANTS = frozenset({"scopa", "scopone"})
 
@@ -45,3 +54,36 @@ def test_the_file_limit_is_inclusive() -> None:
     files: dict[str, bytes | str] = {f"f{i}": "" for i in range(MAX_FILES - 1)}
     files["bot.toml"] = manifest()
     assert len(check_archive(make_zip(files), VARIANTS).files) == MAX_FILES
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE_ARCHIVES))
+def test_it_refuses_each_costly_archive_naming_the_bound(kind: str) -> None:
+    data, words = HOSTILE_ARCHIVES[kind]
+    with pytest.raises(ArchiveError) as caught:
+        check_archive(data, VARIANTS)
+    message = str(caught.value)
+    assert words in message and "\n" not in message
+
+
+def test_the_depth_limit_is_inclusive() -> None:
+    deep = "/".join(["d"] * (MAX_PATH_DEPTH - 1)) + "/f.py"
+    checked = check_archive(make_zip({"bot.toml": manifest(), deep: "x"}), VARIANTS)
+    assert deep in [f.path for f in checked.files]
+    with pytest.raises(ArchiveError, match="MAX_PATH_DEPTH"):
+        check_archive(make_zip({"bot.toml": manifest(), "d/" + deep: "x"}), VARIANTS)
+
+
+def test_a_compressible_archive_passes_within_its_ratio() -> None:
+    size = unpacked_limit(0) - 4096  # what any archive may unpack to, whatever its ratio
+    data = make_tar({"bot.toml": manifest(), "zeros.bin": bytes(size)})
+    assert len(data) * MAX_RATIO < size  # a ratio no limit but the free allowance lets through
+    assert check_archive(data, VARIANTS).unpacked_bytes > size
+
+
+def test_a_tar_gz_of_several_gzip_members_passes() -> None:
+    one = make_tar({"bot.toml": manifest(), "bot.py": "x"})
+    # tar readers stop at the first end-of-archive block; the second member is padding.
+    assert [f.path for f in check_archive(one + gzip.compress(bytes(1024)), VARIANTS).files] == [
+        "bot.py",
+        "bot.toml",
+    ]
