@@ -172,6 +172,33 @@ def unpack(files: Iterable[BotFile], target: Path) -> bool:
     return True
 
 
+def check_folder(folder: Path) -> None:
+    """Refuses a bot folder deeper than :data:`MAX_PATH_DEPTH` or holding more than
+    :data:`MAX_FILES` entries, with :class:`ArchiveError` naming the bound.
+
+    For folders that were not checked as an archive (unpacked before the bounds, or given by
+    path): the sandbox copies and walks a bot's folder recursively, and a folder it cannot copy
+    is the bot's fault, not the host's. The walk is iterative, enters no link, and stops at the
+    first bound it passes.
+    """
+    pending = [(folder, 0)]
+    entries = 0
+    while pending:
+        where, depth = pending.pop()
+        with os.scandir(where) as listing:
+            for entry in listing:
+                entries += 1
+                if entries > MAX_FILES:
+                    raise ArchiveError(f"the bot's folder holds more than {MAX_FILES:,} files")
+                if depth + 1 > MAX_PATH_DEPTH:
+                    raise ArchiveError(
+                        f"the bot's folder is more than {MAX_PATH_DEPTH} folders deep "
+                        f"(MAX_PATH_DEPTH), at {entry.name!r}"
+                    )
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((Path(entry.path), depth + 1))
+
+
 def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[str, Any]:
     """Checks ``bot.toml`` with :func:`arena.manifest.parse_manifest`, or raises ArchiveError.
 

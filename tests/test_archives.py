@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 from archive_samples import BAD_ARCHIVES, HOSTILE_ARCHIVES, good_zip, make_tar, make_zip, manifest
@@ -13,6 +14,7 @@ from arena.archives import (
     MAX_RATIO,
     ArchiveError,
     check_archive,
+    check_folder,
     unpacked_limit,
 )
 
@@ -87,3 +89,16 @@ def test_a_tar_gz_of_several_gzip_members_passes() -> None:
         "bot.py",
         "bot.toml",
     ]
+
+
+def test_a_folder_is_checked_for_its_depth_and_its_count_of_files(tmp_path: Path) -> None:
+    (tmp_path / "ok" / "/".join(["d"] * (MAX_PATH_DEPTH - 1))).mkdir(parents=True)
+    check_folder(tmp_path / "ok")
+    (tmp_path / "deep" / "/".join(["d"] * 100)).mkdir(parents=True)
+    with pytest.raises(ArchiveError, match=r"more than 32 folders deep \(MAX_PATH_DEPTH\)"):
+        check_folder(tmp_path / "deep")
+    (tmp_path / "many").mkdir()
+    for i in range(MAX_FILES + 1):
+        (tmp_path / "many" / f"f{i}").touch()
+    with pytest.raises(ArchiveError, match="more than 2,000 files"):
+        check_folder(tmp_path / "many")
