@@ -49,7 +49,7 @@ MAX_NAME_BYTES = 255
 """The longest name of one file or folder, in UTF-8 bytes (what Linux file systems take)."""
 MAX_RATIO = 100
 """How many times its own size an archive may unpack to (beyond :data:`RATIO_FREE_BYTES`)."""
-RATIO_FREE_BYTES = 1024 * 1024
+RATIO_FREE_BYTES = 8 * 1024 * 1024
 """What any archive may unpack to, whatever its ratio."""
 _TAR_OVERHEAD = 4096
 """Room per member for a tar's headers (its own, a long name's, a pax header) and padding."""
@@ -270,7 +270,7 @@ def unpacked_limit(size: int) -> int:
     size, at least :data:`RATIO_FREE_BYTES`, at most :data:`MAX_UNPACKED_BYTES`.
 
     >>> unpacked_limit(10_000), unpacked_limit(100_000)
-    (1048576, 10000000)
+    (8388608, 10000000)
     """
     return min(MAX_UNPACKED_BYTES, max(RATIO_FREE_BYTES, MAX_RATIO * size))
 

@@ -12,6 +12,7 @@ from archive_samples import BAD_ARCHIVES, HOSTILE_ARCHIVES, good_zip
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from webui.league import bot_files
 from webui.league.models import Bot, BotArchive, BotVersion
 
 pytestmark = pytest.mark.django_db
@@ -96,6 +97,8 @@ def test_an_upload_becomes_a_version_that_a_worker_validates(
     assert body["id"] == version.pk and body["number"] == 1
     assert version.status == BotVersion.Status.VALIDATING
     folder = Path(settings.ARENA_DATA_DIR) / version.source_dir
+    assert not folder.exists()  # the request writes no file: a worker unpacks the archive
+    assert bot_files.local_folder(version) == folder
     assert (folder / "bot.toml").is_file() and (folder / "bot.py").is_file()
     # the sandbox runs the bot as another user: its folder must be readable by all
     assert folder.stat().st_mode & 0o755 == 0o755
