@@ -219,3 +219,19 @@ SCAN_LOOKALIKES = {
 def test_the_scan_passes_toml_that_only_looks_deep(case: str) -> None:
     text = GOOD + SCAN_LOOKALIKES[case]
     assert parse_manifest(text).name == "my-bot"
+
+
+@pytest.mark.parametrize("command", [["bot", "check"], ["match"]])
+@pytest.mark.parametrize("case", ["dotted-key", "deep-array", "long-argument"])
+def test_the_command_line_refuses_a_hostile_folder_in_one_line_naming_the_bound(
+    command: list[str], case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.cli import main
+
+    text, bound = HOSTILE_MANIFESTS[case]
+    (tmp_path / "bot.toml").write_text(text)
+    (tmp_path / "bot.py").write_text("print(1)\n")
+    opponent = ["random"] if command == ["match"] else []
+    assert main([*command, str(tmp_path), *opponent]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"({bound}" in err and len(err.splitlines()) == 1
