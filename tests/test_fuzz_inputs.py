@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from archive_samples import manifest
+from archive_samples import manifest, tar_header_bomb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -53,11 +53,12 @@ def bounded(
     value: Any,
     refusals: tuple[type, ...],
     cpu_s: int = CPU_LIMIT_S,
+    memory_mb: int = MEMORY_LIMIT_MB,
 ) -> str:
     """Runs ``parse(value)`` in a forked child under the limits; ``"ok"``, ``"refused: <one
     line>"``, or fails the test naming what else happened (another exception, or a kill)."""
     reader, writer = os.pipe()
-    limit = _vm_bytes() + MEMORY_LIMIT_MB * 1024 * 1024
+    limit = _vm_bytes() + memory_mb * 1024 * 1024
     pid = os.fork()
     if pid == 0:  # the child: limits, the parse, one answer, and out
         code = 0
@@ -244,3 +245,10 @@ def test_the_bound_kills_a_parse_that_will_not_end() -> None:
         assert "killed by SIGXCPU" in str(failure) or "killed by SIGKILL" in str(failure)
     else:
         raise AssertionError("a parse that never ends was not stopped")
+
+
+def test_a_header_bomb_is_refused_within_a_small_address_space() -> None:
+    # 256 MiB of zeros as a tar's long name, in a 256 KB upload: tarfile would hold all of it.
+    data = tar_header_bomb(tarfile.GNUTYPE_LONGNAME, 1 << 28)
+    answer = bounded(check_archive, data, (ArchiveError,), memory_mb=200)
+    assert answer.startswith("refused: the archive unpacks to more than")
