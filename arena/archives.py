@@ -173,8 +173,9 @@ def unpack(files: Iterable[BotFile], target: Path) -> bool:
 
 
 def check_folder(folder: Path) -> None:
-    """Refuses a bot folder deeper than :data:`MAX_PATH_DEPTH` or holding more than
-    :data:`MAX_FILES` entries, with :class:`ArchiveError` naming the bound.
+    """Refuses a bot folder deeper than :data:`MAX_PATH_DEPTH`, holding more than
+    :data:`MAX_FILES` entries, or holding anything but files, folders and links (a named pipe,
+    a device), with :class:`ArchiveError` naming the bound.
 
     For folders that were not checked as an archive (unpacked before the bounds, or given by
     path): the sandbox copies and walks a bot's folder recursively, and a folder it cannot copy
@@ -197,6 +198,10 @@ def check_folder(folder: Path) -> None:
                     )
                 if entry.is_dir(follow_symlinks=False):
                     pending.append((Path(entry.path), depth + 1))
+                elif not (entry.is_file(follow_symlinks=False) or entry.is_symlink()):
+                    raise ArchiveError(
+                        f"the bot's folder holds {entry.name!r}, which is not a regular file"
+                    )
 
 
 def parse_manifest(text: bytes, variants: frozenset[str] | None = None) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,7 @@ def test_a_folder_is_checked_for_its_depth_and_its_count_of_files(tmp_path: Path
         (tmp_path / "many" / f"f{i}").touch()
     with pytest.raises(ArchiveError, match="more than 2,000 files"):
         check_folder(tmp_path / "many")
+    (tmp_path / "pipe").mkdir()
+    os.mkfifo(tmp_path / "pipe" / "fifo")  # copying it would block, or fail as the host's
+    with pytest.raises(ArchiveError, match="'fifo', which is not a regular file"):
+        check_folder(tmp_path / "pipe")

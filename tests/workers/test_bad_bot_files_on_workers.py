@@ -1,11 +1,13 @@
 """A version whose own files the sandbox cannot take fails its validation once, on a real worker:
-an archive stored before the bounds existed (2,000 nested folders) and a bot folder nested past
-them. Each is the bot's fault, recorded with the bound it passed, never retried as a failure of
-the host (it was a ``RecursionError`` in the sandbox's copy, retried and re-sent by the sweep)."""
+an archive stored before the bounds existed (2,000 nested folders), a bot folder nested past
+them, and one holding a named pipe. Each is the bot's fault, recorded with the bound it passed,
+never retried as a failure of the host (the sandbox's copy failed: a void game, retried, and
+re-sent by the sweep)."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ def settled(version: Any, live: Any, timeout_s: float = 120.0) -> Any:
     raise AssertionError(f"{version.label} still validating\n{live.logs()}")
 
 
-def test_a_deep_archive_and_a_deep_folder_each_fail_once_as_the_bots_fault(
+def test_deep_or_piped_bot_files_each_fail_once_as_the_bots_fault(
     live: Any, tmp_path: Path
 ) -> None:
     from django.contrib.auth.models import User
@@ -56,11 +58,26 @@ def test_a_deep_archive_and_a_deep_folder_each_fail_once_as_the_bots_fault(
         manifest={**MANIFEST, "name": "deep-folder"},
         source_dir=str(folder),
     )
+    piped = tmp_path / "piped-bot"
+    piped.mkdir()
+    (piped / "bot.toml").write_text((folder / "bot.toml").read_text().replace("deep-", "piped-"))
+    (piped / "bot.py").write_text("print(1)\n")
+    os.mkfifo(piped / "pipe")  # the sandbox's copy fails on it: it was a void game, retried
+    with_pipe, _ = versions.register_version(
+        versions.create_bot(owner, "piped-folder"),
+        sha256="e" * 64,
+        manifest={**MANIFEST, "name": "piped-folder"},
+        source_dir=str(piped),
+    )
     live.workers(1)
-    for version in (stored, given):
+    for version, words in (
+        (stored, "MAX_PATH_DEPTH"),
+        (given, "MAX_PATH_DEPTH"),
+        (with_pipe, "'pipe', which is not a regular file"),
+    ):
         version = settled(version, live)
         assert version.status == "failed", version.status_reason
-        assert "MAX_PATH_DEPTH" in version.status_reason
+        assert words in version.status_reason
     logs = live.logs()
-    assert logs.count("arena.validate_version") >= 2
+    assert logs.count("arena.validate_version") >= 3
     assert "Retry in" not in logs and "RecursionError" not in logs
