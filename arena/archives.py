@@ -104,6 +104,29 @@ def check_archive(data: bytes, variants: frozenset[str] | None = None) -> Checke
     )
 
 
+def check_upload(data: bytes, variants: frozenset[str] | None = None) -> CheckedArchive:
+    """The checks an upload's request can afford; raises :class:`ArchiveError`.
+
+    A zip is checked by what its directory says of every entry (count, paths, links and types,
+    sizes and ratio) and by its ``bot.toml``, the one member inflated: its ``files`` are empty.
+    A tar.gz has no directory: it is read whole, as :func:`check_archive` does, under the
+    same bounds. Whoever unpacks the archive later reads every byte with :func:`read_archive`,
+    which refuses what a directory can hide (a size that lied, damaged data).
+    """
+    if archive_kind(data) != "zip" or len(data) > MAX_ARCHIVE_BYTES:
+        return check_archive(data, variants)
+    files = _strip_common_folder(_read_zip(data, manifest_only=True))
+    if not files:
+        raise ArchiveError(f"no {MANIFEST} at the top of the archive")
+    return CheckedArchive(
+        sha256=hashlib.sha256(data).hexdigest(),
+        kind="zip",
+        size=len(data),
+        files=(),
+        manifest=parse_manifest(files[0].data, variants),
+    )
+
+
 def archive_kind(data: bytes) -> str | None:
     """``"zip"`` or ``"tar.gz"`` by the archive's first bytes, or None for anything else."""
     if data[:4] in {b"PK\x03\x04", b"PK\x05\x06"}:
@@ -329,7 +352,7 @@ def _zip_entries(data: bytes) -> int | None:
     return None if count == 0xFFFF else count
 
 
-def _read_zip(data: bytes) -> list[BotFile]:
+def _read_zip(data: bytes, manifest_only: bool = False) -> list[BotFile]:
     # Counted before zipfile reads the directory: each entry it reads costs memory.
     entries = _zip_entries(data)
     if entries is not None and entries > MAX_FILES:
@@ -345,9 +368,9 @@ def _read_zip(data: bytes) -> list[BotFile]:
     for info in infos:  # every path and the declared sizes, before a byte is unpacked
         _check_path(info.filename.rstrip("/") if info.is_dir() else info.filename)
     budget.declare(sum(info.file_size for info in infos))
-    files: list[BotFile] = []
+    members: list[tuple[zipfile.ZipInfo, str, int]] = []
     seen: set[str] = set()
-    for info in infos:
+    for info in infos:  # what the directory says of each entry, still before any byte
         budget.add_file()
         path = _check_path(info.filename.rstrip("/") if info.is_dir() else info.filename)
         mode = info.external_attr >> 16
@@ -361,6 +384,12 @@ def _read_zip(data: bytes) -> list[BotFile]:
         if path in seen:
             raise ArchiveError(f"{path!r} appears twice")
         seen.add(path)
+        members.append((info, path, mode))
+    if manifest_only:
+        wanted = _common_folder([path for _, path, _ in members]) + MANIFEST
+        members = [member for member in members if member[1] == wanted]
+    files: list[BotFile] = []
+    for info, path, mode in members:
         try:
             with archive.open(info) as stream:
                 content = budget.read(stream, path)
@@ -435,12 +464,19 @@ def _read_tar(data: bytes) -> list[BotFile]:
     return files
 
 
+def _common_folder(paths: list[str]) -> str:
+    """The one top folder holding every file (``"top/"``), or ``""`` when there is none."""
+    if not paths or MANIFEST in paths:
+        return ""
+    tops = {path.split("/", 1)[0] for path in paths}
+    if len(tops) != 1 or all("/" not in path for path in paths):
+        return ""
+    return tops.pop() + "/"
+
+
 def _strip_common_folder(files: list[BotFile]) -> list[BotFile]:
     """Archives made by zipping a folder hold one top folder: the bot is inside it."""
-    if not files or any(f.path == MANIFEST for f in files):
+    prefix = _common_folder([f.path for f in files])
+    if not prefix:
         return files
-    tops = {f.path.split("/", 1)[0] for f in files}
-    if len(tops) != 1 or all("/" not in f.path for f in files):
-        return files
-    top = tops.pop()
-    return [BotFile(f.path[len(top) + 1 :], f.data, f.executable) for f in files]
+    return [BotFile(f.path[len(prefix) :], f.data, f.executable) for f in files]

@@ -209,3 +209,13 @@ HOSTILE_ARCHIVES: dict[str, tuple[bytes, str]] = {
         for name, (text, words) in HOSTILE_MANIFESTS.items()
     },
 }
+
+
+def bad_crc_zip() -> bytes:
+    """A good bot's zip whose ``bot.py`` fails its CRC: only reading that file's bytes shows it."""
+    data = bytearray(good_zip())
+    central = data.rfind(b"PK\x01\x02", 0, data.rfind(b"PK\x05\x06"))  # the last entry: bot.py
+    data[central + 16 : central + 20] = b"\0\0\0\0"
+    local = data.find(b"PK\x03\x04", 4)
+    data[local + 14 : local + 18] = b"\0\0\0\0"
+    return bytes(data)

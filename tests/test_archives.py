@@ -7,7 +7,15 @@ import os
 from pathlib import Path
 
 import pytest
-from archive_samples import BAD_ARCHIVES, HOSTILE_ARCHIVES, good_zip, make_tar, make_zip, manifest
+from archive_samples import (
+    BAD_ARCHIVES,
+    HOSTILE_ARCHIVES,
+    bad_crc_zip,
+    good_zip,
+    make_tar,
+    make_zip,
+    manifest,
+)
 
 from arena.archives import (
     MAX_FILES,
@@ -16,6 +24,7 @@ from arena.archives import (
     ArchiveError,
     check_archive,
     check_folder,
+    check_upload,
     unpacked_limit,
 )
 
@@ -107,3 +116,24 @@ def test_a_folder_is_checked_for_its_depth_and_its_count_of_files(tmp_path: Path
     os.mkfifo(tmp_path / "pipe" / "fifo")  # copying it would block, or fail as the host's
     with pytest.raises(ArchiveError, match="'fifo', which is not a regular file"):
         check_folder(tmp_path / "pipe")
+
+
+@pytest.mark.parametrize("kind", sorted({**BAD_ARCHIVES, **HOSTILE_ARCHIVES}))
+def test_the_upload_check_refuses_what_the_full_check_refuses(kind: str) -> None:
+    data, _ = {**BAD_ARCHIVES, **HOSTILE_ARCHIVES}[kind]
+    with pytest.raises(ArchiveError) as full:
+        check_archive(data, VARIANTS)
+    with pytest.raises(ArchiveError) as upload:
+        check_upload(data, VARIANTS)
+    assert str(upload.value) == str(full.value)
+
+
+def test_the_upload_check_of_a_zip_reads_its_manifest_alone() -> None:
+    data = make_zip({"bot.toml": manifest(), "src/main.py": "x"}, folder="my-bot/")
+    checked = check_upload(data, VARIANTS)
+    assert checked.files == () and checked.manifest == check_archive(data, VARIANTS).manifest
+    assert checked.sha256 == check_archive(data, VARIANTS).sha256
+    damaged = bad_crc_zip()  # what only its bytes show is left to whoever unpacks it
+    assert check_upload(damaged, VARIANTS).manifest["name"] == "my-bot"
+    with pytest.raises(ArchiveError, match=r"damaged at 'bot\.py'"):
+        check_archive(damaged, VARIANTS)

@@ -1,14 +1,16 @@
 """Stores a checked bot archive and adds it to its bot as a new version (validated by a worker).
 
-The archive is checked first (:mod:`arena.archives`: every bound is checked before anything is
-unpacked, so the check costs a request thread a fraction of a second at most); then, in one
+The archive is checked first (:func:`arena.archives.check_upload`: every bound is checked
+before anything is inflated, and of a zip only ``bot.toml`` is, so the check costs a request
+thread a fraction of a second at most); then, in one
 transaction, its bytes are kept in the database (:func:`~webui.league.versions.store_archive`,
 where workers on any host find them) and the league's
 :func:`~webui.league.versions.register_version` adds the version, which enqueues the
 ``arena.validate_version`` task once the transaction commits. The request writes no file:
 the version's folder (content-addressed by its sha256) is unpacked by the worker that first
-plays it (:func:`webui.league.bot_files.local_folder`), off the site's request threads. A
-refused archive leaves no row behind. Access rules (who may upload to which bot) are the
+plays it (:func:`webui.league.bot_files.local_folder`), off the site's request threads, and
+reads every byte: what only the bytes show (damaged data) fails the version's validation, once.
+A refused archive leaves no row behind. Access rules (who may upload to which bot) are the
 callers' job.
 """
 
@@ -20,7 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from arena.archives import ArchiveError, CheckedArchive, check_archive
+from arena.archives import ArchiveError, CheckedArchive, check_upload
 from arena.engine import VARIANTS
 from webui.league import errors, versions
 from webui.league.models import Bot, BotVersion
@@ -31,9 +33,10 @@ class SubmissionError(ValueError):
 
 
 def check(data: bytes) -> CheckedArchive:
-    """Checks an uploaded archive against the limits and the manifest rules."""
+    """Checks an uploaded archive against the limits and the manifest rules, as far as a request
+    can afford (:func:`arena.archives.check_upload`: a zip's directory and its ``bot.toml``)."""
     try:
-        return check_archive(data, frozenset(VARIANTS))
+        return check_upload(data, frozenset(VARIANTS))
     except ArchiveError as exc:
         raise SubmissionError(str(exc)) from None
 

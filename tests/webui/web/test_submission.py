@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from archive_samples import BAD_ARCHIVES, HOSTILE_ARCHIVES, good_zip
+from archive_samples import BAD_ARCHIVES, HOSTILE_ARCHIVES, bad_crc_zip, good_zip
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -253,3 +253,19 @@ def test_it_refuses_each_costly_upload_on_every_route_naming_the_bound(
     assert not BotArchive.objects.exists()
     assert not Bot.objects.filter(name="my-bot-2").exists()
     assert stored_files() == before
+
+
+def test_a_zip_damaged_past_its_directory_is_stored_and_fails_validation_once(
+    client: Any, tokens: dict[str, str]
+) -> None:
+    from workers import tasks
+
+    # The request reads a zip's directory and bot.toml alone; the worker reads every byte.
+    response = upload_api(client, tokens["owner"], bad_crc_zip())
+    assert response.status_code == 201
+    version = BotVersion.objects.get()
+    assert tasks.validate_version.run(version.pk).startswith(f"version {version.pk}: failed")
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.FAILED
+    assert "damaged at 'bot.py'" in version.status_reason
+    assert tasks.validate_version.run(version.pk) == f"version {version.pk}: nothing to do"
