@@ -393,7 +393,7 @@ def _read_zip(data: bytes, manifest_only: bool = False) -> list[BotFile]:
         try:
             with archive.open(info) as stream:
                 content = budget.read(stream, path)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as exc:
             raise ArchiveError(f"the zip archive is damaged at {path!r}: {exc}") from exc
         except NotImplementedError as exc:
             raise ArchiveError(f"{path!r} uses an unsupported zip compression") from exc

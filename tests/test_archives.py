@@ -137,3 +137,13 @@ def test_the_upload_check_of_a_zip_reads_its_manifest_alone() -> None:
     assert check_upload(damaged, VARIANTS).manifest["name"] == "my-bot"
     with pytest.raises(ArchiveError, match=r"damaged at 'bot\.py'"):
         check_archive(damaged, VARIANTS)
+
+
+def test_a_zip_whose_deflate_data_is_damaged_is_refused_as_damaged() -> None:
+    data = bytearray(good_zip())
+    local = data.find(b"PK\x03\x04", 4)  # bot.py's local header
+    start = local + 30 + int.from_bytes(data[local + 26 : local + 28], "little")
+    start += int.from_bytes(data[local + 28 : local + 30], "little")
+    data[start : start + 5] = bytes(5)  # a stored block whose lengths disagree: a zlib.error
+    with pytest.raises(ArchiveError, match=r"damaged at 'bot\.py'"):
+        check_archive(bytes(data), VARIANTS)

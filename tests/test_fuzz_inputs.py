@@ -15,6 +15,7 @@ import os
 import pickle
 import resource
 import signal
+import struct
 import tarfile
 import tempfile
 import warnings
@@ -27,7 +28,7 @@ from archive_samples import manifest, tar_header_bomb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.archives import ArchiveError, check_archive, check_folder, unpack
+from arena.archives import ArchiveError, check_archive, check_folder, check_upload, unpack
 from arena.manifest import ManifestError, parse_manifest
 from webui.web.replay_frames import FramesError, expand_replay
 
@@ -164,7 +165,7 @@ def test_any_archive_is_checked_or_refused_within_bounds(
 ) -> None:
     try:
         data = bytearray(kind([("bot.toml", bot_toml.encode()), *files]))
-    except (ValueError, UnicodeEncodeError):
+    except (ValueError, UnicodeEncodeError, IndexError, struct.error):
         return  # a name the writer itself refuses: nothing to upload
     for where, byte in flips:  # damage, anywhere in the archive
         if data:
@@ -176,8 +177,16 @@ def test_any_archive_is_checked_or_refused_within_bounds(
 
 
 def _check_and_unpack(data: bytes) -> None:
-    """What the site and a worker do with an upload: check it, unpack it, check the folder."""
+    """What the site and a worker do with an upload: the request's check (which refuses only
+    what the full check refuses, and reads the same manifest), the full check, unpacking it,
+    and the folder's check."""
+    try:
+        upload = check_upload(data)
+    except ArchiveError:
+        check_archive(data)  # must refuse too
+        raise AssertionError("the upload check refused an archive the full check passes") from None
     checked = check_archive(data)
+    assert checked.manifest == upload.manifest and checked.sha256 == upload.sha256
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / "bot"
         unpack(checked.files, target)
