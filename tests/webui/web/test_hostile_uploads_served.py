@@ -108,6 +108,8 @@ def test_a_costly_upload_is_refused_by_the_scan_with_a_400(
 ) -> None:
     server, token = served
     data, bound = HOSTILE_ARCHIVES[kind]
+    for _ in range(4):  # each worker's first requests load the site's code: not the refusal's
+        assert upload(server.url, token, BAD_ARCHIVES["no-manifest"][0])[0] == 400
     workers = web_workers(server)
     before = cpu_seconds(workers)
     status, error = upload(server.url, token, data)
