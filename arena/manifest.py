@@ -3,8 +3,11 @@
 :func:`parse_manifest` checks manifest text (an upload's ``bot.toml``); :func:`read_manifest`
 reads a bot folder's. Both return a :class:`Manifest` or raise :class:`ManifestError` with one
 line naming the file and the field. The rules are the contract in docs/ARCHITECTURE.md, so a
-bot the site accepts is a bot the runner can start. This module only reads and checks: it
-starts no process, and it knows nothing of archives, sandboxes or the league.
+bot the site accepts is a bot the runner can start. Every text is bounded before the TOML
+parser sees it (:func:`scan_manifest`, the ``MAX_*`` constants) and every field after, so no
+manifest costs its reader more than a few milliseconds or its runner more than a pipe holds.
+This module only reads and checks: it starts no process, and it knows nothing of archives,
+sandboxes or the league.
 """
 
 from __future__ import annotations
