@@ -1,13 +1,16 @@
 """Bot archives (zip or tar.gz): the checks an upload passes, and the one safe way to unpack.
 
 An archive is refused, with one line saying why, when it is too big, is not a zip or a tar.gz,
-holds a path that escapes its folder, a link or a special file, unpacks to too many files or
-too many bytes (an archive bomb), or lacks a ``bot.toml`` that passes :mod:`arena.manifest`
-(the runner's own rules).  Checking reads the archive in memory and writes nothing;
-:func:`unpack` writes checked files into a new folder, atomically. Standard library and the
-arena's own checks only: ``arena bot submit`` checks an upload with it before sending it; the
-site checks and unpacks uploads with it (:mod:`webui.web.submission`); workers, which never
-import the site, unpack archives from the database with it (:mod:`webui.league.bot_files`).
+holds a path that escapes its folder, is too deep or too long, a link or a special file,
+unpacks to too many files or too many bytes (an archive bomb: past 50 MiB, or past
+``MAX_RATIO`` times its own size), or lacks a ``bot.toml`` that passes :mod:`arena.manifest`
+(the runner's own rules). Every bound is checked before the bytes it bounds are read: a zip's
+entries from its directory, a tar.gz's inflated size as it inflates. Checking reads the archive
+in memory and writes nothing; :func:`unpack` writes checked files into a new folder,
+atomically. Standard library and the arena's own checks only: ``arena bot submit`` checks an
+upload with it before sending it; the site checks uploads with it (:func:`check_upload`,
+:mod:`webui.web.submission`); workers, which never import the site, unpack archives from the
+database with it (:mod:`webui.league.bot_files`) and check bot folders (:func:`check_folder`).
 """
 
 from __future__ import annotations
