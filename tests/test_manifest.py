@@ -8,10 +8,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from archive_samples import HOSTILE_MANIFESTS
 
+from arena import manifest as manifest_module
 from arena.archives import ArchiveError, check_archive
 from arena.engine import VARIANTS
-from arena.manifest import Manifest, ManifestError, parse_manifest, read_manifest
+from arena.manifest import (
+    MAX_COMMAND_PARTS,
+    MAX_ENV_VARS,
+    MAX_KEY_CHARS,
+    MAX_KEY_SEGMENTS,
+    MAX_NESTING,
+    MAX_STRING_CHARS,
+    Manifest,
+    ManifestError,
+    parse_manifest,
+    read_manifest,
+)
 from arena.runner.bots import BotError, BotRef
 from arena.sdk.launch import LocalBot
 
@@ -146,3 +159,79 @@ def test_the_runner_the_launcher_and_uploads_agree(tmp_path: Path, case: str) ->
         assert outcomes[2] == Manifest(
             "my-bot", "1.0.0", "Tester", ("python", "bot.py"), ("scopa",), {"LEVEL": "3"}
         )
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_MANIFESTS))
+def test_it_refuses_each_hostile_manifest_naming_the_bound(case: str) -> None:
+    text, bound = HOSTILE_MANIFESTS[case]
+    with pytest.raises(ManifestError, match=f"\\({bound}[):]") as caught:
+        parse_manifest(text, "up/bot.toml")
+    message = str(caught.value)
+    assert message.startswith("up/bot.toml: ") and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "case", ["dotted-key", "deep-array", "deep-inline-table", "huge-integer", "long-key"]
+)
+def test_the_scan_refuses_before_the_toml_parser_runs(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def parser_called(text: str) -> None:
+        raise AssertionError("the TOML parser saw a manifest the scan should have refused")
+
+    monkeypatch.setattr(manifest_module.tomllib, "loads", parser_called)
+    with pytest.raises(ManifestError, match=r"\(MAX_"):
+        parse_manifest(HOSTILE_MANIFESTS[case][0])
+
+
+def test_a_manifest_at_every_bound_passes() -> None:
+    key = ".".join(["k"] * MAX_KEY_SEGMENTS)
+    nested = "[" * MAX_NESTING + "]" * MAX_NESTING
+    parts = ", ".join(['"a"'] * (MAX_COMMAND_PARTS - 1))
+    text = (
+        f'name = "ok"\nversion = "1"\ncommand = ["{"p" * 100}", {parts}]\n'
+        f'{key} = 1\nnested = {nested}\nlong = "{"s" * MAX_STRING_CHARS}"\n'
+        f"{'q' * MAX_KEY_CHARS} = {'9' * 20}\n"
+        "[env]\n" + "".join(f'V{i} = "{"v" * 10}"\n' for i in range(MAX_ENV_VARS))
+    )
+    parsed = parse_manifest(text)
+    assert len(parsed.command) == MAX_COMMAND_PARTS and len(parsed.env) == MAX_ENV_VARS
+
+
+SCAN_LOOKALIKES = {
+    "brackets in strings": "a = \"[[[[[[[[[[[[{{{{{{{{{\"\nb = '[[[[[[[[[[['\n",
+    "dots in strings and values": (
+        'a = "x.x.x.x.x.x.x.x.x.x.x"\nb = 1.5\nc = 1979-05-27T07:32:00Z\n'
+    ),
+    "escaped quotes": 'a = "say \\"[[[[[[[[[[\\" again"\n',
+    "comments": "# [[[[[[[[[[[ x.x.x.x.x.x.x.x.x.x\na = 1 # {{{{{{{{{{\n",
+    "multi-line strings": (
+        'a = """\n[[[[[[[[[[[ "quoted" x.x.x.x.x.x.x.x.x\n"""\nb = \'\'\'\n{{{{{{{{{{\'\'\'\n'
+    ),
+    "quoted dotted keys": '"a.b.c.d.e.f.g.h.i.j" = 1\nsite."google.com" = true\n',
+    "headers and arrays of tables": (
+        "[t]\nx = 1\n[[a.b]]\ny = [1, 2, [3, 4]]\n[[a.b]]\nz = {p = 1, q = {r = 2}}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCAN_LOOKALIKES))
+def test_the_scan_passes_toml_that_only_looks_deep(case: str) -> None:
+    text = GOOD + SCAN_LOOKALIKES[case]
+    assert parse_manifest(text).name == "my-bot"
+
+
+@pytest.mark.parametrize("command", [["bot", "check"], ["match"]])
+@pytest.mark.parametrize("case", ["dotted-key", "deep-array", "long-argument"])
+def test_the_command_line_refuses_a_hostile_folder_in_one_line_naming_the_bound(
+    command: list[str], case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.cli import main
+
+    text, bound = HOSTILE_MANIFESTS[case]
+    (tmp_path / "bot.toml").write_text(text)
+    (tmp_path / "bot.py").write_text("print(1)\n")
+    opponent = ["random"] if command == ["match"] else []
+    assert main([*command, str(tmp_path), *opponent]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"({bound}" in err and len(err.splitlines()) == 1

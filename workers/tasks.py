@@ -19,6 +19,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import django
@@ -30,6 +31,7 @@ from celery import Task  # noqa: E402
 from celery.exceptions import SoftTimeLimitExceeded  # noqa: E402
 from django.db import close_old_connections  # noqa: E402
 
+from arena.archives import ArchiveError, check_folder  # noqa: E402
 from arena.engine import rules_for  # noqa: E402
 from arena.engine.replay import Replay  # noqa: E402
 from arena.runner import (  # noqa: E402
@@ -254,7 +256,10 @@ def validate_version(self: Task, version_id: int) -> str:
         else (str(variants[0]))
     )
     try:
-        bot = BotRef.parse(bot_ref_text(version))
+        ref_text = bot_ref_text(version)
+        if not version.address:
+            check_folder(Path(ref_text))  # what the sandbox cannot copy is the bot's fault
+        bot = BotRef.parse(ref_text)
         refused = refusal({version.label: bot}, sandbox_wanted())
         if refused:
             versions.finish_validation(version_id, False, refused)
@@ -271,6 +276,9 @@ def validate_version(self: Task, version_id: int) -> str:
         report = run_match(spec)
     except (BotError, BotFilesError, MatchError) as error:
         versions.finish_validation(version_id, False, str(error))
+        return f"version {version_id}: failed ({error})"
+    except ArchiveError as error:  # its own files: failed once, never retried as the host's
+        versions.finish_validation(version_id, False, f"its files are refused: {error}")
         return f"version {version_id}: failed ({error})"
     except Exception as error:
         if self.request.retries >= MAX_RETRIES:

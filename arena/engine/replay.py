@@ -223,7 +223,7 @@ def read_replay(text: str) -> dict[str, Any]:
     """
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except ValueError as exc:  # a decoding error, or a number past int's digit limit
         raise ReplayError(f"not JSON: {exc}") from None
     except RecursionError:
         raise ReplayError("not JSON: nested too deeply") from None

@@ -153,3 +153,28 @@ def test_a_version_that_cannot_start_fails_validation_with_a_reason(
     version.refresh_from_db()
     assert version.status == BotVersion.Status.FAILED, result
     assert version.status_reason
+
+
+def test_a_version_whose_folder_is_too_deep_fails_once_as_its_own_fault(
+    owner: Any, tmp_path: Path
+) -> None:
+    from arena.archives import MAX_PATH_DEPTH
+    from webui.league import versions
+    from webui.league.models import BotVersion
+    from workers import tasks
+
+    folder = tmp_path / "deep"
+    (folder / "/".join(["d"] * (MAX_PATH_DEPTH + 5))).mkdir(parents=True)
+    (folder / "bot.toml").write_text(
+        'name = "deep"\nversion = "1"\nauthor = "t"\ncommand = ["python", "bot.py"]\n'
+    )
+    bot = versions.create_bot(owner, "deep")
+    version, _ = versions.register_version(
+        bot, sha256="d" * 64, manifest={"name": "deep"}, source_dir=str(folder)
+    )
+    # Run as a worker runs it, with retries left: a bot's own files are not a host failure.
+    result = tasks.validate_version.apply(args=(version.pk,)).get()
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.FAILED, result
+    assert "MAX_PATH_DEPTH" in version.status_reason
+    assert tasks.validate_version.run(version.pk) == f"version {version.pk}: nothing to do"

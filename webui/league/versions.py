@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
+
+from arena.archives import ArchiveError, parse_manifest
 
 from . import inputs, read_models
 from .errors import LeagueError
@@ -132,9 +133,13 @@ def register_folder_bot(owner: Any, folder: Path, *, validate: bool = False) -> 
     """
     folder = folder.resolve()
     try:
-        manifest = tomllib.loads((folder / "bot.toml").read_text())
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise LeagueError(f"{folder / 'bot.toml'}: {error}") from None
+        raw = (folder / "bot.toml").read_bytes()
+    except OSError as error:
+        raise LeagueError(f"{folder / 'bot.toml'}: {error.strerror or error}") from None
+    try:  # the one bot.toml parser, bounded before it parses, as for uploads
+        manifest = parse_manifest(raw)
+    except ArchiveError as error:
+        raise LeagueError(f"{folder}: {error}") from None
     name = str(manifest.get("name", ""))
     bot = Bot.objects.filter(name=name).first() or create_bot(owner, name)
     version, _ = register_version(

@@ -1,24 +1,28 @@
 """Stores a checked bot archive and adds it to its bot as a new version (validated by a worker).
 
-The archive is checked first (:mod:`arena.archives`); only an archive that passes is
-unpacked into its own folder, content-addressed by its sha256; then, in one transaction, its
-bytes are kept in the database (:func:`~webui.league.versions.store_archive`, where workers on
-any host find them) and the league's :func:`~webui.league.versions.register_version` adds the
-version, which enqueues the ``arena.validate_version`` task once the transaction commits. A
-refused archive leaves no file and no row behind. Access rules (who may upload to which bot) are
-the callers' job.
+The archive is checked first (:func:`arena.archives.check_upload`: every bound is checked
+before anything is inflated, and of a zip only ``bot.toml`` is, so the check costs a request
+thread a fraction of a second at most); then, in one
+transaction, its bytes are kept in the database (:func:`~webui.league.versions.store_archive`,
+where workers on any host find them) and the league's
+:func:`~webui.league.versions.register_version` adds the version, which enqueues the
+``arena.validate_version`` task once the transaction commits. The request writes no file:
+the version's folder (content-addressed by its sha256) is unpacked by the worker that first
+plays it (:func:`webui.league.bot_files.local_folder`), off the site's request threads, and
+reads every byte: what only the bytes show (damaged data) fails the version's validation, once.
+A refused archive leaves no row behind. Access rules (who may upload to which bot) are the
+callers' job.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
-from arena.archives import ArchiveError, CheckedArchive, check_archive, unpack
+from arena.archives import ArchiveError, CheckedArchive, check_upload
 from arena.engine import VARIANTS
 from webui.league import errors, versions
 from webui.league.models import Bot, BotVersion
@@ -29,9 +33,10 @@ class SubmissionError(ValueError):
 
 
 def check(data: bytes) -> CheckedArchive:
-    """Checks an uploaded archive against the limits and the manifest rules."""
+    """Checks an uploaded archive against the limits and the manifest rules, as far as a request
+    can afford (:func:`arena.archives.check_upload`: a zip's directory and its ``bot.toml``)."""
     try:
-        return check_archive(data, frozenset(VARIANTS))
+        return check_upload(data, frozenset(VARIANTS))
     except ArchiveError as exc:
         raise SubmissionError(str(exc)) from None
 
@@ -51,10 +56,8 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
         # The same version; its archive row is stored again if it went missing or was damaged.
         versions.store_archive(checked.sha256, checked.kind, data)
         return existing, False
-    folder = Path(settings.ARENA_BOTS_DIR) / checked.sha256
-    new_folder = False
+    folder = Path(settings.ARENA_BOTS_DIR) / checked.sha256  # a worker unpacks it there
     try:
-        new_folder = not folder.exists() and unpack(checked.files, folder)
         with transaction.atomic():
             versions.store_archive(checked.sha256, checked.kind, data)
             version, created = versions.register_version(
@@ -65,18 +68,9 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
                 if folder.is_relative_to(settings.ARENA_DATA_DIR)
                 else str(folder),
             )
-    except (ArchiveError, errors.LeagueError) as exc:
-        _cleanup(folder if new_folder else None)
+    except errors.LeagueError as exc:
         raise SubmissionError(str(exc)) from None
-    except BaseException:
-        _cleanup(folder if new_folder else None)
-        raise
     return version, created
-
-
-def _cleanup(folder: Path | None) -> None:
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def create_bot_with_version(

@@ -22,6 +22,31 @@ BIG = 2**63
 SEED_RANGE = "between 0 and 9223372036854775807"
 
 
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ('{"name": ' + "9" * 5000 + "}", "digits"),  # past int's digit limit: a ValueError
+        ("[" * 100_000 + "]" * 100_000, "not JSON"),  # past the parser's recursion
+        (
+            json.dumps(
+                {
+                    "name": "s",
+                    "options": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],
+                }
+            ),
+            "nested more than 32",
+        ),
+    ],
+)
+def test_it_refuses_a_body_too_costly_to_parse_with_a_400(
+    body: str, words: str, client: Any, tokens: dict[str, str]
+) -> None:
+    response = post_json(client, "/api/seasons", body, tokens["staff"])
+    assert response.status_code == 400
+    assert words in error_of(response)
+    assert not Season.objects.exists()
+
+
 def season_body(versions: list[Any], **change: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
         "name": "Spring",

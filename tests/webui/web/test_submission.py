@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from archive_samples import BAD_ARCHIVES, good_zip
+from archive_samples import BAD_ARCHIVES, HOSTILE_ARCHIVES, bad_crc_zip, good_zip
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from webui.league import bot_files
 from webui.league.models import Bot, BotArchive, BotVersion
 
 pytestmark = pytest.mark.django_db
@@ -96,6 +97,8 @@ def test_an_upload_becomes_a_version_that_a_worker_validates(
     assert body["id"] == version.pk and body["number"] == 1
     assert version.status == BotVersion.Status.VALIDATING
     folder = Path(settings.ARENA_DATA_DIR) / version.source_dir
+    assert not folder.exists()  # the request writes no file: a worker unpacks the archive
+    assert bot_files.local_folder(version) == folder
     assert (folder / "bot.toml").is_file() and (folder / "bot.py").is_file()
     # the sandbox runs the bot as another user: its folder must be readable by all
     assert folder.stat().st_mode & 0o755 == 0o755
@@ -211,3 +214,58 @@ def test_the_owner_sees_the_validation_log_and_others_do_not(
     assert client.get(frames, HTTP_AUTHORIZATION=tokens["other"]).status_code == 403
     game = client.get(frames, HTTP_AUTHORIZATION=tokens["owner"]).json()
     assert game["players"] == ["my-bot@1", "random@1"] and game["error"] is None
+
+
+ROUTES = ["web upload", "web new bot", "api multipart", "api body"]
+
+
+def upload_by(route: str, client: Any, users: dict[str, Any], token: str, data: bytes) -> Any:
+    """``data`` uploaded by the owner over ``route``: every route that takes a bot.toml."""
+    if route.startswith("web"):
+        client.force_login(users["owner"])
+    if route == "web upload":
+        return upload_web(client, data)
+    if route == "web new bot":
+        archive = SimpleUploadedFile("b.zip", data)
+        return client.post("/bots/new/", {"name": "my-bot-2", "archive": archive})
+    if route == "api multipart":
+        return upload_api(client, token, data)
+    return client.post(
+        "/api/bots/my-bot/versions",
+        data,
+        content_type="application/zip",
+        HTTP_AUTHORIZATION=token,
+    )
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("kind", sorted(HOSTILE_ARCHIVES))
+def test_it_refuses_each_costly_upload_on_every_route_naming_the_bound(
+    kind: str, route: str, client: Any, users: dict[str, Any], tokens: dict[str, str]
+) -> None:
+    data, words = HOSTILE_ARCHIVES[kind]
+    before = stored_files()
+    response = upload_by(route, client, users, tokens["owner"], data)
+    assert response.status_code == 400
+    text = response.json()["error"] if route.startswith("api") else response.content.decode()
+    assert words in text
+    assert not BotVersion.objects.exists()
+    assert not BotArchive.objects.exists()
+    assert not Bot.objects.filter(name="my-bot-2").exists()
+    assert stored_files() == before
+
+
+def test_a_zip_damaged_past_its_directory_is_stored_and_fails_validation_once(
+    client: Any, tokens: dict[str, str]
+) -> None:
+    from workers import tasks
+
+    # The request reads a zip's directory and bot.toml alone; the worker reads every byte.
+    response = upload_api(client, tokens["owner"], bad_crc_zip())
+    assert response.status_code == 201
+    version = BotVersion.objects.get()
+    assert tasks.validate_version.run(version.pk).startswith(f"version {version.pk}: failed")
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.FAILED
+    assert "damaged at 'bot.py'" in version.status_reason
+    assert tasks.validate_version.run(version.pk) == f"version {version.pk}: nothing to do"
