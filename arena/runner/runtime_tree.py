@@ -4,8 +4,8 @@ Every seat used to see the host's ``/usr``, interpreter and virtualenv, and so s
 page cache with every other seat: a seat could drop a page of a file it can only read
 (``posix_fadvise(DONTNEED)``), set one by reading it first, and another seat could tell
 which pages were cached (``preadv2(RWF_NOWAIT)``, ``mincore``, or the time a read takes),
-with no clock between them. This module builds, once per runner process, a copy of just what
-a seat's runtime needs (:func:`runtime_tree`):
+with no clock between them. This module builds, once per host, a copy of just what a seat's
+runtime needs (:func:`runtime_tree`):
 
 - the interpreter, the standard library (without its tests, IDLE, tkinter, ``ensurepip``
   and the static ``libpython``), the virtualenv's ``pyvenv.cfg`` and the files of the
@@ -24,7 +24,17 @@ locked (:func:`_lock_pages`): a tmpfs page could otherwise be swapped out and re
 tree is laid out as the host's paths (``<root>/usr/...``, ``<root>/<venv>/...``): the sandbox
 binds each top folder of it read-only at the host path it copies (:func:`bound_paths`), and
 the fork server runs from it too (:func:`server_prefix`), so the pages a forked seat inherits
-are the tree's. Nothing of the tree changes once built; it is removed when its process ends.
+are the tree's. Nothing of the tree changes once built.
+
+One tree serves every runner process of a host that runs the same code: it is named after a
+digest of what it copies (:func:`tree_key`: the interpreter, the installed distributions, the
+``arena`` package's files, the tools), built under a name of its builder's and renamed into
+place whole, and held by each process that uses it with a shared ``flock`` on its
+``.holders`` file. The last holder to leave removes it (it takes the lock exclusively, which
+no other holder allows); a process that opens a tree while it is being removed finds its
+``.complete`` mark gone once its lock is granted, and builds a new one. So a worker host with
+many worker processes pays for the tree once, and an ``arena match`` started beside a running
+worker uses the worker's tree.
 
 This module copies files; it does not decide what a sandbox binds besides the tree (see
 :mod:`arena.runner.sandbox`).
@@ -34,7 +44,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
+import functools
+import hashlib
 import importlib.util
+import json
 import mmap
 import os
 import re
@@ -46,7 +60,7 @@ import sysconfig
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
@@ -320,6 +334,7 @@ def top_folders(builder: TreeBuilder) -> tuple[str, ...]:
     return tuple(tops)
 
 
+@functools.lru_cache(maxsize=1)
 def memory_base() -> tuple[Path, bool]:
     """Where trees and the seats' copies are kept: ``/dev/shm`` when it is a tmpfs or ramfs
     (True), else the temporary folder (False)."""
@@ -391,26 +406,165 @@ def _lock_pages(root: Path) -> bool:
     return True
 
 
+SHARED_PREFIX = f"{TREE_PREFIX}shared-"
+"""The name of a host's shared tree: this, then its key (:func:`tree_key`)."""
+HOLDERS = ".holders"
+"""The file each process using a shared tree holds a shared ``flock`` on."""
+COMPLETE = ".complete"
+"""The mark of a whole tree (removed first when the tree is removed)."""
+
 _tree: RuntimeTree | None = None
 _tree_owner = 0
+_held: int | None = None  # this process's descriptor of its tree's HOLDERS (its lock)
 _tree_lock = threading.Lock()
 
 
 def runtime_tree() -> RuntimeTree:
-    """This runner process's tree, built on first use (a forked worker builds its own).
-    Raises OSError when it cannot be written."""
-    global _tree, _tree_owner
+    """The host's tree for this runner's code, held by this process until it ends (built if
+    no process of the host holds one; a forked worker takes a hold of its own). Raises
+    OSError when it cannot be written."""
+    global _tree, _tree_owner, _held
     with _tree_lock:
         if _tree is not None and _tree_owner == os.getpid() and _tree.root.is_dir():
             return _tree
-        _tree = build_tree()
+        _tree, _held = shared_tree()
         _tree_owner = os.getpid()
+        atexit.register(release_tree, _tree.root, _held, _tree_owner)
         return _tree
 
 
-def build_tree(*, node: bool = True, base: Path | None = None) -> RuntimeTree:
+def tree_key(*, node: bool = True) -> str:
+    """A digest of what a tree copies, cheap to compute (no file is read): the interpreter,
+    the virtualenv, every installed file of the SDK's distributions, the ``arena`` package's
+    and ``protos/``'s files and the tools, each by its path, size and modification time.
+    Two processes running the same code compute the same key."""
+    digest = hashlib.sha256(f"{sys.version}\0{sys.prefix}\0{node}\0".encode())
+    paths = [sys.executable, os.path.realpath(sys.executable), *distribution_files()]
+    paths += editable_files()
+    for folder in (PACKAGE_DIR, PROTOS_DIR):
+        for where, dirs, names in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            paths += [os.path.join(where, name) for name in sorted(names)]
+    paths += [tool for tool in TOOLS if node or not tool.endswith("/node")]
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            digest.update(f"{path}\0-\0".encode())
+            continue
+        digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return digest.hexdigest()[:24]
+
+
+def shared_tree(*, node: bool = True, base: Path | None = None) -> tuple[RuntimeTree, int]:
+    """The host's tree for this code (:func:`tree_key`), built if none is there, and this
+    process's hold on it: the descriptor of its ``.holders`` with a shared lock, to give to
+    :func:`release_tree`. Raises OSError."""
+    in_memory = True
+    if base is None:
+        base, in_memory = memory_base()
+    began = time.monotonic()
+    root = base / f"{SHARED_PREFIX}{tree_key(node=node)}"
+    for _ in range(5):
+        held = _hold(root)
+        if held is None:
+            with contextlib.suppress(FileExistsError, OSError):
+                _publish(build_tree(node=node, base=base, lock=False), root)
+            held = _hold(root)
+        if held is not None:
+            tree = _described(root, in_memory, time.monotonic() - began)
+            return replace(tree, locked=_locked_if_swapping(root)), held
+    raise OSError(f"the runtime tree {root} was removed each time it was taken")
+
+
+def _hold(root: Path) -> int | None:
+    """A shared lock on a whole tree's holders file, or None (no tree, or one being
+    removed)."""
+    try:
+        fd = os.open(root / HOLDERS, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    fcntl.flock(fd, fcntl.LOCK_SH)  # waits while a last holder removes it
+    if not (root / COMPLETE).exists():
+        os.close(fd)
+        return None
+    return fd
+
+
+def _publish(tree: RuntimeTree, root: Path) -> None:
+    """Marks a tree built under its builder's name whole and renames it into ``root``
+    (FileExistsError, OSError: another process's tree got there first; this one is
+    removed)."""
+    try:
+        (tree.root / HOLDERS).touch(mode=0o444)
+        (tree.root / COMPLETE).touch(mode=0o444)
+        facts = {"tops": list(tree.tops), "files": tree.files, "bytes": tree.bytes}
+        (tree.root / "tree.json").write_text(json.dumps(facts) + "\n")
+        os.rename(tree.root, root)
+    except OSError:
+        shutil.rmtree(tree.root, ignore_errors=True)
+        raise
+
+
+def _described(root: Path, in_memory: bool, seconds: float) -> RuntimeTree:
+    facts = json.loads((root / "tree.json").read_text())
+    return RuntimeTree(
+        root=root,
+        tops=tuple(facts["tops"]),
+        files=int(facts["files"]),
+        bytes=int(facts["bytes"]),
+        build_seconds=seconds,
+        in_memory=in_memory,
+        locked=False,
+    )
+
+
+def release_tree(root: Path, held: int, owner: int) -> bool:
+    """Gives up this process's hold on a shared tree; the last holder removes the tree
+    (True). Only in the process that took the hold (a forked child shares its lock)."""
+    if os.getpid() != owner:
+        return False
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(held)
+        return False
+    with contextlib.suppress(OSError):
+        (root / COMPLETE).unlink()
+    shutil.rmtree(root, ignore_errors=True)
+    os.close(held)
+    return True
+
+
+def sweep_unheld(base: Path) -> int:
+    """Removes the shared trees in ``base`` that no process holds (their last holder was
+    killed before it could); returns how many."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in base.iterdir():
+            if not entry.name.startswith(SHARED_PREFIX):
+                continue
+            try:
+                fd = os.open(entry / HOLDERS, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            with contextlib.suppress(OSError):
+                (entry / COMPLETE).unlink()
+            shutil.rmtree(entry, ignore_errors=True)
+            os.close(fd)
+            removed += 1
+    return removed
+
+
+def build_tree(*, node: bool = True, base: Path | None = None, lock: bool = True) -> RuntimeTree:
     """Builds a tree (see the module's text) in ``base`` (default :func:`memory_base`),
-    removed when this process ends. Raises OSError."""
+    removed when this process ends unless it is renamed (:func:`shared_tree`); ``lock``: lock
+    its pages on a host with swap. Raises OSError."""
     began = time.monotonic()
     in_memory = True
     if base is None:
@@ -438,6 +592,21 @@ def build_tree(*, node: bool = True, base: Path | None = None) -> RuntimeTree:
     except BaseException:
         _remove_tree(root, owner)
         raise
+    locked = lock and _locked_if_swapping(root)
+    return RuntimeTree(
+        root=root,
+        tops=top_folders(builder),
+        files=files,
+        bytes=size,
+        build_seconds=time.monotonic() - began,
+        in_memory=in_memory,
+        locked=locked,
+    )
+
+
+def _locked_if_swapping(root: Path) -> bool:
+    """Locks the tree's pages in this process where the host has swap (True), with a warning
+    when it may not; True also where there is no swap (nothing to lock them against)."""
     swaps = host_has_swap()
     locked = swaps and _lock_pages(root)
     if swaps and not locked:
@@ -448,15 +617,7 @@ def build_tree(*, node: bool = True, base: Path | None = None) -> RuntimeTree:
             "the seats' runtime tree could not be locked in memory (RLIMIT_MEMLOCK): on this "
             "host with swap its pages may leave memory and be read back",
         )
-    return RuntimeTree(
-        root=root,
-        tops=top_folders(builder),
-        files=files,
-        bytes=size,
-        build_seconds=time.monotonic() - began,
-        in_memory=in_memory,
-        locked=locked,
-    )
+    return locked or not swaps
 
 
 def _remove_tree(root: Path, owner: int) -> None:

@@ -590,6 +590,7 @@ def sweep_stale_seat_dirs(older_than_s: float = STALE_SEAT_DIR_S) -> int:
     removed = 0
     now = time.time()
     bases = {Path(tempfile.gettempdir()), runtime_tree.memory_base()[0]}
+    removed += runtime_tree.sweep_unheld(runtime_tree.memory_base()[0])
     for base in sorted(bases):
         with contextlib.suppress(OSError):
             for entry in base.iterdir():

@@ -211,7 +211,7 @@ def fs_type(path):
     """statfs(2)'s f_type of ``path``'s filesystem (the first field of ``struct statfs``)."""
     buffer = ctypes.create_string_buffer(256)
     if libc.statfs(path.encode(), buffer) != 0:
-        return "-"
+        return "-" + errno.errorcode.get(ctypes.get_errno(), "?")
     return f"{int.from_bytes(buffer.raw[:8], sys.byteorder):x}"
 
 
