@@ -367,23 +367,6 @@ def editable_finders() -> tuple[str, ...]:
     return tuple(found)
 
 
-@functools.cache
-@functools.cache
-def compile_package() -> bool:
-    """Writes the bytecode of the ``arena`` package next to its sources, once per process.
-
-    A sandboxed bot cannot write ``__pycache__`` (its binds are read-only), so without it
-    every start compiles ``arena.sdk``, ``arena.engine`` and ``arena.protocol`` again (about
-    35 ms of a start). Best effort: False when the package's folder is not writable (an
-    installed package has its bytecode from the installer).
-    """
-    import compileall
-
-    with contextlib.suppress(OSError):
-        return bool(compileall.compile_dir(str(PACKAGE_DIR), quiet=2, workers=1))
-    return False
-
-
 BOT_COMPILE_MAX_FILE = 1024 * 1024
 """A bot's module larger than this is left for it to compile at its start."""
 BOT_COMPILE_TIMEOUT_S = 20.0
@@ -807,7 +790,7 @@ def launch_command(
     mark, the fresh uid), under the per-process limits.
     """
     if python:
-        compile_package()
+        runtime_tree.compile_package()
     env = {**base_env(), **(extra_env or {})}
     prefix = list(join or [])
     if not sandbox:
