@@ -15,12 +15,13 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from arena.engine import side_of_seat
 from webui.league.formats import format_of
 from webui.league.live import read_state, read_states
 from webui.league.models import Match, MatchSeat, Season
 
 from .replay_frames import card_label
-from .shapes import LiveGame, MatchLive, Progress, PublicTable, SeasonLive
+from .shapes import FinishedLiveGame, LiveGame, MatchLive, Progress, PublicTable, SeasonLive
 
 POLL_MS = 2000
 """How often the pages ask for the live progress (milliseconds)."""
@@ -103,7 +104,12 @@ def _progress(
     playing = status == Match.Status.RUNNING and state is not None
     done = recorded
     if not finished:
-        done = min(games_planned, int(state.get("game", 0))) if state is not None else 0
+        done = 0
+        if state is not None:
+            # A game counts once it is over: listed (a worker that lists them), or left
+            # behind by the game being played.
+            done = max(len(state.get("games") or []), int(state.get("game", 0)))
+        done = min(games_planned, done)
     return {
         "status": status,
         "finished": finished,
@@ -113,11 +119,74 @@ def _progress(
     }
 
 
+def finished_games(state: dict[str, Any] | None, sides: int) -> list[FinishedLiveGame]:
+    """The finished games a worker listed in a match's live state, oldest first."""
+    rows: list[FinishedLiveGame] = []
+    for raw in (state or {}).get("games") or []:
+        if not isinstance(raw, dict):
+            continue
+        players = [str(p) for p in raw.get("players") or []]
+        # A side played by one version in both seats is named once, as the recorded games are.
+        names = [
+            " & ".join(
+                dict.fromkeys(p for k, p in enumerate(players) if side_of_seat(k, sides) == s)
+            )
+            for s in range(sides)
+        ]
+        winner = raw.get("winner_side")
+        void = bool(raw.get("void"))
+        if void:
+            outcome = "void"
+        elif winner is None:
+            outcome = "draw"
+        else:
+            outcome = f"{names[winner]} won" if 0 <= winner < len(names) else "won"
+        rows.append(
+            {
+                "index": int(raw.get("index", len(rows))),
+                "players": players,
+                "sides": names,
+                "totals": [int(t) for t in raw.get("totals") or []],
+                "winner_side": winner if isinstance(winner, int) else None,
+                "outcome": outcome,
+                "void": void,
+                "forfeit": bool(raw.get("forfeit")),
+                "faults": int(raw.get("faults", 0)),
+            }
+        )
+    return rows
+
+
+def _wins(state: dict[str, Any] | None, entrants: int) -> list[int] | None:
+    """Games won by each entrant among the listed ones; None before any game is over."""
+    games = [g for g in (state or {}).get("games") or [] if isinstance(g, dict)]
+    if not games:
+        return None
+    wins = [0] * entrants
+    for game in games:
+        if game.get("void"):
+            continue
+        for entrant in game.get("winners") or []:
+            if 0 <= int(entrant) < entrants:
+                wins[int(entrant)] += 1
+    return wins
+
+
 def match_live(match: Match) -> MatchLive:
-    """A match's progress: games done of planned, and the game being played (if any)."""
+    """A match's progress: games done of planned, the game being played (if any), and its
+    games finished so far (listed live until the match's games are recorded at its end)."""
     recorded = match.games.count() if match.is_finished else 0
     state = read_state(match.pk) if match.status == Match.Status.RUNNING else None
-    return {"match": match.pk, **_progress(match.status, match.games_planned, recorded, state)}
+    listed = state is not None and bool(state.get("games"))
+    # Read only when there is a finished game to show (a poll costs no more before).
+    sides = max(1, int(match.play_variant().sides)) if listed else 2
+    entrants = match.seats.count() if listed else 0
+    return {
+        "match": match.pk,
+        **_progress(match.status, match.games_planned, recorded, state),
+        "games": finished_games(state, sides),
+        "wins": _wins(state, entrants),
+    }
 
 
 def season_live(season: Season) -> SeasonLive:
