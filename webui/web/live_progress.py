@@ -27,6 +27,8 @@ POLL_MS = 2000
 """How often the pages ask for the live progress (milliseconds)."""
 SEASON_LIVE_MATCHES = 8
 """The most matches in play a season's live progress lists."""
+SEASON_LIVE_MOVES = 40
+"""The latest moves of each match a season's live progress gives (a match's own, all)."""
 
 
 def _card(name: Any) -> str:
@@ -64,9 +66,13 @@ def _public_table(raw: Any) -> PublicTable | None:
     )
 
 
-def _current(state: dict[str, Any] | None) -> LiveGame | None:
+def _current(state: dict[str, Any] | None, last: int | None = None) -> LiveGame | None:
+    """The game being played; ``last``: only its latest moves (a season lists many matches)."""
     if state is None or not state.get("played"):
         return None
+    moves = list(state.get("moves") or [])
+    if last is not None:
+        moves = moves[-last:]
     players = [str(p) for p in state.get("players") or []]
     return {
         "game": int(state.get("game", 0)),
@@ -86,7 +92,7 @@ def _current(state: dict[str, Any] | None) -> LiveGame | None:
                 "ms": m.get("ms"),
                 "clock": m.get("clock"),
             }
-            for m in state.get("moves") or []
+            for m in moves
         ],
         # The table after the latest move, as every seat sees it (no hand): for the live
         # view drawn like the replay viewer (live.js with viewer.js).
@@ -98,7 +104,11 @@ def _current(state: dict[str, Any] | None) -> LiveGame | None:
 
 
 def _progress(
-    status: str, games_planned: int, recorded: int, state: dict[str, Any] | None
+    status: str,
+    games_planned: int,
+    recorded: int,
+    state: dict[str, Any] | None,
+    last: int | None = None,
 ) -> Progress:
     finished = status in {Match.Status.DONE, Match.Status.VOID}
     playing = status == Match.Status.RUNNING and state is not None
@@ -115,7 +125,7 @@ def _progress(
         "finished": finished,
         "games_planned": games_planned,
         "games_done": done,
-        "current": _current(state) if playing else None,
+        "current": _current(state, last) if playing else None,
     }
 
 
@@ -220,7 +230,7 @@ def season_live(season: Season) -> SeasonLive:
                 "match": m.pk,
                 "round": m.round.number if m.round is not None else None,
                 "entrants": labels.get(m.pk, []),
-                **_progress(m.status, m.games_planned, 0, states.get(m.pk)),
+                **_progress(m.status, m.games_planned, 0, states.get(m.pk), SEASON_LIVE_MOVES),
             }
             for m in running
         ],

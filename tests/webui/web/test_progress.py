@@ -173,6 +173,10 @@ def test_a_match_lists_each_game_as_it_ends_and_keeps_every_deal_of_the_game(
     assert data["wins"] == [1, 0]
     moves = data["current"]["moves"]
     assert len(moves) == 50 and [m["deal"] for m in moves[:1] + moves[-1:]] == [0, 1]
+    # A season's progress, which lists several matches, gives the latest moves of each.
+    playing = client.get(f"/api/seasons/{season.pk}/live").json()["playing"]
+    assert [m["match"] for m in playing] == [match.pk]
+    assert playing[0]["current"]["moves"] == moves[-40:]
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert "No games yet" not in page and f"{labels[0]} won" in page
     assert 'id="live-initial"' in page  # the board's first state, for its first paint
