@@ -144,6 +144,8 @@ def test_the_live_board_shows_every_deal_and_lists_each_game_as_it_ends(
     url = f"{live_server.url}/matches/{match.pk}/"
     for width in (390, 1280):
         tab = page.context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
         tab.set_viewport_size({"width": width, "height": 900})
         tab.route("**/live", lambda route: route.abort())
         tab.goto(url, wait_until="domcontentloaded")
@@ -155,6 +157,7 @@ def test_the_live_board_shows_every_deal_and_lists_each_game_as_it_ends(
             tab.locator(".live-viewer .v-log li").last.get_attribute("class").startswith("current")
         )
         assert tab.locator('[data-live="current"] .live-moves').count() == 0
+        assert not errors, f"JavaScript errors: {errors}"
         tab.close()
 
     page.goto(url)
