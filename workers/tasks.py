@@ -167,7 +167,8 @@ def play_match(self: Task, match_id: int) -> str:
             with LivePublisher(match_id, match.games_planned, labels) as live:
                 spec.on_move = live.on_move
                 spec.cancel = keeper.cancel
-                report = empty_report(spec) if empty_matches() else run_match(spec)
+                # Each finished game is listed live as it ends (recorded with the match).
+                report = empty_report(spec) if empty_matches() else run_match(spec, live.on_game)
         except MatchError as error:
             keeper.stopped.set()
             matches.void_match(claim, f"cannot be played: {error}")

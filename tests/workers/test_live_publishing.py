@@ -131,7 +131,16 @@ def test_the_embedded_setup_shares_the_live_moves_through_the_data_folder(
         )
         > 1
     )
-    assert all(d["status"] == "running" and d["games_done"] <= d["current"]["game"] for d in seen)
+    # The worker lists each game as it ends, before the match is recorded.
+    listed = [d["games"] for d in seen if d["games"]]
+    assert listed, "no finished game was listed while the match was played"
+    assert sorted(listed[0][0]["players"]) == ["random@1", "slowpoke@1"]
+    assert sum(listed[-1][0]["totals"]) >= 1 and listed[0][0]["index"] == 0
+    # A game counts as done once it is over: the one being played does not, the last one
+    # does as soon as it ends (before the match is recorded).
+    assert all(
+        d["status"] == "running" and d["games_done"] - d["current"]["game"] in (0, 1) for d in seen
+    )
 
 
 def test_the_publisher_writes_at_its_pace_not_the_runners(db: Any) -> None:
@@ -158,4 +167,6 @@ def test_the_publisher_writes_at_its_pace_not_the_runners(db: Any) -> None:
     assert publisher.writes == 2
     assert state["played"] == 100 and state["game"] == 1
     assert state["players"] == ["b@1", "a@1"]  # the site's names, seated as in the last move
-    assert KEPT_MOVES == 40 and len(state["moves"]) == 40 and state["moves"][-1]["move"] == 39
+    # Every move of the game being played, from its first: a new game starts a new list.
+    assert KEPT_MOVES >= 400 and len(state["moves"]) == 40
+    assert [state["moves"][0]["move"], state["moves"][-1]["move"]] == [0, 39]

@@ -8,10 +8,12 @@ the cache. The ``live`` cache (``settings.CACHES``) is the deployment's Redis wh
 else files under the data folder that the site and the local workers share: both sides read
 and write it from their own processes.
 
-What is published is what every seat sees (the runner's ``LiveMove``): the moves, and the table
-after the last one (its cards, the size of each hand, pile and the stock, the scope), never a
-hand or the deck. The
-database stays the truth of what is finished; the cache only tells what is being played now,
+What is published is what every seat sees (the runner's ``LiveMove``): the moves of the game
+being played (every deal's), and the table after the last one (its cards, the size of each
+hand, pile and the stock, the scope), never a hand or the deck; and a short row for each game
+of the match already finished (:meth:`LivePublisher.on_game`, the runner's ``progress``), so a
+match page lists its games as they end. The database stays the truth of what is finished (a
+match's games are recorded once, at its end); the cache only tells what is being played now,
 and its entries expire on their own (:data:`LIVE_TTL_S`).
 """
 
@@ -20,8 +22,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from arena.engine.replay import ReplayMove
 
@@ -31,8 +34,47 @@ PUBLISH_INTERVAL_S = 0.5
 """The most often a match's live state is written (the cache sees two writes a second at most)."""
 LIVE_TTL_S = 3600
 """How long a match's live state is kept after its last write."""
-KEPT_MOVES = 40
-"""The latest moves of the current game kept in the live state."""
+KEPT_MOVES = 1000
+"""The most moves of the current game kept in the live state: every deal of a game to 21 of
+scopone is about 400, so a game's moves are all kept, oldest first, as its replay lists them."""
+
+
+class OutcomeLike(Protocol):
+    """What the publisher reads of the runner's ``GameOutcome`` when a game ends."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def seats(self) -> list[int]: ...
+    @property
+    def totals(self) -> list[int]: ...
+    @property
+    def winner_side(self) -> int | None: ...
+    @property
+    def winner_entrants(self) -> list[int]: ...
+    @property
+    def void(self) -> str | None: ...
+    @property
+    def forfeit(self) -> Any: ...
+    @property
+    def faults(self) -> Sequence[Any]: ...
+    @property
+    def duration_ms(self) -> int: ...
+
+
+class FinishedGame(TypedDict):
+    """A finished game of the match being played, as the live state lists it."""
+
+    index: int
+    players: list[str]  # by seat
+    seats: list[int]  # the entrant of each seat
+    totals: list[int]  # game points per side
+    winner_side: int | None
+    winners: list[int]  # every entrant of the winning side
+    void: bool
+    forfeit: bool
+    faults: int
+    duration_ms: int
 
 
 class MoveLike(Protocol):
@@ -91,6 +133,7 @@ class LivePublisher:
             "players": [],
             "totals": [],
             "moves": [],
+            "games": [],
             "played": 0,
             "updated": time.time(),
         }
@@ -124,12 +167,39 @@ class LivePublisher:
             del moves[:-KEPT_MOVES]
             self.dirty = True
 
+    def on_game(self, done: int, total: int, outcome: OutcomeLike) -> None:
+        """The runner's ``progress``: lists the game just finished (memory only, at once)."""
+        with self.lock:
+            players = [
+                self.labels[e] if 0 <= e < len(self.labels) else f"entrant {e}"
+                for e in outcome.seats
+            ]
+            row: FinishedGame = {
+                "index": outcome.index,
+                "players": players,
+                "seats": list(outcome.seats),
+                "totals": list(outcome.totals),
+                "winner_side": outcome.winner_side,
+                "winners": list(outcome.winner_entrants),
+                "void": bool(outcome.void),
+                "forfeit": outcome.forfeit is not None,
+                "faults": len(outcome.faults),
+                "duration_ms": int(outcome.duration_ms),
+            }
+            self.state["games"] = [*self.state["games"], row]
+            self.state["updated"] = time.time()
+            self.dirty = True
+
     def publish(self) -> bool:
         """Writes the state if it changed since the last write; False if the cache failed."""
         with self.lock:
             if not self.dirty:
                 return True
-            snapshot = {**self.state, "moves": list(self.state["moves"])}
+            snapshot = {
+                **self.state,
+                "moves": list(self.state["moves"]),
+                "games": list(self.state["games"]),
+            }
             self.dirty = False
         try:
             live_cache().set(self.key, snapshot, LIVE_TTL_S)

@@ -620,8 +620,8 @@ ROUTES: list[Route] = [
         "matches/<id:match_id>/live",
         "match-live",
         {"GET": get_match_live},
-        "A match's live progress: games done of planned, and the current game's latest "
-        "moves as its worker plays them (the match page polls it).",
+        "A match's live progress: games done of planned, the current game's moves as its "
+        "worker plays them, and the games finished so far (the match page polls it).",
         {"GET": "MatchLive"},
     ),
     Route(

@@ -15,17 +15,20 @@ from typing import Any
 
 from django.db.models import Count, Q
 
+from arena.engine import side_of_seat
 from webui.league.formats import format_of
 from webui.league.live import read_state, read_states
 from webui.league.models import Match, MatchSeat, Season
 
 from .replay_frames import card_label
-from .shapes import LiveGame, MatchLive, Progress, PublicTable, SeasonLive
+from .shapes import FinishedLiveGame, LiveGame, MatchLive, Progress, PublicTable, SeasonLive
 
 POLL_MS = 2000
 """How often the pages ask for the live progress (milliseconds)."""
 SEASON_LIVE_MATCHES = 8
 """The most matches in play a season's live progress lists."""
+SEASON_LIVE_MOVES = 40
+"""The latest moves of each match a season's live progress gives (a match's own, all)."""
 
 
 def _card(name: Any) -> str:
@@ -63,9 +66,13 @@ def _public_table(raw: Any) -> PublicTable | None:
     )
 
 
-def _current(state: dict[str, Any] | None) -> LiveGame | None:
+def _current(state: dict[str, Any] | None, last: int | None = None) -> LiveGame | None:
+    """The game being played; ``last``: only its latest moves (a season lists many matches)."""
     if state is None or not state.get("played"):
         return None
+    moves = list(state.get("moves") or [])
+    if last is not None:
+        moves = moves[-last:]
     players = [str(p) for p in state.get("players") or []]
     return {
         "game": int(state.get("game", 0)),
@@ -85,7 +92,7 @@ def _current(state: dict[str, Any] | None) -> LiveGame | None:
                 "ms": m.get("ms"),
                 "clock": m.get("clock"),
             }
-            for m in state.get("moves") or []
+            for m in moves
         ],
         # The table after the latest move, as every seat sees it (no hand): for the live
         # view drawn like the replay viewer (live.js with viewer.js).
@@ -97,27 +104,99 @@ def _current(state: dict[str, Any] | None) -> LiveGame | None:
 
 
 def _progress(
-    status: str, games_planned: int, recorded: int, state: dict[str, Any] | None
+    status: str,
+    games_planned: int,
+    recorded: int,
+    state: dict[str, Any] | None,
+    last: int | None = None,
 ) -> Progress:
     finished = status in {Match.Status.DONE, Match.Status.VOID}
     playing = status == Match.Status.RUNNING and state is not None
     done = recorded
     if not finished:
-        done = min(games_planned, int(state.get("game", 0))) if state is not None else 0
+        done = 0
+        if state is not None:
+            # A game counts once it is over: listed (a worker that lists them), or left
+            # behind by the game being played.
+            done = max(len(state.get("games") or []), int(state.get("game", 0)))
+        done = min(games_planned, done)
     return {
         "status": status,
         "finished": finished,
         "games_planned": games_planned,
         "games_done": done,
-        "current": _current(state) if playing else None,
+        "current": _current(state, last) if playing else None,
     }
 
 
+def finished_games(state: dict[str, Any] | None, sides: int) -> list[FinishedLiveGame]:
+    """The finished games a worker listed in a match's live state, oldest first."""
+    rows: list[FinishedLiveGame] = []
+    for raw in (state or {}).get("games") or []:
+        if not isinstance(raw, dict):
+            continue
+        players = [str(p) for p in raw.get("players") or []]
+        # A side played by one version in both seats is named once, as the recorded games are.
+        names = [
+            " & ".join(
+                dict.fromkeys(p for k, p in enumerate(players) if side_of_seat(k, sides) == s)
+            )
+            for s in range(sides)
+        ]
+        winner = raw.get("winner_side")
+        void = bool(raw.get("void"))
+        if void:
+            outcome = "void"
+        elif winner is None:
+            outcome = "draw"
+        else:
+            outcome = f"{names[winner]} won" if 0 <= winner < len(names) else "won"
+        rows.append(
+            {
+                "index": int(raw.get("index", len(rows))),
+                "players": players,
+                "sides": names,
+                "totals": [int(t) for t in raw.get("totals") or []],
+                "winner_side": winner if isinstance(winner, int) else None,
+                "outcome": outcome,
+                "void": void,
+                "forfeit": bool(raw.get("forfeit")),
+                "faults": int(raw.get("faults", 0)),
+            }
+        )
+    return rows
+
+
+def _wins(state: dict[str, Any] | None, entrants: int) -> list[int] | None:
+    """Games won by each entrant among the listed ones; None before any game is over."""
+    games = [g for g in (state or {}).get("games") or [] if isinstance(g, dict)]
+    if not games:
+        return None
+    wins = [0] * entrants
+    for game in games:
+        if game.get("void"):
+            continue
+        for entrant in game.get("winners") or []:
+            if 0 <= int(entrant) < entrants:
+                wins[int(entrant)] += 1
+    return wins
+
+
 def match_live(match: Match) -> MatchLive:
-    """A match's progress: games done of planned, and the game being played (if any)."""
+    """A match's progress: games done of planned, the game being played (if any), and its
+    games finished so far (listed live until the match's games are recorded at its end)."""
     recorded = match.games.count() if match.is_finished else 0
     state = read_state(match.pk) if match.status == Match.Status.RUNNING else None
-    return {"match": match.pk, **_progress(match.status, match.games_planned, recorded, state)}
+    listed = state is not None and bool(state.get("games"))
+    # Read only when there is a finished game to show (a poll costs no more before).
+    sides = max(1, int(match.play_variant().sides)) if listed else 2
+    entrants = match.seats.count() if listed else 0
+    return {
+        "match": match.pk,
+        **_progress(match.status, match.games_planned, recorded, state),
+        "games": finished_games(state, sides),
+        "wins": _wins(state, entrants),
+    }
 
 
 def season_live(season: Season) -> SeasonLive:
@@ -151,7 +230,7 @@ def season_live(season: Season) -> SeasonLive:
                 "match": m.pk,
                 "round": m.round.number if m.round is not None else None,
                 "entrants": labels.get(m.pk, []),
-                **_progress(m.status, m.games_planned, 0, states.get(m.pk)),
+                **_progress(m.status, m.games_planned, 0, states.get(m.pk), SEASON_LIVE_MOVES),
             }
             for m in running
         ],

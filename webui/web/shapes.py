@@ -429,8 +429,26 @@ class Progress(TypedDict):
     current: LiveGame | None
 
 
+class FinishedLiveGame(TypedDict):
+    """A game of the match being played that has finished, listed before it is recorded."""
+
+    index: int
+    players: list[str]  # by seat
+    sides: list[str]
+    totals: list[int]
+    winner_side: int | None
+    outcome: str
+    void: bool
+    forfeit: bool
+    faults: int
+
+
 class MatchLive(Progress):
     match: int
+    # While the match is played: its finished games (recorded with the match at its end) and
+    # the games each entrant won so far; once it is over the recorded games take over.
+    games: list[FinishedLiveGame]
+    wins: list[int] | None
 
 
 class PlayingMatch(Progress):
@@ -469,6 +487,7 @@ NAMED: dict[str, type] = {
     "SeasonList": SeasonList,
     "GameList": GameList,
     "LiveGame": LiveGame,
+    "FinishedLiveGame": FinishedLiveGame,
     "MatchLive": MatchLive,
     "SeasonLive": SeasonLive,
 }

@@ -104,3 +104,80 @@ def test_a_match_live_endpoint_reads_the_moves_its_worker_published(
     assert season_live["playing"][0]["current"]["moves"] == current["moves"]
     # A malformed id is a 404, as for every route.
     assert client.get("/api/matches/0/live").status_code == 404
+
+
+def test_a_match_lists_each_game_as_it_ends_and_keeps_every_deal_of_the_game(
+    client: Any, season: Any
+) -> None:
+    from arena.runner import GameOutcome, LiveMove
+    from webui.league import matches
+    from webui.league.live import LivePublisher
+    from webui.league.models import Match
+
+    match = Match.objects.filter(season=season).order_by("id").first()
+    assert match is not None
+    assert matches.claim_match(match.pk, "test") is not None
+    labels = [v.label for v in match.entrants()]
+    publisher = LivePublisher(match.pk, match.games_planned, labels)
+    # The first game ends, won by the side of seat 1 (the match's first entrant)...
+    publisher.on_game(
+        1,
+        2,
+        GameOutcome(
+            index=0,
+            set_index=0,
+            seed=1,
+            seats=[1, 0],
+            replay={},  # type: ignore[typeddict-item]
+            totals=[4, 11],
+            winner_side=1,
+            winner_entrants=[0],
+            void=None,
+            forfeit=None,
+            faults=[],
+            duration_ms=900,
+            moves=72,
+            scope=[0, 1],
+        ),
+    )
+    # ... and the second is in its second deal: 36 moves of the first deal and 14 of it.
+    for k in range(50):
+        deal, move = divmod(k, 36)
+        publisher.on_move(
+            LiveMove(
+                game=1,
+                deal=deal,
+                move=move,
+                record={"seat": move % 2, "card": "7d", "capture": [], "ms": 3, "clock": 900},
+                players=["x", "y"],
+                totals=[0, 0],
+                seats=[0, 1],
+            )
+        )
+    assert publisher.publish()
+    data = client.get(f"/api/matches/{match.pk}/live").json()
+    assert data["games_done"] == 1
+    assert data["games"] == [
+        {
+            "index": 0,
+            "players": [labels[1], labels[0]],
+            "sides": [labels[1], labels[0]],
+            "totals": [4, 11],
+            "winner_side": 1,
+            "outcome": f"{labels[0]} won",
+            "void": False,
+            "forfeit": False,
+            "faults": 0,
+        }
+    ]
+    assert data["wins"] == [1, 0]
+    moves = data["current"]["moves"]
+    assert len(moves) == 50 and [m["deal"] for m in moves[:1] + moves[-1:]] == [0, 1]
+    # A season's progress, which lists several matches, gives the latest moves of each.
+    playing = client.get(f"/api/seasons/{season.pk}/live").json()["playing"]
+    assert [m["match"] for m in playing] == [match.pk]
+    assert playing[0]["current"]["moves"] == moves[-40:]
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert "No games yet" not in page and f"{labels[0]} won" in page
+    assert 'id="live-initial"' in page  # the board's first state, for its first paint
+    assert '<b data-live="wins">1\u20130</b>' in page

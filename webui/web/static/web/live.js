@@ -1,9 +1,12 @@
 // Live progress of a match or a season page: polls the page's small JSON document
 // (data-live-url, every data-poll-ms) and redraws the progress and the moves being played.
 // On a match page the game being played is drawn by the replay viewer (viewer.js) as every
-// seat sees it: the table, the backs of each hand, the piles, the moves of the deal so far;
-// elsewhere (and before a worker publishes the table) the newest move comes first. A match page reloads itself once when its match is over (to show the recorded games); a
-// season page does when its season is. No framework: text nodes only, never HTML.
+// seat sees it: the table, the backs of each hand, the piles, and every deal's moves so far,
+// oldest first as a replay lists them; elsewhere (and before a worker publishes the table)
+// the latest moves, oldest first too. A match page draws its first state from the JSON the
+// server put in the page (#live-initial) as soon as the page is parsed, lists each game of the
+// match as it ends, and reloads itself once the match is over (to show the recorded games); a
+// season page reloads when its season is over. No framework: text nodes only, never HTML.
 (function () {
   "use strict";
 
@@ -33,7 +36,7 @@
       (current.deal + 1) + " · " + current.players.join(" v ") + " · " +
       current.totals.join("–") + " before this deal", "muted"));
     const list = node("ul", null, "live-moves");
-    for (const move of current.moves.slice(-moves).reverse()) {
+    for (const move of current.moves.slice(-moves)) {
       const item = node("li");
       item.appendChild(node("span", "Deal " + (move.deal + 1) + ", move " + (move.move + 1) + " ", "muted"));
       item.appendChild(document.createTextNode(move.text));
@@ -43,19 +46,28 @@
     return box;
   }
 
-  // The replay viewer's data for the game being played: one frame, every hand a row of backs.
+  // The replay viewer's data for the game being played: one frame (the table now, every hand a
+  // row of backs), a deal for each deal so far (the viewer reads d.deals[frame.deal]), and
+  // every move of the game so far as the live log, oldest first.
   function liveData(current, planned) {
     const t = current.table;
     const players = current.players;
     const n = players.length;
     const sides = t.captured.length;
-    const moves = current.moves.filter(function (m) { return m.deal === current.deal; });
+    const game = current.moves;
+    const moves = game.filter(function (m) { return m.deal === current.deal; });
     const last = moves.length ? moves[moves.length - 1] : null;
     const clocks = players.map(function (_, seat) {
       let clock = null;
       for (const m of moves) if (m.seat === seat && m.clock != null) clock = m.clock;
       return clock;
     });
+    const deals = [];
+    for (let k = 0; k <= current.deal; k++) {
+      deals.push({ index: k, dealer: k === current.deal ? t.dealer : null, first_frame: 0,
+                   last_frame: 0, thrown_in: 0, score: null,
+                   moves: game.filter(function (m) { return m.deal === k; }).length });
+    }
     const frame = {
       deal: current.deal, step: moves.length, to_move: t.to_move, dealer: t.dealer,
       hands: t.hands.map(function (k) { return new Array(k).fill(null); }),
@@ -70,11 +82,41 @@
     return {
       players: players, sides: sides, partners: n > sides,
       side_of: players.map(function (_, seat) { return seat % sides; }),
-      deals: [{ index: current.deal, dealer: t.dealer, first_frame: 0, last_frame: 0,
-                moves: moves.length, thrown_in: 0, score: null }],
-      frames: [frame], result: null, winner: null, faults: [], error: null,
-      live_log: moves, live_title: "Game " + (current.game + 1) + " of " + planned,
+      deals: deals, frames: [frame], result: null, winner: null, faults: [], error: null,
+      live_log: game, live_title: "Game " + (current.game + 1) + " of " + planned,
     };
+  }
+
+  // The games of the match finished so far (data.games), until the recorded ones replace them.
+  function games(rows) {
+    if (!rows.length) return [node("p", "No game finished yet.", "empty")];
+    const table = node("table", null, "data live-games");
+    const head = node("tr");
+    for (const [label, cls] of [["Game"], ["Players"], ["Score", "num"], ["Result"]]) {
+      head.appendChild(node("th", label, cls));
+    }
+    table.appendChild(node("thead")).appendChild(head);
+    const body = table.appendChild(node("tbody"));
+    for (const g of rows) {
+      const row = body.appendChild(node("tr"));
+      row.appendChild(node("td", g.index + 1));
+      row.appendChild(node("td", g.players.join(" · ")));
+      row.appendChild(node("td", g.totals.join("–"), "num"));
+      const result = row.appendChild(node("td"));
+      if (g.void) result.appendChild(node("span", "void", "badge void"));
+      else {
+        if (g.forfeit) result.append(node("span", "forfeit", "badge failed"), " ");
+        result.append(g.outcome);
+      }
+      if (g.faults) {
+        result.append(" ", node("span", g.faults + " fault" + (g.faults > 1 ? "s" : ""),
+          "badge failed"));
+      }
+    }
+    const note = node("p", null, "muted");
+    note.appendChild(node("small", "Each game is listed as it ends; its replay opens once the " +
+      "match is recorded."));
+    return [table, note];
   }
 
   function viewerOf(root, current, planned) {
@@ -96,6 +138,9 @@
     set(root, "status", data.status);
     for (const el of root.querySelectorAll('[data-live="status"]')) el.className = "badge " + data.status;
     bar(root, data.games_done, data.games_planned);
+    const listed = document.querySelector('[data-live="games"]');
+    if (listed && data.games) listed.replaceChildren.apply(listed, games(data.games));
+    if (data.wins) set(document, "wins", data.wins.join("–"));
     const slot = root.querySelector('[data-live="current"]');
     if (!slot) return;
     const current = data.current;
@@ -137,12 +182,13 @@
     const url = root.dataset.liveUrl;
     const every = Number(root.dataset.pollMs) || 2000;
     const season = root.dataset.liveKind === "season";
+    const draw = season ? drawSeason : drawMatch;
     function tick() {
       fetch(url, { headers: { Accept: "application/json" }, cache: "no-store" })
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (data) {
           if (data) {
-            (season ? drawSeason : drawMatch)(root, data);
+            draw(root, data);
             root.dataset.liveSeen = String(Number(root.dataset.liveSeen || 0) + 1);
             if (season ? data.status === "finished" : data.finished) {
               location.reload();
@@ -153,7 +199,14 @@
         })
         .catch(function () { setTimeout(tick, every * 2); });
     }
-    tick();
+    // The state the page was served with is drawn at once: the board from the first paint.
+    const initial = !season && document.getElementById("live-initial");
+    if (initial) {
+      draw(root, JSON.parse(initial.textContent));
+      setTimeout(tick, every);
+    } else {
+      tick();
+    }
   }
 
   function startAll() {

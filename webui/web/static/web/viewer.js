@@ -199,7 +199,16 @@
         const li = e.target.closest("li[data-frame]");
         if (li) this.go(Number(li.dataset.frame));
       });
-      if (this.live) return;
+      if (this.live) {
+        // A live log that its reader scrolled back (to an earlier deal) stays where it is as
+        // moves come in; one left at its end follows the newest move.
+        this.following = true;
+        this.log.addEventListener("scroll", () => {
+          const log = this.log;
+          this.following = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+        });
+        return;
+      }
       document.addEventListener("keydown", (e) => this.key(e));
       this.swipes(this.board);
     }
@@ -458,14 +467,17 @@
 
     renderLog(deal) {
       const d = this.data;
-      this.log.textContent = "";
+      const log = this.log;
+      const kept = log.scrollTop;
+      log.textContent = "";
       // Every move of the deal, or in a seat's view only those played up to this step.
       const seatView = this.seatView() != null;
       const last = seatView ? Math.min(this.index, deal.last_frame) : deal.last_frame;
       this.logTitle.textContent = seatView || this.live ? "Moves so far" : "Moves of this deal";
-      // A live game lists its deal's moves (live_log); a replay its frames' moves.
+      // A live game lists every deal's moves so far (live_log, oldest first, each deal under
+      // its heading); a replay its frames' moves.
       const entries = this.live
-        ? (d.live_log || []).map((m, k) => ({ frame: 0, step: k + 1, move: m, faults: [] }))
+        ? (d.live_log || []).map((m) => ({ frame: 0, step: m.move + 1, move: m, faults: [] }))
         : [];
       if (!this.live) {
         for (let i = deal.first_frame + 1; i <= last; i++) {
@@ -476,6 +488,9 @@
       const newest = entries.length - 1;
       entries.forEach((e, k) => {
         const m = e.move;
+        if (this.live && (k === 0 || entries[k - 1].move.deal !== m.deal)) {
+          this.log.append(h("li", { class: "v-log-deal", text: "Deal " + (m.deal + 1) }));
+        }
         const current = this.live ? k === newest : e.frame === this.index;
         const li = h("li", { "data-frame": String(e.frame),
           class: (current ? "current " : "") + (m.scopa ? "scopa " : "") +
@@ -487,6 +502,10 @@
           (m.scopa ? " ★" : ""));
         this.log.append(li);
       });
+      if (this.live) {
+        log.scrollTop = this.following ? log.scrollHeight : kept;
+        return;
+      }
       // Scroll the list itself (never the page) to keep the current move in view.
       const cur = this.log.querySelector(".current");
       if (cur) {
