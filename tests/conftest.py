@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shared_rows
 from private_redis import PrivateRedis
 from service_checks import port_open, require
 
@@ -29,6 +30,40 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="write the README's screenshots into docs/screenshots/ (tests/webui/browser)",
     )
+
+
+ON_CLOCKS = (
+    "tests/runner/",
+    "tests/hostile/",
+    "tests/bench/test_bench_match.py",
+    "tests/workers/test_sprt_on_workers.py",
+    "tests/workers/test_hosts.py",
+)
+"""Tests whose bots play on per-move clocks (or that time a lab of hosts): with ``-n`` they go
+to one xdist worker, one after another (``--dist loadgroup``, group ``clocks``), so that no two
+of them compete for the cores."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """xdist groups: the tests on clocks together (``ON_CLOCKS``), and the readers of the
+    shared played season together, so that one worker builds it once (``shared_rows``)."""
+    for item in items:
+        where = item.path.relative_to(ROOT).as_posix() if item.path.is_relative_to(ROOT) else ""
+        if where.startswith(ON_CLOCKS):
+            item.add_marker(pytest.mark.xdist_group("clocks"))
+        elif shared_rows.uses_shared_rows(item, "played_season"):
+            item.add_marker(pytest.mark.xdist_group("played_season"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Shared rows (``tests/shared_rows.py``) are there for the tests that use them and gone
+    for the others, before any of the test's fixtures is set up."""
+    shared_rows.prepare(item)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    shared_rows.close_all()
 
 
 @pytest.fixture(scope="session")
