@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cores
 import pytest
 import shared_rows
 from private_redis import PrivateRedis
@@ -43,12 +44,18 @@ ON_CLOCKS = (
 to one xdist worker, one after another (``--dist loadgroup``, group ``clocks``), so that no two
 of them compete for the cores."""
 
+ALONE = ("tests/hostile/test_covert_channels.py", "tests/runner/test_seat_cpu.py")
+"""Tests that measure CPU shares or fill every core on purpose: marked ``alone``, they run with
+no other test of the run beside them (``tests/cores.py``)."""
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """xdist groups: the tests on clocks together (``ON_CLOCKS``), and the readers of the
     shared played season together, so that one worker builds it once (``shared_rows``)."""
     for item in items:
         where = item.path.relative_to(ROOT).as_posix() if item.path.is_relative_to(ROOT) else ""
+        if where.startswith(ALONE):
+            item.add_marker(pytest.mark.alone)
         if where.startswith(ON_CLOCKS):
             item.add_marker(pytest.mark.xdist_group("clocks"))
         elif shared_rows.uses_shared_rows(item, "played_season"):
@@ -64,6 +71,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     shared_rows.close_all()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        cores.remove_lock_files(os.environ["ARENA_TEST_ID"])
+
+
+@pytest.fixture(autouse=True)
+def turn_on_the_cores(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under ``-n``: a shared turn on the cores, or the only one for a test marked ``alone``."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    alone = request.node.get_closest_marker("alone") is not None
+    with cores.turn(os.environ["ARENA_TEST_ID"], alone):
+        yield
 
 
 @pytest.fixture(scope="session")
