@@ -3,6 +3,9 @@
 Under ``CI=true`` a test that needs a service (Redis, PostgreSQL, bubblewrap, Chromium, node)
 fails instead of skipping: CI installs and starts them (``scripts/services``), so a missing one
 is a broken setup, not a reason to pass.
+
+Under ``pytest -n`` (``scripts/test``) the hooks here also say which tests share an xdist
+worker (``ON_CLOCKS``, the played season's readers) and which run alone (``ALONE``).
 """
 
 from __future__ import annotations
@@ -70,11 +73,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    """No shared rows outlive the session."""
     shared_rows.close_all()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
+    """The run's lock files on the cores go with it (once, in the controlling process)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") and "ARENA_TEST_ID" in os.environ:
         cores.remove_lock_files(os.environ["ARENA_TEST_ID"])
 
 
