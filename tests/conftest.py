@@ -3,6 +3,9 @@
 Under ``CI=true`` a test that needs a service (Redis, PostgreSQL, bubblewrap, Chromium, node)
 fails instead of skipping: CI installs and starts them (``scripts/services``), so a missing one
 is a broken setup, not a reason to pass.
+
+Under ``pytest -n`` (``scripts/test``) the hooks here also say which tests share an xdist
+worker (``ON_CLOCKS``, the played season's readers) and which run alone (``ALONE``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cores
 import pytest
+import shared_rows
 from private_redis import PrivateRedis
 from service_checks import port_open, require
 
@@ -29,6 +34,64 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="write the README's screenshots into docs/screenshots/ (tests/webui/browser)",
     )
+
+
+ON_CLOCKS = (
+    "tests/runner/",
+    "tests/hostile/",
+    "tests/bench/test_bench_match.py",
+    "tests/workers/test_sprt_on_workers.py",
+    "tests/workers/test_hosts.py",
+)
+"""Tests whose bots play on per-move clocks (or that time a lab of hosts): with ``-n`` they go
+to one xdist worker, one after another (``--dist loadgroup``, group ``clocks``), so that no two
+of them compete for the cores."""
+
+ALONE = ("tests/hostile/test_covert_channels.py", "tests/runner/test_seat_cpu.py")
+"""Tests that measure CPU shares or fill every core on purpose: marked ``alone``, they run with
+no other test of the run beside them (``tests/cores.py``)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """xdist groups: the tests on clocks together (``ON_CLOCKS``), and the readers of the
+    shared played season together, so that one worker builds it once (``shared_rows``)."""
+    for item in items:
+        where = item.path.relative_to(ROOT).as_posix() if item.path.is_relative_to(ROOT) else ""
+        if where.startswith(ALONE):
+            item.add_marker(pytest.mark.alone)
+        if where.startswith(ON_CLOCKS):
+            item.add_marker(pytest.mark.xdist_group("clocks"))
+        elif shared_rows.uses_shared_rows(item, "played_season"):
+            item.add_marker(pytest.mark.xdist_group("played_season"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Shared rows (``tests/shared_rows.py``) are there for the tests that use them and gone
+    for the others, before any of the test's fixtures is set up."""
+    shared_rows.prepare(item)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """No shared rows outlive the session."""
+    shared_rows.close_all()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The run's lock files on the cores go with it (once, in the controlling process)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") and "ARENA_TEST_ID" in os.environ:
+        cores.remove_lock_files(os.environ["ARENA_TEST_ID"])
+
+
+@pytest.fixture(autouse=True)
+def turn_on_the_cores(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under ``-n``: a shared turn on the cores, or the only one for a test marked ``alone``."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    alone = request.node.get_closest_marker("alone") is not None
+    with cores.turn(os.environ["ARENA_TEST_ID"], alone):
+        yield
 
 
 @pytest.fixture(scope="session")

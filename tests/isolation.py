@@ -13,6 +13,12 @@ given (letters, digits, ``_`` and ``-``), else a random one. From it the run get
   ``global_keyprefix``), deleted at the end of the session;
 - its own data dir, so tests never touch ``var/``.
 
+Under pytest-xdist (``-n``) the controlling process imports this module first and names the
+run; each worker (``gw0``, ``gw1``, ...) then takes its own names inside the run's: pytest-django
+suffixes the database (``test_arena_<id>_gw0``), and here the queue becomes
+``arena_test_<id>_gw0``, the key prefix ``arena-test-<id>:gw0:`` and the data dir a folder
+``gw0`` of the run's. The controller cleans up once for all of them.
+
 An explicit ``ARENA_DATABASE_URL`` wins (and is not dropped here); without one and without
 PostgreSQL at 127.0.0.1:5432 the suite uses SQLite (tests that need PostgreSQL then skip, or
 fail under ``CI=true``). Two checkouts, or two runs of one, can thus run the suite at once.
@@ -60,26 +66,43 @@ def database_name(test_id: str) -> str:
     return "arena_" + test_id.lower().replace("-", "_")
 
 
-def broker_prefix(test_id: str) -> str:
-    """The prefix of every Redis key a run's broker writes."""
-    return f"arena-test-{test_id}:"
+def queue_name(test_id: str, worker: str = "") -> str:
+    """A run's Celery queue; each xdist worker (``gw0``, ...) of the run has its own."""
+    return f"arena_test_{test_id}" + (f"_{worker}" if worker else "")
+
+
+def broker_prefix(test_id: str, worker: str = "") -> str:
+    """The prefix of every Redis key a run's broker writes; an xdist worker's lies inside its
+    run's, so that deleting the run's keys takes every worker's."""
+    return f"arena-test-{test_id}:" + (f"{worker}:" if worker else "")
 
 
 TEST_ID = run_id()
 os.environ["ARENA_TEST_ID"] = TEST_ID
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+"""This process's xdist worker id (``gw0``, ...); empty without ``-n`` and in the controller."""
 # The databases this run creates and so must drop: pytest-django's, and xdist's per-worker ones.
 _OWN_DATABASES: list[str] = []
 
-if "ARENA_DATABASE_URL" not in os.environ and _answers(*POSTGRES_HOST):
-    name = database_name(TEST_ID)
-    os.environ["ARENA_DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{name}"
-    _OWN_DATABASES.append(f"test_{name}")
-os.environ.setdefault("ARENA_QUEUE", "arena_test_" + TEST_ID)
-os.environ.setdefault("ARENA_BROKER_PREFIX", broker_prefix(TEST_ID))
-if "ARENA_DATA_DIR" not in os.environ:
-    os.environ["ARENA_DATA_DIR"] = tempfile.mkdtemp(prefix=f"arena-test-data-{TEST_ID}-")
-    atexit.register(shutil.rmtree, os.environ["ARENA_DATA_DIR"], ignore_errors=True)
-os.environ.setdefault("ARENA_HTTPS", "0")
+if WORKER:
+    # The controller set the run's names in the environment every worker inherits (the
+    # database's name pytest-django suffixes itself); each worker takes its own inside them.
+    os.environ["ARENA_QUEUE"] = f"{os.environ['ARENA_QUEUE']}_{WORKER}"
+    os.environ["ARENA_BROKER_PREFIX"] = f"{os.environ['ARENA_BROKER_PREFIX']}{WORKER}:"
+    worker_data = os.path.join(os.environ["ARENA_DATA_DIR"], WORKER)
+    os.makedirs(worker_data, exist_ok=True)
+    os.environ["ARENA_DATA_DIR"] = worker_data
+else:
+    if "ARENA_DATABASE_URL" not in os.environ and _answers(*POSTGRES_HOST):
+        name = database_name(TEST_ID)
+        os.environ["ARENA_DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{name}"
+        _OWN_DATABASES.append(f"test_{name}")
+    os.environ.setdefault("ARENA_QUEUE", queue_name(TEST_ID))
+    os.environ.setdefault("ARENA_BROKER_PREFIX", broker_prefix(TEST_ID))
+    if "ARENA_DATA_DIR" not in os.environ:
+        os.environ["ARENA_DATA_DIR"] = tempfile.mkdtemp(prefix=f"arena-test-data-{TEST_ID}-")
+        atexit.register(shutil.rmtree, os.environ["ARENA_DATA_DIR"], ignore_errors=True)
+    os.environ.setdefault("ARENA_HTTPS", "0")
 
 
 def drop_databases(names: list[str]) -> list[str]:
@@ -129,6 +152,6 @@ def cleanup() -> None:
 
 def pytest_unconfigure(config: object) -> None:
     """Runs after pytest-django's own teardown, also after failures and Ctrl-C."""
-    if "PYTEST_XDIST_WORKER" in os.environ:
+    if WORKER:
         return  # the controlling process cleans up once every worker has finished
     cleanup()

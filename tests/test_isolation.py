@@ -32,9 +32,16 @@ def test_the_run_names_its_database_queue_and_keys_after_its_id(db: Any) -> None
     run = os.environ["ARENA_TEST_ID"]
     assert testing.TEST_ID_PATTERN.fullmatch(run)
     names = (settings.ARENA_QUEUE, settings.ARENA_BROKER_PREFIX)
-    assert names == (f"arena_test_{run}", f"arena-test-{run}:")
-    if connection.vendor == "postgresql" and testing._OWN_DATABASES:
-        assert connection.settings_dict["NAME"] == "test_" + testing.database_name(run)
+    worker = testing.WORKER  # under `pytest -n`, each worker's names lie inside the run's
+    if worker:
+        assert names == (f"arena_test_{run}_{worker}", f"arena-test-{run}:{worker}:")
+    else:
+        assert names == (f"arena_test_{run}", f"arena-test-{run}:")
+    if connection.vendor == "postgresql" and os.environ["ARENA_DATABASE_URL"].endswith(
+        "/" + testing.database_name(run)
+    ):
+        suffix = f"_{worker}" if worker else ""
+        assert connection.settings_dict["NAME"] == "test_" + testing.database_name(run) + suffix
 
 
 @pytest.mark.parametrize("given", ["a b", "x" * 41, "semi;colon", "dots.in.it"])
@@ -190,3 +197,77 @@ def test_a_failing_run_leaves_no_database_and_no_keys_behind(
     client = redis.Redis.from_url(redis_url)
     assert list(client.scan_iter(testing.broker_prefix(run) + "*")) == []
     client.close()
+
+
+NAMES_OF_A_WORKER = """
+import os
+
+import pytest
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("n", range(4))
+def test_names(n):
+    from django.conf import settings
+    from django.db import connection
+
+    names = [connection.settings_dict["NAME"], settings.ARENA_QUEUE,
+             settings.ARENA_BROKER_PREFIX, str(settings.DATA_DIR)]
+    out = os.path.join(os.environ["NAMES_OUT"], os.environ["PYTEST_XDIST_WORKER"])
+    with open(out, "w") as handle:
+        handle.write("\\n".join(names))
+"""
+
+
+@pytest.mark.services
+@pytest.mark.slow
+def test_each_xdist_worker_has_its_own_database_queue_prefix_and_data_dir(
+    tmp_path: Path, postgres_available: bool, redis_url: str
+) -> None:
+    run = f"probe-{uuid.uuid4().hex[:8]}"
+    (tmp_path / "test_names.py").write_text(textwrap.dedent(NAMES_OF_A_WORKER))
+    (tmp_path / "out").mkdir()
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "DJANGO_", "PYTEST_"))
+    }
+    env.update(ARENA_TEST_ID=run, NAMES_OUT=str(tmp_path / "out"), PYTHONPATH=str(ROOT / "tests"))
+    options = [
+        "--rootdir",
+        str(tmp_path),
+        "-p",
+        "isolation",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "--ds",
+        "webui.settings",
+    ]
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "2",
+            *options,
+            str(tmp_path / "test_names.py"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    seen = {f.name: f.read_text().split("\n") for f in (tmp_path / "out").iterdir()}
+    assert sorted(seen) == ["gw0", "gw1"]
+    for worker, (database, queue, prefix, data_dir) in seen.items():
+        assert database == f"test_{testing.database_name(run)}_{worker}"
+        assert queue == f"arena_test_{run}_{worker}"
+        assert prefix == f"arena-test-{run}:{worker}:"
+        assert Path(data_dir).name == worker
+    assert seen["gw0"][3] != seen["gw1"][3]
+    assert not database_exists(f"test_{testing.database_name(run)}_gw0")
+    assert not database_exists(f"test_{testing.database_name(run)}_gw1")

@@ -5,12 +5,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.engine import Move, Observation
 from arena.sdk import Bot, serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from policy import choose_move
+if TYPE_CHECKING:  # mypy reads the bot's own modules under their package names
+    from sample_bots.greedy.policy import choose_move
+else:
+    from policy import choose_move
 
 
 class GreedyBot(Bot):

@@ -13,12 +13,16 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.engine import Move, Observation
 from arena.sdk import Bot, serve
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search import SearchConfig, search  # the bot's own folder, not a package
+if TYPE_CHECKING:  # mypy reads the bot's own modules under their package names
+    from sample_bots.ismcts.search import SearchConfig, search
+else:
+    from search import SearchConfig, search  # the bot's own folder, not a package
 
 
 class IsmctsBot(Bot):

@@ -11,13 +11,17 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.engine import Move, Observation
 from arena.sdk import Bot, serve
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from features import FEATURES, best_move  # noqa: E402
+if TYPE_CHECKING:  # mypy reads the bot's own modules under their package names
+    from sample_bots.learned.features import FEATURES, best_move
+else:
+    from features import FEATURES, best_move
 
 
 def load_weights(path: Path = HERE / "weights.json") -> list[float]:

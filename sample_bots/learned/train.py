@@ -24,14 +24,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
-from features import FEATURES, features_of  # noqa: E402
+if TYPE_CHECKING:  # mypy reads the bot's own modules under their package names
+    from sample_bots.learned.features import FEATURES, features_of
+else:
+    from features import FEATURES, features_of
 
 from arena import env as scopa_env  # noqa: E402
 from arena.engine import Move, Observation  # noqa: E402
@@ -193,7 +196,8 @@ def evaluate(
             deals = play_game(env, seed + game, lambda rows: int(np.argmax(rows @ w)))
             per_deal += [reward for _, reward in deals]
             per_game.append(sum(reward for _, reward in deals))
-            aec = env.unwrapped.aec
+            aec = env.aec  # SeatEnv is its own unwrapped env
+            assert aec.game is not None, "play_game() played a game"
             wins += int(aec.game.winner == aec.rules.side_of(seat))
     n = len(per_game)
     return {
