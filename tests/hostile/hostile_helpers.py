@@ -70,12 +70,17 @@ def processes_of_uid(uid: int) -> list[int]:
 
 def seat_folders(bot: str) -> set[str]:
     """The runner's seat folders of bot ``bot`` on the host now (``scopa-seat-<bot>-*`` in the
-    temporary folder; other runs on the machine have their own)."""
+    temporary folder, and the seats' copies of its folder in memory); the hostile tests of a
+    run play one at a time (one xdist worker, group ``clocks``)."""
     import tempfile
 
-    base = Path(tempfile.gettempdir())
+    from arena.runner import runtime_tree
+
     prefix = f"scopa-seat-{bot}-"
-    return {entry.name for entry in base.iterdir() if entry.name.startswith(prefix)}
+    found: set[str] = set()
+    for base in {Path(tempfile.gettempdir()), runtime_tree.memory_base()[0]}:
+        found |= {str(e) for e in base.iterdir() if e.name.startswith(prefix)}
+    return found
 
 
 def rss_kib() -> int:
