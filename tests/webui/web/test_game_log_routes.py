@@ -4,45 +4,12 @@ staff), and by nobody else, not even as a thing that exists."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from talker_match import play_and_record, talker_seat
 
-from arena.runner import BotRef, MatchSpec, run_match
 from arena.runner.gamelogs import GAME_LOG_BYTES
-
-BOTS = Path(__file__).resolve().parents[2] / "hostile" / "bots"
-
-
-def play_and_record(owner: Any, staff: Any, talker: str = "talker") -> Any:
-    """A ladder match of ``talker`` (``owner``'s) against the random bot (staff's), played by
-    the runner and recorded as a worker records it; returns the match."""
-    from webui.league import matches, variants, versions
-    from webui.league.models import Match
-
-    mine = versions.register_folder_bot(owner, BOTS / talker)
-    theirs = versions.register_folder_bot(staff, BOTS.parents[2] / "sample_bots" / "random")
-    variant = variants.get_variant("scopa")
-    match = matches.create_open_match(
-        Match.Kind.LADDER, variant, [mine, theirs], games=2, rated=False
-    )
-    claim = matches.claim_match(match.pk, "test")
-    assert claim is not None
-    spec = MatchSpec(
-        [BotRef.parse(str(BOTS / talker)), BotRef.parse("random")],
-        "scopa",
-        games=2,
-        seed=11,
-        move_time_ms=5_000,
-    )
-    report = run_match(spec)
-    assert matches.record_result(claim, report.to_json(replays=True, logs=True))
-    return match
-
-
-def talker_seat(game: Any) -> int:
-    return list(game.seats).index(0)  # entrant 0 is the talker
 
 
 def test_each_game_keeps_each_seat_s_lines_turn_by_turn(users: dict[str, Any]) -> None:
