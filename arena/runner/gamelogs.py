@@ -53,7 +53,12 @@ class GameLogCapture:
         self._lock = threading.Lock()
 
     def add(self, line: str) -> None:
-        """Keeps one line while there is room (made printable: it is shown as text)."""
+        """Keeps one line while there is room (made printable: it is shown as text); once the
+        cap is reached, only counts what is left out."""
+        if self._cut:  # (read without the lock: it only grows once set)
+            with self._lock:
+                self._cut += len(line)
+            return
         line = printable(line, lines=True)
         with self._lock:
             if self._cut or self._size + len(line) > self.limit:
