@@ -841,9 +841,11 @@ class BotProcess:
         """
         fd = stream.fileno()  # type: ignore[attr-defined]
         reader = LineReader(self.log)
+        waiting = select.poll()  # (poll, not select: any fd number)
+        waiting.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         while True:
-            with contextlib.suppress(OSError, ValueError):
-                select.select([fd], [], [])  # waits outside the lock (see output_settled)
+            with contextlib.suppress(OSError):
+                waiting.poll()  # waits outside the lock (see output_settled)
             with self._reading:
                 try:
                     data = os.read(fd, READ_CHUNK)
@@ -866,7 +868,9 @@ class BotProcess:
         streams = self._streams
         if streams is None:
             return True
-        with self._reading:
+        if not self._reading.acquire(blocking=False):  # a read being added: not yet
+            return False
+        try:
             for stream in streams:
                 try:
                     unread = fcntl.ioctl(stream.fileno(), termios.FIONREAD, b"\0\0\0\0")
@@ -874,6 +878,8 @@ class BotProcess:
                     continue  # closed: nothing more comes from it
                 if struct.unpack("i", unread)[0] > 0:
                     return False
+        finally:
+            self._reading.release()
         return True
 
     def is_running(self) -> bool:
