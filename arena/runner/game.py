@@ -30,6 +30,7 @@ from arena.engine.replay import (
     result_winner,
 )
 from arena.protocol import convert
+from arena.runner.gamelogs import GameLogCapture, SeatGameLogJson
 from arena.runner.link import Answer, GameStream, TurnHandedOff
 from arena.runner.report import (
     GameOutcome,
@@ -50,6 +51,10 @@ PACE_RATIO = 16
 """Each release point of a paced turn after the first is this many times the one before."""
 
 MAX_CLOCK_FAULTS = 3
+SETTLE_S = 0.02
+"""How long a turn waits, at most, for what its bot wrote to be read into its game log (off
+the bot's clock: before the request is sent)."""
+SETTLE_STEP_S = 0.001
 MAX_FALLBACK_NOTES = 3
 """Fallback answers recorded as faults per seat and game (all are counted in ``fallbacks``)."""
 
@@ -393,6 +398,7 @@ class _GamePlay:
         observation = deal.observation(seat)
         bank = self.banks[seat]
         limit = min(self.match.spec.move_time_ms, bank)
+        await self._mark_turn(seat)
         self.request_id += 1
         message = self.requests.request_bytes(
             self.request_id, observation, legal, limit, bank, stream.take_moves()
@@ -408,6 +414,19 @@ class _GamePlay:
             release = asked + release_ms(answer.elapsed_ms, limit) / 1000.0
             await asyncio.sleep(max(0.0, release - time.perf_counter()))
         await self._answered(answer)
+
+    async def _mark_turn(self, seat: int) -> None:
+        """Marks the start of ``seat``'s turn in its game log, once what its bot wrote so far
+        is in the log (waiting at most ``SETTLE_S``: a bot that floods its output gets its
+        lines in the next turn rather than a slower game)."""
+        process = self.slots[seat].process
+        if process is None or process.log.tap is None:
+            return
+        waited = 0.0
+        while not process.output_settled() and waited < SETTLE_S:
+            await asyncio.sleep(SETTLE_STEP_S)
+            waited += SETTLE_STEP_S
+        process.log.tap.mark(self.recorder.deals - 1, self.recorder.moves_of_deal, seat)
 
     async def _answered(self, answer: Answer) -> None:
         """Plays the current turn's move: the bot's, or the first legal one after a timeout."""
@@ -535,6 +554,7 @@ async def play_game(
     )
     play = _GamePlay(table, game, slots, recorder)
     dropped = [slot.dropped_output() for slot in slots]
+    captures = _tap_logs(slots)
     void: str | None = None
     forfeit: ReplayForfeit | None = None
     try:
@@ -554,6 +574,7 @@ async def play_game(
         except Exception:  # cleanup is best effort: start this game's bots afresh
             for slot in slots:
                 await slot.shutdown()
+    logs = await _untap_logs(slots, captures)
     recorder.set_players([slot.label for slot in slots])
     for seat, slot in enumerate(slots):
         extra = slot.dropped_output() - dropped[seat]
@@ -565,7 +586,38 @@ async def play_game(
             )
     duration = round((time.perf_counter() - started) * 1000)
     replay = recorder.finish(game, forfeit, void, fallbacks=play.fallbacks, duration_ms=duration)
-    return _outcome(play, replay, (index, set_index, seed, seats), duration, void, forfeit)
+    outcome = _outcome(play, replay, (index, set_index, seed, seats), duration, void, forfeit)
+    outcome.logs = logs
+    return outcome
+
+
+def _tap_logs(slots: list[Slot]) -> dict[str, GameLogCapture]:
+    """A game log for each of the game's processes, tapping its log from here on."""
+    captures: dict[str, GameLogCapture] = {}
+    for seat, slot in enumerate(slots):
+        if slot.process is None:  # a remote seat: its author has its log
+            continue
+        if slot.key in captures:
+            captures[slot.key].seats.append(seat)
+            continue
+        captures[slot.key] = GameLogCapture([seat])
+        slot.process.log.tap = captures[slot.key]
+    return captures
+
+
+async def _untap_logs(
+    slots: list[Slot], captures: dict[str, GameLogCapture]
+) -> dict[str, SeatGameLogJson]:
+    """The game logs, once what the bots wrote during the game is read (or ``SETTLE_S``)."""
+    for slot in slots:
+        if slot.process is not None and slot.key in captures:
+            waited = 0.0
+            while not slot.process.output_settled() and waited < SETTLE_S:
+                await asyncio.sleep(SETTLE_STEP_S)
+                waited += SETTLE_STEP_S
+            if slot.process.log.tap is captures[slot.key]:
+                slot.process.log.tap = None
+    return {key: capture.to_json() for key, capture in captures.items()}
 
 
 def _outcome(

@@ -13,11 +13,14 @@ gRPC.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import select
 import signal
+import struct
 import subprocess
+import termios
 import threading
 import time
 from collections import deque
@@ -31,6 +34,7 @@ import arena.runner.seal as seal
 import arena.runner.seccomp as seccomp
 from arena.protocol import ADDRESS_ENV
 from arena.runner.fallbacks import warn_once
+from arena.runner.gamelogs import GameLogCapture
 from arena.runner.sandbox import HostError, Limits, SocketError
 from arena.text import printable
 
@@ -79,6 +83,8 @@ class CappedLog:
         self._dropped_lines = 0
         self._dropped_bytes = 0
         self._lock = threading.Lock()
+        # The game being played taps the log: its own bounded copy, turn by turn.
+        self.tap: GameLogCapture | None = None
 
     @property
     def dropped_bytes(self) -> int:
@@ -88,6 +94,9 @@ class CappedLog:
     def add(self, line: str) -> None:
         """Keeps one line (in the head while there is room, then in the tail)."""
         size = len(line)
+        tap = self.tap
+        if tap is not None:
+            tap.add(line)
         with self._lock:
             if not self._tail and self._head_size + size <= LOG_HEAD_BYTES:
                 self._head.append(line)
@@ -250,6 +259,7 @@ class BotProcess:
         self._plan: sandbox.LaunchPlan | None = None
         self._prepared = False  # the sandbox of the next start is built (prepare)
         self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
+        self._reading = threading.Lock()  # held while a read's lines go to the log
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._go_fd: int | None = None  # a forked bot's go pipe, until its start
         self._go_left: bytes | None = None  # what of its start is still to be written there
@@ -831,20 +841,46 @@ class BotProcess:
         """
         fd = stream.fileno()  # type: ignore[attr-defined]
         reader = LineReader(self.log)
+        waiting = select.poll()  # (poll, not select: any fd number)
+        waiting.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         while True:
-            try:
-                data = os.read(fd, READ_CHUNK)
-            except OSError:
-                data = b""
-            lines = reader.feed(data) if data else reader.flush()
-            for raw in lines:
-                if is_stdout and not self._ready.is_set() and raw.startswith(READY_PREFIX):
-                    self._ready.set()
-                    continue
-                line = raw.decode("utf-8", "replace")
-                self.log.add(line if line.endswith("\n") else line + "\n")
+            with contextlib.suppress(OSError):
+                waiting.poll()  # waits outside the lock (see output_settled)
+            with self._reading:
+                try:
+                    data = os.read(fd, READ_CHUNK)
+                except OSError:
+                    data = b""
+                lines = reader.feed(data) if data else reader.flush()
+                for raw in lines:
+                    if is_stdout and not self._ready.is_set() and raw.startswith(READY_PREFIX):
+                        self._ready.set()
+                        continue
+                    line = raw.decode("utf-8", "replace")
+                    self.log.add(line if line.endswith("\n") else line + "\n")
             if not data:
                 return
+
+    def output_settled(self) -> bool:
+        """Whether every byte the bot has written so far is in its log (a line not yet ended
+        aside): its pipes hold nothing unread, and no read is being added. The game marks a
+        turn in the log once this holds, so that a turn's lines are the turn's."""
+        streams = self._streams
+        if streams is None:
+            return True
+        if not self._reading.acquire(blocking=False):  # a read being added: not yet
+            return False
+        try:
+            for stream in streams:
+                try:
+                    unread = fcntl.ioctl(stream.fileno(), termios.FIONREAD, b"\0\0\0\0")
+                except (OSError, ValueError):
+                    continue  # closed: nothing more comes from it
+                if struct.unpack("i", unread)[0] > 0:
+                    return False
+        finally:
+            self._reading.release()
+        return True
 
     def is_running(self) -> bool:
         """Whether the process is still alive."""

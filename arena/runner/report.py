@@ -28,6 +28,7 @@ from arena.engine.replay import (
     ReplayMove,
 )
 from arena.runner.bots import BotRef
+from arena.runner.gamelogs import SeatGameLogJson
 from arena.runner.sandbox import Limits, sandbox_available
 from arena.runner.stats import EloEstimate, finite_or_none
 from arena.seeds import SEED_BITS
@@ -146,6 +147,9 @@ class GameOutcome:
     fallbacks: list[int] = field(default_factory=list)  # per seat: moves the bot said it
     # did not choose itself (its code failed and a fallback answered)
     answered: list[int] = field(default_factory=list)  # per seat: moves the bot answered
+    # "entrant/slot" -> what that process wrote during this game, turn by turn (never part of
+    # the replay: a bot's log is its owner's)
+    logs: dict[str, SeatGameLogJson] = field(default_factory=dict)
 
     @property
     def winner_entrant(self) -> int | None:
@@ -170,6 +174,7 @@ class GameJson(TypedDict):
     duration_ms: int
     moves: int
     replay: NotRequired[Replay]  # when asked for
+    logs: NotRequired[dict[str, SeatGameLogJson]]  # with the bots' logs, when asked for
 
 
 class EntrantJson(TypedDict):
@@ -323,6 +328,8 @@ class MatchReport:
             }
             if replays:
                 entry["replay"] = game.replay
+            if logs:
+                entry["logs"] = dict(game.logs)
             games.append(entry)
         first = self.summary()[0] if self.labels else None
         out: MatchReportJson = {

@@ -31,11 +31,12 @@ from arena.seeds import draw_seed
 
 from . import inputs, read_models
 from .locks import retry_on_deadlock, share_variant
-from .models import BotVersion, Game, Match, MatchSeat, Round, Season, Variant
+from .models import BotVersion, Game, GameLog, Match, MatchSeat, Round, Season, Variant
 from .queue import enqueue
 
 if TYPE_CHECKING:
     from arena.runner import MatchReportJson
+    from arena.runner.report import GameJson
 
 MOVE_TIME_MS = 1000
 """The clock of a match outside a season (ladder, challenge): per move..."""
@@ -335,10 +336,37 @@ def _record_result(claim: Claim, report: MatchReportJson) -> bool:
                 enqueue("arena.schedule_round", match.season_id)
         # The pages this result changes, in the same transaction as the result.
         read_models.bump(read_models.match_scopes(match.season_id, {v.bot_id for v in entrants}))
-        # Last, the games: their ids follow commit order (the export's cursor).
+        # Last, the games: their ids follow commit order (the export's cursor); then their
+        # bots' logs (which need the games' ids).
         _insert_games_in_commit_order(games)
+        GameLog.objects.bulk_create(_game_logs(games, report["games"], entrants))
         read_models.add_head_to_head(match.pk)
     return True
+
+
+def _game_logs(
+    games: list[Game], reported: list[GameJson], entrants: list[BotVersion]
+) -> list[GameLog]:
+    """The bots' logs of each game (kept apart from the game: never in its replay), one per
+    process, under the first seat it played."""
+    logs: list[GameLog] = []
+    for game, data in zip(games, reported, strict=True):
+        for log in data.get("logs", {}).values():
+            seats = [s for s in log["seats"] if 0 <= s < len(game.seats)]
+            if not seats:
+                continue
+            logs.append(
+                GameLog(
+                    game=game,
+                    seat=seats[0],
+                    seats=seats,
+                    version=entrants[game.seats[seats[0]]],
+                    text=log["text"],
+                    turns=log["turns"],
+                    cut=log["cut"],
+                )
+            )
+    return logs
 
 
 GAMES_LOCK = 0x5C0_9A_0001

@@ -495,6 +495,34 @@ class Game(models.Model):
         return out
 
 
+class GameLog(models.Model):
+    """What one bot process wrote during one game (its stderr and stdout), with where each of
+    its turns starts: its owner's and staff's only, never part of the replay.
+
+    A table of its own, so that reading a game never reads its logs. ``seat`` is the first
+    seat the process played (``seats`` every one: a bot in two seats of a game has one
+    process); ``turns`` holds ``[deal, move of the deal, seat, offset in text]`` per turn,
+    ``cut`` the characters left out over the runner's cap (its note ends the text).
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="logs")
+    seat = models.PositiveSmallIntegerField()
+    seats = models.JSONField(default=list)
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="game_logs")
+    text = models.TextField(blank=True)
+    turns = models.JSONField(default=list)
+    cut = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["game", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="gamelog_unique_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} seat {self.seat} log"
+
+
 class Rating(models.Model):
     """The TrueSkill rating of one bot version in a variant, in one of its rating pools.
 

@@ -15,16 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 
 from arena.archives import MAX_ARCHIVE_BYTES
 from webui.league import formats, inputs, ranges, read_models, seasons, variants
-from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
+from webui.league.models import Bot, BotVersion, Game, GameLog, Match, Season, Variant
 from webui.league.seat_limits import SEAT_LIMITS
 
 from . import (
     game_lists,
+    game_logs,
     http_cache,
     live_progress,
     match_lists,
@@ -201,6 +202,32 @@ def get_replay(request: HttpRequest, game_id: int) -> Any:
         return response
 
     return http_cache.immutable(request, etag, download)
+
+
+def _readable_logs(request: HttpRequest, game_id: int) -> list[GameLog]:
+    """The game's logs the request's user may read; 404 when none (another user, anonymous,
+    a game without logs or no game: all alike, so the answer tells nothing)."""
+    found = list(
+        game_logs.readable_logs(request_user(request), game_id).select_related("version__bot")
+    )
+    if not found:
+        raise Http404
+    return found
+
+
+def get_game_logs(request: HttpRequest, game_id: int) -> Any:
+    return {
+        "game": game_id,
+        "logs": [game_logs.log_json(log) for log in _readable_logs(request, game_id)],
+    }
+
+
+def get_game_logs_text(request: HttpRequest, game_id: int) -> Any:
+    text = game_logs.logs_text(game_id, _readable_logs(request, game_id))
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="game-{game_id}.logs.txt"'
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 def game_frames(game_id: int, etag: str) -> bytes:
@@ -663,6 +690,22 @@ ROUTES: list[Route] = [
         {"GET": "Frames"},
     ),
     Route(
+        "games/<id:game_id>/logs",
+        "game-logs",
+        {"GET": get_game_logs},
+        "What the bots wrote (stderr and stdout) during the game, turn by turn: the seats of "
+        "the user's own bots (every seat for staff); 404 for anyone else.",
+        {"GET": "GameLogs"},
+    ),
+    Route(
+        "games/<id:game_id>/logs/text",
+        "game-logs-text",
+        {"GET": get_game_logs_text},
+        "The same logs as one text/plain download, a heading line per seat; 404 for anyone "
+        "but the bots' owners and staff.",
+        {"GET": "GameLogsText"},
+    ),
+    Route(
         "replays/frames",
         "replay-frames",
         {"POST": post_frames},
@@ -860,6 +903,26 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "result": ANY,
         },
     },
+    "GameLogsText": {"type": "string", "description": "each seat's log under a heading line"},
+    "GameLogs": obj(
+        {
+            "game": I,
+            "logs": array(
+                obj(
+                    {
+                        "seat": I,
+                        "seats": array(I),
+                        "bot": S,
+                        "text": S,
+                        "cut": I,
+                        "turns": array(
+                            obj({"deal": I, "move": I, "seat": I, "start": I, "end": I})
+                        ),
+                    }
+                )
+            ),
+        }
+    ),
     "Frame": obj(
         {
             "deal": I,

@@ -47,7 +47,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-MEDIA = {"GameExport": "application/gzip"}
+MEDIA = {"GameExport": "application/gzip", "GameLogsText": "text/plain"}
 """The answers that are not JSON: their media type, by schema."""
 
 

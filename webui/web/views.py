@@ -26,7 +26,7 @@ from webui.league.formats import format_of
 from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
 from webui.league.seasons import create_season, start_season
 
-from . import game_lists, live_progress, match_lists, reads, shared_reads
+from . import game_lists, game_logs, live_progress, match_lists, reads, shared_reads
 from .api import bot_page_data
 from .api_input import ApiError
 from .charts import rating_chart
@@ -400,7 +400,10 @@ def game(request: HttpRequest, game_id: int) -> HttpResponse:
     g = get_object_or_404(
         Game.objects.select_related("variant", "match__season").defer("replay"), pk=game_id
     )
-    return render(request, "web/game.html", {"g": reads.game_detail(g)})
+    # The bots' own logs of the game: a panel for their owners (and staff) only; the shared
+    # page (readers without a session) never has it.
+    own_logs = game_logs.readable_logs(request.user, g.pk).exists()
+    return render(request, "web/game.html", {"g": reads.game_detail(g), "own_logs": own_logs})
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
