@@ -129,15 +129,17 @@ def enter_version(version: BotVersion) -> LadderEntry | None:
 
 
 def candidate(bot: Bot) -> BotVersion | None:
-    """The bot's candidate: its newest ready version that is not its ladder version."""
-    entry = LadderEntry.objects.filter(bot=bot).values_list("version_id", flat=True).first()
+    """The bot's candidate: its newest ready version, when that is newer than its ladder
+    version (an older one, left behind by a promotion, is a choice, not a candidate)."""
+    entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
+    if entry is None:
+        return None
     return (
-        BotVersion.objects.filter(bot=bot, status=BotVersion.Status.READY)
-        .exclude(pk=entry)
+        BotVersion.objects.filter(
+            bot=bot, status=BotVersion.Status.READY, number__gt=entry.version.number
+        )
         .order_by("-number")
         .first()
-        if entry is not None
-        else None
     )
 
 

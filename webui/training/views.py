@@ -80,7 +80,7 @@ def bot_tests(request: HttpRequest, name: str) -> HttpResponse:
             status = 400
         messages.error(request, error)
     entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
-    # Newest first: the default is the candidate (the newest ready version off the ladder).
+    # Newest first: the candidate (newest ready, newer than the ladder version) comes first.
     candidates = [
         {
             "number": v.number,
