@@ -111,11 +111,13 @@ def plays(version: BotVersion, variant: Variant) -> bool:
     return "*" in declared or variant.name in declared or variant.slug in declared
 
 
-def enter_version(version: BotVersion) -> LadderEntry | None:
+def enter_version(version: BotVersion, *, replace: bool = False) -> LadderEntry | None:
     """Puts a bot's first ready version on the ladder as its active version.
 
     A bot already on the ladder keeps its version: a later one is a candidate until its owner
-    promotes it (:func:`promote`). Returns the entry, or None when ``version`` is not ready.
+    promotes it (:func:`promote`), unless ``replace`` (trusted bots the site registers itself,
+    such as ``arena demo``'s samples, whose newer code replaces the older; a paused bot stays
+    paused, a retired one off). Returns the entry, or None when ``version`` is not ready.
     """
     if not version.is_ready:
         return None
@@ -125,6 +127,14 @@ def enter_version(version: BotVersion) -> LadderEntry | None:
         if entry is None:
             read_models.bump_on_commit([read_models.LADDER])  # its active versions
             return LadderEntry.objects.create(bot_id=version.bot_id, version=version)
+        if (
+            replace
+            and entry.status != LadderEntry.Status.RETIRED
+            and version.number > entry.version.number
+        ):
+            read_models.bump_on_commit([read_models.LADDER])
+            entry.version = version
+            entry.save(update_fields=["version", "updated"])
         return entry
 
 

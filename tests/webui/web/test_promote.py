@@ -10,7 +10,7 @@ from archive_samples import make_tar, make_zip, manifest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from webui.league import ladder, versions
-from webui.league.models import BotVersion, LadderEntry
+from webui.league.models import Bot, BotVersion, LadderEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -183,3 +183,39 @@ def test_a_web_upload_asks_for_test_then_promote_and_warns_of_identical_code(
     assert "The code of my-bot@2 is identical to my-bot@1" in page
     assert BotVersion.objects.get(bot__name="my-bot", number=2).promote_on_pass is True
     assert ladder.candidate(BotVersion.objects.get(number=1).bot) is None  # none validated
+
+
+def test_a_trusted_newer_version_replaces_the_ladder_version_only_when_asked(
+    users: dict[str, Any],
+) -> None:
+    from pathlib import Path
+
+    bot = Bot.objects.get(name="my-bot")
+    folder = str(Path(__file__).resolve().parents[3] / "sample_bots" / "random")
+
+    def trusted(number: int) -> BotVersion:
+        version, _ = versions.register_version(
+            bot, sha256=f"{number}" * 64, manifest={}, source_dir=folder, validate=False
+        )
+        return version
+
+    assert ladder.enter_version(trusted(1)) is not None
+    ladder.enter_version(trusted(2))
+    assert ladder_label() == "my-bot@1"
+    ladder.enter_version(trusted(3), replace=True)  # arena demo's samples, changed on disk
+    assert ladder_label() == "my-bot@3"
+    ladder.enter_version(BotVersion.objects.get(bot=bot, number=2), replace=True)
+    assert ladder_label() == "my-bot@3"  # never back to an older one
+
+
+def test_the_ladder_page_names_the_candidate(
+    client: Any, users: dict[str, Any], tokens: dict[str, str]
+) -> None:
+    upload(client, tokens["owner"], make_zip(FILES))
+    validated(1)
+    upload(client, tokens["owner"], make_zip(CHANGED), test_then_promote="true")
+    validated(2)
+    client.force_login(users["owner"])
+    page = client.get("/bots/my-bot/ladder/").content.decode()
+    assert "Candidate: <strong>my-bot@2</strong>, validated and not on the ladder yet" in page
+    assert "a version test of it that accepts H1 promotes it" in page
