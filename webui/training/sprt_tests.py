@@ -353,4 +353,5 @@ def summary(test: SprtTest) -> dict[str, Any]:
         "created": test.created.isoformat(),
         "finished": test.finished.isoformat() if test.finished else None,
         "promoted": test.promoted.isoformat() if test.promoted else None,
+        "promote_on_pass": test.new_version.promote_on_pass,
     }

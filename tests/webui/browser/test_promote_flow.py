@@ -1,7 +1,8 @@
 """Test, then promote, in headless Chromium on a phone and a laptop, light and dark: the owner's
 bot page shows the candidate beside the ladder version, its test button opens the SPRT form
-with the candidate chosen against the ladder version, and its promote button makes it the
-ladder version. Screenshots go to ``test-artifacts/promote/``."""
+with the candidate chosen against the ladder version, the started test estimates the pairs
+left once pairs are counted, and the promote button makes the candidate the ladder version.
+Screenshots go to ``test-artifacts/promote/``."""
 
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ def test_the_owner_tests_then_promotes_the_candidate(
     scheme: str,
 ) -> None:
     from webui.league.models import LadderEntry
+    from webui.training import sprt_tests
+    from webui.training.models import SprtTest
 
     context = open_context(browser, size, scheme)
     log_in(context, live_server, candidate_site)
@@ -80,6 +83,17 @@ def test_the_owner_tests_then_promotes_the_candidate(
         assert "against the ladder version ada-bot@1" in str(form.text_content())
         shot(page, artifacts, "sprt-form-default", size, scheme)
         problems += check_page(page, "sprt form", size, scheme)
+
+        form.locator("button[type=submit]").click()  # the test starts; no worker plays it here
+        page.wait_for_url("**/bots/ada-bot/tests/*/")
+        assert "ada-bot@2 vs ada-bot@1" in str(page.text_content("h1"))
+        test = SprtTest.objects.get(bot__name="ada-bot")
+        for index, scores in enumerate([[1.0, 1.0], [1.0, 0.5], [0.5, 0.5], [1.0, 0.5]]):
+            sprt_tests.record_pair(test.pk, index, scores, [])  # as workers count pairs
+        page.reload()
+        assert "pairs left" in str(page.text_content("#sprt-left"))
+        shot(page, artifacts, "sprt-test-pairs-left", size, scheme)
+        problems += check_page(page, "sprt test", size, scheme)
 
         page.goto(f"{live_server.url}/bots/ada-bot/")
         page.locator("#promote-form button").click()

@@ -104,7 +104,7 @@ def test_a_running_test_estimates_the_pairs_left(
 
 
 def test_a_version_uploaded_to_test_then_promote_is_promoted_when_h1_is_accepted(
-    three_versions: dict[str, Any],
+    three_versions: dict[str, Any], client: Any
 ) -> None:
     from webui.league.models import BotVersion
     from webui.training import sprt_tests
@@ -112,9 +112,14 @@ def test_a_version_uploaded_to_test_then_promote_is_promoted_when_h1_is_accepted
 
     BotVersion.objects.filter(pk=three_versions["new"].pk).update(promote_on_pass=True)
     test = sprt_tests.create_test(three_versions["author"], three_versions["bot"], 2, elo1=200)
+    client.force_login(three_versions["author"])
+    page = client.get(f"/bots/mine/tests/{test.pk}/").content.decode()
+    assert "it becomes the ladder version by itself if this test accepts H1" in page
     win_until_decided(test.pk)
     done = SprtTest.objects.get(pk=test.pk)
     assert done.status == SprtTest.Status.H1 and done.promoted is not None
+    page = client.get(f"/bots/mine/tests/{test.pk}/").content.decode()
+    assert "mine@2 was made the ladder version." in page
     assert ladder_version_id(three_versions["bot"]) == three_versions["new"].pk
 
 
