@@ -162,7 +162,11 @@ class Estimate:
     error: float
 
     def describe(self) -> str:
-        """``Elo: +12.3 +/- 8.9`` (``inf`` spelled out)."""
+        """``Elo: +12.3 +/- 8.9`` (``inf`` spelled out; an even score is +0.0, never -0.0).
+
+        >>> estimate((0, 0, 10, 0, 0)).describe()
+        'Elo: +0.0 +/- 0.0'
+        """
 
         def text(value: float, sign: bool) -> str:
             if math.isinf(value):
