@@ -80,6 +80,7 @@ class CheckedArchive:
     size: int
     files: tuple[BotFile, ...]
     manifest: dict[str, Any] = field(default_factory=dict)
+    code: str = ""  # code_digest of its files: the same for the same files in any archive
 
     @property
     def unpacked_bytes(self) -> int:
@@ -104,7 +105,22 @@ def check_archive(data: bytes, variants: frozenset[str] | None = None) -> Checke
         size=len(data),
         files=tuple(sorted(files, key=lambda f: f.path)),
         manifest=manifest,
+        code=code_digest((f.path, len(f.data), zlib.crc32(f.data)) for f in files),
     )
+
+
+def code_digest(entries: Iterable[tuple[str, int, int]]) -> str:
+    """What identifies an archive's code whatever its packing: a digest of each file's path
+    (below the archive's one top folder, if any), size and CRC-32, in path order. A zip's
+    directory holds all three, so a request computes it without inflating a byte
+    (:func:`check_upload`); a tar.gz's files are read to compute it. The same files packed
+    again give the same digest. (A CRC-32 is not a cryptographic hash: two different files of
+    one size and CRC would be taken for the same code. Only the same owner's versions are
+    compared, for a warning and to refuse a version test that would measure nothing.)"""
+    digest = hashlib.sha256()
+    for path, size, crc in sorted(entries):
+        digest.update(f"{path}\0{size}\0{crc & 0xFFFFFFFF:08x}\n".encode())
+    return digest.hexdigest()
 
 
 def check_upload(data: bytes, variants: frozenset[str] | None = None) -> CheckedArchive:
@@ -127,7 +143,16 @@ def check_upload(data: bytes, variants: frozenset[str] | None = None) -> Checked
         size=len(data),
         files=(),
         manifest=parse_manifest(files[0].data, variants),
+        code=code_digest(_zip_directory(data)),
     )
+
+
+def _zip_directory(data: bytes) -> list[tuple[str, int, int]]:
+    """(path below the one top folder, size, CRC-32) of each file a checked zip's directory
+    lists."""
+    infos = [i for i in zipfile.ZipFile(io.BytesIO(data)).infolist() if not i.is_dir()]
+    prefix = _common_folder([i.filename for i in infos])
+    return [(i.filename[len(prefix) :], i.file_size, i.CRC) for i in infos]
 
 
 def archive_kind(data: bytes) -> str | None:

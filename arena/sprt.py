@@ -162,11 +162,16 @@ class Estimate:
     error: float
 
     def describe(self) -> str:
-        """``Elo: +12.3 +/- 8.9`` (``inf`` spelled out)."""
+        """``Elo: +12.3 +/- 8.9`` (``inf`` spelled out; an even score is +0.0, never -0.0).
+
+        >>> estimate((0, 0, 10, 0, 0)).describe()
+        'Elo: +0.0 +/- 0.0'
+        """
 
         def text(value: float, sign: bool) -> str:
             if math.isinf(value):
                 return ("-" if value < 0 else "+" if sign else "") + "inf"
+            value = value or 0.0  # -0.0 reads as a loss that is not there
             return f"{value:+.1f}" if sign else f"{value:.1f}"
 
         return f"Elo: {text(self.elo, True)} +/- {text(self.error, False)}"
@@ -191,6 +196,25 @@ def estimate(counts: Sequence[int]) -> Estimate:
     else:
         error = math.inf
     return Estimate(pairs, score, logistic_elo(score), error)
+
+
+def pairs_left(llr_now: float, pairs: int, lower: float, upper: float) -> int | None:
+    """An estimate of the pairs still to play before the LLR crosses a bound: the LLR so far
+    moves ``llr_now / pairs`` a pair on average, towards the bound it heads for (the
+    drift of Wald's expected sample number); None before a pair, or with no drift.
+
+    >>> pairs_left(1.0, 50, -2.944, 2.944)
+    98
+    >>> pairs_left(-2.0, 100, -2.944, 2.944)
+    48
+    >>> pairs_left(0.0, 10, -2.944, 2.944) is None
+    True
+    """
+    if pairs <= 0 or llr_now == 0.0 or not math.isfinite(llr_now):
+        return None
+    drift = llr_now / pairs
+    bound = upper if drift > 0 else lower
+    return max(0, math.ceil((bound - llr_now) / drift))
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """``arena bot``: tools for bot authors: ``new`` (a bot folder from a template), ``check`` (the
-compliance suite), ``describe``, ``submit`` (:mod:`arena.commands.submit`) and ``status``
-(:mod:`arena.commands.bot_status`).
+compliance suite), ``describe``, ``submit`` (:mod:`arena.commands.submit`), ``promote``
+(:mod:`arena.commands.promote`) and ``status`` (:mod:`arena.commands.bot_status`).
 
 ``arena bot new NAME [--lang python|javascript]`` writes a working bot folder
 (:mod:`arena.sdk.scaffold`) and, for JavaScript, installs its packages with npm.
@@ -85,9 +85,10 @@ def register(subparsers: Any) -> None:
     )
     describe.add_argument("target", metavar="TARGET", help="bot folder, or grpc://HOST:PORT")
     describe.set_defaults(func=run_describe)
-    from arena.commands import bot_status, submit
+    from arena.commands import bot_status, promote, submit
 
     submit.register(sub)
+    promote.register(sub)
     bot_status.register(sub)
 
 

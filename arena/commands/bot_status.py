@@ -71,7 +71,8 @@ def snapshot(client: Any, name: str) -> dict[str, Any] | None:
     data = client.bot(name)
     if data is None:
         return None
-    entry = client.ladder_entry(name).get("entry")
+    ladder = client.ladder_entry(name)
+    entry = ladder.get("entry")
     bot = data.get("bot") or {}
     return {
         "bot": name,
@@ -88,6 +89,7 @@ def snapshot(client: Any, name: str) -> dict[str, Any] | None:
             for v in bot.get("versions") or []
         ],
         "ladder": entry,
+        "candidate": ladder.get("candidate"),
         "ratings": [
             {
                 "variant": r.get("variant_label") or r.get("variant"),
@@ -150,6 +152,14 @@ def show(state: dict[str, Any]) -> None:
     entry = state["ladder"]
     if entry:
         print(f"  ladder: {entry['status']}, playing {entry['label']}")
+        candidate = state.get("candidate")
+        if candidate:
+            then = (
+                "promoted by itself if a version test accepts H1"
+                if candidate.get("promote_on_pass")
+                else f"arena bot promote {state['bot']} {candidate['version']}"
+            )
+            print(f"  candidate: {candidate['label']}, not on the ladder ({then})")
     else:
         print("  ladder: not yet (a version enters when it passes validation)")
     for r in state["ratings"]:

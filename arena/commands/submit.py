@@ -55,6 +55,13 @@ def register(sub: Any) -> None:
         "--description", default="", help="the bot's description, when this upload creates the bot"
     )
     parser.add_argument(
+        "--test-then-promote",
+        action="store_true",
+        help="promote the version to the ladder when a version test (SPRT) of it against the "
+        "ladder version accepts H1; without it, a bot's later version waits for `arena bot "
+        "promote` (its first version enters the ladder at once)",
+    )
+    parser.add_argument(
         "--no-wait",
         action="store_true",
         help="return once uploaded, without waiting for the validation",
@@ -93,6 +100,7 @@ def submit(args: argparse.Namespace) -> int:
     """Every step of ``arena bot submit``; a :class:`Failure` stops it with one line."""
     from rich.console import Console
 
+    from arena.commands import shown
     from arena.sdk.client import ArenaClient, ClientError
     from arena.sdk.credentials import CredentialsError, resolve
 
@@ -150,7 +158,7 @@ def submit(args: argparse.Namespace) -> int:
             client.create_bot(name, args.description)
             created_bot = True
             out.print(f"Created bot {name} for {me.get('username')} on {creds.server}")
-        version = _upload(client, name, packed.data, err)
+        version = _upload(client, name, packed.data, err, args.test_then_promote)
     except ClientError as exc:
         status = REFUSED if 400 <= exc.status < 500 else NOT_SUBMITTED
         raise Failure(
@@ -160,8 +168,11 @@ def submit(args: argparse.Namespace) -> int:
 
     label, number = version["label"], int(version["number"])
     url = client.url(f"/bots/{name}/v{number}/")
+    warning = str(version.get("warning") or "")
     if version.get("created_now", True):
         out.print(f"Uploaded {label} (bot.toml's version {manifest.version})")
+        if warning:
+            err.print(f"[yellow]Warning:[/] {shown(warning)}")
     else:
         out.print(f"This archive is already {label}: nothing new was stored")
     if version["status"] == "validating" and not args.no_wait:
@@ -182,6 +193,8 @@ def submit(args: argparse.Namespace) -> int:
         "url": url,
         "created_bot": created_bot,
         "new_version": bool(version.get("created_now", True)),
+        "warning": warning,
+        "test_then_promote": bool(args.test_then_promote),
         "archive": {
             "sha256": version.get("sha256"),
             "bytes": len(packed.data),
@@ -229,7 +242,9 @@ def _pack(folder: str) -> Any:
     return packed
 
 
-def _upload(client: Any, name: str, data: bytes, console: Any) -> dict[str, Any]:
+def _upload(
+    client: Any, name: str, data: bytes, console: Any, test_then_promote: bool = False
+) -> dict[str, Any]:
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -253,7 +268,9 @@ def _upload(client: Any, name: str, data: bytes, console: Any) -> dict[str, Any]
         def advance(sent: int, total: int) -> None:
             progress.update(task, completed=sent)
 
-        version: dict[str, Any] = client.upload_version(name, data, advance)
+        version: dict[str, Any] = client.upload_version(
+            name, data, advance, test_then_promote=test_then_promote
+        )
     return version
 
 

@@ -69,14 +69,28 @@ class ArenaClient:
         return self.request("POST", "/api/bots", body, "application/json")
 
     def upload_version(
-        self, name: str, archive: bytes, progress: Callable[[int, int], None] | None = None
+        self,
+        name: str,
+        archive: bytes,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        test_then_promote: bool = False,
     ) -> dict[str, Any]:
         """Uploads a ``.tar.gz`` as a new version of bot ``name``; ``progress(sent, total)``
         is called as the bytes go. The answer has ``created_now`` False when the site already
-        had this archive as a version."""
-        return self.request(
-            "POST", f"/api/bots/{quote(name)}/versions", archive, "application/gzip", progress
-        )
+        had this archive as a version, and a ``warning`` naming a version of identical code.
+        ``test_then_promote``: the site promotes the version to the ladder when a version test
+        of it accepts H1."""
+        path = f"/api/bots/{quote(name)}/versions"
+        if test_then_promote:
+            path += "?test_then_promote=true"
+        return self.request("POST", path, archive, "application/gzip", progress)
+
+    def promote(self, name: str, number: int) -> dict[str, Any]:
+        """Makes version ``number`` bot ``name``'s ladder version (the owner's token); the
+        answer is the bot's ladder entry."""
+        body = json.dumps({"version": int(number)}).encode()
+        return self.request("POST", f"/api/bots/{quote(name)}/promote", body, "application/json")
 
     def version(self, name: str, number: int) -> dict[str, Any]:
         """A version, with its validation log when the token's user owns it."""

@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
 
     seasons.start_season(season)
     for version in entrants:  # the sample bots are trusted: ready without a validation game
-        ladder.enter_version(version)
+        ladder.enter_version(version, replace=True)  # changed sample code replaces the old
     base = f"http://{args.host}:{args.port}"
     console.print(
         f"Watch it live at [bold]{base}/seasons/{season.pk}/[/bold]; the "

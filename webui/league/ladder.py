@@ -2,17 +2,20 @@
 
 Every variant of ``ARENA_LADDER_VARIANTS`` (two sides; a preset, or a preset with option
 overrides such as ``scopa:target=21``) has a ladder. A bot is on it through its
-:class:`LadderEntry`: a version enters when it passes validation, and its owner may choose
-another ready version, pause or retire it (:func:`choose`). The scheduler (:func:`schedule`,
-run by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena demo``) keeps at
-most ``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free slots with pairs
-from :func:`arena.ladder.pair`, a pure function: bots that waited too long first, then the
-most uncertain (highest sigma), each against the free bot of another owner with the closest
-conservative rating (mu while either is provisional), and never a bot over
+:class:`LadderEntry`: its first version to pass validation enters at once (nothing to test it
+against); a later one is a *candidate* (:func:`candidate`) until its owner promotes it
+(:func:`promote`), or until a version test of it accepts H1 when the owner asked for that at
+upload (``promote_on_pass``, :mod:`webui.training.sprt_tests`): test, then promote. The owner
+may also choose another ready version, pause or retire the bot (:func:`choose`). The scheduler
+(:func:`schedule`, run by celery beat as ``arena.schedule_ladder`` and by the loop of ``arena
+demo``) keeps at most ``ARENA_LADDER_BACKLOG`` ladder matches open per variant and fills free
+slots with pairs from :func:`arena.ladder.pair`, a pure function: bots that waited too long
+first, then the most uncertain (highest sigma), each against the free bot of another owner with
+the closest conservative rating (mu while either is provisional), and never a bot over
 ``ARENA_LADDER_CAP_PER_HOUR`` matches in the last hour. A ladder match is an ordinary
-:class:`Match` (kind ``ladder``, no season, :func:`webui.league.matches.create_open_match`):
-one duplicate deal, seats swapped, played by ``arena.play_match`` with the same claim, lease
-and once-only recording as a season match.
+:class:`Match` (kind ``ladder``, no season, :func:`webui.league.matches.create_open_match`): one
+duplicate deal, seats swapped, played by ``arena.play_match`` with the same claim, lease and
+once-only recording as a season match.
 
 Ladder ratings are TrueSkill (:mod:`arena.rating`) with keys ``l:<version id>``, rated by the
 same writer as the seasons' (:func:`webui.league.ratings.update_ratings`) but from ladder
@@ -108,24 +111,55 @@ def plays(version: BotVersion, variant: Variant) -> bool:
     return "*" in declared or variant.name in declared or variant.slug in declared
 
 
-def enter_version(version: BotVersion) -> LadderEntry | None:
-    """Puts a ready version on the ladder as its bot's active version.
+def enter_version(version: BotVersion, *, replace: bool = False) -> LadderEntry | None:
+    """Puts a bot's first ready version on the ladder as its active version.
 
-    A newer version replaces an older one (a later validation of an older version does not);
-    a paused bot stays paused, a retired bot stays off. Returns the entry, or None.
+    A bot already on the ladder keeps its version: a later one is a candidate until its owner
+    promotes it (:func:`promote`), unless ``replace`` (trusted bots the site registers itself,
+    such as ``arena demo``'s samples, whose newer code replaces the older; a paused bot stays
+    paused, a retired one off). Returns the entry, or None when ``version`` is not ready.
     """
     if not version.is_ready:
         return None
     with transaction.atomic():
         Bot.objects.select_for_update().filter(pk=version.bot_id).first()
-        read_models.bump_on_commit([read_models.LADDER])  # its active versions
         entry = LadderEntry.objects.filter(bot_id=version.bot_id).select_related("version").first()
         if entry is None:
+            read_models.bump_on_commit([read_models.LADDER])  # its active versions
             return LadderEntry.objects.create(bot_id=version.bot_id, version=version)
-        if entry.status != LadderEntry.Status.RETIRED and version.number > entry.version.number:
+        if (
+            replace
+            and entry.status != LadderEntry.Status.RETIRED
+            and version.number > entry.version.number
+        ):
+            read_models.bump_on_commit([read_models.LADDER])
             entry.version = version
             entry.save(update_fields=["version", "updated"])
         return entry
+
+
+def candidate(bot: Bot) -> BotVersion | None:
+    """The bot's candidate: its newest ready version, when that is newer than its ladder
+    version (an older one, left behind by a promotion, is a choice, not a candidate)."""
+    entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
+    if entry is None:
+        return None
+    return (
+        BotVersion.objects.filter(
+            bot=bot, status=BotVersion.Status.READY, number__gt=entry.version.number
+        )
+        .order_by("-number")
+        .first()
+    )
+
+
+def promote(owner: Any, bot: Bot, number: int) -> LadderEntry:
+    """The owner makes version ``number`` the bot's ladder version (a paused bot stays paused).
+
+    Refuses as :func:`choose` does (:class:`LadderError`, nothing changed); promoting the
+    ladder version again changes nothing.
+    """
+    return choose(owner, bot, number, None)
 
 
 def enter_validated(version_id: int) -> None:

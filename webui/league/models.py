@@ -86,6 +86,8 @@ class BotVersion(models.Model):
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()  # 1, 2, 3 ... per bot
     sha256 = models.CharField(max_length=64)
+    code_sha256 = models.CharField(max_length=64, blank=True)  # the unpacked files' hash
+    promote_on_pass = models.BooleanField(default=False)
     manifest = models.JSONField(default=dict)  # bot.toml as parsed
     archive_path = models.CharField(max_length=500, blank=True)
     source_dir = models.CharField(max_length=500, blank=True)
@@ -616,9 +618,10 @@ class RatingHistory(models.Model):
 class LadderEntry(models.Model):
     """A bot on the continuous ladder: which of its versions plays, and whether it plays.
 
-    A version enters when it passes validation (it replaces the bot's active version); the
-    owner may choose another ready version, pause the bot (no new matches) or retire it (for
-    good: no matches, no challenges). Its games and ratings stay whatever the status.
+    A bot's first version to pass validation enters at once; a later one is a candidate until
+    its owner promotes it (or a version test it was uploaded for accepts H1): the owner may
+    choose another ready version, pause the bot (no new matches) or retire it (for good: no
+    matches, no challenges). Its games and ratings stay whatever the status.
     """
 
     class Status(models.TextChoices):

@@ -4,7 +4,8 @@ an address), keep an archive's bytes, and record a validation's outcome.
 Each function is safe to run twice: the same archive is the same version, a validation outcome
 is recorded once. A new version is validated by a worker (``arena.validate_version``, enqueued
 after the transaction commits); one that passes enters the continuous ladder
-(:mod:`webui.league.ladder`). Uploads are checked and unpacked before they get here
+(:mod:`webui.league.ladder`) if it is its bot's first, else it is a candidate its owner
+promotes. Uploads are checked and unpacked before they get here
 (:mod:`webui.web.submission`, :mod:`arena.archives`).
 """
 
@@ -54,6 +55,8 @@ def register_version(
     archive_path: str = "",
     address: str = "",
     validate: bool = True,
+    code_sha256: str = "",
+    promote_on_pass: bool = False,
 ) -> tuple[BotVersion, bool]:
     """Adds a version to ``bot``, or returns the one with the same ``sha256``.
 
@@ -61,7 +64,9 @@ def register_version(
     ``ARENA_DATA_DIR`` or absolute), or gives the ``address`` of a bot run elsewhere. A new
     version starts ``validating`` and a validation game is enqueued (unless ``validate`` is
     false, when it is ready at once: only for trusted bots such as the samples). Returns the
-    version and whether it is new.
+    version and whether it is new. ``code_sha256`` identifies its code whatever its packing
+    (:func:`arena.archives.code_digest`); ``promote_on_pass`` makes the version the ladder
+    version when a version test of it accepts H1.
     """
     if not source_dir and not address:
         raise LeagueError("a bot version needs an unpacked folder or an address")
@@ -77,6 +82,8 @@ def register_version(
                     bot=bot,
                     number=number,
                     sha256=sha256,
+                    code_sha256=code_sha256,
+                    promote_on_pass=promote_on_pass,
                     manifest=manifest,
                     source_dir=source_dir,
                     archive_path=archive_path,
@@ -108,6 +115,17 @@ def store_archive(sha256: str, kind: str, data: bytes) -> bool:
     BotArchive.objects.filter(sha256=sha256).update(kind=kind, data=data, size=len(data))
     log.warning("archive %s was damaged in the database: stored again from an upload", sha256[:12])
     return True
+
+
+def same_code(version: BotVersion) -> BotVersion | None:
+    """The bot's first other version with the same code (same archive, or same unpacked
+    files), or None."""
+    others = BotVersion.objects.filter(bot_id=version.bot_id).exclude(pk=version.pk)
+    if version.code_sha256:
+        others = others.filter(code_sha256=version.code_sha256)
+    else:
+        others = others.filter(sha256=version.sha256)
+    return others.order_by("number").first()
 
 
 def folder_sha256(folder: Path) -> str:
@@ -160,8 +178,9 @@ def finish_validation(
     replay: Mapping[str, Any] | None = None,
     games: list[dict[str, Any]] | None = None,
 ) -> bool:
-    """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``; a ready
-    version enters the continuous ladder (:mod:`webui.league.ladder`).
+    """Records a validation outcome once: ``validating`` to ``ready`` or ``failed``; a bot's
+    first ready version enters the continuous ladder (:mod:`webui.league.ladder`), a later
+    one is a candidate.
 
     ``games`` summarizes each validation game (:func:`webui.league.validation.judge`).
     """
@@ -179,7 +198,7 @@ def finish_validation(
             validated=timezone.now(),
         )
         if changed and ok:
-            enter_validated(version_id)  # a version that passes enters the continuous ladder
+            enter_validated(version_id)  # a bot's first version to pass enters the ladder
     if changed:
         read_models.bot_changed(
             BotVersion.objects.filter(pk=version_id).values_list("bot_id", flat=True)

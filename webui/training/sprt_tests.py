@@ -8,7 +8,10 @@ the LLR crosses a bound or ``max_pairs`` are played. The task yields to the leag
 while a season's, the ladder's or a challenge's match waits to be played it puts itself back
 (:func:`league_work_waiting`), at most ``ARENA_SPRT_MAX_YIELDS`` times in a row, so a test
 runs behind that work without starving. :func:`promote` makes the new version the ladder
-version once H1 is accepted (the owner only).
+version once H1 is accepted (the owner only); a test that accepts H1 of a version uploaded with
+``test_then_promote`` (``BotVersion.promote_on_pass``) promotes it itself, if the ladder
+version is still the one it was tested against. Two versions of identical code (the same
+archive, or the same unpacked files) are refused: their test could only measure noise.
 
 What one account may start is bounded (docs/SECURITY.md, "Work limits per user"): pairs per
 test (``ARENA_SPRT_PAIRS_PER_TEST``, a 400 beyond), running tests per user and per bot
@@ -29,7 +32,7 @@ from django.db.models import F, Sum
 from django.utils import timezone
 
 from arena.seeds import draw_seed
-from arena.sprt import Sprt, SprtError, estimate, pair_outcome
+from arena.sprt import Sprt, SprtError, estimate, pair_outcome, pairs_left
 from webui.league import ladder
 from webui.league.models import Bot, BotVersion, LadderEntry, Match
 from webui.league.queue import enqueue, send
@@ -135,6 +138,12 @@ def create_test(
         raise TestError("version", f"{new.label} has not passed validation ({new.status})")
     if new.pk == entry.version_id:
         raise TestError("version", f"{new.label} is the ladder version already")
+    if is_same_code(new, entry.version):
+        raise TestError(
+            "version",
+            f"{new.label} has the same code as the ladder version {entry.version.label}: "
+            "a test of identical code can only measure noise; upload a changed version",
+        )
     variants = [
         v
         for v in ladder.ladder_variants()
@@ -164,6 +173,12 @@ def create_test(
         for _ in range(min(parallel(), max_pairs)):
             enqueue(TASK, row.pk, 0)
     return row
+
+
+def is_same_code(a: BotVersion, b: BotVersion) -> bool:
+    """Whether two versions hold identical code: the same archive, or the same unpacked files
+    (versions stored before the files' hash was kept compare by their archives only)."""
+    return a.sha256 == b.sha256 or bool(a.code_sha256 and a.code_sha256 == b.code_sha256)
 
 
 def league_work_waiting() -> bool:
@@ -236,7 +251,36 @@ def record_pair(
             test.status = SprtTest.Status.UNDECIDED
         if test.status != SprtTest.Status.RUNNING:
             test.finished = timezone.now()
-        test.save(update_fields=["counts", "void_pairs", "llr", "history", "status", "finished"])
+        if test.status == SprtTest.Status.H1 and _promote_on_pass(test):
+            test.promoted = test.finished
+        test.save(
+            update_fields=[
+                "counts",
+                "void_pairs",
+                "llr",
+                "history",
+                "status",
+                "finished",
+                "promoted",
+            ]
+        )
+    return True
+
+
+def _promote_on_pass(test: SprtTest) -> bool:
+    """Promotes a test's new version that accepted H1, if its owner asked for that at upload
+    and the ladder version is still the one it was tested against; whether it did."""
+    new = test.new_version
+    if not new.promote_on_pass:
+        return False
+    entry = LadderEntry.objects.filter(bot_id=test.bot_id).first()
+    if entry is None or entry.version_id != test.old_version_id:
+        return False  # the owner chose another version meanwhile: theirs stands
+    try:
+        with transaction.atomic():  # a savepoint: a refusal leaves the test's result whole
+            ladder.promote(test.bot.owner, test.bot, new.number)
+    except ladder.LadderError:
+        return False
     return True
 
 
@@ -273,6 +317,17 @@ def summary(test: SprtTest) -> dict[str, Any]:
     """A test as its page and the API show it."""
     sprt = Sprt(elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta)
     found = estimate(test.counts) if test.pairs else None
+    left = (
+        pairs_left(test.llr, test.pairs, sprt.lower, sprt.upper)
+        if test.status == SprtTest.Status.RUNNING
+        else None
+    )
+    if left is not None:
+        left = min(left, max(0, test.max_pairs - test.pairs - test.void_pairs))
+    seconds_left = None
+    if left is not None and test.pairs:
+        elapsed = (timezone.now() - test.created).total_seconds()
+        seconds_left = round(elapsed / (test.pairs + test.void_pairs) * left)
     return {
         "id": test.pk,
         "bot": test.bot.name,
@@ -290,10 +345,13 @@ def summary(test: SprtTest) -> dict[str, Any]:
         "pairs": test.pairs,
         "void_pairs": test.void_pairs,
         "max_pairs": test.max_pairs,
+        "pairs_left": left,
+        "seconds_left": seconds_left,
         "pentanomial": list(test.counts),
         "elo": found.describe() if found is not None else "",
         "history": list(test.history),
         "created": test.created.isoformat(),
         "finished": test.finished.isoformat() if test.finished else None,
         "promoted": test.promoted.isoformat() if test.promoted else None,
+        "promote_on_pass": test.new_version.promote_on_pass,
     }

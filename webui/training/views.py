@@ -80,11 +80,17 @@ def bot_tests(request: HttpRequest, name: str) -> HttpResponse:
             status = 400
         messages.error(request, error)
     entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
+    # Newest first: the candidate (newest ready, newer than the ladder version) comes first.
     candidates = [
-        v
+        {
+            "number": v.number,
+            "label": v.label,
+            "same_code": entry is not None and sprt_tests.is_same_code(v, entry.version),
+        }
         for v in bot.versions.filter(status=BotVersion.Status.READY).order_by("-number")
         if entry is None or v.pk != entry.version_id
     ]
+    chosen = request.POST.get("version", "") if request.method == "POST" else ""
     tests = [
         sprt_tests.summary(t)
         for t in SprtTest.objects.filter(bot=bot).select_related(
@@ -99,6 +105,7 @@ def bot_tests(request: HttpRequest, name: str) -> HttpResponse:
             "is_owner": is_owner,
             "entry": entry,
             "candidates": candidates,
+            "chosen": chosen,
             "tests": tests,
             "max_pairs": sprt_tests.max_pairs_per_test(),
             "default_max_pairs": sprt_tests.DEFAULT_MAX_PAIRS,

@@ -47,7 +47,7 @@ from .api_input import (
 from .replay_frames import FramesError, expand_replay
 from .routes import Route, request_user, token_user
 from .schema import ANY, B, I, N, S, array, nullable, obj, ref, schema_of
-from .submission import add_version, create_bot_with_version
+from .submission import add_version, create_bot_with_version, identical_code_warning
 from .upload_limits import upload_refusal
 
 # ---------------------------------------------------------------------------------------------
@@ -360,10 +360,26 @@ def post_version(request: HttpRequest, name: str) -> Any:
             "send the archive as the multipart field 'archive' or as the body "
             "with Content-Type application/zip or application/gzip",
         )
-    version, created = add_version(bot, data)
+    version, created = add_version(
+        bot,
+        data,
+        promote_on_pass=_test_then_promote(request.POST.get("test_then_promote"))
+        if upload is not None
+        else _test_then_promote(request.GET.get("test_then_promote")),
+    )
     out = reads.version_json(version, private=True)
     out["created_now"] = created
+    out["warning"] = identical_code_warning(version, created)
     return JsonResponse(out, status=201 if created else 200)
+
+
+def _test_then_promote(raw: str | None) -> bool:
+    """The upload's ``test_then_promote`` (a form field, or a query parameter with a raw body)."""
+    if raw is None or raw.strip().lower() in {"", "0", "false", "no"}:
+        return False
+    if raw.strip().lower() in {"1", "true", "yes"}:
+        return True
+    raise ApiError(400, f"field 'test_then_promote': {raw[:40]!r} is not true or false")
 
 
 def _staff(request: HttpRequest) -> Any:
@@ -554,12 +570,20 @@ ROUTES: list[Route] = [
         "versions",
         {"POST": post_version},
         "Upload a new version (owner's token): a zip or tar.gz with bot.toml, as the "
-        "multipart field 'archive' or the raw body. It is validated by a worker. A user "
-        "may upload ARENA_UPLOADS_PER_HOUR and ARENA_UPLOADS_PER_DAY archives (429 beyond).",
+        "multipart field 'archive' or the raw body. It is validated by a worker; the bot's "
+        "first version then enters the ladder, a later one is a candidate until promoted "
+        "(POST bots/<name>/promote), or, with 'test_then_promote' true (a form field, or a "
+        "query parameter with a raw body), until a version test of it accepts H1. 'warning' "
+        "names a version of identical code. A user may upload ARENA_UPLOADS_PER_HOUR and "
+        "ARENA_UPLOADS_PER_DAY archives (429 beyond).",
         {"POST": "Version"},
         {"POST": "Archive"},
         frozenset({"POST"}),
         tag="create",
+        params={
+            "test_then_promote": "true: promote the version when a version test of it "
+            "accepts H1 (with a raw body; a form field with multipart)"
+        },
     ),
     Route(
         "bots/<slug:name>/versions/<num:number>",

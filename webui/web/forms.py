@@ -127,6 +127,12 @@ class VersionForm(forms.Form):
     """A new version of a bot."""
 
     archive = ArchiveField(help_text=ARCHIVE_HELP)
+    test_then_promote = forms.BooleanField(
+        required=False,
+        help_text="Promote this version to the ladder by itself when a version test (SPRT) of "
+        "it against the ladder version accepts H1. Without it, a new version waits for you "
+        "to promote it.",
+    )
 
 
 class DescriptionForm(forms.Form):

@@ -2,7 +2,8 @@
 (:data:`ROUTES`, :data:`SCHEMAS`), joined with the others by :mod:`webui.web.openapi`.
 
 ``GET /api/ladder/<variant>``: the ladder's leaderboard; ``GET|PATCH /api/bots/<name>/ladder``:
-a bot's ladder entry, which its owner changes (active version, pause, retire);
+a bot's ladder entry and its candidate, which its owner changes (active version, pause,
+retire); ``POST /api/bots/<name>/promote``: the owner promotes a version to the ladder;
 ``POST /api/challenges``: a challenge (owner's token); ``GET /api/challenges/<id>``: its state
 and result. Refusals are JSON 4xx naming the field, and change nothing.
 """
@@ -14,7 +15,7 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
 
-from webui.league import challenges, inputs, ladder
+from webui.league import challenges, inputs, ladder, versions
 from webui.league.models import Bot, LadderEntry, Match, Variant
 
 from . import reads, shared_reads
@@ -27,12 +28,15 @@ VARIANT_MAX = challenges.VARIANT_MAX
 
 
 def entry_json(bot: Bot) -> dict[str, Any]:
-    """A bot's ladder entry (``entry`` is None before its first version passed validation)."""
+    """A bot's ladder entry (``entry`` is None before its first version passed validation)
+    and its candidate (None when no ready version waits to be promoted)."""
     entry = LadderEntry.objects.filter(bot=bot).select_related("version").first()
-    versions = [
+    rows = [
         {"number": v.number, "label": v.label, "status": v.status, "status_reason": v.status_reason}
         for v in bot.versions.order_by("-number")
     ]
+    new = ladder.candidate(bot)
+    same = versions.same_code(new) if new is not None else None
     return {
         "bot": bot.name,
         "entry": None
@@ -43,7 +47,15 @@ def entry_json(bot: Bot) -> dict[str, Any]:
             "status": entry.status,
             "updated": entry.updated.isoformat(),
         },
-        "versions": versions,
+        "candidate": None
+        if new is None
+        else {
+            "version": new.number,
+            "label": new.label,
+            "promote_on_pass": new.promote_on_pass,
+            "same_code_as": same.label if same is not None else None,
+        },
+        "versions": rows,
     }
 
 
@@ -105,6 +117,22 @@ def patch_bot_ladder(request: HttpRequest, name: str) -> Any:
     return entry_json(bot)
 
 
+def post_promote(request: HttpRequest, name: str) -> Any:
+    user = token_user(request)
+    bot = get_object_or_404(Bot, name=name)
+    if bot.owner_id != user.pk:
+        raise ApiError(403, f"only the owner of bot {bot.name!r} may promote its versions")
+    data = json_body(request, {"version"})
+    number = field(data, "version", int, None)
+    if number is None:
+        raise ApiError(400, "give field 'version': the number of the version to promote")
+    try:
+        ladder.promote(user, bot, number)
+    except ladder.LadderError as error:
+        raise ApiError(error.status, f"field 'version': {error}") from None
+    return entry_json(bot)
+
+
 def post_challenge(request: HttpRequest) -> Any:
     user = token_user(request)
     data = json_body(request, {"bot", "opponent", "variant", "deals", "rated"})
@@ -145,9 +173,20 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         {
             "bot": S,
             "entry": nullable(obj({"version": I, "label": S, "status": S, "updated": S})),
+            "candidate": nullable(
+                obj(
+                    {
+                        "version": I,
+                        "label": S,
+                        "promote_on_pass": B,
+                        "same_code_as": nullable(S),
+                    }
+                )
+            ),
             "versions": array(obj({"number": I, "label": S, "status": S, "status_reason": S})),
         }
     ),
+    "Promotion": obj({"version": I}, ["version"]),
     "LadderChoice": obj({"version": I, "status": {"enum": list(LadderEntry.Status.values)}}),
     "ChallengeCreate": obj(
         {"bot": S, "opponent": S, "variant": S, "deals": I, "rated": B}, ["bot", "opponent"]
@@ -205,6 +244,18 @@ ROUTES: list[Route] = [
         {"GET": "LadderEntry", "PATCH": "LadderEntry"},
         {"PATCH": "LadderChoice"},
         frozenset({"PATCH"}),
+    ),
+    Route(
+        "bots/<slug:name>/promote",
+        "bot-promote",
+        {"POST": post_promote},
+        "Promote (owner's token): 'version', a number that passed validation, becomes the "
+        "bot's ladder version (a paused bot stays paused). An upload is a candidate until "
+        "then, or until a version test of it accepts H1 if it was uploaded with "
+        "test_then_promote.",
+        {"POST": "LadderEntry"},
+        {"POST": "Promotion"},
+        frozenset({"POST"}),
     ),
     Route(
         "challenges",

@@ -2,7 +2,8 @@
 
 ``/ladder/`` (every ladder), ``/ladder/<variant>/`` (its leaderboard, who plays, what is queued,
 the challenge form), ``/bots/<name>/ladder/`` (the owner chooses the active version, pauses or
-retires the bot, and sees why a version was refused), ``/challenges/new/`` and
+retires the bot, and sees why a version was refused), ``/bots/<name>/promote/`` (the bot page's
+button: the owner makes the candidate the ladder version), ``/challenges/new/`` and
 ``/challenges/<id>/`` (score, Elo +- error and LOS). Pages never play: they write through
 :mod:`webui.league.ladder` and :mod:`webui.league.challenges`, which enqueue after commit.
 """
@@ -15,7 +16,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from webui.league import challenges, ladder
 from webui.league.models import Bot, LadderEntry, Match
@@ -127,6 +128,26 @@ def bot_ladder(request: HttpRequest, name: str) -> HttpResponse:
         },
         status=status,
     )
+
+
+@login_required
+@require_POST
+def bot_promote(request: HttpRequest, name: str) -> HttpResponse:
+    bot = get_object_or_404(Bot, name=name)
+    raw = (request.POST.get("version") or "").strip()
+    if request.user.pk != bot.owner_id:
+        messages.error(request, f"only the owner of bot {bot.name!r} may promote its versions")
+        return redirect("bot", name=bot.name)
+    if not raw.isdigit() or len(raw) > 9:
+        messages.error(request, f"version {raw[:40]!r}: not a version number")
+        return redirect("bot", name=bot.name)
+    try:
+        entry = ladder.promote(request.user, bot, int(raw))
+    except ladder.LadderError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{entry.version.label} is the ladder version now.")
+    return redirect("bot", name=bot.name)
 
 
 @login_required

@@ -117,6 +117,14 @@ PAGES: list[Page] = [
         login=True,
     ),
     Page(
+        "bots/<slug:name>/promote/",
+        ("POST",),
+        "Make a ready 'version' the bot's ladder version (its owner): the button beside the "
+        "candidate on the bot's page.",
+        form={"version": S},
+        login=True,
+    ),
+    Page(
         "bots/<slug:name>/tests/",
         ("GET", "POST"),
         "A bot's version tests (its owner and staff); its owner starts one: a ready "

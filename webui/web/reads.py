@@ -399,6 +399,7 @@ def version_json(v: BotVersion, private: bool = False) -> VersionJson:
         "label": f"{v.bot.name}@{v.number}",
         "number": v.number,
         "sha256": v.sha256,
+        "code_sha256": v.code_sha256,
         "status": v.status,
         "status_reason": bot_text(v.status_reason),
         "manifest": {
@@ -411,6 +412,7 @@ def version_json(v: BotVersion, private: bool = False) -> VersionJson:
     if private:
         out["validation_log"] = printable(v.validation_log, lines=True)
         out["address"] = v.address
+        out["promote_on_pass"] = v.promote_on_pass
     return out
 
 

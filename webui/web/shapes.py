@@ -145,13 +145,17 @@ class ValidationGame(TypedDict):
 
 
 class VersionJson(TypedDict):
-    """A bot version; its log and address for its owner and staff only; ``created_now`` on
-    an upload's answer (False: the same archive was uploaded before)."""
+    """A bot version; its log, address and ``promote_on_pass`` for its owner and staff only;
+    ``created_now`` and ``warning`` on an upload's answer (False: the same archive was
+    uploaded before; the warning names a version of identical code, else it is empty).
+    ``code_sha256`` is the unpacked files' hash (empty for versions stored before it was
+    kept)."""
 
     id: int
     label: str
     number: int
     sha256: str
+    code_sha256: str
     status: str
     status_reason: str
     manifest: dict[str, Any]
@@ -160,7 +164,9 @@ class VersionJson(TypedDict):
     validation_games: list[ValidationGame]
     validation_log: NotRequired[str]
     address: NotRequired[str]
+    promote_on_pass: NotRequired[bool]
     created_now: NotRequired[bool]
+    warning: NotRequired[str]
 
 
 class BotJson(TypedDict):

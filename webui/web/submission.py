@@ -41,11 +41,15 @@ def check(data: bytes) -> CheckedArchive:
         raise SubmissionError(str(exc)) from None
 
 
-def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
+def add_version(bot: Bot, data: bytes, *, promote_on_pass: bool = False) -> tuple[BotVersion, bool]:
     """Checks, stores and registers an archive as a new version of ``bot``.
 
     Returns the version and whether it is new (the same archive uploaded twice is the same
-    version). Raises :class:`SubmissionError` and stores nothing when the archive is refused.
+    version; the same files in another archive are a new version, which
+    :func:`identical_code_warning` names: :func:`arena.archives.code_digest`).
+    ``promote_on_pass``: the version becomes the ladder version when a version test of it
+    accepts H1. Raises :class:`SubmissionError` and stores
+    nothing when the archive is refused.
     """
     checked = check(data)
     name = checked.manifest["name"]
@@ -63,6 +67,8 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
             version, created = versions.register_version(
                 bot,
                 sha256=checked.sha256,
+                code_sha256=checked.code,
+                promote_on_pass=promote_on_pass,
                 manifest=checked.manifest,  # JSON-ready: parse_manifest made it so
                 source_dir=str(folder.relative_to(settings.ARENA_DATA_DIR))
                 if folder.is_relative_to(settings.ARENA_DATA_DIR)
@@ -71,6 +77,19 @@ def add_version(bot: Bot, data: bytes) -> tuple[BotVersion, bool]:
     except errors.LeagueError as exc:
         raise SubmissionError(str(exc)) from None
     return version, created
+
+
+def identical_code_warning(version: BotVersion, created: bool) -> str:
+    """One line when an upload's code is that of an existing version of the bot, else ""."""
+    if not created:
+        return f"this archive is {version.label} already: nothing new was stored"
+    same = versions.same_code(version)
+    if same is None:
+        return ""
+    return (
+        f"the code of {version.label} is identical to {same.label} (the same files, "
+        "packed again): a version test of the two would measure nothing"
+    )
 
 
 def create_bot_with_version(

@@ -26,6 +26,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("bots/<slug:name>/edit/", views.bot_edit, name="bot-edit"),
     path("bots/<slug:name>/v<num:number>/", views.version, name="version"),
     path("bots/<slug:name>/ladder/", ladder_views.bot_ladder, name="bot-ladder"),
+    path("bots/<slug:name>/promote/", ladder_views.bot_promote, name="bot-promote"),
     path("ladder/", ladder_views.ladders, name="ladder"),
     path("ladder/<slug:slug>/", ladder_views.ladder_variant, name="ladder-variant"),
     path("challenges/", guide.challenge_list, name="challenges"),

@@ -21,9 +21,9 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from webui.league import errors, read_models, variants
+from webui.league import errors, ladder, read_models, variants, versions
 from webui.league.formats import format_of
-from webui.league.models import Bot, BotVersion, Game, Match, Season, Variant
+from webui.league.models import Bot, BotVersion, Game, LadderEntry, Match, Season, Variant
 from webui.league.seasons import create_season, start_season
 
 from . import game_lists, game_logs, live_progress, match_lists, reads, shared_reads
@@ -46,7 +46,12 @@ from .page_cache import shared_page
 from .rank_changes import since
 from .read_cache import cached
 from .replay_frames import card_label
-from .submission import SubmissionError, add_version, create_bot_with_version
+from .submission import (
+    SubmissionError,
+    add_version,
+    create_bot_with_version,
+    identical_code_warning,
+)
 from .upload_limits import upload_refusal
 
 
@@ -132,6 +137,7 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
             **data,
             **games,
             "is_owner": is_owner,
+            "promotion": _promotion(b) if is_owner else None,
             "upload_form": VersionForm() if is_owner else None,
             "description_form": DescriptionForm(initial={"description": b.description})
             if is_owner
@@ -139,6 +145,21 @@ def bot(request: HttpRequest, name: str) -> HttpResponse:
         },
         status=status,
     )
+
+
+def _promotion(b: Bot) -> dict[str, Any] | None:
+    """What the owner's promote box shows: the candidate, the ladder version, identical code."""
+    new = ladder.candidate(b)
+    entry = LadderEntry.objects.filter(bot=b).select_related("version").first()
+    if new is None or entry is None:
+        return None
+    same = versions.same_code(new)
+    return {
+        "candidate": new,
+        "ladder": entry.version,
+        "same_code": same.label if same is not None else "",
+        "promote_on_pass": new.promote_on_pass,
+    }
 
 
 def _game_list(
@@ -235,16 +256,23 @@ def bot_upload(request: HttpRequest, name: str) -> HttpResponse:
             form.add_error("archive", refusal)
             return render(request, "web/upload_failed.html", {"bot": b, "form": form}, status=429)
         try:
-            v, created = add_version(b, form.cleaned_data["archive"].read())
+            v, created = add_version(
+                b,
+                form.cleaned_data["archive"].read(),
+                promote_on_pass=bool(form.cleaned_data.get("test_then_promote")),
+            )
         except SubmissionError as exc:
             form.add_error("archive", str(exc))
         else:
+            warning = identical_code_warning(v, created)
             if created:
                 messages.success(
                     request,
                     f"Version {v.number} uploaded; a worker is "
                     "validating it against the random bot.",
                 )
+                if warning:
+                    messages.warning(request, warning[0].upper() + warning[1:] + ".")
             else:
                 messages.info(request, f"This archive is already version {v.number}.")
             return redirect("version", name=b.name, number=v.number)

@@ -331,3 +331,65 @@ def test_without_a_worker_the_wait_ends_at_the_timeout_with_its_own_status(
     assert BotVersion.objects.get(bot__name="patient").status == "validating"
     status, _, err = arena(["bot", "submit", "patient", "--timeout", "0"], capsys)
     assert status == 2 and "--timeout 0: must be more than 0 seconds" in one_line(err)
+
+
+def test_submit_warns_of_identical_code_keeps_test_then_promote_and_promote_changes_the_ladder(
+    home: Path,
+    ada: dict[str, Any],
+    live_server: Any,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from archive_samples import make_zip
+
+    from arena.archives import check_archive
+    from arena.sdk.client import ArenaClient
+    from arena.sdk.packing import pack_folder
+    from webui.league import versions
+    from webui.league.models import BotVersion, LadderEntry
+
+    monkeypatch.setenv("ARENA_TOKEN", ada["token"])
+    monkeypatch.setenv("ARENA_SERVER", live_server.url)
+    assert arena(["bot", "new", "cli-bot"], capsys)[0] == 0
+    # Version 1: the folder's files in a zip (another archive than the one submit packs).
+    files = check_archive(pack_folder(str(home / "cli-bot")).data).files
+    client = ArenaClient(live_server.url, ada["token"])
+    client.create_bot("cli-bot")
+    client.request(
+        "POST",
+        "/api/bots/cli-bot/versions",
+        make_zip({f.path: f.data for f in files}),
+        "application/zip",
+    )
+    first = BotVersion.objects.get(bot__name="cli-bot", number=1)
+    assert versions.finish_validation(first.pk, True)
+
+    status, out, err = arena(["bot", "submit", "cli-bot", "--no-wait"], capsys)
+    assert status == 0 and "Uploaded cli-bot@2" in out
+    assert "Warning: the code of cli-bot@2 is identical to cli-bot@1" in err
+
+    bot_py = home / "cli-bot" / "bot.py"
+    bot_py.write_text(bot_py.read_text() + "\n# a change\n")
+    status, out, _ = arena(
+        ["bot", "submit", "cli-bot", "--no-wait", "--test-then-promote", "--json"], capsys
+    )
+    result = json.loads(out)
+    assert status == 0 and result["label"] == "cli-bot@3" and result["warning"] == ""
+    assert BotVersion.objects.get(bot__name="cli-bot", number=3).promote_on_pass is True
+    assert BotVersion.objects.get(bot__name="cli-bot", number=2).promote_on_pass is False
+
+    status, _, err = arena(["bot", "promote", "cli-bot", "2"], capsys)
+    assert status == 1 and "version cli-bot@2 is validating, not ready" in one_line(err)
+    status, _, err = arena(["bot", "promote", "cli-bot", "two"], capsys)
+    assert status == 2 and "version 'two': give its number" in one_line(err)
+    status, _, err = arena(["bot", "promote", "taken", "1"], capsys)
+    assert status == 1 and "only the owner of bot 'taken'" in one_line(err)
+    assert LadderEntry.objects.get(bot__name="cli-bot").version_id == first.pk
+
+    versions.finish_validation(BotVersion.objects.get(bot__name="cli-bot", number=2).pk, True)
+    status, out, _ = arena(["bot", "status", "cli-bot"], capsys)
+    assert "candidate: cli-bot@2, not on the ladder (arena bot promote cli-bot 2)" in out
+    status, out, err = arena(["bot", "promote", "cli-bot", "cli-bot@2"], capsys)
+    assert status == 0, err
+    assert "cli-bot@2 is the ladder version of cli-bot (active)" in out
+    assert LadderEntry.objects.get(bot__name="cli-bot").version.number == 2
