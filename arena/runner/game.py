@@ -408,10 +408,12 @@ class _GamePlay:
             self._run_only(seat)  # before the clock starts (in ask)
         asked = time.perf_counter()
         answer = await stream.ask(message, self.request_id, len(legal), limit / 1000.0)
-        if self.paced[seat] and answer.fault is None:
+        if self.paced[seat]:
             # The move waits for its release point: what its timing tells the table (the
-            # partner among it) is which point, not when the bot answered.
-            release = asked + release_ms(answer.elapsed_ms, limit) / 1000.0
+            # partner among it) is which point, not when the bot answered. A fault's too (a
+            # bot could answer garbage, or illegally, at a time it chose), by the time it took.
+            took_ms = max(answer.elapsed_ms, (time.perf_counter() - asked) * 1000.0)
+            release = asked + release_ms(took_ms, limit) / 1000.0
             await asyncio.sleep(max(0.0, release - time.perf_counter()))
         await self._answered(answer)
 
