@@ -1,5 +1,6 @@
 """A bot author with no checkout: the starter kit and the SDK's wheel downloaded from a running
-site into a fresh virtualenv, then the kit's bot checked and played against ``random``.
+site into a fresh virtualenv, then the kit's bot checked, played against ``random`` (in the
+bubblewrap sandbox) and its own tests run.
 
 The virtualenv is made by ``python -m venv`` outside the checkout; ``pip install`` takes the
 wheel from the site (the address the kit's README gives) and its dependencies from the
@@ -65,3 +66,5 @@ def test_the_starter_kit_and_the_sdk_from_the_site_play_without_a_checkout(
     assert re.search(r"\b(\d+)/\1 checks passed", checked), checked
     out = run([str(venv / "bin" / "arena"), "match", ".", "random", "--games", "2"], kit, env)
     assert "my-bot@0.1.0" in out and "random@1.0.0" in out and "bubblewrap" in out
+    tests = run([str(venv / "bin" / "python"), "-m", "unittest"], kit, env)
+    assert re.search(r"Ran [1-9]\d* tests?", tests) and "OK" in tests, tests
