@@ -19,9 +19,8 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.cache import cache_control
 
-from arena.engine import VARIANTS
 from arena.sdk.wheel import build_wheel
-from webui.league.models import Bot
+from webui.league.models import Bot, Variant
 
 
 def bad_request(request: HttpRequest, message: str) -> HttpResponse:
@@ -83,8 +82,11 @@ def dataset(request: HttpRequest) -> HttpResponse:
     variant = request.GET.get("variant", "").strip()
     if bot and not Bot.objects.filter(name=bot).exists():
         return bad_request(request, f"bot {bot!r}: no bot of that name")
-    if variant and variant not in VARIANTS:
-        return bad_request(request, f"variant {variant!r}: one of {', '.join(sorted(VARIANTS))}")
+    played = list(Variant.objects.order_by("slug").values_list("slug", flat=True))
+    if variant and variant not in played:
+        return bad_request(
+            request, f"variant {variant!r}: one of {', '.join(played) or 'none yet'}"
+        )
     server = site_url(request)
     filters: list[tuple[str, str]] = []
     if variant:
@@ -104,7 +106,7 @@ def dataset(request: HttpRequest) -> HttpResponse:
             "server": server,
             "bot": bot,
             "variant": variant,
-            "variants": sorted(VARIANTS),
+            "variants": played,
             "command": command,
             "output": output,
             "first_page": reverse("api-games-export")

@@ -54,6 +54,9 @@ def test_the_starter_kits_readme_installs_the_sdk_from_this_site(client: Any) ->
 def test_the_data_set_page_shows_the_download_command_for_this_site(
     client: Any, users: dict[str, Any]
 ) -> None:
+    from webui.league import variants
+
+    variants.get_variant("scopone")  # a variant the league has
     page = client.get("/data/", HTTP_HOST="games.example.net").content.decode()
     assert "arena games download http://games.example.net -o games.jsonl.gz" in page
     assert 'href="/api/games/export"' in page
