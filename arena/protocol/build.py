@@ -2,7 +2,8 @@
 
 The ``.proto`` files are the single source of truth; the stubs are build products, never edited
 or committed.  ``scripts/setup`` runs this module, and :func:`ensure_stubs` runs it on first
-import when the stubs are missing or older than their sources.
+import when the stubs are missing or older than their sources (in a checkout; the SDK's wheel
+carries them, generated).
 """
 
 from __future__ import annotations
@@ -67,9 +68,11 @@ def ensure_stubs() -> None:
     """Generates the stubs unless they are current; puts their folder on ``sys.path``.
 
     Generated modules import each other by their proto package path (``scopa.arena.v1``),
-    so that folder must be importable as a root.
+    so that folder must be importable as a root. Where there is no ``protos/`` (the SDK's
+    wheel, installed without a checkout: :mod:`arena.sdk.wheel`), the stubs it carries are
+    used as they are.
     """
-    if not is_current():
+    if proto_files() and not is_current():
         generate()
     if str(OUT_DIR) not in sys.path:
         sys.path.insert(0, str(OUT_DIR))

@@ -42,10 +42,40 @@ def check_name(name: str) -> str:
     return name
 
 
+LOCAL_INSTALL = (
+    "The `arena` command that wrote this folder is the SDK: there is nothing to install."
+)
+
+
+def site_install(wheel_url: str) -> str:
+    """The README's install step for a kit downloaded from a site: its SDK wheel's address.
+
+    >>> print(site_install("https://arena.example.org/sdk/scopa_arena_sdk-0.1.0-py3-none-any.whl"))
+    The SDK comes from the site that gave you this kit (no checkout of the arena needed):
+    <BLANKLINE>
+    ```sh
+    python3 -m venv .venv && . .venv/bin/activate
+    pip install https://arena.example.org/sdk/scopa_arena_sdk-0.1.0-py3-none-any.whl
+    ```
+    """
+    return (
+        "The SDK comes from the site that gave you this kit (no checkout of the arena needed):"
+        f"\n\n```sh\npython3 -m venv .venv && . .venv/bin/activate\npip install {wheel_url}\n```"
+    )
+
+
 def new_bot(
-    folder: str | Path, name: str, language: str = "python", author: str = ""
+    folder: str | Path,
+    name: str,
+    language: str = "python",
+    author: str = "",
+    install: str = LOCAL_INSTALL,
 ) -> list[Path]:
     """Writes a bot called ``name`` in ``language`` into ``folder`` (new, or empty).
+
+    ``install`` is the README's step that installs the SDK (Markdown): by default, none (the
+    ``arena`` that runs this has it); a site's starter kit names the site's wheel
+    (:func:`site_install`).
 
     Returns the files written. Raises :class:`ScaffoldError`, writing nothing, for a bad name,
     an unknown language or a folder that already holds something.
@@ -73,7 +103,11 @@ def new_bot(
             f"the protocol's .proto files are not in {PROTO_ROOT}: a JavaScript "
             "bot needs a copy of them"
         )
-    values = {"{{name}}": name, "{{author}}": json.dumps(author, ensure_ascii=False)}
+    values = {
+        "{{name}}": name,
+        "{{author}}": json.dumps(author, ensure_ascii=False),
+        "{{install}}": install,
+    }
     written: list[Path] = []
     target.mkdir(parents=True, exist_ok=True)
     templates = [p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts]

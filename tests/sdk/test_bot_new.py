@@ -20,7 +20,7 @@ from service_checks import require
 from arena.cli import main
 from arena.manifest import read_manifest
 from arena.sdk.packing import pack_folder
-from arena.sdk.scaffold import ScaffoldError, new_bot
+from arena.sdk.scaffold import LOCAL_INSTALL, ScaffoldError, new_bot, site_install
 
 VENV_BIN = str(Path(sys.executable).parent)
 
@@ -180,3 +180,14 @@ def test_the_scaffold_refuses_what_it_cannot_write(tmp_path: Path) -> None:
     with pytest.raises(ScaffoldError, match=r"author: plain text.*\\x1b, \\u202e"):
         new_bot(tmp_path / "c", "c", "python", "me\x1b[2J\u202e")
     assert not any((tmp_path / d).exists() for d in ("a", "b", "c"))
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_the_readme_says_how_the_sdk_is_installed(tmp_path: Path, language: str) -> None:
+    new_bot(tmp_path / "here", "here", language)
+    local = (tmp_path / "here" / "README.md").read_text()
+    assert LOCAL_INSTALL in local and "{{" not in local
+    url = "https://arena.example.org/sdk/scopa_arena_sdk-0.1.0+abc-py3-none-any.whl"
+    new_bot(tmp_path / "kit", "kit", language, install=site_install(url))
+    kit = (tmp_path / "kit" / "README.md").read_text()
+    assert f"\npip install {url}\n" in kit and LOCAL_INSTALL not in kit and "{{" not in kit

@@ -28,7 +28,7 @@ from arena.engine import VARIANTS
 from webui.league import challenges, ladder
 from webui.league.models import Bot, Match, Rating
 
-from . import notifications, reads
+from . import notifications, reads, sdk
 
 STARTER_NAME = "my-bot"
 LANGUAGES = {"python": "Starter kit: Python (.zip)", "javascript": "Starter kit: JavaScript (.zip)"}
@@ -72,6 +72,7 @@ def write_bot(request: HttpRequest) -> HttpResponse:
         {
             "languages": LANGUAGES,
             "server": f"{request.scheme}://{request.get_host()}",
+            "sdk_url": sdk.wheel_url(request),
             "ladder_variants": [v.slug for v in ladder.ladder_variants()],
         },
     )
@@ -79,15 +80,16 @@ def write_bot(request: HttpRequest) -> HttpResponse:
 
 @cache_control(max_age=3600)
 def starter_kit(request: HttpRequest, lang: str) -> HttpResponse:
-    """``/write-a-bot/starter-kit-<lang>.zip``: the folder ``arena bot new my-bot`` writes."""
-    from arena.sdk.scaffold import new_bot
+    """``/write-a-bot/starter-kit-<lang>.zip``: the folder ``arena bot new my-bot`` writes,
+    its README naming this site's SDK wheel (so the kit needs no checkout)."""
+    from arena.sdk.scaffold import new_bot, site_install
 
     if lang not in LANGUAGES:
         raise Http404(f"no starter kit in {lang!r} (there are: {', '.join(LANGUAGES)})")
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / STARTER_NAME
-        new_bot(folder, STARTER_NAME, lang, "")
+        new_bot(folder, STARTER_NAME, lang, "", install=site_install(sdk.wheel_url(request)))
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(folder.rglob("*")):
                 if path.is_file():

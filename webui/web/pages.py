@@ -66,7 +66,18 @@ PAGES: list[Page] = [
     Page(
         "write-a-bot/starter-kit-<slug:lang>.zip",
         ("GET",),
-        "The starter kit (python or javascript): the folder `arena bot new` writes, zipped.",
+        "The starter kit (python or javascript): the folder `arena bot new` writes, zipped; "
+        "its README installs the SDK from this site.",
+    ),
+    Page(
+        "sdk/", ("GET",), "The SDK's wheel (the arena library and command) and how to install it."
+    ),
+    Page("sdk/<str:filename>", ("GET",), "The SDK's wheel, for pip install."),
+    Page(
+        "data/",
+        ("GET",),
+        "The games as a data set: the download command for this site.",
+        {"bot": "only the games of this bot (its name)", "variant": "only this variant (its slug)"},
     ),
     Page("authors/<str:username>/", ("GET",), "An author's bots."),
     Page(

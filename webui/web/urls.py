@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path
 
-from . import converters, guide, ladder_views, openapi, views
+from . import converters, guide, ladder_views, openapi, sdk, views
 
 converters.register()  # before the patterns below (the API's too) are built
 
@@ -17,6 +17,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("rules/", guide.rules, name="rules"),
     path("write-a-bot/", guide.write_bot, name="write-bot"),
     path("write-a-bot/starter-kit-<slug:lang>.zip", guide.starter_kit, name="starter-kit"),
+    path("sdk/", sdk.index, name="sdk"),
+    path("sdk/<str:filename>", sdk.wheel_file, name="sdk-file"),
+    path("data/", sdk.dataset, name="dataset"),
     path("authors/<str:username>/", guide.author, name="author"),
     path("notifications/", guide.notification_list, name="notifications"),
     path("bots/", views.bots, name="bots"),
