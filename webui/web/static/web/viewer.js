@@ -492,13 +492,17 @@
           this.log.append(h("li", { class: "v-log-deal", text: "Deal " + (m.deal + 1) }));
         }
         const current = this.live ? k === newest : e.frame === this.index;
-        const li = h("li", { "data-frame": String(e.frame),
+        // The cards by name, as Play and the CLI say them ("Sette di spade takes Quattro di
+        // denari, Tre di spade"); the short code ("7s × 4d+3s") is the line's title.
+        const code = m.card + (m.capture.length ? " × " + m.capture.join("+") : "");
+        const li = h("li", { "data-frame": String(e.frame), "data-move": code, title: code,
           class: (current ? "current " : "") + (m.scopa ? "scopa " : "") +
                  (e.faults.length ? "fault" : "") },
           h("span", { class: "v-log-no", text: String(e.step) }),
           h("span", { class: "v-log-seat side-" + d.side_of[m.seat], text: String(m.seat),
                       title: "seat " + m.seat }),
-          " " + m.card + (m.capture.length ? " × " + m.capture.join("+") : "") +
+          " " + C.label(m.card) +
+          (m.capture.length ? " takes " + m.capture.map(C.label).join(", ") : "") +
           (m.scopa ? " ★" : ""));
         this.log.append(li);
       });
