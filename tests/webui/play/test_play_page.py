@@ -166,6 +166,16 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
     assert not errors, errors
     assert page.inner_text("#play-target") == "First to 11 points wins."
     check_every_deal_with_its_counts(page, game.replay, artifacts)
+    laptop = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="light")
+    log_in(laptop, live_server, person)
+    tab = laptop.new_page()
+    tab.goto(page.url)
+    tab.wait_for_selector("#play-deals details.play-deal")
+    tab.locator("#play-deals details.play-deal").first.locator("summary").click()
+    assert tab.locator("#play-last-deal tr[data-category='carte'] td").count() == 3
+    no_sideways_scroll(tab)
+    tab.screenshot(path=str(artifacts / "play-over-laptop-light.png"), full_page=True)
+    laptop.close()
 
     page.click("#play-replay")
     page.wait_for_url(f"**/play/{game.pk}/replay/")
