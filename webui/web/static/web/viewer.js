@@ -207,6 +207,13 @@
           const log = this.log;
           this.following = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
         });
+        // The moves' names wrap on a narrow screen: when the log's width changes (a phone
+        // turned, a window resized), a log that follows keeps the newest move in view.
+        if (window.ResizeObserver) {
+          new ResizeObserver(() => {
+            if (this.following) this.log.scrollTop = this.log.scrollHeight;
+          }).observe(this.log);
+        }
         return;
       }
       document.addEventListener("keydown", (e) => this.key(e));
