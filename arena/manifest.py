@@ -85,8 +85,11 @@ class Manifest:
 
     @property
     def label(self) -> str:
-        """How replays name this bot: ``name@version``."""
-        return f"{self.name}@{self.version}"
+        """How ``arena match``, ``arena bot`` and their replays name this bot: ``name
+        (version)``, its bot.toml version in brackets. Not ``name@version``: the site names a
+        version ``name@N`` by its number there, and ``my-bot@0.1.0`` beside ``my-bot@1`` reads
+        as two numbering schemes of one thing."""
+        return f"{self.name} ({self.version})"
 
     @property
     def is_python(self) -> bool:

@@ -73,6 +73,7 @@ def play_human(game_id: int) -> str:
         game.human_seat,
         games.players(game),
         rules.num_sides,
+        rules=rules,
         abandon_s=settings.ARENA_PLAY_ABANDON_S,
         on_leave=stop_server,
     )

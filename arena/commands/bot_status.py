@@ -20,6 +20,9 @@ from typing import Any
 
 POLL_S = 2.0
 GAMES = 8
+RATED_KINDS = ("season", "ladder")
+"""The kinds of match whose games move a rating (a challenge moves one only when rated, which
+a game's row does not say)."""
 
 
 def register(sub: Any) -> None:
@@ -102,19 +105,43 @@ def snapshot(client: Any, name: str) -> dict[str, Any] | None:
             }
             for r in data.get("ratings") or []
         ],
-        "games": [_game(g) for g in client.games(name, GAMES)],
+        "games": [_game(g, name) for g in client.games(name, GAMES)],
     }
 
 
-def _game(g: dict[str, Any]) -> dict[str, Any]:
+def _own_first(g: dict[str, Any], name: str) -> tuple[list[str], list[Any]]:
+    """The game's sides and totals with bot ``name``'s side first (the others in seat order),
+    so a score reads as its result does: a win is 11-5, never 5-11."""
+    sides = list(g.get("sides") or [])
+    totals = list(g.get("totals") or [])
+    players = [p for p in g.get("players") or [] if isinstance(p, dict)]
+    count = max(len(sides), len(totals), 1)
+    own = next(
+        (
+            k % count  # seat k plays side k mod sides: the engine's side_of_seat
+            for k, p in enumerate(players)
+            if p.get("bot") == name
+        ),
+        0,
+    )
+    order = [own, *(s for s in range(count) if s != own)]
+    return (
+        [sides[s] for s in order if s < len(sides)],
+        [totals[s] for s in order if s < len(totals)],
+    )
+
+
+def _game(g: dict[str, Any], name: str) -> dict[str, Any]:
+    sides, totals = _own_first(g, name)
     return {
         "id": g.get("id"),
         "variant": g.get("variant"),
         "kind": g.get("kind"),
         "result": g.get("result"),
-        "sides": g.get("sides"),
-        "totals": g.get("totals"),
+        "sides": sides,
+        "totals": totals,
         "faults": g.get("faults"),
+        "fault_summary": g.get("fault_summary"),
         "created": g.get("created"),
     }
 
@@ -130,7 +157,9 @@ def version_line(v: dict[str, Any]) -> str:
 def game_line(g: dict[str, Any]) -> str:
     sides = " v ".join(g.get("sides") or [])
     score = "-".join(str(t) for t in g.get("totals") or [])
-    faults = f", {g['faults']} fault(s)" if g.get("faults") else ""
+    faults = ""
+    if g.get("faults"):
+        faults = f", {g.get('fault_summary') or str(g['faults']) + ' fault(s)'}"
     return (
         f"game {g['id']} ({g['variant']}, {g['kind']}): {g['result'] or '?'} "
         f"{score} {sides}{faults}"
@@ -143,6 +172,18 @@ def rating_line(r: dict[str, Any]) -> str:
         f"{r['label']} {r['variant']}: {r['rating']:.2f} (mu {r['mu']:.2f}, sigma "
         f"{r['sigma']:.2f}), {r['games']} games{provisional}"
     )
+
+
+def no_rating_line(games: list[dict[str, Any]]) -> str:
+    """The rating line of a bot with no rating: rated games listed below it get their rating
+    from a worker shortly after each result, so "none yet" would contradict them."""
+    rated = sum(1 for g in games if g.get("kind") in RATED_KINDS and g.get("result") != "void")
+    if rated:
+        return (
+            f"rating: not computed yet ({rated} rated game{'' if rated == 1 else 's'} below; "
+            "a rating follows each result within a minute or so)"
+        )
+    return "rating: none yet (its first rated games come within a minute or so of validation)"
 
 
 def show(state: dict[str, Any]) -> None:
@@ -165,7 +206,7 @@ def show(state: dict[str, Any]) -> None:
     for r in state["ratings"]:
         print("  rating " + rating_line(r))
     if not state["ratings"]:
-        print("  rating: none yet (its first rated games come within a minute or so of validation)")
+        print("  " + no_rating_line(state["games"]))
     if state["games"]:
         print("  latest games:")
         for g in state["games"]:

@@ -36,6 +36,7 @@ from arena.engine.scoring import (
     POINT_KEYS,
     Category,
     DealScore,
+    deal_counts,
     score_deal,
     side_points,
 )
@@ -117,6 +118,7 @@ __all__ = [
     "Side",
     "VariantError",
     "card_name",
+    "deal_counts",
     "forfeit_winner",
     "italian_name",
     "needs_redeal",

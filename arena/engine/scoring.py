@@ -198,6 +198,48 @@ def score_masks(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> Dea
     return DealScore(tuple(rows), cappotto)
 
 
+def deal_counts(rules: Rules, masks: Sequence[int], scope: Sequence[int]) -> list[dict[str, int]]:
+    """The counts behind each side's points of a deal, by category key: ``carte`` the cards
+    taken, ``denari`` the coins, ``settebello`` 1 for the side that took it, ``primiera`` the
+    primiera's value (the sum of the best card of each suit held; by ``primiera_method =
+    "count"`` the sevens held), ``scope`` the sweeps; the optional categories of ``rules``
+    too (``re_bello`` 1 or 0, ``napoli`` the run of coins from the ace, ``sette_tutti`` the
+    sevens). What a person reads beside the points: carte 21-19, denari 6-4, primiera 78-70.
+
+    >>> from arena.engine.cards import mask_of, parse_cards
+    >>> from arena.engine.variants import rules_for
+    >>> ours = mask_of(parse_cards("7d 7c 7b 6s 1d 2d 3d 10d"))
+    >>> theirs = ((1 << 40) - 1) & ~ours
+    >>> counts = deal_counts(rules_for("scopa"), [ours, theirs], [1, 0])
+    >>> counts[0]
+    {'carte': 8, 'denari': 5, 'settebello': 1, 'primiera': 81, 'scope': 1}
+    >>> counts[1]["carte"], counts[1]["denari"], counts[1]["primiera"]
+    (32, 5, 75)
+    """
+    out: list[dict[str, int]] = []
+    for i, mask in enumerate(masks):
+        coins = mask & _SUIT_BITS
+        if rules.primiera_method == "count":
+            primiera = (mask & _SEVENS).bit_count()
+        else:
+            primiera = sum(_BEST_PRIMIERA[mask >> (s * 10) & _SUIT_BITS] for s in range(4))
+        row = {
+            "carte": mask.bit_count(),
+            "denari": coins.bit_count(),
+            "settebello": mask >> 6 & 1,
+            "primiera": primiera,
+            "scope": int(scope[i]),
+        }
+        if rules.re_bello:
+            row["re_bello"] = mask >> 9 & 1
+        if rules.napoli:
+            row["napoli"] = _RUN_FROM_ACE[coins]
+        if rules.sette_tutti:
+            row["sette_tutti"] = (mask & _SEVENS).bit_count()
+        out.append(row)
+    return out
+
+
 def score_deal(rules: Rules, captured: Sequence[Iterable[Card]], scope: Sequence[int]) -> DealScore:
     """The points of a finished deal from the cards each side took and its scope.
 

@@ -72,7 +72,8 @@ class BotRef:
 
     @property
     def label(self) -> str:
-        """``name@version`` for a folder bot, the address for a remote one."""
+        """``name (version)`` for a folder bot (:attr:`Manifest.label`), the address for a
+        remote one."""
         if self.manifest is not None:
             return self.manifest.label
         return self.text

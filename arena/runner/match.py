@@ -257,7 +257,9 @@ class MatchRun:
         logs.mkdir(parents=True, exist_ok=True)
         for key, text in self.report.logs.items():
             entrant, k = key.split("/")
-            name = self.spec.entrants[int(entrant)].label.replace("/", "_")
+            # "greedy (1.0.0)" -> "greedy-1.0.0": a file name without spaces or brackets
+            label = self.spec.entrants[int(entrant)].label
+            name = label.replace(" (", "-").removesuffix(")").replace("/", "_")
             (logs / f"entrant{entrant}-{k}-{name}.log").write_text(text, encoding="utf-8")
 
 

@@ -309,7 +309,7 @@ class Slot:
             )
         if self.bot.manifest is None and info.name:  # what the bot says of itself: text only
             name, version = printable(info.name[:40]), printable(info.version[:40])
-            self.label = f"{name}@{version}" if version else name
+            self.label = f"{name} ({version})" if version else name  # as Manifest.label
         self.state = SeatState.PLAYING
         return None
 

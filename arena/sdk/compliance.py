@@ -146,7 +146,8 @@ def check_describe(channel: grpc.Channel) -> str:
     unknown = [v for v in info.variants if v != "*" and v not in VARIANTS]
     if unknown:
         raise ComplianceError(f"unknown variant(s) {', '.join(unknown)}")
-    return f"{info.name} {info.version} by {info.author or '?'}: {', '.join(info.variants)}"
+    version = f" ({info.version})" if info.version else ""  # as Manifest.label names it
+    return f"{info.name}{version} by {info.author or '?'}: {', '.join(info.variants)}"
 
 
 def supported_variants(channel: grpc.Channel) -> list[str]:

@@ -209,3 +209,41 @@ def test_a_game_from_a_seed_is_played_to_its_target() -> None:
     assert sum(s.totals[0] for s in game.scores) == game.totals[0]
     with pytest.raises(ValueError, match="over"):
         game.new_deal()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_deal_counts_are_the_figures_behind_the_points(seed: int) -> None:
+    import random
+
+    from arena.engine import deal_counts
+    from arena.engine.cards import mask_of
+    from arena.engine.scoring import score_masks
+
+    rules = rules_for("scopa", {"re_bello": True, "napoli": True, "sette_tutti": True})
+    deck = list(range(40))
+    random.Random(seed).shuffle(deck)
+    cut = random.Random(seed + 1).randint(8, 32)
+    masks = [mask_of(deck[:cut]), mask_of(deck[cut:])]
+    scope = [seed % 3, seed % 2]
+    counts = deal_counts(rules, masks, scope)
+    score = score_masks(rules, masks, scope)
+    assert counts[0]["carte"] + counts[1]["carte"] == 40
+    assert counts[0]["denari"] + counts[1]["denari"] == 10
+    assert counts[0]["settebello"] + counts[1]["settebello"] == 1
+    for key in ("carte", "denari"):
+        a, b = counts[0][key], counts[1][key]
+        assert (score.points[0][key], score.points[1][key]) == (int(a > b), int(b > a))
+    for side in (0, 1):
+        assert counts[side]["settebello"] == score.points[side]["settebello"]
+        assert counts[side]["scope"] == score.points[side]["scope"] == scope[side]
+        assert counts[side]["re_bello"] == score.points[side]["re_bello"]
+        run = counts[side]["napoli"]
+        assert score.points[side]["napoli"] == (run if run >= 3 else 0)
+        assert (counts[side]["sette_tutti"] == 4) == bool(score.points[side]["sette_tutti"])
+    if counts[0]["primiera"] != counts[1]["primiera"] and all(
+        any(m >> (s * 10) & 0x3FF for s in range(4)) for m in masks
+    ):
+        complete = [all(m >> (s * 10) & 0x3FF for s in range(4)) for m in masks]
+        if all(complete):
+            better = int(counts[1]["primiera"] > counts[0]["primiera"])
+            assert score.points[better]["primiera"] == 1

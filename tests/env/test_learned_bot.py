@@ -68,7 +68,7 @@ def test_the_trained_bot_beats_random_through_the_sandboxed_runner(
     )
     assert report.sandboxed == [True, True]
     learned, random_bot = report.summary()
-    assert learned.label == "learned@1.0.0" and learned.games == 16
+    assert learned.label == "learned (1.0.0)" and learned.games == 16
     assert learned.faults == 0 and learned.fallbacks == 0
     assert learned.wins > learned.losses
     assert learned.points > random_bot.points

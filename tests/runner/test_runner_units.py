@@ -68,7 +68,7 @@ def test_los_is_one_half_when_wins_equal_losses() -> None:
 
 def test_a_sample_bot_name_resolves_to_its_trusted_folder() -> None:
     bot = BotRef.parse("greedy")
-    assert bot.trusted and bot.label == "greedy@1.0.0" and bot.manifest is not None
+    assert bot.trusted and bot.label == "greedy (1.0.0)" and bot.manifest is not None
     assert bot.manifest.command == ("python", "bot.py")
 
 
@@ -296,10 +296,10 @@ def test_a_bot_run_by_its_author_plays_over_grpc(tmp_path: Path) -> None:
         report = run_match(spec)
     finally:
         server.stop(grace=None)
-    assert report.labels[0] == "greedy@1.0.0"  # from Describe
+    assert report.labels[0] == "greedy (1.0.0)"  # from Describe
     assert report.sandboxed == [False, True]
     assert all(game.faults == [] and game.void is None for game in report.games)
-    assert verify_replays(tmp_path)[0]["players"].count("greedy@1.0.0") == 1
+    assert verify_replays(tmp_path)[0]["players"].count("greedy (1.0.0)") == 1
 
 
 def test_partner_pacing_holds_the_sandboxed_seats_turns_not_a_remote_seats(
@@ -492,7 +492,7 @@ def test_arena_match_prints_a_table_with_elo_and_los(
     )
     assert status == 0
     out = capsys.readouterr().out
-    assert "random@1.0.0" in out and "greedy@1.0.0" in out
+    assert "random (1.0.0)" in out and "greedy (1.0.0)" in out
     assert re.search(
         r"Elo difference: ([-+]?\d+\.\d( \+/- \d+\.\d|, no 95% margin yet)|every "
         r"game (won|lost)).*, LOS: \d+\.\d %",
@@ -500,8 +500,8 @@ def test_arena_match_prints_a_table_with_elo_and_los(
     )
     assert len(verify_replays(tmp_path)) == 2
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == [
-        "entrant0-0-random@1.0.0.log",
-        "entrant1-0-greedy@1.0.0.log",
+        "entrant0-0-random-1.0.0.log",
+        "entrant1-0-greedy-1.0.0.log",
     ]
 
 

@@ -58,7 +58,7 @@ def test_sample_bots_play_a_match_whose_replays_verify(
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["entrants"] == [f"{first}@1.0.0", f"{second}@1.0.0"]
+    assert report["entrants"] == [f"{first} (1.0.0)", f"{second} (1.0.0)"]
     assert report["sandboxed"] == [True, True]
     games = report["games"]
     assert len(games) == 2

@@ -39,7 +39,7 @@ def assert_clean(report: dict[str, object], name: str) -> None:
     games = report["games"]
     assert isinstance(games, list) and len(games) == 2
     assert all(g["faults"] == [] and not g["void"] and not g["forfeit"] for g in games)
-    assert report["entrants"] == [f"{name}@0.1.0", "random@1.0.0"]
+    assert report["entrants"] == [f"{name} (0.1.0)", "random (1.0.0)"]
     assert report["sandboxed"] == [True, True]  # the new bot ran in bubblewrap, as on the site
 
 

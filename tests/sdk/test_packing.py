@@ -64,7 +64,7 @@ def test_caches_version_control_and_npm_links_stay_out_node_modules_goes_in(
         "old.pyc",
     }
     assert packed.files[0][0] == "bot.toml"  # the manifest comes first
-    assert packed.manifest.label == "packed@1.0"
+    assert packed.manifest.label == "packed (1.0)"
     assert check_archive(packed.data).manifest["name"] == "packed"  # the site's own checks
 
 

@@ -280,6 +280,7 @@ def state(game: PlayGame) -> dict[str, Any]:
         "status": game.status,
         "outcome": game.outcome(),
         "variant": game.variant.label,
+        "target": rules_of(game).target,  # the points that win the game: the page says so
         "bot": game.version.label,
         "you": game.human_seat,
         "move_time_ms": game.move_time_ms,

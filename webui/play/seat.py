@@ -37,7 +37,16 @@ from typing import Any
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from arena.engine import Move, Observation, card_name, side_of_seat
+from arena.engine import (
+    DECK,
+    Move,
+    Observation,
+    Rules,
+    card_name,
+    deal_counts,
+    parse_card,
+    side_of_seat,
+)
 from arena.runner import LiveMove
 from arena.sdk import Bot, DealInfo, GameResult
 from webui.play.models import PlayGame, PlayMove
@@ -62,10 +71,13 @@ def names(cards: Sequence[int]) -> list[str]:
 class TableView:
     """What the person's seat sees of the game, kept from its events; JSON for the page."""
 
-    def __init__(self, seat: int, players: list[str], sides: int) -> None:
+    def __init__(
+        self, seat: int, players: list[str], sides: int, rules: Rules | None = None
+    ) -> None:
         self.seat = seat
         self.players = players
         self.sides = sides
+        self.rules = rules  # with them, a deal's end gives the counts behind its points
         self.deal = 0
         self.dealer: int | None = None
         self.hand: list[str] = []
@@ -77,7 +89,17 @@ class TableView:
         self.totals = [0] * sides
         self.moves: list[dict[str, Any]] = []  # this deal's moves, as every seat saw them
         self.last_deal: dict[str, Any] | None = None  # the previous deal's points
+        self.deals: list[dict[str, Any]] = []  # every finished deal: its moves, points, counts
         self.result: dict[str, Any] | None = None
+        # Each side's pile as a 40-bit set, from what every seat sees (captures are public),
+        # and the side that captured last (the table's leftovers go to it).
+        self.piles = [0] * sides
+        self.last_side: int | None = None
+        # Moves come from the runner's loop, a deal's start and end from the seat's stream: the
+        # next deal's first move can come before this seat hears that deal start. A move after
+        # a deal's last one (or before the first deal) waits here for its deal's start.
+        self.between_deals = True
+        self.early: list[dict[str, Any]] = []
 
     def deal_started(self, deal: DealInfo) -> None:
         """A deal starts: the seat's hand and the table."""
@@ -91,6 +113,12 @@ class TableView:
         self.scope = [0] * self.sides
         self.totals = list(deal.totals)
         self.moves = []
+        self.piles = [0] * self.sides
+        self.last_side = None
+        self.between_deals = False
+        early, self.early = self.early, []
+        for record in early:
+            self.moved(record)
 
     def observed(self, observation: Observation) -> None:
         """The seat's turn: its observation is the truth of the moment."""
@@ -101,11 +129,18 @@ class TableView:
         self.hand_sizes = list(observation.hand_sizes)
         self.stock = observation.stock_size
         self.captured = [len(pile) for pile in observation.captured]
+        self.piles = [sum(1 << card for card in pile) for pile in observation.captured]
         self.scope = list(observation.scope)
         self.totals = list(observation.totals)
 
-    def moved(self, record: dict[str, Any]) -> None:
-        """A move was played (``record`` as in the replay: seat, card, capture, auto)."""
+    def moved(self, record: dict[str, Any], ends_deal: bool = False) -> None:
+        """A move was played (``record`` as in the replay: seat, card, capture, auto);
+        ``ends_deal``: it was the deal's last."""
+        if self.between_deals:
+            self.early.append(dict(record, ends_deal=ends_deal))
+            return
+        if record.get("ends_deal"):
+            ends_deal = True
         seat = int(record["seat"])
         card = str(record["card"])
         capture = [str(c) for c in record.get("capture") or []]
@@ -117,6 +152,9 @@ class TableView:
             self.table = [c for c in self.table if c not in capture]
             side = side_of_seat(seat, self.sides)
             self.captured[side] += len(capture) + 1
+            for name in (card, *capture):
+                self.piles[side] |= 1 << parse_card(name)
+            self.last_side = side
             if not self.table:
                 self.scope[side] += 1
         else:
@@ -125,16 +163,35 @@ class TableView:
         if record.get("auto"):
             entry["auto"] = str(record["auto"])
         self.moves.append(entry)
+        if ends_deal:
+            self.between_deals = True
 
     def deal_ended(
         self, deal_index: int, points: list[dict[str, int]], totals: tuple[int, ...]
     ) -> None:
         """A deal was scored: the table's leftovers went to the last capture."""
-        self.last_deal = {"deal": deal_index, "points": [dict(p) for p in points]}
+        if self.table and self.last_side is not None:
+            for name in self.table:
+                self.piles[self.last_side] |= 1 << parse_card(name)
+        self.last_deal = {
+            "deal": deal_index,
+            "points": [dict(p) for p in points],
+            "counts": self.counts(points),
+        }
+        self.deals.append({**self.last_deal, "moves": list(self.moves)})
         self.totals = list(totals)
         self.table = []
         self.hand = []
         self.hand_sizes = [0] * len(self.players)
+
+    def counts(self, points: list[dict[str, int]]) -> list[dict[str, int]] | None:
+        """The engine's counts behind the deal's points (:func:`arena.engine.deal_counts`),
+        or None when the piles seen do not hold the whole deck (then no count is shown
+        rather than a wrong one)."""
+        if self.rules is None or sum(p.bit_count() for p in self.piles) != len(DECK):
+            return None
+        scope = [int(p.get("scope", 0)) for p in points]
+        return deal_counts(self.rules, self.piles, scope)
 
     def game_ended(self, result: GameResult) -> None:
         """The game is over."""
@@ -161,6 +218,7 @@ class TableView:
             "totals": list(self.totals),
             "moves": list(self.moves),  # every move of the deal: 40 at most
             "last_deal": self.last_deal,
+            "deals": list(self.deals),  # every finished deal's moves stay reachable
             "result": self.result,
         }
 
@@ -184,7 +242,7 @@ class Publisher:
 
     def on_move(self, live: LiveMove) -> None:
         """``MatchSpec.on_move``: called on the runner's loop, so it only queues the move."""
-        self.events.put(("move", live.record))
+        self.events.put(("move", (live.record, live.table.get("to_move") is None)))
 
     def put(self, kind: str, payload: Any) -> None:
         """Queues one event for the writer."""
@@ -233,8 +291,9 @@ class Publisher:
             view.observed(observation)
             fields = {"turn": turn, "awaiting": True, "legal": legal, "deadline": deadline}
         elif kind == "move":
-            view.moved(payload)
-            if payload.get("seat") == view.seat:  # played: by the person, or for them
+            record, ends_deal = payload
+            view.moved(record, ends_deal)
+            if record.get("seat") == view.seat:  # played: by the person, or for them
                 fields = {"awaiting": False}
         elif kind == "deal_end":
             view.deal_ended(*payload)
@@ -297,6 +356,7 @@ class HumanSeat(Bot):
         players: list[str],
         sides: int,
         *,
+        rules: Rules | None = None,
         abandon_s: float = 30.0,
         on_leave: Callable[[], None] | None = None,
     ) -> None:
@@ -307,7 +367,7 @@ class HumanSeat(Bot):
         self._leaving = threading.Lock()
         self._on_leave = on_leave
         self.publisher = Publisher(
-            game_id, TableView(seat, players, sides), every_second=Watcher(self, abandon_s)
+            game_id, TableView(seat, players, sides, rules), every_second=Watcher(self, abandon_s)
         )
 
     def leave(self, reason: str) -> None:

@@ -91,6 +91,28 @@ def bot_faults(faults: Any) -> list[Any]:
     ]
 
 
+def fault_summary(faults: Any, players: list[VersionRef]) -> str:
+    """Whose faults a game had, for lists: ``"1 fault: greedy@1 timeout"`` ("" with none).
+
+    A count alone leaves a reader guessing whether it was their bot's; the seat's version and
+    the fault's kind say it (kinds as in REPLAY.md: ``timeout``, ``illegal``, ``crash``...).
+    """
+    named = []
+    for f in faults or []:
+        if not isinstance(f, dict):
+            continue
+        seat = f.get("seat")
+        who = (
+            players[seat]["label"]
+            if isinstance(seat, int) and 0 <= seat < len(players)
+            else f"seat {seat}"
+        )
+        named.append(f"{who} {bot_text(str(f.get('kind', 'fault')))}")
+    if not named:
+        return ""
+    return f"{len(named)} fault{'' if len(named) == 1 else 's'}: {', '.join(named)}"
+
+
 def version_refs(ids: Iterable[int]) -> dict[int, VersionRef]:
     """Labels of the given bot version ids, in one query."""
     wanted = {int(i) for i in ids if i is not None}
@@ -210,6 +232,7 @@ def game_row(g: Game, refs: dict[int, VersionRef], season: Season | None = None)
         "forfeit": bot_forfeit(g.forfeit),
         "void": bot_text(g.void) or None,
         "faults": len(g.faults or []),
+        "fault_summary": fault_summary(g.faults, players),
         "duration_ms": g.duration_ms,
         "created": g.created.isoformat(),
     }

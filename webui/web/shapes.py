@@ -77,6 +77,7 @@ class GameRow(TypedDict):
     forfeit: Any
     void: str | None
     faults: int
+    fault_summary: str
     duration_ms: int
     created: str
     seats: NotRequired[list[int]]

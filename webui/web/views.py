@@ -395,6 +395,8 @@ def season(request: HttpRequest, season_id: int) -> HttpResponse:
             "format_headline": season_format.headline(data["format"]),
             "cross_table_note": season_format.cross_table_note,
             "percent": int(100 * done / total) if total else 0,
+            # Before any game the standings are the order of entry: no rank is shown.
+            "no_games": not any(row["played"] for row in data["standings"]),
             "poll_ms": live_progress.POLL_MS,
             "can_start": request.user.is_authenticated
             and request.user.is_staff

@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from arena.engine import POINT_CATEGORIES, Deal, Move, card_name, parse_cards, rules_for
+from arena.engine import (
+    POINT_CATEGORIES,
+    Deal,
+    Move,
+    card_name,
+    italian_name,
+    parse_card,
+    parse_cards,
+    rules_for,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -210,9 +219,10 @@ def cards_named(shown: dict[str, Any]) -> set[str]:
 
 
 def log_line(step: int, move: dict[str, Any]) -> str:
-    """A move as the move list writes it."""
-    capture = " \u00d7 " + "+".join(move["capture"]) if move["capture"] else ""  # times sign
-    return f"{step}{move['seat']} {move['card']}{capture}"
+    """A move as the move list writes it: the cards by name, as Play and the CLI name them."""
+    taken = [italian_name(parse_card(c)) for c in move["capture"]]
+    capture = " takes " + ", ".join(taken) if taken else ""
+    return f"{step}{move['seat']} {italian_name(parse_card(move['card']))}{capture}"
 
 
 def test_a_seat_view_shows_only_what_that_seat_knew_at_each_step(

@@ -30,6 +30,7 @@ VIEW_KEYS = {
     "totals",
     "moves",
     "last_deal",
+    "deals",
     "result",
 }
 

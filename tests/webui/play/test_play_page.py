@@ -20,11 +20,43 @@ pytestmark = [pytest.mark.services, pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[3]
 PHONE = {"width": 390, "height": 844}
+DASH = "\u2013"  # between two counts: 21-19 set as the page sets it
 
 
 def no_sideways_scroll(page: Any) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.evaluate("window.innerWidth"), f"the page is {width} px wide"
+
+
+def count_cells(page: Any, deal: int, key: str) -> tuple[str, int, int]:
+    """A finished deal's row of ``key``: its count (yours, then the bot's) and the points."""
+    cells = page.locator(f"#play-deals details[data-deal='{deal}'] tr[data-category='{key}'] td")
+    count, mine, bot = cells.all_inner_texts()
+    return count, int(mine), int(bot)
+
+
+def check_every_deal_with_its_counts(page: Any, replay: dict[str, Any], artifacts: Path) -> None:
+    """Every deal of the game stays on the page with its moves and the counts behind its
+    points, and the counts agree with the points the replay recorded."""
+    deals = page.locator("#play-deals details.play-deal")
+    assert deals.count() == len(replay["deals"]), page.inner_text("#play-deals")
+    for k, recorded in enumerate(replay["deals"]):
+        details = page.locator(f"#play-deals details[data-deal='{k}']")
+        details.locator("summary").click()
+        moves = details.locator(".play-deal-moves li")
+        assert moves.count() == len(recorded["moves"])
+        for key, whole in (("carte", 40), ("denari", 10)):
+            count, mine, bot = count_cells(page, k, key)
+            a, b = (int(n) for n in count.split(DASH))
+            assert a + b == whole, (key, count)
+            assert (mine, bot) == (int(a > b), int(b > a)), (key, count, mine, bot)
+        who, mine, bot = count_cells(page, k, "settebello")
+        assert who == ("you" if mine else "the bot"), (who, mine, bot)
+        primiera, mine, bot = count_cells(page, k, "primiera")
+        a, b = (int(n) for n in primiera.split(DASH))  # the values: 78, 70
+        assert max(a, b) >= 4 and not (mine and bot), (primiera, mine, bot)
+    deals.first.screenshot(path=str(artifacts / "play-earlier-deal-phone-dark.png"))
+    page.locator("#play-deals").screenshot(path=str(artifacts / "play-every-deal-phone-dark.png"))
 
 
 def test_a_person_plays_a_whole_game_by_tapping_cards(
@@ -99,8 +131,13 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
         if not breakdown and page.locator("#play-last-deal").is_visible():
             rows = page.locator("#play-last-deal tbody th").all_inner_texts()
             every = [c for c in POINT_CATEGORIES if not c.is_optional]  # the engine's five
-            assert rows[:5] == [f"{c.label} ({c.meaning})" for c in every], rows
+            assert rows[:5] == [c.label for c in every], rows
             assert rows[-1] == "Deal total"
+            heads = page.locator("#play-last-deal thead th").all_inner_texts()
+            assert heads == ["", "Count", "You", "Bot"], heads
+            no_sideways_scroll(page)
+            table = page.locator("#play-last-deal table")  # the counts fit a phone's width
+            assert table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
             page.locator(".play-panels").screenshot(
                 path=str(artifacts / "play-moves-and-score-phone-dark.png")
             )
@@ -127,6 +164,18 @@ def test_a_person_plays_a_whole_game_by_tapping_cards(
     assert long_list and breakdown  # the move list past 12 moves, a deal's score by point
     assert sum(game.totals) > 0 and max(game.totals) >= 11
     assert not errors, errors
+    assert page.inner_text("#play-target") == "First to 11 points wins."
+    check_every_deal_with_its_counts(page, game.replay, artifacts)
+    laptop = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="light")
+    log_in(laptop, live_server, person)
+    tab = laptop.new_page()
+    tab.goto(page.url)
+    tab.wait_for_selector("#play-deals details.play-deal")
+    tab.locator("#play-deals details.play-deal").first.locator("summary").click()
+    assert tab.locator("#play-last-deal tr[data-category='carte'] td").count() == 3
+    no_sideways_scroll(tab)
+    tab.screenshot(path=str(artifacts / "play-over-laptop-light.png"), full_page=True)
+    laptop.close()
 
     page.click("#play-replay")
     page.wait_for_url(f"**/play/{game.pk}/replay/")

@@ -117,3 +117,24 @@ def test_follow_prints_each_new_game_and_rating_as_it_comes(
         before,
         after,
     )
+
+
+def test_scores_read_from_the_bots_side_and_the_rating_line_agrees_with_its_games(
+    home: Path,
+    played_season: Any,
+    live_server: Any,
+) -> None:
+    from arena.commands.bot_status import game_line, no_rating_line, snapshot
+    from arena.sdk.client import ArenaClient
+
+    state = snapshot(ArenaClient(live_server.url), "random")
+    assert state is not None and state["games"]
+    for game in state["games"]:
+        assert game["sides"][0] == "random@1", game  # the bot's own side first
+        if game["result"] in ("win", "loss") and not game["faults"]:
+            own, other = game["totals"]
+            assert (own > other) == (game["result"] == "win"), game
+            assert f": {game['result']} {own}-{other} random@1 v " in game_line(game)
+    rated = [{"kind": "ladder", "result": "win"}, {"kind": "season", "result": "loss"}]
+    assert no_rating_line(rated).startswith("rating: not computed yet (2 rated games below")
+    assert no_rating_line([{"kind": "challenge", "result": "win"}]).startswith("rating: none yet")

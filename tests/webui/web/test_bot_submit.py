@@ -155,7 +155,7 @@ def test_a_new_bot_is_logged_in_submitted_validated_and_never_stored_twice(
     (home / "ada-bot" / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0")
     status, out, err = arena(["bot", "submit", "ada-bot", "--description", "Ada's"], capsys)
     assert status == 0, out + err
-    assert "Packed ada-bot@0.1.0: 5 files" in out and "__pycache__/" in out
+    assert "Packed ada-bot (0.1.0): 5 files" in out and "__pycache__/" in out
     assert f"Created bot ada-bot for ada on {server}" in out
     assert "Uploaded ada-bot@1 (bot.toml's version 0.1.0)" in out
     assert "✓ ada-bot@1 is ready: it played its validation game without a fault." in out
@@ -254,7 +254,7 @@ def test_bad_input_gets_one_clear_line_a_failing_status_and_changes_nothing(
         "unreachable": "cannot reach http://127.0.0.1:",
         "someone else's bot": "bot 'taken' belongs to bea",
         "bad server": "server 'ftp://example.org': give the site's address",
-        "past the upload limit": "refused case-bot@0.1.0: at most 0 uploads per hour for one "
+        "past the upload limit": "refused case-bot (0.1.0): at most 0 uploads per hour for one "
         "user (ARENA_UPLOADS_PER_HOUR)",
     }[case]
     argv = ["bot", "submit", str(folder)]

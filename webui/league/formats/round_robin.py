@@ -203,7 +203,8 @@ class RoundRobin(SeasonFormat):
     def bracket(
         self, match_rows: Sequence[Mapping[str, Any]], table: list[StandingRow], ref: Ref
     ) -> list[dict[str, Any]] | None:
-        """The knockout as columns of slots; projected from the standings before it starts."""
+        """The knockout as columns of slots; projected from the standings before it starts (once
+        a game is played: before, the standings are only the order of entry)."""
         season = self.season
         if not self.has_knockout:
             return None
@@ -213,6 +214,8 @@ class RoundRobin(SeasonFormat):
         ko_rounds = list(
             Round.objects.filter(season=season, phase=Round.Phase.KNOCKOUT).order_by("number")
         )
+        if not ko_rounds and not any(row.standing.played for row in table):
+            return None  # before any game the standings are entry order: nothing to project
         by_round_board = {
             (m["round"], m["board"]): m for m in match_rows if m["phase"] == "knockout"
         }

@@ -119,6 +119,7 @@
       const totals = view.totals || [0, 0];
       $("play-scores").textContent = view.players ?
         "You " + (totals[you] || 0) + " · " + state.bot + " " + (totals[1 - you] || 0) +
+        (state.target ? " (of " + state.target + ")" : "") +
         " · deal " + ((view.deal || 0) + 1) +
         " · taken: you " + ((view.captured || [])[you] || 0) + ", bot " + ((view.captured || [])[1 - you] || 0) +
         " · scope: you " + ((view.scope || [])[you] || 0) + ", bot " + ((view.scope || [])[1 - you] || 0) : "";
@@ -151,6 +152,9 @@
       });
       log.scrollTop = log.scrollHeight;  // the newest move in view
       drawBreakdown(view.last_deal, you);
+      drawDeals(view, you);
+      $("play-target").textContent = targetText(state, view, you);
+      $("play-moves-title").textContent = view.players ? "Moves of deal " + ((view.deal || 0) + 1) : "Moves of this deal";
       const finished = state.status === "over" || state.status === "void";
       $("play-end").hidden = !finished;
       $("play-resign").hidden = finished;
@@ -166,19 +170,21 @@
       }
     }
 
-    // The last deal's score, point by point, as the replay viewer shows it: the categories are
-    // the engine's (arena.engine.POINT_CATEGORIES), given by the page as JSON.
+    // A deal's score, point by point, with the counts behind each point (cards 21-19, coins
+    // 6-4, primiera 78-70): the categories are the engine's (arena.engine.POINT_CATEGORIES),
+    // given by the page as JSON, and the counts the engine's too (arena.engine.deal_counts,
+    // in the view): nothing is scored here.
     const POINTS = JSON.parse($("point-categories").textContent);
+    const WHO_TOOK = { settebello: true, re_bello: true }; // a count of one card: say who took it
 
-    function drawBreakdown(last, you) {
-      const box = $("play-last-deal");
-      box.replaceChildren();
-      if (!last) { box.hidden = true; return; }
-      box.hidden = false;
-      const mine = last.points[you], bot = last.points[1 - you];
-      const head = document.createElement("h3");
-      head.textContent = "Deal " + (last.deal + 1) + ": you " + mine.total + ", bot " + bot.total +
-        " point" + (bot.total === 1 && mine.total === 1 ? "" : "s");
+    function countText(key, mine, bot) {
+      if (WHO_TOOK[key]) return mine ? "you" : bot ? "the bot" : "nobody";
+      return mine + "–" + bot;
+    }
+
+    function breakdownTable(deal, you) {
+      const mine = deal.points[you], bot = deal.points[1 - you];
+      const counts = deal.counts || null;
       const table = document.createElement("table");
       table.className = "data play-breakdown";
       const row = (cells, tag) => {
@@ -193,20 +199,86 @@
         return tr;
       };
       const thead = document.createElement("thead");
-      thead.appendChild(row(["", "You", "Bot"], "th"));
+      const head = row(counts ? ["", "Count", "You", "Bot"] : ["", "You", "Bot"], "th");
+      if (counts) head.children[1].title = "yours–the bot's: cards, coins, primiera value, who took the settebello, scope";
+      thead.appendChild(head);
       const tbody = document.createElement("tbody");
       for (const c of POINTS) {
         const a = mine[c.key] || 0, b = bot[c.key] || 0;
-        if (c.key in mine || a || b) {
-          if (c.optional && !a && !b) continue;
-          tbody.appendChild(row([c.label + " (" + c.meaning + ")", a, b], "td"));
-        }
+        const ca = counts ? counts[you][c.key] : undefined, cb = counts ? counts[1 - you][c.key] : undefined;
+        if (!(c.key in mine) && !a && !b && ca === undefined) continue;
+        if (c.optional && !a && !b && ca === undefined) continue;
+        const tr = counts ?
+          row([c.label, countText(c.key, ca || 0, cb || 0), a, b], "td") :
+          row([c.label, a, b], "td");
+        tr.dataset.category = c.key;
+        tr.firstChild.title = c.meaning; // the label says the category, its title what wins it
+        tbody.appendChild(tr);
       }
-      const total = row(["Deal total", mine.total, bot.total], "td");
+      const total = row(counts ? ["Deal total", "", mine.total, bot.total] : ["Deal total", mine.total, bot.total], "td");
       total.className = "total";
       tbody.appendChild(total);
       table.append(thead, tbody);
-      box.append(head, table);
+      return table;
+    }
+
+    function dealTitle(deal, you) {
+      const mine = deal.points[you], bot = deal.points[1 - you];
+      return "Deal " + (deal.deal + 1) + ": you " + mine.total + ", bot " + bot.total +
+        " point" + (bot.total === 1 && mine.total === 1 ? "" : "s");
+    }
+
+    function drawBreakdown(last, you) {
+      const box = $("play-last-deal");
+      box.replaceChildren();
+      if (!last) { box.hidden = true; return; }
+      box.hidden = false;
+      const head = document.createElement("h3");
+      head.textContent = dealTitle(last, you);
+      box.append(head, breakdownTable(last, you));
+    }
+
+    // Every finished deal stays reachable: its moves and its breakdown, one <details> each
+    // (drawn again only when a deal ends, so one opened stays open while the game goes on).
+    let dealsDrawn = -1;
+    function drawDeals(view, you) {
+      const deals = view.deals || [];
+      const box = $("play-deals");
+      box.hidden = deals.length === 0;
+      if (deals.length === dealsDrawn) return;
+      dealsDrawn = deals.length;
+      const list = $("play-deal-list");
+      list.replaceChildren();
+      for (const deal of deals) {
+        const details = document.createElement("details");
+        details.className = "play-deal";
+        details.dataset.deal = String(deal.deal);
+        const summary = document.createElement("summary");
+        summary.textContent = dealTitle(deal, you) + " · " + (deal.moves || []).length + " moves";
+        const moves = document.createElement("ol");
+        moves.className = "play-deal-moves";
+        for (const m of deal.moves || []) {
+          const li = document.createElement("li");
+          li.textContent = moveText(m, view);
+          if (m.seat === view.seat) li.className = "mine";
+          moves.appendChild(li);
+        }
+        details.append(summary, breakdownTable(deal, you), moves);
+        list.appendChild(details);
+      }
+    }
+
+    function targetText(s, view, you) {
+      if (!s.target) return "";
+      const totals = view.totals || [0, 0];
+      const mine = totals[you] || 0, bot = totals[1 - you] || 0;
+      let text = "First to " + s.target + " points wins";
+      if (s.status === "playing" || s.status === "queued") {
+        text += ": you need " + Math.max(0, s.target - mine) + " more, the bot " + Math.max(0, s.target - bot) + ".";
+      } else {
+        text += ".";
+      }
+      return text;
     }
 
     function poll() {

@@ -207,6 +207,13 @@
           const log = this.log;
           this.following = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
         });
+        // The moves' names wrap on a narrow screen: when the log's width changes (a phone
+        // turned, a window resized), a log that follows keeps the newest move in view.
+        if (window.ResizeObserver) {
+          new ResizeObserver(() => {
+            if (this.following) this.log.scrollTop = this.log.scrollHeight;
+          }).observe(this.log);
+        }
         return;
       }
       document.addEventListener("keydown", (e) => this.key(e));
@@ -492,13 +499,17 @@
           this.log.append(h("li", { class: "v-log-deal", text: "Deal " + (m.deal + 1) }));
         }
         const current = this.live ? k === newest : e.frame === this.index;
-        const li = h("li", { "data-frame": String(e.frame),
+        // The cards by name, as Play and the CLI say them ("Sette di spade takes Quattro di
+        // denari, Tre di spade"); the short code ("7s × 4d+3s") is the line's title.
+        const code = m.card + (m.capture.length ? " × " + m.capture.join("+") : "");
+        const li = h("li", { "data-frame": String(e.frame), "data-move": code, title: code,
           class: (current ? "current " : "") + (m.scopa ? "scopa " : "") +
                  (e.faults.length ? "fault" : "") },
           h("span", { class: "v-log-no", text: String(e.step) }),
           h("span", { class: "v-log-seat side-" + d.side_of[m.seat], text: String(m.seat),
                       title: "seat " + m.seat }),
-          " " + m.card + (m.capture.length ? " × " + m.capture.join("+") : "") +
+          " " + C.label(m.card) +
+          (m.capture.length ? " takes " + m.capture.map(C.label).join(", ") : "") +
           (m.scopa ? " ★" : ""));
         this.log.append(li);
       });
