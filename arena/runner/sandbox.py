@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Protocol
 
 import arena
-from arena.runner import runtime_tree
+import arena.runner.runtime_tree as runtime_tree
 
 PACKAGE_DIR = Path(arena.__file__).resolve().parent
 """The ``arena`` package folder, bound read-only into Python bots' sandboxes."""
