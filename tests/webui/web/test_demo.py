@@ -173,6 +173,47 @@ def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_noth
         demo.kill()
 
 
+def gone_after_sigkill(demo: Demo, marker: Path) -> list[str]:
+    """SIGKILLs the demo process alone (not its group), as the OOM killer does, and returns
+    what is still running of it once all of it is gone or a generous deadline passed: every
+    process below it a moment before, and any whose command line names ``marker`` (a bot's
+    sandbox started since). The deadline bounds leftovers; it does not measure speed."""
+    children = descendants(demo.process.pid)
+    assert children, "the demo started no process"
+    os.kill(demo.process.pid, signal.SIGKILL)
+    demo.process.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    while True:
+        left = still_running(children) + left_behind(marker)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
+
+
+def test_a_demo_killed_outright_mid_match_leaves_none_of_its_processes(tmp_path: Path) -> None:
+    """SIGKILL of the demo alone while its bots play: its workers see their lifeline close
+    and end all they started (pool processes, seats, sandboxes, fork servers), so nothing of
+    it is left, whoever adopts the orphans."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    demo = Demo(["--bots", "greedy", "ismcts", "--port", str(port)], fresh_env(tmp_path / "data"))
+    try:
+        demo.wait_for("Serving the site at")
+        deadline = time.monotonic() + 120
+        while not live(base, 1)["playing"]:
+            assert time.monotonic() < deadline, demo.text
+            time.sleep(0.5)
+        while True:  # a game's bots are running (between two games there are none)
+            commands = [command for _, command in descendants(demo.process.pid).values()]
+            if any("bwrap" in c or "bot.py" in c for c in commands):
+                break
+            assert time.monotonic() < deadline, (commands, demo.text)
+            time.sleep(0.05)
+        assert gone_after_sigkill(demo, tmp_path) == []
+    finally:
+        demo.kill()
+
+
 def test_arena_password_gives_an_account_a_new_password_and_the_demo_prints_it(
     transactional_db: object,
     settings: object,
