@@ -220,7 +220,14 @@ def test_the_demo_terminal_shows_the_login_and_the_season_not_requests_and_a_sig
         assert unwrapped.count(str(log_file)) == 1, demo.text  # said once, at the start
         assert "Log in as demo /" in said
         assert said.index("Log in as demo") < said.index("Demo season 1: 0 of 1 matches")
-        assert said.index("0 of 1 matches") < said.index("1 of 1 matches played")
+        # The match as it is recorded: who, games won, points; then the count.
+        result = re.search(
+            r"(greedy|random)@1 (\d)-(\d) (greedy|random)@1 \(games won; points \d+-\d+\)",
+            said,
+        )
+        assert result and {result.group(1), result.group(4)} == {"greedy", "random"}, said
+        assert int(result.group(2)) + int(result.group(3)) <= 2
+        assert said.index("0 of 1 matches") < result.start() < said.index("1 of 1 matches")
         assert "greedy" in said.split("1 of 1 matches played", 1)[1]  # the standings
         assert REQUEST_LINE.search(demo.text) is None, demo.text
         assert "WARNING" not in demo.text and "Traceback" not in demo.text, demo.text
