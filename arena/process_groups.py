@@ -13,7 +13,9 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable, Mapping
 
 
 def exited_unreaped(process: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -148,3 +150,70 @@ def kill_orphans(keep: set[int], settle_s: float = 0.3, timeout: float = 3.0) ->
             quiet_since = time.monotonic()
         time.sleep(0.05)
     return killed
+
+
+LIFELINE_ENV = "ARENA_LIFELINE_FD"
+"""The environment variable naming a child's lifeline (:func:`lifeline`)."""
+
+_lifeline: tuple[int, int] | None = None
+
+
+def lifeline() -> int:
+    """The read end of this process's lifeline, a pipe whose write end only this process
+    holds (both ends are closed in every program it runs unless passed on): a child given
+    the read end (``pass_fds`` and :data:`LIFELINE_ENV`) reads end-of-file when this process
+    dies, however it dies (SIGKILL, the OOM killer), and can then go too
+    (:func:`watch_lifeline`). Made once; the write end stays open until this process ends."""
+    global _lifeline
+    if _lifeline is None:
+        _lifeline = os.pipe()
+    return _lifeline[0]
+
+
+def watch_lifeline(on_lost: Callable[[], object], env: Mapping[str, str] | None = None) -> bool:
+    """Calls ``on_lost`` from a daemon thread once the lifeline this process was given
+    (:data:`LIFELINE_ENV`) reads end-of-file: the process that started it has died. False
+    (and nothing watched) when it was given none."""
+    value = (os.environ if env is None else env).get(LIFELINE_ENV, "")
+    if not value.isdigit():
+        return False
+    fd = int(value)
+    try:
+        os.set_inheritable(fd, False)  # nothing this process runs holds it on
+    except OSError:
+        return False
+    if env is None:
+        os.environ.pop(LIFELINE_ENV, None)
+
+    def watch() -> None:
+        while True:
+            try:
+                if not os.read(fd, 4096):
+                    break
+            except InterruptedError:
+                continue
+            except OSError:
+                break
+        on_lost()
+
+    threading.Thread(target=watch, name="lifeline", daemon=True).start()
+    return True
+
+
+def own_group_members() -> list[int]:
+    """The other processes of this process's group (the pool children of a worker that
+    leads its own session), from /proc."""
+    group = os.getpgid(0)
+    me = os.getpid()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == group and fields[0] != b"Z":
+            found.append(int(entry.name))
+    return found

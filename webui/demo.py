@@ -79,12 +79,16 @@ class SeasonWatch:
         from webui.league.models import Season
 
         last: tuple[int, int] | None = None
+        told: set[int] = set()  # the matches whose result was said
         try:
             while not self.stopped.is_set():
                 try:
                     season = Season.objects.select_related("variant").get(pk=self.season_id)
                     done, _scheduled = season.progress()
                     planned = seasons.planned_matches(season)
+                    for match in recorded_since(self.season_id, told):
+                        told.add(match.pk)
+                        self.say(f"  {result_line(match)}")
                     if (done, planned) != last:
                         last = (done, planned)
                         self.say(f"{season.name}: {done} of {planned} matches played")
@@ -99,3 +103,42 @@ class SeasonWatch:
                 self.stopped.wait(self.poll_s)
         finally:
             connection.close()
+
+
+def recorded_since(season_id: int, told: set[int]) -> list[Any]:
+    """The season's matches recorded (played, or void) and not in ``told``, in the order they
+    were recorded."""
+    from webui.league.models import Match
+
+    done = (Match.Status.DONE, Match.Status.VOID)
+    return list(
+        Match.objects.filter(season_id=season_id, status__in=done)
+        .select_related("winner__bot")
+        .exclude(pk__in=told)
+        .order_by("finished", "pk")
+    )
+
+
+def result_line(match: Any) -> str:
+    """One recorded match, for the terminal: its entrants, games won and game points
+    (``greedy@1 2-0 random@1, points 31-6``), or why it is void."""
+    from webui.league.matches import match_score
+    from webui.league.models import Match
+
+    entrants = match.entrants()
+    names = " vs ".join(version.label for version in entrants)
+    if match.status == Match.Status.VOID:
+        why = (match.error.strip().splitlines() or ["not played"])[0][:160]
+        return f"{names}: void ({why})"
+    score = match_score(match.summary, len(entrants))
+    if score is None:
+        return f"{names}: recorded"
+    wins = "-".join(str(w) for w in score["wins"])
+    points = "-".join(str(p) for p in score["points"])
+    if len(entrants) == 2:
+        first, second = (version.label for version in entrants)
+        line = f"{first} {wins} {second} (games won; points {points})"
+        if match.winner is not None and len(set(score["wins"])) == 1:  # a knockout's tie
+            line += f", {match.winner.label} goes through"
+        return line
+    return f"{names}: games won {wins}, points {points}"

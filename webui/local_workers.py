@@ -23,10 +23,12 @@ from types import TracebackType
 from typing import IO, NamedTuple
 
 from arena.process_groups import (
+    LIFELINE_ENV,
     become_subreaper,
     exited_unreaped,
     finish_group,
     kill_orphans,
+    lifeline,
     reap_exited,
     signal_group,
 )
@@ -123,13 +125,17 @@ class LocalWorkers:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             output = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (closed in stop)
             self._logs.append(output)
+        # Its lifeline: should this process die without stopping it (SIGKILL, the OOM
+        # killer), the worker reads end-of-file there and ends itself and all it started.
+        line = lifeline()
         process = subprocess.Popen(
             worker_command(name, self.concurrency, self.loglevel, play=self.play),
             cwd=ROOT,
-            env=self.env,
+            env={**self.env, LIFELINE_ENV: str(line)},
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.STDOUT,
+            pass_fds=(line,),
             start_new_session=True,  # its own process group: stop() ends its pool children too
         )
         return process

@@ -488,16 +488,25 @@ def _end_group(found: Backend, name: str) -> bool:
 
 
 def sweep_stale_groups(
-    found: Backend, older_than_s: float = STALE_GROUP_S, prefix: str = "scopa-"
+    found: Backend,
+    older_than_s: float = STALE_GROUP_S,
+    prefix: str = "scopa-",
+    *,
+    expected: bool = False,
 ) -> int:
     """Removes seat groups left by runners that died: those whose processes outlived their
     runner (thawed, killed, removed: :func:`orphaned_groups`), and empty ones older than
     ``older_than_s`` (a runner killed before it could remove them); returns how many. A group
-    in use by a live runner is never touched."""
+    in use by a live runner is never touched. Each group ended is a warning, unless
+    ``expected`` (the caller killed the runners itself: an info line then)."""
     removed = 0
     for name in orphaned_groups(found, prefix):
         if _end_group(found, name):
-            log.warning("ended the seat group %s: its runner had died", name)
+            log.log(
+                logging.INFO if expected else logging.WARNING,
+                "ended the seat group %s: its runner had died",
+                name,
+            )
             removed += 1
     now = time.time()
     for parent in found.parents():
@@ -516,9 +525,27 @@ def end_orphaned_seats() -> int:
     """Ends, at once, the seat groups on this host whose runner died (see
     :func:`sweep_stale_groups`); returns how many. For whoever kills runners (``arena web``
     and ``arena demo`` stopping their workers): a seat frozen when its runner was killed takes
-    its ``SIGKILL`` only once thawed, which this does."""
+    its ``SIGKILL`` only once thawed, which this does. The runners were killed on purpose, so
+    each group ended is an info line, not a warning."""
     found = backend()
-    return 0 if found is None else sweep_stale_groups(found)
+    return 0 if found is None else sweep_stale_groups(found, expected=True)
+
+
+def end_seats_of(runners: set[int], prefix: str = "scopa-") -> int:
+    """Ends, at once, the seat groups made by the runner processes ``runners`` (thawed,
+    killed, removed), whether or not those runners still live; returns how many. For a
+    worker that must go with everything it started (its parent died: a frozen seat would
+    otherwise wait for a thaw for ever)."""
+    found = backend()
+    if found is None:
+        return 0
+    ended = 0
+    with contextlib.suppress(OSError):
+        for entry in found.memory_parent.iterdir():
+            named = _RUNNER_OF.search(entry.name)
+            if entry.name.startswith(prefix) and named and int(named.group(1)) in runners:
+                ended += _end_group(found, entry.name)
+    return ended
 
 
 def make_group(label: str, memory_bytes: int, pids: int) -> SeatGroup | None:
@@ -698,6 +725,7 @@ __all__ = [
     "TreeFreezer",
     "backend",
     "end_orphaned_seats",
+    "end_seats_of",
     "make_group",
     "orphaned_groups",
     "sweep_stale_groups",

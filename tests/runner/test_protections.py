@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -163,6 +164,38 @@ def test_a_frozen_seat_whose_runner_died_is_thawed_killed_and_removed() -> None:
         live.remove()
         orphan.kill()
         orphan.remove()
+
+
+def test_a_worker_whose_parent_died_ends_the_seats_of_its_runners_frozen_or_not() -> None:
+    # `arena worker` whose starting command died ends the seat groups of its runners (itself
+    # and its pool processes) whether or not they still live: here this process is the runner.
+    found = cgroups.backend()
+    require(found is not None, "a writable control group")
+    assert found is not None
+    label = f"endtest-{os.getpid()}"
+    groups = [cgroups.SeatGroup(found, label, 64 * 1024**2, 16) for _ in range(2)]
+    sleepers = [subprocess.Popen([*group.join_command(), "sleep", "60"]) for group in groups]
+    try:
+        for _ in range(200):
+            if all(group.pids() for group in groups):
+                break
+            time.sleep(0.01)
+        assert [group.pids() for group in groups] == [[s.pid] for s in sleepers]
+        if groups[0].can_freeze:  # a frozen seat takes its SIGKILL only once thawed
+            groups[0].freeze()
+        # Another runner's seats are not these.
+        assert cgroups.end_seats_of({os.getpid() + 10**7}, prefix=f"scopa-{label}") == 0
+        assert all(group.memory_dir.exists() for group in groups)
+        assert cgroups.end_seats_of({os.getpid()}, prefix=f"scopa-{label}") == 2
+        for group, sleeper in zip(groups, sleepers, strict=True):
+            assert sleeper.wait(timeout=30) == -signal.SIGKILL  # a bound on a hang
+            assert not group.memory_dir.exists() and not group.pids_dir.exists()
+    finally:
+        for group, sleeper in zip(groups, sleepers, strict=True):
+            group.kill()
+            sleeper.kill()
+            sleeper.wait()
+            group.remove()
 
 
 def test_old_seat_folders_left_behind_are_swept(tmp_path: Path) -> None:

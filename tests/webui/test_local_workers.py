@@ -3,9 +3,11 @@ no longer theirs (a reaped leader's pid, hence its group id, can go to another p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -201,3 +203,70 @@ def test_exited_workers_are_replaced_in_their_places_up_to_the_limit() -> None:
         assert pool.replace_exited(limit=1) == []  # seen once only
     finally:
         pool.stop(timeout=5)
+
+
+def test_a_lifeline_tells_its_holder_when_the_process_that_gave_it_dies() -> None:
+    """The lifeline a worker is given reads end-of-file once its writer is gone, however it
+    went; a missing or bad one is not watched."""
+    import threading
+
+    from arena.process_groups import LIFELINE_ENV, watch_lifeline
+
+    assert not watch_lifeline(lambda: None, env={})
+    assert not watch_lifeline(lambda: None, env={LIFELINE_ENV: "not a number"})
+    read, write = os.pipe()
+    lost = threading.Event()
+    assert watch_lifeline(lost.set, env={LIFELINE_ENV: str(read)})
+    assert not lost.wait(0.3)  # the writer lives: nothing happens
+    os.close(write)
+    assert lost.wait(30)  # a bound on a hang
+    os.close(read)
+
+
+def test_a_worker_goes_when_the_process_that_started_it_is_killed(tmp_path: Path) -> None:
+    """A process that started local workers is SIGKILLed: each worker reads end-of-file on
+    its lifeline and ends itself with its pool process (a group of its own, found here by its
+    command line's name)."""
+    script = f"""
+import sys, time
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from webui.local_workers import LocalWorkers
+pool = LocalWorkers(1, prefix="lifelinetest", log_dir=__import__("pathlib").Path({str(tmp_path)!r}))
+worker = pool.start_one()
+print(worker.pid, flush=True)
+time.sleep(600)
+"""
+    starter = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert starter.stdout is not None
+        worker = int(starter.stdout.readline())
+        deadline = time.monotonic() + 120  # a bound on a hang, not a measure
+        while len(group_of(worker)) < 2:  # the worker and its pool process
+            assert time.monotonic() < deadline, sorted(p.name for p in tmp_path.iterdir())
+            time.sleep(0.2)
+        starter.kill()
+        starter.wait()
+        while group_of(worker):
+            assert time.monotonic() < deadline + 60, group_of(worker)
+            time.sleep(0.2)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(starter.pid, signal.SIGKILL)
+        starter.wait()
+        with contextlib.suppress(ProcessLookupError, NameError):
+            os.killpg(worker, signal.SIGKILL)
+
+
+def group_of(leader: int) -> list[int]:
+    """The live processes of the process group ``leader`` leads (zombies left out)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == leader and fields[0] not in {"Z", "X"}:
+            found.append(int(stat.parent.name))
+    return found

@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
 
     from django.conf import settings
 
+    log_file = _log_to_file(settings.ARENA_LOGS_DIR / "demo.log")
     from webui.accounts import demo_login
     from webui.demo import SeasonWatch, adopt_sample_bots, house_owner
     from webui.league import cli, errors, seasons, variants, versions
@@ -175,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(
         f"Bots: {', '.join(v.label for v in entrants)}. Playing "
         f"[bold]{season.name}[/bold] ({variant.label}, {seasons.planned_matches(season)} "
-        f"matches) on local workers; data in {settings.ARENA_DATA_DIR}"
+        f"matches) on local workers; data in {settings.ARENA_DATA_DIR}, the site's "
+        f"requests and warnings in {log_file}"
     )
     if args.no_serve:
         return int(
@@ -222,6 +224,37 @@ def run(args: argparse.Namespace) -> int:
     finally:
         watch.stop()
         loop.stop()
+
+
+def _log_to_file(path: Path) -> Path:
+    """Sends this process's log to ``path`` (appended) instead of the terminal, which keeps
+    the login, the season's progress and the standings: the development server's request
+    lines (``django.server``), a warning per 404 (``django.request``), the ladder's and the
+    runner's info lines. Errors still reach the terminal too. Made the site's logging
+    settings, so that loading the site again (the server's WSGI application does) keeps it."""
+    import copy
+    import logging.config
+
+    from django.conf import settings
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    config: dict[str, Any] = copy.deepcopy(dict(settings.LOGGING))
+    handlers: dict[str, dict[str, Any]] = config.setdefault("handlers", {})
+    for handler in handlers.values():
+        handler["level"] = "ERROR"
+    handlers["demo_file"] = {
+        "class": "logging.FileHandler",
+        "filename": str(path),
+        "encoding": "utf-8",
+        "formatter": "plain",
+    }
+    config.setdefault("root", {}).setdefault("handlers", []).append("demo_file")
+    loggers: dict[str, Any] = config.setdefault("loggers", {})
+    loggers["django"] = {"handlers": [], "level": "INFO", "propagate": True}  # a 404's warning
+    loggers["django.server"] = {"handlers": ["demo_file"], "level": "INFO", "propagate": False}
+    settings.LOGGING = config
+    logging.config.dictConfig(config)
+    return path
 
 
 def _print_login(console: Any, login: Any, args: argparse.Namespace) -> None:

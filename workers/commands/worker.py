@@ -13,8 +13,13 @@ when this command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
-from typing import Any
+import signal
+import time
+from typing import Any, NoReturn
+
+from arena.process_groups import own_group_members, watch_lifeline
 
 HELP = "run a Celery worker that plays matches"
 
@@ -64,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from workers.celery_app import app
 
     print(summary(), flush=True)  # what protects this host from the bots (`arena doctor`)
+    watch_lifeline(_parent_died)  # started by `arena demo` or `arena web`: it goes with them
 
     if args.play:
         from webui.league.queue import play_queue
@@ -93,3 +99,35 @@ def run(args: argparse.Namespace) -> int:
         argv += ["--beat", "--schedule", str(settings.ARENA_DATA_DIR / "celerybeat-schedule")]
     app.worker_main(argv)
     return 0
+
+
+ORPHANED_GRACE_S = 2.0
+"""How long a worker whose parent died waits for its killed pool children to go."""
+
+
+def _parent_died() -> NoReturn:
+    """The command that started this worker died without stopping it (SIGKILL, the OOM
+    killer): ends everything this worker started, now, and then itself. Its pool children
+    (its process group) first, killed; then the seat groups of every runner among them and
+    itself (a frozen seat takes its SIGKILL only once thawed); a seat's sandbox dies with its
+    runner (``--die-with-parent``) and a fork server when its runner's socket closes. What it
+    was playing is played again once its lease runs out, as after a crashed host."""
+    from arena.runner.cgroups import end_orphaned_seats, end_seats_of
+
+    me = os.getpid()
+    runners = {me}
+    deadline = time.monotonic() + ORPHANED_GRACE_S
+    while time.monotonic() < deadline:
+        members = own_group_members()
+        if not members:
+            break
+        runners.update(members)
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+    end_seats_of(runners)
+    end_orphaned_seats()
+    if os.getpgid(0) == me:  # leads its own group: nothing of it stays
+        os.killpg(me, signal.SIGKILL)
+    os._exit(1)

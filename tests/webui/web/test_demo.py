@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -149,6 +150,8 @@ def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_noth
         assert left_behind(tmp_path) == []  # nor a bot started after that look (an orphan)
         assert demo.text.rstrip().endswith("stopped")
         assert "Traceback" not in demo.text, demo.text
+        # A clean stop is no news: no warning (its killed runners' seat groups ended quietly).
+        assert "WARNING" not in demo.text and "runner had died" not in demo.text, demo.text
     finally:
         demo.kill()
     # The match was cut, not waited for: nobody recorded it (it is played again later).
@@ -169,6 +172,96 @@ def test_the_demo_serves_while_its_season_plays_and_ctrl_c_or_sigterm_leave_noth
         assert still_running(children) == []
         assert left_behind(tmp_path) == []
         assert "Traceback" not in demo.text, demo.text
+    finally:
+        demo.kill()
+
+
+REQUEST_LINE = re.compile(r'"(GET|POST|HEAD) /|HTTP/1\.[01]" \d{3}|Not Found')
+
+
+def gone_after_sigkill(demo: Demo, marker: Path) -> list[str]:
+    """SIGKILLs the demo process alone (not its group), as the OOM killer does, and returns
+    what is still running of it once all of it is gone or a generous deadline passed: every
+    process below it a moment before, and any whose command line names ``marker`` (a bot's
+    sandbox started since). The deadline bounds leftovers; it does not measure speed."""
+    children = descendants(demo.process.pid)
+    assert children, "the demo started no process"
+    os.kill(demo.process.pid, signal.SIGKILL)
+    demo.process.wait(timeout=30)
+    deadline = time.monotonic() + 60
+    while True:
+        left = still_running(children) + left_behind(marker)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
+
+
+def test_the_demo_terminal_shows_the_login_and_the_season_not_requests_and_a_sigkill_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """The terminal keeps what a newcomer needs (the login, each match as it is recorded,
+    the standings); request lines and 404 warnings go to a log file it names once. Killed
+    outright, the demo's workers, their pool processes and their fork servers go too."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    data = tmp_path / "data"
+    demo = Demo(["--bots", "random", "greedy", "--port", str(port)], fresh_env(data))
+    try:
+        demo.wait_for("Serving the site at")
+        for path in ("/", "/seasons/1/", "/ladder/", "/no-such-page/", "/favicon.ico"):
+            try:
+                get(base + path)
+            except urllib.error.HTTPError as error:
+                assert error.code == 404, path
+        said = demo.wait_for("Demo season 1 is over")
+        unwrapped = "".join(demo.text.split())  # the terminal wraps a long path anywhere
+        log_file = data / "logs" / "demo.log"
+        assert f"requestsandwarningsin{log_file}" in unwrapped, demo.text
+        assert unwrapped.count(str(log_file)) == 1, demo.text  # said once, at the start
+        assert "Log in as demo /" in said
+        assert said.index("Log in as demo") < said.index("Demo season 1: 0 of 1 matches")
+        # The match as it is recorded: who, games won, points; then the count.
+        result = re.search(
+            r"(greedy|random)@1 (\d)-(\d) (greedy|random)@1 \(games won; points \d+-\d+\)",
+            said,
+        )
+        assert result and {result.group(1), result.group(4)} == {"greedy", "random"}, said
+        assert int(result.group(2)) + int(result.group(3)) <= 2
+        assert said.index("0 of 1 matches") < result.start() < said.index("1 of 1 matches")
+        assert "greedy" in said.split("1 of 1 matches played", 1)[1]  # the standings
+        assert REQUEST_LINE.search(demo.text) is None, demo.text
+        assert "WARNING" not in demo.text and "Traceback" not in demo.text, demo.text
+        logged = log_file.read_text()
+        assert '"GET /no-such-page/ HTTP/1.1" 404' in logged, logged[-3000:]
+        assert "Not Found: /no-such-page/" in logged, logged[-3000:]
+
+        commands = [command for _, command in descendants(demo.process.pid).values()]
+        assert any("arena.cli worker" in c for c in commands), commands
+        assert gone_after_sigkill(demo, tmp_path) == []
+    finally:
+        demo.kill()
+
+
+def test_a_demo_killed_outright_mid_match_leaves_none_of_its_processes(tmp_path: Path) -> None:
+    """SIGKILL of the demo alone while its bots play: its workers see their lifeline close
+    and end all they started (pool processes, seats, sandboxes, fork servers), so nothing of
+    it is left, whoever adopts the orphans."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    demo = Demo(["--bots", "greedy", "ismcts", "--port", str(port)], fresh_env(tmp_path / "data"))
+    try:
+        demo.wait_for("Serving the site at")
+        deadline = time.monotonic() + 120
+        while not live(base, 1)["playing"]:
+            assert time.monotonic() < deadline, demo.text
+            time.sleep(0.5)
+        while True:  # a game's bots are running (between two games there are none)
+            commands = [command for _, command in descendants(demo.process.pid).values()]
+            if any("bwrap" in c or "bot.py" in c for c in commands):
+                break
+            assert time.monotonic() < deadline, (commands, demo.text)
+            time.sleep(0.05)
+        assert gone_after_sigkill(demo, tmp_path) == []
     finally:
         demo.kill()
 
