@@ -112,7 +112,7 @@ def parse_manifest(
     the engine). Raises :class:`ManifestError`.
 
     >>> parse_manifest('name = "me"\\nversion = "1"\\ncommand = ["python", "bot.py"]').label
-    'me@1'
+    'me (1)'
     """
     if len(text) > MAX_MANIFEST_BYTES:  # before decoding: bytes or characters, both bounded
         raise ManifestError(

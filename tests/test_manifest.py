@@ -35,7 +35,7 @@ def test_a_good_manifest_parses_with_its_defaults() -> None:
     manifest = parse_manifest('name = "b"\nversion = "2"\ncommand = ["./run"]\n')
     assert manifest == Manifest(name="b", version="2", author="", command=("./run",))
     assert manifest.variants == ("*",) and manifest.env == {}
-    assert manifest.label == "b@2" and manifest.supports("scopone") and not manifest.is_python
+    assert manifest.label == "b (2)" and manifest.supports("scopone") and not manifest.is_python
 
 
 def test_variants_and_env_are_kept() -> None:

@@ -51,9 +51,11 @@ PACE_RATIO = 16
 """Each release point of a paced turn after the first is this many times the one before."""
 
 MAX_CLOCK_FAULTS = 3
-SETTLE_S = 0.02
+SETTLE_S = 0.25
 """How long a turn waits, at most, for what its bot wrote to be read into its game log (off
-the bot's clock: before the request is sent)."""
+the bot's clock: before the request is sent). Its output's reader is a thread of the runner:
+on a busy host it can wait its turn for the CPU, and a line read after the next turn's mark
+would be filed under that turn. Only a bot whose output never stops waits this long."""
 SETTLE_STEP_S = 0.001
 MAX_FALLBACK_NOTES = 3
 """Fallback answers recorded as faults per seat and game (all are counted in ``fallbacks``)."""

@@ -132,8 +132,9 @@ def test_arena_match_ends_at_sigterm_while_a_seat_starts(bwrap: str, tmp_path: P
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+    before = seat_folders("mute")  # an earlier test's, being removed
     try:
-        while not seat_folders("mute"):  # the seat is being started
+        while not seat_folders("mute") - before:  # the seat is being started
             assert process.poll() is None, process.communicate()
             time.sleep(0.05)
         process.send_signal(signal.SIGTERM)
@@ -144,4 +145,4 @@ def test_arena_match_ends_at_sigterm_while_a_seat_starts(bwrap: str, tmp_path: P
             process.wait()
     assert process.returncode == 143, err
     assert b"terminated" in err
-    assert not seat_folders("mute")
+    assert not seat_folders("mute") - before

@@ -121,7 +121,7 @@ def test_what_a_bot_says_of_itself_is_shown_as_text(bwrap: str, tmp_path: Path) 
         ]
         done = arena("match", f"grpc://127.0.0.1:{port}", "random", "--games", "2")
         assert controls(done.stdout) == [] and controls(done.stderr) == []
-        assert "terminal-escape\\x1b]0;title\\x07@1\\x1b[31m\\u202e0" in done.stdout.decode()
+        assert "terminal-escape\\x1b]0;title\\x07 (1\\x1b[31m\\u202e0)" in done.stdout.decode()
     finally:
         process.kill()
         process.wait()

@@ -186,7 +186,11 @@ def test_the_season_and_match_pages_follow_the_games_without_reloading(
         timeout=90_000,
     )
     assert tab.locator('[data-live="games-planned"]').inner_text() == "2"
-    assert tab.locator("table a[href^='/games/']").count() >= 2
+    # Both games are played; the page then reloads and lists them as recorded.
+    tab.wait_for_function(
+        "() => document.querySelectorAll(\"table a[href^='/games/']\").length >= 2",
+        timeout=90_000,
+    )
     # The season page counted the finished match without being reloaded.
     page.wait_for_function(
         "() => Number(document.querySelector('[data-live=\"matches-done\"]').innerText) >= 1",

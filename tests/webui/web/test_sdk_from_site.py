@@ -65,6 +65,6 @@ def test_the_starter_kit_and_the_sdk_from_the_site_play_without_a_checkout(
     checked = run([str(venv / "bin" / "arena"), "bot", "check", "."], kit, env)
     assert re.search(r"\b(\d+)/\1 checks passed", checked), checked
     out = run([str(venv / "bin" / "arena"), "match", ".", "random", "--games", "2"], kit, env)
-    assert "my-bot@0.1.0" in out and "random@1.0.0" in out and "bubblewrap" in out
+    assert "my-bot (0.1.0)" in out and "random (1.0.0)" in out and "bubblewrap" in out
     tests = run([str(venv / "bin" / "python"), "-m", "unittest"], kit, env)
     assert re.search(r"Ran [1-9]\d* tests?", tests) and "OK" in tests, tests
