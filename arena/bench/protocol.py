@@ -211,6 +211,9 @@ def measure(variant: str, requests: int, games: int, rounds: int = 10) -> dict[s
                     seed=round_index + 1,
                     move_time_ms=5000,
                     sandbox=sandboxed,
+                    # The protocol's cost, not the pacing of partners' turns (a policy of
+                    # the league's partnership games, measured apart: docs/BENCHMARKS.md).
+                    pace_partners=False,
                 )
                 report = run_match(spec)
                 for game in report.games:
