@@ -524,16 +524,7 @@ def release_tree(root: Path, held: int, owner: int) -> bool:
     (True). Only in the process that took the hold (a forked child shares its lock)."""
     if os.getpid() != owner:
         return False
-    try:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(held)
-        return False
-    with contextlib.suppress(OSError):
-        (root / COMPLETE).unlink()
-    shutil.rmtree(root, ignore_errors=True)
-    os.close(held)
-    return True
+    return _remove_if_last(root, held)
 
 
 def sweep_unheld(base: Path) -> int:
@@ -548,17 +539,24 @@ def sweep_unheld(base: Path) -> int:
                 fd = os.open(entry / HOLDERS, os.O_RDONLY | os.O_CLOEXEC)
             except OSError:
                 continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue
-            with contextlib.suppress(OSError):
-                (entry / COMPLETE).unlink()
-            shutil.rmtree(entry, ignore_errors=True)
-            os.close(fd)
-            removed += 1
+            removed += _remove_if_last(entry, fd)
     return removed
+
+
+def _remove_if_last(root: Path, fd: int) -> bool:
+    """Removes the tree ``root`` if ``fd`` (of its holders file) can take the lock alone: no
+    other process holds it (True). Closes ``fd`` either way. Its ``.complete`` mark goes
+    first, so that a process waiting for a hold finds the tree going (:func:`_hold`)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False
+    with contextlib.suppress(OSError):
+        (root / COMPLETE).unlink()
+    shutil.rmtree(root, ignore_errors=True)
+    os.close(fd)
+    return True
 
 
 @functools.cache
