@@ -883,7 +883,7 @@ class BotProcess:
             self._reading.release()
         # POLLIN: bytes to read. A pipe whose writer is gone and that holds nothing says
         # POLLHUP alone, and a descriptor closed here POLLNVAL: nothing more comes from it.
-        return not any(events & select.POLLIN for _, events in ready)
+        return not ready or all(not events & select.POLLIN for _, events in ready)
 
     def is_running(self) -> bool:
         """Whether the process is still alive."""
