@@ -400,7 +400,8 @@ class _GamePlay:
         observation = deal.observation(seat)
         bank = self.banks[seat]
         limit = min(self.match.spec.move_time_ms, bank)
-        await self._mark_turn(seat)
+        if not self._mark_turn(seat):
+            await self._settle_and_mark(seat)
         self.request_id += 1
         message = self.requests.request_bytes(
             self.request_id, observation, legal, limit, bank, stream.take_moves()
@@ -419,10 +420,22 @@ class _GamePlay:
             await asyncio.sleep(max(0.0, release - time.perf_counter()))
         await self._answered(answer)
 
-    async def _mark_turn(self, seat: int) -> None:
-        """Marks the start of ``seat``'s turn in its game log, once what its bot wrote so far
-        is in the log (waiting at most ``SETTLE_S``: a bot that floods its output gets its
-        lines in the next turn rather than a slower game)."""
+    def _mark_turn(self, seat: int) -> bool:
+        """Marks the start of ``seat``'s turn in its game log when what its bot wrote so far
+        is in the log (one look at its output pipes, no wait: the common case, every turn);
+        False when it is not yet (:meth:`_settle_and_mark`)."""
+        process = self.slots[seat].process
+        if process is None or process.log.tap is None:
+            return True
+        if not process.output_settled():
+            return False
+        process.log.tap.mark(self.recorder.deals - 1, self.recorder.moves_of_deal, seat)
+        return True
+
+    async def _settle_and_mark(self, seat: int) -> None:
+        """Marks the start of ``seat``'s turn once what its bot wrote so far is in the log,
+        waiting at most ``SETTLE_S`` (a bot that floods its output gets its lines in the next
+        turn rather than a slower game)."""
         process = self.slots[seat].process
         if process is None or process.log.tap is None:
             return

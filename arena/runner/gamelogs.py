@@ -49,7 +49,7 @@ class GameLogCapture:
         self._parts: list[str] = []
         self._size = 0
         self._cut = 0
-        self._turns: list[Turn] = []
+        self._turns: list[tuple[int, int, int, int]] = []  # a Turn's fields, made per turn
         self._lock = threading.Lock()
 
     def add(self, line: str) -> None:
@@ -70,7 +70,12 @@ class GameLogCapture:
     def mark(self, deal: int, move: int, seat: int) -> None:
         """Marks the start of a turn: the lines from here on are that turn's."""
         with self._lock:
-            self._turns.append(Turn(deal, move, seat, self._size))
+            self._turns.append((deal, move, seat, self._size))
+
+    def turns(self) -> list[Turn]:
+        """The turns marked so far, in order."""
+        with self._lock:
+            return [Turn(*turn) for turn in self._turns]
 
     def to_json(self) -> SeatGameLogJson:
         """The log so far, with a note at its end when the cap cut it."""
@@ -84,7 +89,7 @@ class GameLogCapture:
             return {
                 "seats": list(self.seats),
                 "text": text,
-                "turns": [[t.deal, t.move, t.seat, t.offset] for t in self._turns],
+                "turns": [list(turn) for turn in self._turns],
                 "cut": self._cut,
             }
 

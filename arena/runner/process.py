@@ -13,14 +13,11 @@ gRPC.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import select
 import signal
-import struct
 import subprocess
-import termios
 import threading
 import time
 from collections import deque
@@ -259,6 +256,7 @@ class BotProcess:
         self._plan: sandbox.LaunchPlan | None = None
         self._prepared = False  # the sandbox of the next start is built (prepare)
         self._streams: tuple[Any, Any] | None = None  # the bot's stdout and stderr, read ends
+        self._unread: select.poll | None = None  # both streams, polled for bytes not yet read
         self._reading = threading.Lock()  # held while a read's lines go to the log
         self._bot_pipes: tuple[int, int] | None = None  # their write ends, until the fork
         self._go_fd: int | None = None  # a forked bot's go pipe, until its start
@@ -473,6 +471,10 @@ class BotProcess:
         ]
         for thread in self._threads:
             thread.start()
+        unread = select.poll()
+        for stream in streams:
+            unread.register(stream.fileno(), select.POLLIN)
+        self._unread = unread
         self._streams = streams
         self._bot_pipes = bot_pipes
         deadline = time.monotonic() + self.start_timeout
@@ -864,23 +866,24 @@ class BotProcess:
     def output_settled(self) -> bool:
         """Whether every byte the bot has written so far is in its log (a line not yet ended
         aside): its pipes hold nothing unread, and no read is being added. The game marks a
-        turn in the log once this holds, so that a turn's lines are the turn's."""
-        streams = self._streams
-        if streams is None:
+        turn in the log once this holds, so that a turn's lines are the turn's.
+
+        Asked at every turn: one ``poll`` of both pipes, without waiting (two ``FIONREAD``
+        ioctls before, about 6 µs a turn from Python against 1)."""
+        unread = self._unread
+        if unread is None:
             return True
         if not self._reading.acquire(blocking=False):  # a read being added: not yet
             return False
         try:
-            for stream in streams:
-                try:
-                    unread = fcntl.ioctl(stream.fileno(), termios.FIONREAD, b"\0\0\0\0")
-                except (OSError, ValueError):
-                    continue  # closed: nothing more comes from it
-                if struct.unpack("i", unread)[0] > 0:
-                    return False
+            ready = unread.poll(0)
+        except (OSError, RuntimeError):  # (RuntimeError: polled at once from elsewhere)
+            return False
         finally:
             self._reading.release()
-        return True
+        # POLLIN: bytes to read. A pipe whose writer is gone and that holds nothing says
+        # POLLHUP alone, and a descriptor closed here POLLNVAL: nothing more comes from it.
+        return not ready or all(not events & select.POLLIN for _, events in ready)
 
     def is_running(self) -> bool:
         """Whether the process is still alive."""
@@ -929,6 +932,7 @@ class BotProcess:
         if self._watch is not None:
             self._watch.close()
             self._watch = None
+        self._unread = None  # before its descriptors close (their numbers may be reused)
         if self._streams is not None:
             for stream in self._streams:
                 with contextlib.suppress(OSError):
