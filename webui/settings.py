@@ -234,6 +234,7 @@ INSTALLED_APPS = [
     "webui.web",
     "webui.play",
     "webui.training",
+    "webui.fairplay",
 ]
 
 MIDDLEWARE = [
@@ -470,6 +471,15 @@ ARENA_CHALLENGES_OPEN_PER_BOT = int(os.environ.get("ARENA_CHALLENGES_OPEN_PER_BO
 # row a pair waits behind a match of the league before it is played anyway (2 s each).
 ARENA_SPRT_PARALLEL = int(os.environ.get("ARENA_SPRT_PARALLEL", "2"))
 ARENA_SPRT_MAX_YIELDS = int(os.environ.get("ARENA_SPRT_MAX_YIELDS", "30"))
+# Fair-play audits (webui.fairplay, docs/SECURITY.md "Fair-play audit"): their own queue (default
+# $ARENA_QUEUE-audit, served by `arena worker --audit`), how often bots with new rated games are
+# queued, recent games per audit, the false-alarm rate per audit and sampled deals per decision.
+ARENA_AUDIT_QUEUE = os.environ.get("ARENA_AUDIT_QUEUE", "")
+ARENA_FAIRPLAY_INTERVAL_S = float(os.environ.get("ARENA_FAIRPLAY_INTERVAL_S", "21600"))
+ARENA_FAIRPLAY_GAMES = int(os.environ.get("ARENA_FAIRPLAY_GAMES", "50"))
+ARENA_FAIRPLAY_ALPHA = float(os.environ.get("ARENA_FAIRPLAY_ALPHA", "0.001"))
+ARENA_FAIRPLAY_SAMPLES = int(os.environ.get("ARENA_FAIRPLAY_SAMPLES", "32"))
+ARENA_FAIRPLAY_MAX_YIELDS = int(os.environ.get("ARENA_FAIRPLAY_MAX_YIELDS", "360"))
 # Work limits per user (docs/SECURITY.md, "Work limits per user"): a 429 beyond each.
 ARENA_SPRT_TESTS_PER_USER = int(os.environ.get("ARENA_SPRT_TESTS_PER_USER", "3"))
 ARENA_SPRT_TESTS_PER_BOT = int(os.environ.get("ARENA_SPRT_TESTS_PER_BOT", "1"))

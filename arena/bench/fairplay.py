@@ -596,3 +596,24 @@ def _print_tables(figures: dict[str, Any]) -> None:
         f"ISMCTS {figures['ismcts_iterations']} iterations; "
         f"wall {figures['wall_seconds']:.0f} s on {figures['workers']} worker(s)"
     )
+
+
+def played_replay(variant: str, seed: int, policies: Sequence[Policy], names: Sequence[str]) -> Any:
+    """The replay (docs/REPLAY.md) of one game with a policy per seat: planted games for tests
+    of what reads replays (the platform's audit)."""
+    from arena.engine.replay import ReplayRecorder
+
+    rules = rules_for(variant)
+    game = Game(rules, seed)
+    recorder = ReplayRecorder(rules, seed, list(names))
+    rng = random.Random(f"replay:{seed}")
+    while not game.is_over():
+        deal = game.new_deal()
+        recorder.start_deal(game, deal)
+        while not deal.is_over():
+            seat = deal.to_move
+            move = policies[seat](deal, rng)
+            deal.apply(move)
+            recorder.record_move(seat, move)
+        game.finish_deal(deal)
+    return recorder.finish(game)
