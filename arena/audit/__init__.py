@@ -2,11 +2,12 @@
 
 For each decision the arena knows the true deal.  A fixed, cheap evaluator
 (:mod:`arena.audit.evaluate`) scores every legal move on the true deal and on deals sampled
-uniformly from what the seat could see (its information set).  A player that sees only its
-information set picks the move best on the true deal at most as often as the most often best
-move among the samples; a bot that beats that bound decision after decision knows more than it
-should.  :mod:`arena.audit.sequential` turns the decisions into an e-process with a stated
-false-alarm rate; :mod:`arena.audit.decisions` audits decisions, deals and replays.
+uniformly from what the seat could see (its information set).  Given its view, an honest seat's
+choice does not depend on the hidden cards, so the chance that the move it chose is best on the
+true deal is that move's share of the samples where it is best; a bot that beats those shares
+decision after decision knows more than it should.  :mod:`arena.audit.sequential` turns the
+decisions into an e-process with a stated false-alarm rate; :mod:`arena.audit.decisions` audits
+decisions and replays.
 
 Engine-only: this package imports nothing of the runner, gRPC, Celery or Django.
 """

@@ -1,17 +1,17 @@
 """Auditing decisions: a decision's bound under honest play and what the seat did, per replay.
 
 :func:`audit_decision` takes the true deal at a seat's turn and the move it chose.  It samples
-``samples`` deals uniformly from the hands consistent with the seat's view and counts, per
-legal move, the share ``q`` of samples where the move is among the best (by
+``samples`` deals uniformly from the hands consistent with the seat's view and counts the share
+``q`` of samples where the chosen move is among the best (by
 :func:`arena.audit.evaluate.move_values`).  An honest player's choice depends on its view alone,
-so its chance of choosing a move best on the reference deal is at most ``max q`` (if the hidden
-cards are uniformly distributed given the view; ``slack`` is added against sampling error and
-the ways real play departs from that).  The reference deal is the true deal (kind ``hidden``:
-does the seat use any hidden card?), or for partnerships ``references`` deals where only the
-partner's hand is true and the opponents' are sampled again (kind ``partner``: does the seat use
-its partner's hand?); each reference deal is distributed as a sample, so the bound holds for
-them too.  :func:`audit_replay` audits every decision of some seats in a replay.  It runs no
-bot and reads nothing but the deal.
+so the chance that the move it chose is best on the reference deal is ``q`` (if the hidden cards
+are uniformly distributed given the view; the bound ``p0`` smooths ``q`` and adds ``slack``
+against sampling error and the ways real play departs from that).  The reference deal is the
+true deal (kind ``hidden``: does the seat use any hidden card?), or for partnerships
+``references`` deals where only the partner's hand is true and the opponents' are sampled again
+(kind ``partner``: does the seat use its partner's hand?); each reference deal is distributed
+as a sample, so the bound holds for them too.  :func:`audit_replay` audits every decision of
+some seats in a replay.  It runs no bot and reads nothing but the deal.
 """
 
 from __future__ import annotations

@@ -380,7 +380,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
-def _honest_row(subject: Subject, results: list[GameAudit], alpha: float) -> dict[str, Any]:
+def honest_row(subject: Subject, results: list[GameAudit], alpha: float) -> dict[str, Any]:
     """An honest bot's row: its games replayed into one e-process, in order."""
     test = EProcess(alpha=alpha)
     flagged_game = None
@@ -504,7 +504,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.stop()
     rows = [_planted_row(s, runs[s.name], args.max_games) for s in planted]
-    rows += [_honest_row(s, played[s.name], args.alpha) for s in honest]
+    rows += [honest_row(s, played[s.name], args.alpha) for s in honest]
     figures = {
         "alpha": args.alpha,
         "samples": args.samples,

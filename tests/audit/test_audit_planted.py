@@ -41,7 +41,7 @@ def test_a_scopone_bot_that_sees_its_partners_hand_is_flagged_within_100_games()
 @pytest.mark.parametrize("bot", ["greedy", "random"])
 def test_an_honest_bot_is_not_flagged_over_20_games(bot: str) -> None:
     results = fairplay.play_games((fairplay.HONEST[bot], 38, range(20), CONFIG, 0))
-    row = fairplay._honest_row(fairplay.HONEST[bot], results, 0.001)
+    row = fairplay.honest_row(fairplay.HONEST[bot], results, 0.001)
     assert row["decisions"] > 100
     assert not row["flagged"], row
     # Honest play matches the true deal's best move no more often than the bound allows.
