@@ -79,6 +79,17 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     Pairs of one version test played at once (default 2), and how many times in a row a pair
     waits (2 s each) behind a season's, the ladder's or a challenge's match before it is
     played anyway (default 30).
+``ARENA_AUDIT_QUEUE``
+    The queue of fair-play audits (default ``$ARENA_QUEUE-audit``), served by
+    ``arena worker --audit`` and never by the workers that play matches.
+``ARENA_FAIRPLAY_INTERVAL_S``, ``ARENA_FAIRPLAY_GAMES``
+``ARENA_FAIRPLAY_ALPHA``, ``ARENA_FAIRPLAY_SAMPLES``
+    How often celery beat queues an audit for each bot with new rated games (default 21600 s),
+    the recent rated games one audit reads (50), its false-alarm rate (0.001) and the deals it
+    samples per decision (32): docs/SECURITY.md, "Fair-play audit".
+``ARENA_FAIRPLAY_MAX_YIELDS``
+    Times in a row an audit waits (10 s each) behind the league's waiting matches before it
+    runs anyway (default 360).
 ``ARENA_SPRT_TESTS_PER_USER``, ``ARENA_SPRT_TESTS_PER_BOT``
     Version tests running at once per user (default 3) and per bot (default 1).
 ``ARENA_SPRT_PAIRS_PER_TEST``, ``ARENA_SPRT_PAIRS_PER_USER``
