@@ -13,6 +13,7 @@ audit queue runs them (:mod:`workers.fairplay`).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import time
 from typing import Any
@@ -127,6 +128,7 @@ def audit_games(bot: Bot, max_games: int, alpha: float, samples: int) -> dict[st
     tests = {name: EProcess(alpha=alpha / len(TESTS)) for name in TESTS}
     flagged_game: dict[str, int] = {}
     top: list[tuple[float, int, dict[str, Any]]] = []
+    order = itertools.count()  # breaks ties between equal weights (rows never compare)
     decisions = 0
     for game in reversed(games):
         seats = [s for s, v in enumerate(game.players) if v in versions]
@@ -146,7 +148,7 @@ def audit_games(bot: Bot, max_games: int, alpha: float, samples: int) -> dict[st
                         flagged_game[name] = game.pk
                     if weight > 0:
                         row = {**a.to_json(), "game": game.pk, "test": name, "weight": weight}
-                        item = (weight, len(top) + decisions, row)
+                        item = (weight, next(order), row)
                         if len(top) < TOP:
                             heapq.heappush(top, item)
                         else:
