@@ -353,6 +353,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"sampled deals per decision (default {AuditConfig.samples})",
     )
     parser.add_argument(
+        "--honest-variant",
+        choices=("scopa", "scopone"),
+        default="scopa",
+        help="the honest bots' variant: scopa (the hidden test, default) or scopone (the "
+        "partner test, both seats of a side played by the bot)",
+    )
+    parser.add_argument(
         "--iterations",
         type=int,
         default=50,
@@ -455,7 +462,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena bench fairplay: {'; '.join(problems)}", file=sys.stderr)
         return 2
     planted = [PLANTED[n] for n in names if n in PLANTED]
-    honest = [HONEST[n] for n in names if n in HONEST]
+    honest = [
+        Subject(
+            n,
+            False,
+            args.honest_variant,
+            "partner" if args.honest_variant == "scopone" else "hidden",
+        )
+        for n in names
+        if n in HONEST
+    ]
     chunk = max(1, math.ceil(args.games / (4 * args.workers)))
     base = 1000 * args.seed
     planted_tasks = [
