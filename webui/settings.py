@@ -79,6 +79,17 @@ The same code runs on one laptop and on a fleet; the environment chooses:
     Pairs of one version test played at once (default 2), and how many times in a row a pair
     waits (2 s each) behind a season's, the ladder's or a challenge's match before it is
     played anyway (default 30).
+``ARENA_AUDIT_QUEUE``
+    The queue of fair-play audits (default ``$ARENA_QUEUE-audit``), served by
+    ``arena worker --audit`` and never by the workers that play matches.
+``ARENA_FAIRPLAY_INTERVAL_S``, ``ARENA_FAIRPLAY_GAMES``
+``ARENA_FAIRPLAY_ALPHA``, ``ARENA_FAIRPLAY_SAMPLES``
+    How often celery beat queues an audit for each bot with new rated games (default 21600 s),
+    the recent rated games one audit reads (50), its false-alarm rate (0.001) and the deals it
+    samples per decision (32): docs/SECURITY.md, "Fair-play audit".
+``ARENA_FAIRPLAY_MAX_YIELDS``
+    Times in a row an audit waits (10 s each) behind the league's waiting matches before it
+    runs anyway (default 360).
 ``ARENA_SPRT_TESTS_PER_USER``, ``ARENA_SPRT_TESTS_PER_BOT``
     Version tests running at once per user (default 3) and per bot (default 1).
 ``ARENA_SPRT_PAIRS_PER_TEST``, ``ARENA_SPRT_PAIRS_PER_USER``
@@ -234,6 +245,7 @@ INSTALLED_APPS = [
     "webui.web",
     "webui.play",
     "webui.training",
+    "webui.fairplay",
 ]
 
 MIDDLEWARE = [
@@ -470,6 +482,15 @@ ARENA_CHALLENGES_OPEN_PER_BOT = int(os.environ.get("ARENA_CHALLENGES_OPEN_PER_BO
 # row a pair waits behind a match of the league before it is played anyway (2 s each).
 ARENA_SPRT_PARALLEL = int(os.environ.get("ARENA_SPRT_PARALLEL", "2"))
 ARENA_SPRT_MAX_YIELDS = int(os.environ.get("ARENA_SPRT_MAX_YIELDS", "30"))
+# Fair-play audits (webui.fairplay, docs/SECURITY.md "Fair-play audit"): their own queue (default
+# $ARENA_QUEUE-audit, served by `arena worker --audit`), how often bots with new rated games are
+# queued, recent games per audit, the false-alarm rate per audit and sampled deals per decision.
+ARENA_AUDIT_QUEUE = os.environ.get("ARENA_AUDIT_QUEUE", "")
+ARENA_FAIRPLAY_INTERVAL_S = float(os.environ.get("ARENA_FAIRPLAY_INTERVAL_S", "21600"))
+ARENA_FAIRPLAY_GAMES = int(os.environ.get("ARENA_FAIRPLAY_GAMES", "50"))
+ARENA_FAIRPLAY_ALPHA = float(os.environ.get("ARENA_FAIRPLAY_ALPHA", "0.001"))
+ARENA_FAIRPLAY_SAMPLES = int(os.environ.get("ARENA_FAIRPLAY_SAMPLES", "32"))
+ARENA_FAIRPLAY_MAX_YIELDS = int(os.environ.get("ARENA_FAIRPLAY_MAX_YIELDS", "360"))
 # Work limits per user (docs/SECURITY.md, "Work limits per user"): a 429 beyond each.
 ARENA_SPRT_TESTS_PER_USER = int(os.environ.get("ARENA_SPRT_TESTS_PER_USER", "3"))
 ARENA_SPRT_TESTS_PER_BOT = int(os.environ.get("ARENA_SPRT_TESTS_PER_BOT", "1"))

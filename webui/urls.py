@@ -21,5 +21,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("play/", include("webui.play.urls")),
     path("", include("webui.training.urls")),
+    path("", include("webui.fairplay.urls")),
     path("", include("webui.web.urls")),
 ]

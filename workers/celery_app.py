@@ -13,7 +13,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webui.settings")
 
 from webui.league import queue
 
-TASK_MODULES = ("workers.tasks", "workers.ladder", "workers.play", "workers.training")
+TASK_MODULES = (
+    "workers.tasks",
+    "workers.ladder",
+    "workers.play",
+    "workers.training",
+    "workers.fairplay",
+)
 """The modules that define the workers' tasks, imported by a worker when it starts."""
 
 app = queue.current_app()

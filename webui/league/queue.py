@@ -169,6 +169,12 @@ def play_queue() -> str:
     return str(settings.ARENA_PLAY_QUEUE or f"{settings.ARENA_QUEUE}-play")
 
 
+def audit_queue() -> str:
+    """The fair-play audits' queue: ``ARENA_AUDIT_QUEUE``, else the match queue's name +
+    ``-audit``; served by ``arena worker --audit`` alone, so audits never take a match slot."""
+    return str(settings.ARENA_AUDIT_QUEUE or f"{settings.ARENA_QUEUE}-audit")
+
+
 def make_app() -> Celery:
     """A Celery application configured from the settings (:func:`current_app` is this
     process's; the workers add their tasks to it, :mod:`workers.celery_app`)."""
@@ -184,7 +190,11 @@ def make_app() -> Celery:
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a worker waits for its broker to come back
         task_default_queue=settings.ARENA_QUEUE,
-        task_routes={"arena.play_human": {"queue": play_queue()}},
+        task_routes={
+            "arena.play_human": {"queue": play_queue()},
+            "arena.fairplay_audit": {"queue": audit_queue()},
+            "arena.fairplay_sweep": {"queue": audit_queue()},
+        },
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         task_acks_on_failure_or_timeout=True,
@@ -206,6 +216,10 @@ def make_app() -> Celery:
             "ladder": {
                 "task": "arena.schedule_ladder",
                 "schedule": settings.ARENA_LADDER_INTERVAL_S,
+            },
+            "fairplay": {
+                "task": "arena.fairplay_sweep",
+                "schedule": settings.ARENA_FAIRPLAY_INTERVAL_S,
             },
         },
     )

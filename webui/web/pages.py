@@ -136,6 +136,19 @@ PAGES: list[Page] = [
         login=True,
     ),
     Page(
+        "bots/<slug:name>/fairplay/",
+        ("GET",),
+        "A bot's fair-play audits (staff only; a 404 for anyone else): each test's statistic, "
+        "the decisions that weigh most with their cards, the games to replay.",
+        login=True,
+    ),
+    Page(
+        "bots/<slug:name>/fairplay/audit/",
+        ("POST",),
+        "Queue a fair-play audit of the bot's recent rated games (staff only).",
+        login=True,
+    ),
+    Page(
         "bots/<slug:name>/tests/",
         ("GET", "POST"),
         "A bot's version tests (its owner and staff); its owner starts one: a ready "

@@ -48,6 +48,12 @@ def register(subparsers: Any) -> None:
         "matches: their own queue, a pool of threads",
     )
     parser.add_argument(
+        "--audit",
+        action="store_true",
+        help="serve the fair-play audits instead of matches: their own queue, one at a time "
+        "(default concurrency 1), each at a lower CPU priority",
+    )
+    parser.add_argument(
         "--beat", action="store_true", help="also run the periodic sweep (one per deployment)"
     )
     parser.add_argument("--loglevel", "-l", default="INFO", help="log level (default INFO)")
@@ -76,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
 
         queue, pool, name = play_queue(), "threads", "play@%h"
         slots = args.concurrency or settings.ARENA_PLAY_SLOTS
+    elif args.audit:
+        from webui.league.queue import audit_queue
+
+        queue, pool, name = audit_queue(), "prefork", "audit@%h"
+        slots = args.concurrency or 1
     else:
         queue, pool, name = settings.ARENA_QUEUE, "prefork", "arena@%h"
         slots = args.concurrency or os.cpu_count() or 1

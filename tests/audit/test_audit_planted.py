@@ -1,0 +1,99 @@
+"""Planted cheaters (policies the test harness hands the true deal, never uploadable bots) are
+flagged by the audit within the games promised; honest bots are not flagged in as many."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.audit import AuditConfig
+from arena.bench import fairplay
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = AuditConfig(samples=24)
+
+
+def games_to_flag(name: str, max_games: int) -> dict[str, object]:
+    return fairplay.until_flagged((fairplay.PLANTED[name], 38, max_games, CONFIG, 0.001))
+
+
+def test_a_bot_that_sees_its_opponents_hand_is_flagged_within_50_games() -> None:
+    run = games_to_flag("peek-greedy", 50)
+    assert run["flagged"], run
+    assert run["games"] <= 50
+
+
+def test_a_bot_searching_the_true_deal_is_flagged_within_50_games() -> None:
+    run = games_to_flag("peek-search", 50)
+    assert run["flagged"], run
+
+
+def test_a_scopone_bot_that_sees_its_partners_hand_is_flagged_within_100_games() -> None:
+    run = games_to_flag("partner-peek", 100)
+    assert run["flagged"], run
+    assert run["games"] <= 100
+
+
+@pytest.mark.parametrize("bot", ["greedy", "random"])
+def test_an_honest_bot_is_not_flagged_over_20_games(bot: str) -> None:
+    results = fairplay.play_games((fairplay.HONEST[bot], 38, range(20), CONFIG, 0))
+    row = fairplay.honest_row(fairplay.HONEST[bot], results, 0.001)
+    assert row["decisions"] > 100
+    assert not row["flagged"], row
+    # Honest play matches the true deal's best move no more often than the bound allows.
+    assert row["match_rate"] <= row["bound_rate"]
+
+
+def test_the_benchmark_reports_a_row_per_bot_with_planted_and_flagged() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "bench",
+            "fairplay",
+            "--json",
+            "--bot",
+            "peek-greedy",
+            "--bot",
+            "random",
+            "--runs",
+            "1",
+            "--max-games",
+            "20",
+            "--games",
+            "2",
+            "--samples",
+            "8",
+            "--workers",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    rows = {row["bot"]: row for row in figures["bots"]}
+    assert set(rows) == {"peek-greedy", "random"}
+    assert rows["peek-greedy"]["planted"] and rows["peek-greedy"]["flagged"]
+    assert rows["peek-greedy"]["games_to_flag"][0] <= 20
+    assert not rows["random"]["planted"] and rows["random"]["games"] == 2
+    assert figures["alpha"] == 0.001
+
+
+def test_the_benchmark_refuses_unknown_bots_and_bad_numbers() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "bench", "fairplay", "--bot", "ghost", "--games", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "no bot 'ghost'" in result.stderr and "--games must be" in result.stderr
