@@ -21,7 +21,17 @@ ROOT = Path(__file__).resolve().parents[3]
 DASH = "\u2013"
 
 
-def shoot(tab: Any, artifacts: Path, name: str, ready: str) -> None:
+DOCS = ROOT / "docs" / "screenshots"
+# The pictures docs/SITE.md shows, renewed with --docs-screenshots (scripts/screenshots).
+DOCS_SHOTS = {
+    "home-now-playing-phone-light": "home-now-playing-phone.png",
+    "home-now-playing-laptop-light": "home-now-playing-laptop.png",
+    "tv-live-phone-dark": "tv-phone-dark.png",
+    "tv-live-laptop-dark": "tv-laptop-dark.png",
+}
+
+
+def shoot(tab: Any, artifacts: Path, name: str, ready: str, docs: bool = False) -> None:
     """Screenshots on a phone and a laptop, light and dark; nothing overflows the width."""
     for width, size in ((390, "phone"), (1280, "laptop")):
         for scheme in ("light", "dark"):
@@ -29,7 +39,10 @@ def shoot(tab: Any, artifacts: Path, name: str, ready: str) -> None:
             tab.set_viewport_size({"width": width, "height": 900})
             tab.wait_for_selector(ready, state="visible", timeout=10_000)
             assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-            tab.screenshot(path=str(artifacts / f"{name}-{size}-{scheme}.png"), full_page=True)
+            shot = f"{name}-{size}-{scheme}"
+            tab.screenshot(path=str(artifacts / f"{shot}.png"), full_page=True)
+            if docs and shot in DOCS_SHOTS:
+                tab.screenshot(path=str(DOCS / DOCS_SHOTS[shot]), full_page=True)
     tab.emulate_media(color_scheme="light")
     tab.set_viewport_size({"width": 1280, "height": 900})
 
@@ -72,8 +85,13 @@ def ladder_world(transactional_db: Any, monkeypatch: pytest.MonkeyPatch) -> dict
 
 
 def test_the_home_page_features_a_game_and_tv_moves_on_to_the_next_by_itself(
-    ladder_world: dict[str, Any], live_server: Any, page: Any, artifacts: Path
+    ladder_world: dict[str, Any],
+    live_server: Any,
+    page: Any,
+    artifacts: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
+    docs = bool(request.config.getoption("--docs-screenshots"))
     start, end = ladder_world["start"], ladder_world["end"]
     played_moves()  # played before the pages open
     base = live_server.url
@@ -100,7 +118,7 @@ def test_the_home_page_features_a_game_and_tv_moves_on_to_the_next_by_itself(
         "t => document.querySelector('#now-playing [data-tv=\"score\"]').innerText === t",
         arg=DASH.join(map(str, totals)),
     )
-    shoot(page, artifacts, "home-now-playing", "#now-playing [data-tv='body']")
+    shoot(page, artifacts, "home-now-playing", "#now-playing [data-tv='body']", docs)
 
     # /tv/ draws the board of the featured match, and follows its moves.
     page.goto(f"{base}/tv/")
@@ -114,7 +132,7 @@ def test_the_home_page_features_a_game_and_tv_moves_on_to_the_next_by_itself(
         f"{ladder_world['publishers'][first.pk].state['moves'][-1]['move'] + 1})",
         timeout=20_000,
     )
-    shoot(page, artifacts, "tv-live", "#tv .live-viewer .v-board")
+    shoot(page, artifacts, "tv-live", "#tv .live-viewer .v-board", docs)
 
     # A second match starts: the TV stays with the one it shows while that is played.
     second = start([1, 0], 8)

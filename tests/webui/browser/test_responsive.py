@@ -170,6 +170,7 @@ def site(transactional_db: Any) -> Site:
         "ladder": "/ladder/",
         "season": f"/seasons/{season.pk}/",
         "match": f"/matches/{match.pk}/",
+        "tv": "/tv/",
         "game": f"/games/{game.pk}/#f=9",
         "login": "/accounts/login/",
         "signup": "/accounts/signup/",
