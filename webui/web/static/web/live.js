@@ -224,7 +224,7 @@
     const count = root.querySelector('[data-tv="count"]');
     if (count) {
       count.textContent = data.playing > 1 ? data.playing + " matches are being played now."
-        : data.playing === 1 ? "1 match is being played now." : "No match is being played now.";
+        : data.playing === 1 ? "1 match is being played now." : "";
     }
     if (!data.match) {
       body.hidden = true;
