@@ -34,9 +34,10 @@ def _board(request: HttpRequest, slug: str) -> tuple[int, str, str] | None:
 
 
 def home(request: HttpRequest) -> Shown:
-    """The home page: recent games, seasons' progress, the variants (every result), and the
-    game featured live (which matches are being played)."""
-    return "home", [read_models.HOME, read_models.LIVE]
+    """The home page: recent games, seasons' progress, the variants (every result). Its
+    "Now playing" card is as it was when the page was drawn and is brought up to date by
+    its first poll of ``/api/tv``: a claim does not draw the page again."""
+    return "home", [read_models.HOME]
 
 
 def variant(request: HttpRequest, slug: str) -> Shown | None:

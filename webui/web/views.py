@@ -76,8 +76,8 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             **reads.home_overview(),
             "hero_cards": ["7d", "1s", "10c", "3b"],
-            # Who plays; the score and the game are polled (the page is kept while no
-            # match starts or ends).
+            # Who played when the page was drawn: kept until a result, the card's first
+            # poll of /api/tv (at once) brings it up to date.
             "featured": live_tv.featured(),
             "poll_ms": live_progress.POLL_MS,
         },

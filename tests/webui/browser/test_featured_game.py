@@ -110,6 +110,11 @@ def test_the_home_page_features_a_game_and_tv_moves_on_to_the_next_by_itself(
     # The home page's card: who plays, the score of the game, a link to watch it live.
     page.goto(f"{base}/")
     card = page.locator("#now-playing")
+    # The kept page was drawn when nothing played: its first poll brings the card up to date.
+    page.wait_for_function(
+        f"() => document.querySelector('#now-playing').dataset.tvMatch === '{first.pk}'",
+        timeout=20_000,
+    )
     assert card.locator("[data-tv='title']").inner_text() == "random@1 v greedy@1"
     assert card.locator("[data-tv='watch']").get_attribute("href") == f"/matches/{first.pk}/"
     assert "Ladder match" in card.locator("[data-tv='about']").inner_text()
@@ -157,6 +162,10 @@ def test_the_home_page_features_a_game_and_tv_moves_on_to_the_next_by_itself(
     # The home page now features the second.
     home = page.context.new_page()
     home.goto(f"{base}/")
+    home.wait_for_function(
+        f"() => document.querySelector('#now-playing').dataset.tvMatch === '{second.pk}'",
+        timeout=20_000,
+    )
     assert home.locator("#now-playing [data-tv='title']").inner_text() == "greedy@1 v random@1"
     home.close()
 

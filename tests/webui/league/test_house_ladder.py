@@ -125,3 +125,23 @@ def test_a_visitors_bot_goes_first_and_house_matches_leave_its_opponents_free(
     # The visitor's match is open: no house match beside it.
     assert ladder.house_match(house["owner"], house["variant"], pause_s=0) is None
     Match.objects.filter(pk=new[0]).update(status=Match.Status.DONE)
+
+
+@pytest.mark.parametrize("raw", ["abc", "-1", "nan", "3601", "1e400"])
+def test_it_rejects_a_pause_that_is_not_seconds_quoting_it(
+    raw: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webui.commands.demo import PAUSE_ENV, house_pause_s
+
+    monkeypatch.setenv(PAUSE_ENV, raw)
+    with pytest.raises(ValueError, match=f"{PAUSE_ENV}='{raw}'"):
+        house_pause_s()
+
+
+def test_the_pause_defaults_to_five_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from webui.commands.demo import PAUSE_ENV, house_pause_s
+
+    monkeypatch.delenv(PAUSE_ENV, raising=False)
+    assert house_pause_s() == 5.0
+    monkeypatch.setenv(PAUSE_ENV, "0.5")
+    assert house_pause_s() == 0.5
