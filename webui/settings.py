@@ -5,6 +5,9 @@ The same code runs on one laptop and on a fleet; the environment chooses:
 ``ARENA_DATABASE_URL``
     ``sqlite:///path/to/db.sqlite3`` or ``postgresql://user:password@host:port/name``.
     Default: SQLite in ``$ARENA_DATA_DIR/arena.sqlite3``.
+``ARENA_DB_HEALTH_CHECKS``
+    ``1`` to check a kept PostgreSQL connection before each request's first query (a
+    ``SELECT 1``; default off: a dropped connection fails one request and is replaced).
 ``ARENA_BROKER_URL``
     The Celery broker, e.g. ``redis://host:6379/0``. Unset: the embedded broker, kombu's
     ``filesystem://`` transport under ``$ARENA_DATA_DIR/broker`` (no server needed; the
@@ -193,8 +196,14 @@ def database_from_url(url: str) -> dict[str, object]:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(parts.port or ""),
-            "CONN_MAX_AGE": 60,
-            "CONN_HEALTH_CHECKS": True,
+            # A web thread keeps its connection for ten minutes, and a request pays no
+            # health check (a `SELECT 1` before its first query): a connection the server
+            # dropped fails one request, then is closed and opened afresh. Behind a pooler
+            # that drops idle connections, ARENA_DB_HEALTH_CHECKS=1 checks each request.
+            "CONN_MAX_AGE": 600,
+            "CONN_HEALTH_CHECKS": env_flag("ARENA_DB_HEALTH_CHECKS", False),
+            # The session's time zone from the start: no set_config() on each new connection.
+            "OPTIONS": {"options": "-c TimeZone=UTC"},
         }
     raise ValueError(
         f"ARENA_DATABASE_URL={url!r}: expected sqlite:///file or postgresql://user@host/name"

@@ -11,7 +11,10 @@ beside a baseline page that runs no query at all, measured in the same run.
 ``--concurrency N`` measures the real thing instead: the site served with its production
 configuration (gunicorn with ``webui/gunicorn_conf.py`` behind nginx, :mod:`webui.serving`) on
 the same database, and N concurrent clients over HTTP (:mod:`webui.bench.site_load`): p50, p95,
-errors and 5xx answers per page, beside ``/healthz`` measured under the same load. With
+errors and 5xx answers per page, beside ``/healthz`` measured under the same load. ``--crowd``
+then sends them over every page at once while the ladder plays and records results on a real
+worker, a third of them watching (``/tv/``, its feed, and the live board of the match it
+features, as their pages poll them). With
 ``--hostile N`` the crowd runs again while N threads upload hostile archives (a dotted-key and
 a deep-array ``bot.toml``, a tree of nested folders: :mod:`webui.bench.site_uploads`; the
 server's upload limits raised so that every one is checked), and ``/healthz``'s p95 is printed
@@ -42,6 +45,8 @@ SUMMARY = "page and API response times"
 TARGET_P95_MS = 50.0
 BENCH_DB = "arena_bench_site"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+LIVE_WAIT_S = 120.0
+"""How long ``--crowd`` waits for the ladder's first match to be played before it starts."""
 DEEP_PAGE = 200
 """The page of a long list the bench reads beside its first (20 games a page: a bot's 4,000th
 game; a shorter list: four fifths of the way down)."""
@@ -89,8 +94,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--crowd",
         action="store_true",
-        help="with --concurrency: also a mixed crowd, the clients over every "
-        "page at once while the ladder plays on a real worker",
+        help="with --concurrency: also a mixed crowd while the ladder plays on a real "
+        "worker: a third of the clients on /tv/ and the live board it features, the others "
+        "over every page at once",
     )
     parser.add_argument(
         "--hostile",
@@ -694,6 +700,8 @@ def concurrent_pages() -> list[tuple[str, list[str]]]:
             [f"/api/seasons/{season}/matches?after={deep['season']}"],
         ),
         ("season live progress (API)", [f"/api/seasons/{season}/live"]),
+        ("Arena TV page", ["/tv/"]),
+        ("Arena TV feed (API)", ["/api/tv"]),
         ("replay page", [f"/games/{g}/" for g in games]),
         ("replay frames (API)", [f"/api/games/{g}/frames" for g in games]),
         ("replay download (API)", [f"/api/games/{g}/replay" for g in games]),
@@ -739,11 +747,12 @@ def ladder_playing() -> Iterator[Any]:
     """The ladder playing on one real worker process (the embedded broker): the random and
     greedy sample bots, each its own owner's, on the scopa ladder; yields a function that
     counts the ladder games recorded since it started."""
+    from django.conf import settings
     from django.contrib.auth.models import User
 
     from webui.commands.demo import LADDER_INTERVAL_S
     from webui.league import ladder, versions
-    from webui.league.models import Game
+    from webui.league.models import Game, Match
     from webui.local_workers import LocalWorkers
 
     for name in ("random", "greedy"):  # the ladder pairs only other owners' bots
@@ -751,13 +760,24 @@ def ladder_playing() -> Iterator[Any]:
         ladder.enter_version(versions.register_folder_bot(owner, SAMPLES / name))
     ladder_games = Game.objects.filter(match__kind="ladder")
     before = ladder_games.count()
+    # The pages are measured while results come in, not the cap: a kept database's second
+    # run within the hour would find both bots at their 20 matches and nothing played.
+    cap = settings.ARENA_LADDER_CAP_PER_HOUR
+    settings.ARENA_LADDER_CAP_PER_HOUR = 1_000_000
     pool = LocalWorkers(1, env={"ARENA_SANDBOX": "auto"}).start()
     loop = ladder.LadderLoop(interval_s=LADDER_INTERVAL_S).start()
     try:
+        # The crowd's watchers follow a match being played: wait for the first.
+        deadline = time.monotonic() + LIVE_WAIT_S
+        while not Match.objects.filter(kind="ladder", status="running").exists():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no ladder match started within {LIVE_WAIT_S:.0f} s")
+            time.sleep(0.5)
         yield lambda: ladder_games.count() - before
     finally:
         loop.stop()
         pool.stop()
+        settings.ARENA_LADDER_CAP_PER_HOUR = cap
 
 
 def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]:
@@ -809,10 +829,18 @@ def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]
                     total=args.runs * (2 if args.hostile else 1),
                 )
                 crowd_requests = args.requests * len(pages) // 2
+                watchers = args.concurrency // 3  # on /tv/ and the board it features
                 with ladder_playing() as ladder_games:
                     for _ in range(args.runs):
                         crowds.append(
-                            load_crowd(server.url, pages, args.concurrency, crowd_requests)
+                            load_crowd(
+                                server.url,
+                                pages,
+                                args.concurrency,
+                                crowd_requests,
+                                watchers=watchers,
+                                live_match=_latest_ladder_match(),
+                            )
                         )
                         bar.advance(task)
                     if args.hostile:
@@ -830,9 +858,10 @@ def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]
                     "all": _median_row([c["all"] for c in crowds], base),
                     "pages": [
                         _median_row([c["pages"][k] for c in crowds], base)
-                        for k in range(len(pages))
+                        for k in range(len(crowds[0]["pages"]))
                     ],
                     "ladder_games": played,
+                    "watchers": watchers,
                 }
         workers = os.environ.get("ARENA_WEB_WORKERS") or str((os.cpu_count() or 1) + 1)
         threads = os.environ.get("ARENA_WEB_THREADS") or "4"
@@ -841,6 +870,16 @@ def measure_concurrent(args: argparse.Namespace, console: Any) -> dict[str, Any]
     ) + f", {workers} workers x {threads} threads"
     result["cache"] = "redis" if os.environ.get("ARENA_CACHE_URL") else "files"
     return result
+
+
+def _latest_ladder_match() -> int:
+    """The ladder match started last (the one being played), for the crowd's watchers."""
+    from webui.league.models import Match
+
+    return int(
+        Match.objects.filter(kind="ladder").order_by("-pk").values_list("pk", flat=True).first()
+        or 0
+    )
 
 
 def hostile_uploaders(url: str, args: argparse.Namespace) -> Any:
@@ -939,8 +978,10 @@ def print_concurrent(result: dict[str, Any], engine: str, counts: dict[str, int]
     if crowd:
         console.print(
             _figures_table(
-                f"a crowd of {result['concurrency']} clients over every page at once, while the "
-                f"ladder played ({crowd['ladder_games']} ladder games recorded meanwhile)",
+                f"a crowd of {result['concurrency']} clients, {crowd.get('watchers', 0)} of them "
+                "on /tv/ and the live board it features and the others over every page at "
+                f"once, while the ladder played ({crowd['ladder_games']} ladder games recorded "
+                "meanwhile)",
                 [crowd["all"], *crowd["pages"]],
                 runs,
             )

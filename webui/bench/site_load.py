@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import http.client
 import itertools
+import json
 import math
 import threading
 import time
@@ -78,6 +79,10 @@ class _Client:
 
     def get(self, path: str) -> str:
         """Requests ``path``, reads the whole answer; its status, or the error's name."""
+        return self.fetch(path)[0]
+
+    def fetch(self, path: str) -> tuple[str, bytes]:
+        """Requests ``path``; its status (or the error's name) and its whole answer."""
         try:
             if self.connection is None:
                 self.connection = http.client.HTTPConnection(
@@ -85,13 +90,13 @@ class _Client:
                 )
             self.connection.request("GET", path, headers={"Host": self.host})
             answer = self.connection.getresponse()
-            answer.read()
+            body = answer.read()
             if answer.will_close:
                 self.close()
-            return str(answer.status)
+            return str(answer.status), body
         except (OSError, http.client.HTTPException) as error:
             self.close()
-            return type(error).__name__
+            return type(error).__name__, b""
 
     def close(self) -> None:
         if self.connection is not None:
@@ -172,25 +177,61 @@ def load_pages(
     return rows
 
 
+LIVE_PAGES: list[tuple[str, str]] = [
+    ("Arena TV page", "/tv/"),
+    ("Arena TV feed (API), every poll", "/api/tv?match={match}"),
+    ("live board: the match page", "/matches/{match}/"),
+    ("live board: its progress (API), every poll", "/api/matches/{match}/live"),
+]
+"""What a watcher of the crowd reads in turn: the TV and the board of the match it features
+(``{match}``: the match the TV's last answer named)."""
+
+
+class _Watcher:
+    """A crowd's client on the live pages: it follows the match ``/api/tv`` features."""
+
+    def __init__(self, client: _Client, fallback: int) -> None:
+        self.client = client
+        self.match = fallback
+
+    def get(self, template: str) -> str:
+        status, body = self.client.fetch(template.format(match=self.match))
+        if template.startswith("/api/tv") and status == "200":
+            try:
+                featured = json.loads(body).get("match")
+            except ValueError:
+                featured = None
+            if isinstance(featured, int):
+                self.match = featured
+        return status
+
+
 def load_crowd(
     base_url: str,
     pages: Sequence[tuple[str, Sequence[str]]],
     clients: int,
     requests: int,
     timeout_s: float = 30.0,
+    watchers: int = 0,
+    live_match: int = 0,
 ) -> dict[str, Any]:
     """A crowd: ``clients`` threads share ``requests`` requests over every page at once, each
     client going from page to page in turn (page ``i % len(pages)`` for the ``i``-th request
-    of the run, its URLs in turn), as readers browse. One row per page (its share of the
-    requests per second of the run) and ``all``: every request of the run."""
+    of the run, its URLs in turn), as readers browse; ``watchers`` of the clients read only
+    :data:`LIVE_PAGES` in turn instead, following the featured match (``live_match`` until
+    the TV names one). One row per page, the live pages' after the others (each page's share
+    of the requests per second of the run), and ``all``: every request of the run."""
     loads = [PageLoad(name, urls[0]) for name, urls in pages]
+    live_loads = [PageLoad(name, url) for name, url in LIVE_PAGES] if watchers else []
     every = PageLoad("all", "*")
     lock = threading.Lock()
     counter = itertools.count()
+    live_counter = itertools.count()
     start = threading.Barrier(clients + 1, timeout=300)
 
     def client_loop(k: int) -> None:
         client = _Client(base_url, timeout_s)
+        watcher = _Watcher(client, live_match) if k < watchers else None
         try:
             for name_urls in pages[k % len(pages) :][:2]:  # warm-up: a connection, a page
                 client.get(name_urls[1][0])
@@ -199,19 +240,25 @@ def load_crowd(
                 i = next(counter)
                 if i >= requests:
                     return
-                page = i % len(pages)
-                urls = pages[page][1]
                 began = time.perf_counter()
-                status = client.get(urls[(i // len(pages)) % len(urls)])
+                if watcher is not None:
+                    j = next(live_counter) % len(LIVE_PAGES)
+                    load = live_loads[j]
+                    status = watcher.get(LIVE_PAGES[j][1])
+                else:
+                    page = i % len(pages)
+                    urls = pages[page][1]
+                    load = loads[page]
+                    status = client.get(urls[(i // len(pages)) % len(urls)])
                 spent = (time.perf_counter() - began) * 1000
                 with lock:
-                    for load in (loads[page], every):
-                        load.times_ms.append(spent)
-                        load.statuses[status] = load.statuses.get(status, 0) + 1
+                    for each in (load, every):
+                        each.times_ms.append(spent)
+                        each.statuses[status] = each.statuses.get(status, 0) + 1
         finally:
             client.close()
 
     wall = _run_clients(clients, client_loop, start)
-    for load in (*loads, every):
+    for load in (*loads, *live_loads, every):
         load.wall_s = wall
-    return {"all": every.row(), "pages": [load.row() for load in loads]}
+    return {"all": every.row(), "pages": [load.row() for load in (*loads, *live_loads)]}

@@ -32,6 +32,24 @@ SEASON_WORKERS = 2
 """Local match workers while the demo serves (with the embedded broker)."""
 LADDER_INTERVAL_S = 5.0
 """How often the demo's ladder loop schedules matches and sweeps."""
+PAUSE_ENV = "ARENA_DEMO_LADDER_PAUSE_S"
+"""The seconds between the end of one ladder match and the sample bots' next once the season
+is over (default :data:`HOUSE_PAUSE_S`); the loop then looks that often too, when it is
+shorter than :data:`LADDER_INTERVAL_S`."""
+HOUSE_PAUSE_S = 5.0
+
+
+def house_pause_s() -> float:
+    """The demo's pause between its sample bots' ladder matches (:data:`PAUSE_ENV`); raises
+    ValueError quoting a value that is not a number of seconds from 0 to 3600."""
+    raw = os.environ.get(PAUSE_ENV, "").strip()
+    try:
+        pause = float(raw) if raw else HOUSE_PAUSE_S
+    except ValueError:
+        raise ValueError(f"{PAUSE_ENV}={raw!r}: not a number of seconds") from None
+    if not 0 <= pause <= 3600:  # also NaN
+        raise ValueError(f"{PAUSE_ENV}={raw!r}: between 0 and 3600 seconds")
+    return pause
 
 
 def register(subparsers: Any) -> None:
@@ -120,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
         knockout = 2 if len(args.bots) >= 3 and rules.num_sides == 2 else 0
     if knockout and not 2 <= knockout <= len(args.bots):
         return _fail(f"--knockout {knockout}: between 2 and {len(args.bots)}, or 0")
+    try:
+        pause = house_pause_s()
+    except ValueError as error:
+        return _fail(str(error))
     if not args.no_serve:
         problem = check_port(args.host, args.port)
         if problem:
@@ -200,9 +222,10 @@ def run(args: argparse.Namespace) -> int:
     def finished(done: object) -> None:
         cli.show_standings(done, as_json=False)
         console.print(
-            f"{season.name} is over. The ladder plays on while the site is up: a "
-            "bot you submit plays its first ladder match about a minute after it "
-            f"passes validation ([bold]{base}/ladder/[/bold]); "
+            f"{season.name} is over. The ladder plays on while the site is up: the sample "
+            f"bots take turns, a match at a time ([bold]{base}/tv/[/bold] shows the game "
+            "being played), and a bot you submit plays its first ladder match about a "
+            f"minute after it passes validation ([bold]{base}/ladder/[/bold]); "
             f"[bold]{base}/write-a-bot/[/bold] says how to write one."
         )
 
@@ -212,9 +235,18 @@ def run(args: argparse.Namespace) -> int:
     from webui.league.queue import play_queue, queue_depth
     from webui.play import games
 
+    def keep_playing() -> None:
+        """Once the season is over, the sample bots play each other on the ladder whenever
+        it is idle, a match at a time, so that a visitor always finds a game being played."""
+        if watch.finished.is_set():
+            ladder.house_match(house, variant, pause)
+
     loop = ladder.LadderLoop(
-        interval_s=LADDER_INTERVAL_S,
-        also=[lambda: games.sweep(waiting=queue_depth(play_queue()))],  # the Play page's games
+        interval_s=min(LADDER_INTERVAL_S, max(0.5, pause)),
+        also=[
+            lambda: games.sweep(waiting=queue_depth(play_queue())),  # the Play page's games
+            keep_playing,
+        ],
     ).start()
     workers = args.workers
     if workers is None and settings.ARENA_EMBEDDED_BROKER:

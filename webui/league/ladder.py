@@ -245,8 +245,17 @@ def candidates(variant: Variant, now: datetime) -> list[Candidate]:
     }
     seats = MatchSeat.objects.filter(version_id__in=ids)
     hour_ago = now - timedelta(hours=1)
+    # The cap counts matches against other owners: the house matches that fill an idle
+    # ladder (house_match) must not keep its bots from a newcomer's.
+    one_owner = (
+        Match.objects.filter(kind=Match.Kind.LADDER, created__gte=hour_ago)
+        .annotate(owners=Count("seats__version__bot__owner", distinct=True))
+        .filter(owners=1)
+        .values("pk")
+    )
     recent = dict(
         seats.filter(match__kind=Match.Kind.LADDER, match__created__gte=hour_ago)
+        .exclude(match_id__in=one_owner)
         .values_list("version_id")
         .annotate(n=Count("match_id", distinct=True))
     )
@@ -344,6 +353,65 @@ def schedule(now: datetime | None = None) -> list[int]:
                 )
                 created.append(match.pk)
     return created
+
+
+HOUSE_PAUSE_S = 5.0
+"""How long an idle ladder waits after its last match before :func:`house_match` starts one."""
+
+
+def house_match(
+    owner: Any, variant: Variant, pause_s: float = HOUSE_PAUSE_S, now: datetime | None = None
+) -> int | None:
+    """A ladder match between two of ``owner``'s active bots when ``variant``'s ladder is
+    idle: nothing open there (scheduled or running) and no ladder match of it finished in
+    the last ``pause_s`` seconds. Returns the new match's id, or None.
+
+    For ``arena demo``, whose sample bots all belong to its house account, which
+    :func:`pair` never sets against each other: without it the ladder went quiet once the
+    demo's season ended and no visitor's bot was waiting, and there was nothing to watch. It
+    adds one match at a time, only where :func:`schedule` added none (a visitor's bot goes
+    first), so the queue never holds more than one of these: the bot that waited longest
+    since its last ladder match, against the next longest waiting other than its last
+    opponent (the three samples take turns). Its
+    matches are rated, and do not count towards :data:`ARENA_LADDER_CAP_PER_HOUR`
+    (:func:`candidates`).
+    """
+    now = now or timezone.now()
+    owner_id = getattr(owner, "pk", owner)
+    with transaction.atomic():
+        Variant.objects.select_for_update().filter(pk=variant.pk).first()
+        ladder_matches = Match.objects.filter(variant=variant, kind=Match.Kind.LADDER)
+        if Match.objects.filter(variant=variant, status__in=OPEN).exists():
+            return None
+        last = ladder_matches.aggregate(t=Max("finished"))["t"]
+        if last is not None and (now - last).total_seconds() < pause_s:
+            return None
+        house = sorted(
+            (c for c in candidates(variant, now) if c.owner_id == owner_id and not c.busy),
+            key=lambda c: (-c.waited_s, c.version_id),
+        )
+        if len(house) < 2:
+            return None
+        first = house[0]
+        # Its opponent: the one that waited longest, another than its last when it can.
+        second = min(
+            house[1:],
+            key=lambda c: (c.version_id == first.last_opponent, -c.waited_s, c.version_id),
+        )
+        versions = {
+            v.pk: v
+            for v in BotVersion.objects.filter(
+                pk__in=[first.version_id, second.version_id]
+            ).select_related("bot")
+        }
+        match = create_open_match(
+            Match.Kind.LADDER,
+            variant,
+            [versions[first.version_id], versions[second.version_id]],
+            games=2 * LADDER_DEALS,
+            rated=True,
+        )
+        return match.pk
 
 
 class LadderLoop:

@@ -133,6 +133,9 @@ def _bump_ratings(variant_id: int, pools: set[str], version_ids: set[int]) -> No
             read_models.HOME,
             *(read_models.board_scope(variant_id, pool) for pool in pools),
             *(read_models.bot_scope(bot) for bot in bots),
+            # The ladders' pages show their leaderboards under this one scope (no variant to
+            # look up before their kept copy is found).
+            *([read_models.LADDER] if "ladder" in pools else []),
         ]
     )
 

@@ -8,7 +8,9 @@ shows, so a write makes the next read of its scopes fresh and no other:
 - ``board:<variant>:<pool>``: a leaderboard (a variant's season pools and its ladder);
 - ``bot:<bot>``: a bot's rating charts;
 - ``matches:<bot>``: a bot's recent matches (created, claimed, given back, recorded, void);
-- ``season:<season>``: a season's standings, cross-table, rounds and progress.
+- ``season:<season>``: a season's standings, cross-table, rounds and progress;
+- ``live``: which matches are being played (every claim, give-back and result): the game
+  featured on the home page and at ``/tv/``, and a match page's own rows.
 
 Every write that changes a scope bumps it in its own transaction (:func:`bump`, the last
 statement there, the scopes in one sorted statement so two writers never wait on each other
@@ -39,7 +41,11 @@ from .models import (
 
 HOME = "home"
 LADDER = "ladder"
-"""The ladders' pages: their active versions and their matches outside seasons."""
+"""The ladders' pages: their active versions, their matches outside seasons and (with every
+ladder rating update) their leaderboards."""
+LIVE = "live"
+"""Which matches are being played, and each match's own rows: bumped by every change of a
+match's state."""
 
 
 def board_scope(variant_id: int, pool: str) -> str:
@@ -127,9 +133,11 @@ def connect_signals() -> None:
 def match_scopes(season_id: int | None, bot_ids: Iterable[int], finished: bool = True) -> list[str]:
     """What a change of one match's state makes stale: its season's page (outside seasons, the
     ladders' pages) and its bots' recent matches; ``finished`` (recorded or given up): the
-    home page too (recent games, seasons' progress). Its bots' charts change with their
-    ratings, which bump them; their head-to-head is a read model of its own, read as it is."""
+    home page too (recent games, seasons' progress); always the matches being played
+    (``live``). Its bots' charts change with their ratings, which bump them; their
+    head-to-head is a read model of its own, read as it is."""
     scopes = [matches_scope(bot) for bot in bot_ids]
+    scopes.append(LIVE)  # the matches being played, and the match's own page
     if finished:
         scopes.append(HOME)
     scopes.append(season_scope(season_id) if season_id is not None else LADDER)
@@ -231,7 +239,7 @@ def recompute_reads() -> RecomputeReport:
             for (bot, opp), (g, w, d, lost) in sorted(wanted.items())
             if (bot, opp) in differing
         )
-        scopes = {HOME, LADDER, *ReadVersion.objects.values_list("scope", flat=True)}
+        scopes = {HOME, LADDER, LIVE, *ReadVersion.objects.values_list("scope", flat=True)}
         bots = list(Bot.objects.values_list("pk", flat=True))
         scopes |= {bot_scope(pk) for pk in bots} | {matches_scope(pk) for pk in bots}
         scopes |= {season_scope(pk) for pk in Season.objects.values_list("pk", flat=True)}

@@ -28,6 +28,7 @@ from . import (
     game_logs,
     http_cache,
     live_progress,
+    live_tv,
     match_lists,
     paging,
     reads,
@@ -153,13 +154,31 @@ def get_match(request: HttpRequest, match_id: int) -> Any:
 
 
 def get_match_live(request: HttpRequest, match_id: int) -> Any:
-    return live_progress.match_live(get_object_or_404(Match, pk=match_id))
+    try:
+        return live_progress.match_live(match_id)
+    except Match.DoesNotExist as missing:
+        raise Http404(f"no match {match_id}") from missing
 
 
 def get_season_live(request: HttpRequest, season_id: int) -> Any:
-    return live_progress.season_live(
-        get_object_or_404(Season.objects.select_related("variant"), pk=season_id)
-    )
+    try:
+        return live_progress.season_live(season_id)
+    except Season.DoesNotExist as missing:
+        raise Http404(f"no season {season_id}") from missing
+
+
+def get_tv(request: HttpRequest) -> Any:
+    return live_tv.featured(_stay(request))
+
+
+def _stay(request: HttpRequest) -> int | None:
+    """``?match=<id>``: the match a TV shows now, kept while it is played."""
+    raw = request.GET.get("match", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 12:
+        raise ApiError(400, f"match={raw[:40]!r}: a match id")
+    return int(raw)
 
 
 def get_games(request: HttpRequest) -> Any:
@@ -658,7 +677,6 @@ ROUTES: list[Route] = [
         "A season's live progress: matches done of planned, and the matches being played "
         "with their current game's latest moves (the season page polls it).",
         {"GET": "SeasonLive"},
-        shared=shared_reads.season_live,
     ),
     Route(
         "matches/<id:match_id>",
@@ -674,6 +692,16 @@ ROUTES: list[Route] = [
         "A match's live progress: games done of planned, the current game's moves as its "
         "worker plays them, and the games finished so far (the match page polls it).",
         {"GET": "MatchLive"},
+    ),
+    Route(
+        "tv",
+        "tv",
+        {"GET": get_tv},
+        "The game featured live (the home page and /tv/ poll it): a match being played, "
+        "its entrants and its live progress; ?match=<id> keeps that match while it is played. "
+        "match is null when nothing is being played.",
+        {"GET": "TvLive"},
+        params={"match": "the match shown now: kept while it is played, else the next"},
     ),
     Route(
         "games",

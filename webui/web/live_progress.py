@@ -11,17 +11,28 @@ next one.
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db.models import Count, Q
 
 from arena.engine import side_of_seat
+from webui.league import read_models
 from webui.league.formats import format_of
 from webui.league.live import read_state, read_states
 from webui.league.models import Match, MatchSeat, Season
 
+from .read_cache import cached
+from .reads import match_detail
 from .replay_frames import card_label
-from .shapes import FinishedLiveGame, LiveGame, MatchLive, Progress, PublicTable, SeasonLive
+from .shapes import (
+    FinishedLiveGame,
+    LiveGame,
+    MatchLive,
+    MatchRow,
+    Progress,
+    PublicTable,
+    SeasonLive,
+)
 
 POLL_MS = 2000
 """How often the pages ask for the live progress (milliseconds)."""
@@ -182,36 +193,86 @@ def _wins(state: dict[str, Any] | None, entrants: int) -> list[int] | None:
     return wins
 
 
-def match_live(match: Match) -> MatchLive:
-    """A match's progress: games done of planned, the game being played (if any), and its
-    games finished so far (listed live until the match's games are recorded at its end)."""
-    recorded = match.games.count() if match.is_finished else 0
-    state = read_state(match.pk) if match.status == Match.Status.RUNNING else None
-    listed = state is not None and bool(state.get("games"))
-    # Read only when there is a finished game to show (a poll costs no more before).
-    sides = max(1, int(match.play_variant().sides)) if listed else 2
-    entrants = match.seats.count() if listed else 0
+class MatchRows(TypedDict):
+    """What a match's page and live progress read of the database: its page's rows and the
+    counts its progress needs. Kept under the ``live`` scope (bumped by every change of a
+    match's state), so a poll reads them from the shared cache."""
+
+    detail: MatchRow
+    status: str
+    games_planned: int
+    recorded: int
+    sides: int
+    entrants: int
+
+
+def _match_rows(match_id: int) -> MatchRows | None:
+    match = (
+        Match.objects.select_related("season__variant", "round", "variant")
+        .filter(pk=match_id)
+        .first()
+    )
+    if match is None:
+        return None
+    detail = match_detail(match)
     return {
-        "match": match.pk,
-        **_progress(match.status, match.games_planned, recorded, state),
-        "games": finished_games(state, sides),
-        "wins": _wins(state, entrants),
+        "detail": detail,
+        "status": match.status,
+        "games_planned": match.games_planned,
+        "recorded": len(detail["games"]) if match.is_finished else 0,
+        "sides": max(1, int(match.play_variant().sides)),
+        "entrants": len(detail["entrants"]),
     }
 
 
-def season_live(season: Season) -> SeasonLive:
-    """A season's progress: matches done of planned, and the matches being played now."""
+def match_rows(match_id: int) -> MatchRows | None:
+    """A match's rows (None: no such match), from the shared cache when another request
+    read them since the last change of a match's state."""
+    return cached(f"match-rows:{match_id}", [read_models.LIVE], lambda: _match_rows(match_id))
+
+
+def match_live(match: Match | int) -> MatchLive:
+    """A match's progress: games done of planned, the game being played (if any), and its
+    games finished so far (listed live until the match's games are recorded at its end)."""
+    rows = match_rows(match if isinstance(match, int) else match.pk)
+    if rows is None:
+        raise Match.DoesNotExist(f"no match {match}")
+    return live_of(match if isinstance(match, int) else match.pk, rows)
+
+
+def live_of(match_id: int, rows: MatchRows) -> MatchLive:
+    """A match's progress from its rows and its live state (one read of the ``live`` cache
+    while it is played)."""
+    state = read_state(match_id) if rows["status"] == Match.Status.RUNNING else None
+    return {
+        "match": match_id,
+        **_progress(rows["status"], rows["games_planned"], rows["recorded"], state),
+        "games": finished_games(state, rows["sides"]),
+        "wins": _wins(state, rows["entrants"]),
+    }
+
+
+class _SeasonRows(TypedDict):
+    status: str
+    matches_done: int
+    matches_planned: int
+    matches_scheduled: int
+    running: list[dict[str, Any]]
+
+
+def _season_rows(season_id: int) -> _SeasonRows | None:
+    season = Season.objects.select_related("variant").filter(pk=season_id).first()
+    if season is None:
+        return None
     counts = Match.objects.filter(season=season).aggregate(
         scheduled=Count("id"),
         done=Count("id", filter=Q(status__in=[Match.Status.DONE, Match.Status.VOID])),
     )
-    planned = max(format_of(season).planned_matches(), counts["scheduled"])
     running = list(
         Match.objects.filter(season=season, status=Match.Status.RUNNING)
         .select_related("round")
         .order_by("round__number", "board")[:SEASON_LIVE_MATCHES]
     )
-    states = read_states([m.pk for m in running])
     labels: dict[int, list[str]] = {}
     for seat in (
         MatchSeat.objects.filter(match__in=running)
@@ -220,18 +281,54 @@ def season_live(season: Season) -> SeasonLive:
     ):
         labels.setdefault(seat.match_id, []).append(seat.version.label)
     return {
-        "season": season.pk,
         "status": season.status,
         "matches_done": counts["done"],
-        "matches_planned": planned,
+        "matches_planned": max(format_of(season).planned_matches(), counts["scheduled"]),
         "matches_scheduled": counts["scheduled"],
-        "playing": [
+        "running": [
             {
                 "match": m.pk,
                 "round": m.round.number if m.round is not None else None,
                 "entrants": labels.get(m.pk, []),
-                **_progress(m.status, m.games_planned, 0, states.get(m.pk), SEASON_LIVE_MOVES),
+                "status": m.status,
+                "games_planned": m.games_planned,
             }
             for m in running
+        ],
+    }
+
+
+def season_live(season: Season | int) -> SeasonLive:
+    """A season's progress: matches done of planned, and the matches being played now.
+
+    Its rows (counts, the matches in play) are kept under the season's scope, which every
+    claim and result of its matches bumps; the moves come from the ``live`` cache at each
+    read. A poll so costs the version query and two cache reads, whoever asked last.
+    """
+    season_id = season if isinstance(season, int) else season.pk
+    rows = cached(
+        f"season-live-rows:{season_id}",
+        [read_models.season_scope(season_id)],
+        lambda: _season_rows(season_id),
+    )
+    if rows is None:
+        raise Season.DoesNotExist(f"no season {season_id}")
+    states = read_states([m["match"] for m in rows["running"]])
+    return {
+        "season": season_id,
+        "status": rows["status"],
+        "matches_done": rows["matches_done"],
+        "matches_planned": rows["matches_planned"],
+        "matches_scheduled": rows["matches_scheduled"],
+        "playing": [
+            {
+                "match": m["match"],
+                "round": m["round"],
+                "entrants": m["entrants"],
+                **_progress(
+                    m["status"], m["games_planned"], 0, states.get(m["match"]), SEASON_LIVE_MOVES
+                ),
+            }
+            for m in rows["running"]
         ],
     }

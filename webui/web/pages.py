@@ -224,6 +224,12 @@ PAGES: list[Page] = [
     ),
     Page("seasons/<id:season_id>/start/", ("POST",), "Start a draft season (staff).", login=True),
     Page("matches/<id:match_id>/", ("GET",), "A match and its games."),
+    Page(
+        "tv/",
+        ("GET",),
+        "Arena TV: a game being played now, followed live; when its match ends, the next "
+        "match being played.",
+    ),
     Page("games/<id:game_id>/", ("GET",), "A game and its replay viewer."),
     Page("replay/", ("GET",), "Open a replay file in the viewer (nothing is stored)."),
     Page("cards/", ("GET",), "The deck and the cards' names."),

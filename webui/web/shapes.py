@@ -475,6 +475,18 @@ class SeasonLive(TypedDict):
     playing: list[PlayingMatch]
 
 
+class TvLive(TypedDict):
+    """The game featured live (the home page, ``/tv/``): a match being played, or none."""
+
+    match: int | None
+    kind: str | None  # season, ladder or challenge
+    variant: str | None  # its label
+    season: str | None  # the season's name, for a season's match
+    entrants: list[str]
+    playing: int  # how many matches are being played now
+    live: MatchLive | None
+
+
 NAMED: dict[str, type] = {
     "VersionRef": VersionRef,
     "Variant": VariantJson,
@@ -497,5 +509,6 @@ NAMED: dict[str, type] = {
     "FinishedLiveGame": FinishedLiveGame,
     "MatchLive": MatchLive,
     "SeasonLive": SeasonLive,
+    "TvLive": TvLive,
 }
 """The shapes that are components of the OpenAPI document, by their names there."""

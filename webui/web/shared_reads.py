@@ -9,11 +9,8 @@ tests of ``test_page_cache`` and ``test_read_models`` read each after such write
 
 from __future__ import annotations
 
-import time
-
 from django.http import HttpRequest
 
-from webui.league import ladder as league_ladder
 from webui.league import read_models
 from webui.league.models import Bot, Rating, Variant
 
@@ -37,7 +34,9 @@ def _board(request: HttpRequest, slug: str) -> tuple[int, str, str] | None:
 
 
 def home(request: HttpRequest) -> Shown:
-    """The home page: recent games, seasons' progress, the variants (every result)."""
+    """The home page: recent games, seasons' progress, the variants (every result). Its
+    "Now playing" card is as it was when the page was drawn and is brought up to date by
+    its first poll of ``/api/tv``: a claim does not draw the page again."""
     return "home", [read_models.HOME]
 
 
@@ -81,12 +80,6 @@ def season(request: HttpRequest, season_id: int) -> Shown:
     return "season", [read_models.season_scope(season_id)]
 
 
-def season_live(request: HttpRequest, season_id: int) -> Shown:
-    """A season's live progress: its counts (its own writes) and the moves of the games in
-    play, which the workers publish as they play: kept for the second it was read in."""
-    return f"season-live:{int(time.time())}", [read_models.season_scope(season_id)]
-
-
 def games(request: HttpRequest) -> Shown:
     """Every recorded game: each finished match bumps the home page's scope."""
     return "games", [read_models.HOME]
@@ -99,7 +92,13 @@ def game(request: HttpRequest, game_id: int) -> Shown:
 
 
 def ladders(request: HttpRequest, slug: str = "") -> Shown:
-    """The ladders' pages and API: their leaderboards, active versions and open matches,
-    and the bots one can challenge (ready versions, which enter the ladder)."""
-    boards = [read_models.board_scope(v.pk, "ladder") for v in league_ladder.ladder_variants()]
-    return "ladder", [read_models.LADDER, *boards]
+    """The ladders' pages and API: their leaderboards (every ladder rating update bumps
+    ``ladder`` too), active versions and open matches, and the bots one can challenge (ready
+    versions, which enter the ladder). One scope, named without a query: a kept copy is found
+    with the version query alone."""
+    return "ladder", [read_models.LADDER]
+
+
+def tv(request: HttpRequest) -> Shown:
+    """``/tv/``: which matches are being played (the game itself is polled)."""
+    return "tv", [read_models.LIVE]

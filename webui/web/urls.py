@@ -40,6 +40,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("seasons/<id:season_id>/", views.season, name="season"),
     path("seasons/<id:season_id>/start/", views.season_start, name="season-start"),
     path("matches/<id:match_id>/", views.match, name="match"),
+    path("tv/", views.tv, name="tv"),
     path("games/<id:game_id>/", views.game, name="game"),
     path("replay/", views.replay_open, name="replay-open"),
     path("cards/", views.cards, name="cards"),

@@ -23,10 +23,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from webui.league import errors, ladder, read_models, variants, versions
 from webui.league.formats import format_of
-from webui.league.models import Bot, BotVersion, Game, LadderEntry, Match, Season, Variant
+from webui.league.models import Bot, BotVersion, Game, LadderEntry, Season, Variant
 from webui.league.seasons import create_season, start_season
 
-from . import game_lists, game_logs, live_progress, match_lists, reads, shared_reads
+from . import game_lists, game_logs, live_progress, live_tv, match_lists, reads, shared_reads
 from .api import bot_page_data
 from .api_input import ApiError
 from .charts import rating_chart
@@ -76,7 +76,21 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             **reads.home_overview(),
             "hero_cards": ["7d", "1s", "10c", "3b"],
+            # Who played when the page was drawn: kept until a result, the card's first
+            # poll of /api/tv (at once) brings it up to date.
+            "featured": live_tv.featured(),
+            "poll_ms": live_progress.POLL_MS,
         },
+    )
+
+
+@shared_page(shared_reads.tv)
+def tv(request: HttpRequest) -> HttpResponse:
+    """The game being played now, followed live; when its match ends, the next one."""
+    return render(
+        request,
+        "web/tv.html",
+        {"featured": live_tv.featured(), "poll_ms": live_progress.POLL_MS},
     )
 
 
@@ -413,13 +427,17 @@ def _cross_class(cell: float | None, mirror: float | None) -> str:
 
 
 def match(request: HttpRequest, match_id: int) -> HttpResponse:
-    m = get_object_or_404(Match.objects.select_related("season__variant", "round"), pk=match_id)
+    # Its rows from the shared cache (until a match's state changes), its game from the
+    # live cache: a live board read by many costs what a kept page does.
+    rows = live_progress.match_rows(match_id)
+    if rows is None:
+        raise Http404(f"no match {match_id}")
     return render(
         request,
         "web/match.html",
         {
-            "m": reads.match_detail(m),
-            "live": live_progress.match_live(m),
+            "m": rows["detail"],
+            "live": live_progress.live_of(match_id, rows),
             "poll_ms": live_progress.POLL_MS,
         },
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from service_checks import require
 
+from webui.bench.site_load import LIVE_PAGES
 from webui.serving import find_nginx
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -94,8 +95,14 @@ def test_concurrent_clients_get_every_page_with_healthz_as_the_baseline(tmp_path
     crowd = report["crowd"]
     every = 2 * (12 * len(pages) // 2)
     assert crowd["all"]["requests"] == every and crowd["all"]["statuses"] == {"200": every}
-    assert [p["page"] for p in crowd["pages"]] == [p["page"] for p in pages]
+    # A third of the clients (one of three) watch /tv/ and the board it features.
+    assert crowd["watchers"] == 1
+    watched = [name for name, _ in LIVE_PAGES]
+    assert [p["page"] for p in crowd["pages"]] == [p["page"] for p in pages] + watched
+    assert {"/tv/", "/api/tv"} <= {p["url"] for p in pages}
     assert sum(p["requests"] for p in crowd["pages"]) == every
+    for page in crowd["pages"][len(pages) :]:
+        assert page["requests"] > 0 and set(page["statuses"]) == {"200"}, page
     assert crowd["ladder_games"] >= 0
 
 

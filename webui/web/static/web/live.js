@@ -132,15 +132,16 @@
     return box;
   }
 
-  function drawMatch(root, data) {
+  // scope: where the games finished so far are listed (the page, or the TV's own panel).
+  function drawMatch(root, data, scope) {
     set(root, "games-done", data.games_done);
     set(root, "games-planned", data.games_planned);
     set(root, "status", data.status);
     for (const el of root.querySelectorAll('[data-live="status"]')) el.className = "badge " + data.status;
     bar(root, data.games_done, data.games_planned);
-    const listed = document.querySelector('[data-live="games"]');
+    const listed = (scope || document).querySelector('[data-live="games"]');
     if (listed && data.games) listed.replaceChildren.apply(listed, games(data.games));
-    if (data.wins) set(document, "wins", data.wins.join("–"));
+    if (data.wins) set(scope || document, "wins", data.wins.join("–"));
     const slot = root.querySelector('[data-live="current"]');
     if (!slot) return;
     const current = data.current;
@@ -209,8 +210,79 @@
     }
   }
 
+  // The featured game (/api/tv): the home page's card and /tv/. The page names the match it
+  // shows (?match=): the server keeps it while it is played, and when its match ends answers
+  // with the next one being played (or none), which this draws in its place: no reload.
+  function aboutText(data) {
+    const what = data.season ? data.season : data.kind === "ladder" ? "Ladder match" : "Challenge";
+    return what + " · " + data.variant + " · ";
+  }
+
+  function drawTv(root, data) {
+    const body = root.querySelector('[data-tv="body"]');
+    const empty = root.querySelector('[data-tv="empty"]');
+    const count = root.querySelector('[data-tv="count"]');
+    if (count) {
+      count.textContent = data.playing > 1 ? data.playing + " matches are being played now."
+        : data.playing === 1 ? "1 match is being played now." : "";
+    }
+    if (!data.match) {
+      body.hidden = true;
+      empty.hidden = false;
+      root.dataset.tvMatch = "";
+      return;
+    }
+    const url = "/matches/" + data.match + "/";
+    if (root.dataset.tvMatch !== String(data.match) || root.dataset.tvDrawn !== "1") {
+      root.dataset.tvMatch = String(data.match);
+      root.dataset.tvDrawn = "1";
+      root.dataset.tvShown = String(Number(root.dataset.tvShown || 0) + 1);
+      const title = root.querySelector('[data-tv="title"]');
+      title.textContent = data.entrants.join(" v ");
+      title.href = url;
+      const about = root.querySelector('[data-tv="about"]');
+      const link = node("a", "match " + data.match);
+      link.href = url;
+      about.replaceChildren(document.createTextNode(aboutText(data)), link);
+      for (const el of root.querySelectorAll('[data-tv="watch"]')) el.href = url;
+      // A new match: its board and its games start afresh.
+      const slot = root.querySelector('[data-live="current"]');
+      if (slot) slot.replaceChildren(node("p", "Waiting for the first move…", "empty"));
+    }
+    body.hidden = false;
+    empty.hidden = true;
+    const live = data.live;
+    set(root, "wins", live.wins ? live.wins.join("–") : "–");
+    const current = live.current;
+    set(root, "score", current ? current.totals.join("–") : "–");
+    set(root, "score-label", current ? "game " + (current.game + 1) + " of " + live.games_planned +
+      ", before deal " + (current.deal + 1) : "this game's points");
+    if (root.dataset.tvKind !== "card") drawMatch(root, live, root);
+  }
+
+  function startTv(root) {
+    const url = root.dataset.tvUrl;
+    const every = Number(root.dataset.pollMs) || 2000;
+    function tick() {
+      const shown = root.dataset.tvMatch;
+      fetch(url + (shown ? "?match=" + encodeURIComponent(shown) : ""),
+        { headers: { Accept: "application/json" }, cache: "no-store" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (data) {
+          if (data) {
+            drawTv(root, data);
+            root.dataset.liveSeen = String(Number(root.dataset.liveSeen || 0) + 1);
+          }
+          setTimeout(tick, every);
+        })
+        .catch(function () { setTimeout(tick, every * 2); });
+    }
+    tick();  // at once: the kept page names the players, the poll brings the table
+  }
+
   function startAll() {
     for (const root of document.querySelectorAll("[data-live-url]")) start(root);
+    for (const root of document.querySelectorAll("[data-tv-url]")) startTv(root);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", startAll);
   else startAll();
