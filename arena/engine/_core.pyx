@@ -1054,3 +1054,371 @@ def deck(seed, int deal_index, int attempt=0):
 def dealer_of(rules, seed):
     """``Game.first_dealer(rules, seed)``."""
     return first_dealer(<uint64_t>(seed & MASK64), rules.players)
+
+
+# -- many games at once, for training environments ------------------------------------------------
+
+cdef struct GameSt:
+    St s
+    int totals[4]
+    int deal_index
+    int dealer
+    int winner
+    uint64_t seed
+    int played_by[40]
+    int played_at[40]
+    int taken_at[40]
+    int nplayed
+
+
+cdef struct Layout:
+    int size, hand, table, piles, played_by, played_at, taken_at
+    int to_move, dealer, hand_sizes, stock, scope, totals, deal
+
+
+cdef int _finish_deal(const Opts *o, GameSt *g, int target, int tie_count_out,
+                      int *points) noexcept nogil:
+    """``Game.finish_deal``: totals, the next dealer, the winner; returns the deal's cappotto."""
+    cdef int before[4]
+    cdef int running[4]
+    cdef int leaders[4]
+    cdef int n = o.nsides, i, best, nlead = 0, c, j, reached, who
+    cdef int cappotto = score_deal(o, &g.s, points)
+    for i in range(n):
+        before[i] = g.totals[i]
+        g.totals[i] += points[i * NCAT + 8]
+    g.deal_index += 1
+    g.dealer = (g.dealer + 1) % o.players
+    if cappotto >= 0:
+        g.winner = cappotto
+        return cappotto
+    best = g.totals[0]
+    for i in range(1, n):
+        if g.totals[i] > best:
+            best = g.totals[i]
+    if best < target:
+        return -1
+    for i in range(n):
+        if g.totals[i] == best:
+            leaders[nlead] = i
+            nlead += 1
+    if nlead == 1:
+        g.winner = leaders[0]
+    elif tie_count_out:
+        for i in range(n):
+            running[i] = before[i]
+        for c in range(8):
+            reached = 0
+            who = -1
+            for j in range(nlead):
+                running[leaders[j]] += points[leaders[j] * NCAT + c]
+            for j in range(nlead):
+                if running[leaders[j]] >= target:
+                    reached += 1
+                    who = leaders[j]
+            if reached == 1:
+                g.winner = who
+                break
+            if reached:
+                break
+    return -1
+
+
+cdef class VecCore:
+    """``n`` whole games stepped together: legal actions, masks and observations written into
+    numpy arrays by C loops (:class:`arena.env.vector.VectorScopaEnv` drives it)."""
+
+    cdef Opts o
+    cdef GameSt *games
+    cdef readonly int n
+    cdef int target
+    cdef int count_out
+    cdef int points_reward
+    cdef Layout lay
+    cdef int nactions
+    cdef int sweep_id
+    # action ids: capture sets of each sum rank / fifteen card, sorted by set, with their ids
+    cdef uint64_t[:] sum_keys
+    cdef int[:] sum_ids
+    cdef int[:] sum_start
+    cdef uint64_t[:] ff_keys
+    cdef int[:] ff_ids
+    cdef int[:] ff_start
+    # per game: the legal moves now (action id, card, capture set)
+    cdef int **act
+    cdef int **mcard
+    cdef uint64_t **mcap
+    cdef int *nlegal
+    cdef int *legal_cap
+
+    def __init__(self, rules, int n, layout, int nactions, int sweep_id, sum_keys, sum_ids,
+                 sum_start, ff_keys, ff_ids, ff_start, bint points_reward):
+        cdef int i
+        opts_from(&self.o, rules)
+        self.sweep_id = sweep_id
+        if n <= 0:
+            raise ValueError("at least one game")
+        self.n = n
+        self.target = rules.target
+        self.count_out = rules.tie_rule == "count_out"
+        self.points_reward = points_reward
+        self.nactions = nactions
+        (self.lay.size, self.lay.hand, self.lay.table, self.lay.piles, self.lay.played_by,
+         self.lay.played_at, self.lay.taken_at, self.lay.to_move, self.lay.dealer,
+         self.lay.hand_sizes, self.lay.stock, self.lay.scope, self.lay.totals,
+         self.lay.deal) = layout
+        self.sum_keys = sum_keys
+        self.sum_ids = sum_ids
+        self.sum_start = sum_start
+        self.ff_keys = ff_keys
+        self.ff_ids = ff_ids
+        self.ff_start = ff_start
+        self.games = <GameSt *>malloc(n * sizeof(GameSt))
+        self.act = <int **>malloc(n * sizeof(int *))
+        self.mcard = <int **>malloc(n * sizeof(int *))
+        self.mcap = <uint64_t **>malloc(n * sizeof(uint64_t *))
+        self.nlegal = <int *>malloc(n * sizeof(int))
+        self.legal_cap = <int *>malloc(n * sizeof(int))
+        if not (self.games and self.act and self.mcard and self.mcap and self.nlegal
+                and self.legal_cap):
+            raise MemoryError()
+        for i in range(n):
+            memset(&self.games[i], 0, sizeof(GameSt))
+            self.legal_cap[i] = 64
+            self.nlegal[i] = 0
+            self.act[i] = <int *>malloc(64 * sizeof(int))
+            self.mcard[i] = <int *>malloc(64 * sizeof(int))
+            self.mcap[i] = <uint64_t *>malloc(64 * sizeof(uint64_t))
+            if not (self.act[i] and self.mcard[i] and self.mcap[i]):
+                raise MemoryError()
+
+    def __dealloc__(self):
+        cdef int i
+        if self.act != NULL:
+            for i in range(self.n):
+                free(self.act[i])
+                free(self.mcard[i])
+                free(self.mcap[i])
+        free(self.act)
+        free(self.mcard)
+        free(self.mcap)
+        free(self.nlegal)
+        free(self.legal_cap)
+        free(self.games)
+
+    cdef int _find(self, uint64_t[:] keys, int[:] ids, int lo, int hi, uint64_t key) except -2:
+        cdef int mid
+        hi -= 1
+        while lo <= hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] == key:
+                return ids[mid]
+            if keys[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return -1
+
+    cdef int _action_of(self, int card, uint64_t cap) except -2:
+        """``ActionSpace.action_of`` for a legal move."""
+        cdef int r0 = card % 10, other
+        if cap == 0:
+            return card
+        if (cap & (cap - 1)) == 0:
+            other = arena_ctz(cap)
+            if other % 10 == r0:
+                return 40 + card * 3 + (other // 10 - (1 if other // 10 > card // 10 else 0))
+        if self.o.assi and r0 == 0:
+            return self.sweep_id + card // 10
+        if self.o.quindici:
+            return self._find(self.ff_keys, self.ff_ids, self.ff_start[card],
+                              self.ff_start[card + 1], cap)
+        return self._find(self.sum_keys, self.sum_ids, self.sum_start[card],
+                          self.sum_start[card + 1], cap)
+
+    cdef int _legal(self, int i) except -1:
+        """The legal moves of game ``i`` with their action ids."""
+        cdef GameSt *g = &self.games[i]
+        cdef int k = gen_moves(&self.o, &g.s), j
+        if k > self.legal_cap[i]:
+            self.legal_cap[i] = k
+            self.act[i] = <int *>realloc(self.act[i], k * sizeof(int))
+            self.mcard[i] = <int *>realloc(self.mcard[i], k * sizeof(int))
+            self.mcap[i] = <uint64_t *>realloc(self.mcap[i], k * sizeof(uint64_t))
+            if not (self.act[i] and self.mcard[i] and self.mcap[i]):
+                raise MemoryError()
+        for j in range(k):
+            self.mcard[i][j] = g_card[j]
+            self.mcap[i][j] = g_cap[j]
+        for j in range(k):
+            self.act[i][j] = self._action_of(self.mcard[i][j], self.mcap[i][j])
+        self.nlegal[i] = k
+        return k
+
+    cdef void _new_deal(self, GameSt *g) noexcept nogil:
+        new_game_deal(&self.o, &g.s, g.seed, <uint64_t>g.deal_index, g.dealer)
+        memset(g.played_by, 0xFF, sizeof(g.played_by))
+        memset(g.played_at, 0, sizeof(g.played_at))
+        memset(g.taken_at, 0, sizeof(g.taken_at))
+        g.nplayed = 0
+
+    def reset_game(self, int i, seed, signed char[:, :] mask):
+        """Starts game ``i`` anew: the game of ``seed`` (``Game(rules, seed)``)."""
+        cdef GameSt *g = &self.games[i]
+        cdef int j
+        for j in range(self.nlegal[i]):
+            mask[i, self.act[i][j]] = 0
+        memset(g.totals, 0, sizeof(g.totals))
+        g.deal_index = 0
+        g.winner = -1
+        g.seed = <uint64_t>(seed & MASK64)
+        g.dealer = first_dealer(g.seed, self.o.players)
+        self._new_deal(g)
+        self._legal(i)
+        for j in range(self.nlegal[i]):
+            mask[i, self.act[i][j]] = 1
+
+    cdef void _encode(self, int i, float[:, :] obs) noexcept:
+        cdef GameSt *g = &self.games[i]
+        cdef St *s = &g.s
+        cdef Layout *L = &self.lay
+        cdef int me = s.to_move, seats = self.o.players, sides = self.o.nsides
+        cdef int my_side = me % sides, c, side, seat, k
+        cdef uint64_t m
+        cdef double target = self.target
+        for k in range(L.size):
+            obs[i, k] = 0
+        m = s.hands[me]
+        while m:
+            obs[i, L.hand + arena_ctz(m)] = 1
+            m &= m - 1
+        m = s.table
+        while m:
+            obs[i, L.table + arena_ctz(m)] = 1
+            m &= m - 1
+        for side in range(sides):
+            k = L.piles + 40 * ((side - my_side + sides) % sides)
+            m = s.captured[side]
+            while m:
+                obs[i, k + arena_ctz(m)] = 1
+                m &= m - 1
+        for c in range(40):
+            if g.played_by[c] >= 0:
+                obs[i, L.played_by + 40 * ((g.played_by[c] - me + seats) % seats) + c] = 1
+            if g.played_at[c]:
+                obs[i, L.played_at + c] = <float>(g.played_at[c] / 40.0)
+            if g.taken_at[c]:
+                obs[i, L.taken_at + c] = <float>(g.taken_at[c] / 40.0)
+        obs[i, L.to_move] = 1
+        obs[i, L.dealer + (s.dealer - me + seats) % seats] = 1
+        for seat in range(seats):
+            obs[i, L.hand_sizes + (seat - me + seats) % seats] = <float>(
+                arena_popcount(s.hands[seat]) / 10.0)
+        obs[i, L.stock] = <float>((s.stock_len - s.stock_pos) / 40.0)
+        for side in range(sides):
+            k = (side - my_side + sides) % sides
+            obs[i, L.scope + k] = <float>(s.scope[side] / 10.0)
+            obs[i, L.totals + k] = <float>(g.totals[side] / target)
+        obs[i, L.deal] = <float>(g.deal_index / 10.0)
+
+    def encode(self, int i, float[:, :] obs):
+        """Writes game ``i``'s observation (of its seat to move) into ``obs[i]``."""
+        self._encode(i, obs)
+
+    def to_move(self, long[:] out):
+        cdef int i
+        for i in range(self.n):
+            out[i] = self.games[i].s.to_move
+
+    def legal_actions(self, int i):
+        """Game ``i``'s legal action ids, in the engine's move order."""
+        return [self.act[i][j] for j in range(self.nlegal[i])]
+
+    def step(self, long[:] actions, float[:, :] obs, signed char[:, :] mask,
+             float[:, :] seat_rewards, float[:] rewards, unsigned char[:] ended):
+        """One move in every game; ``ended[i]`` is 1 for a game that ended (the caller resets
+        it). Refuses (changing nothing) when an action is not legal in its game."""
+        cdef int i, j, k, a, seat, side, t, c, cap_side, pos
+        cdef int points[4 * NCAT]
+        cdef double total, p, v
+        cdef GameSt *g
+        cdef St *s
+        cdef uint64_t cap, m
+        cdef int *pos_of = <int *>malloc(self.n * sizeof(int))
+        if pos_of == NULL:
+            raise MemoryError()
+        try:
+            for i in range(self.n):
+                a = actions[i]
+                pos_of[i] = -1
+                for j in range(self.nlegal[i]):
+                    if self.act[i][j] == a:
+                        pos_of[i] = j
+                        break
+                if pos_of[i] < 0:
+                    raise ValueError(
+                        f"action {a} is not legal in game {i}; legal: {self.legal_actions(i)}"
+                    )
+            for i in range(self.n):
+                g = &self.games[i]
+                s = &g.s
+                for j in range(self.o.players):
+                    seat_rewards[i, j] = 0
+                rewards[i] = 0
+                ended[i] = 0
+                pos = pos_of[i]
+                seat = s.to_move
+                c = self.mcard[i][pos]
+                cap = self.mcap[i][pos]
+                for j in range(self.nlegal[i]):
+                    mask[i, self.act[i][j]] = 0
+                t = g.nplayed + 1
+                g.played_by[c] = seat
+                g.played_at[c] = t
+                m = cap
+                while m:
+                    g.taken_at[arena_ctz(m)] = t
+                    m &= m - 1
+                g.nplayed = t
+                apply_move(&self.o, s, c, cap)
+                if s.hands[s.to_move] == 0:
+                    _finish_deal(&self.o, g, self.target, self.count_out, points)
+                    if self.points_reward:
+                        total = 0
+                        for side in range(self.o.nsides):
+                            total += points[side * NCAT + 8]
+                        for j in range(self.o.players):
+                            p = points[(j % self.o.nsides) * NCAT + 8]
+                            seat_rewards[i, j] = <float>(p - (total - p) / (self.o.nsides - 1))
+                    elif g.winner >= 0:
+                        for j in range(self.o.players):
+                            v = 1.0 if j % self.o.nsides == g.winner else -1.0 / (self.o.nsides - 1)
+                            seat_rewards[i, j] = <float>v
+                    rewards[i] = seat_rewards[i, seat]
+                    if g.winner >= 0:
+                        ended[i] = 1
+                        self.nlegal[i] = 0
+                        continue
+                    self._new_deal(g)
+                self._legal(i)
+                for j in range(self.nlegal[i]):
+                    mask[i, self.act[i][j]] = 1
+                self._encode(i, obs)
+        finally:
+            free(pos_of)
+
+    def winner(self, int i):
+        cdef int w = self.games[i].winner
+        return None if w < 0 else w
+
+    def totals(self, int i):
+        return tuple(self.games[i].totals[j] for j in range(self.o.nsides))
+
+    def random_actions(self, uint64_t rng_state, long[:] out):
+        """A uniformly random legal action for every game (for benchmarks); the generator's
+        state after."""
+        cdef uint64_t state = rng_state
+        cdef int i
+        for i in range(self.n):
+            out[i] = self.act[i][<int>rng_below(&state, <uint64_t>self.nlegal[i])]
+        return state

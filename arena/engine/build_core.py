@@ -51,6 +51,9 @@ def build(force: bool = False) -> Path:
     cmd.inplace = True
     cmd.build_temp = str(HERE / "_build" / "tmp")
     cmd.ensure_finalized()
+    # A new file, not the old one overwritten: a process running the old core keeps its copy.
+    for old in HERE.glob("_core.*.so"):
+        old.unlink()
     cmd.run()
     target = built()
     if target is None:

@@ -140,7 +140,12 @@ def compare_loop(rules: Rules, seed: int, count: int) -> int:
 
 
 def run(
-    deals: int, seed: int = 1, *, chunk: int = 500, tick: Callable[[int], None] | None = None
+    deals: int,
+    seed: int = 1,
+    *,
+    chunk: int = 2000,
+    full_every: int = 25,
+    tick: Callable[[int], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """``deals`` random deals per rule set (in chunks, ``tick`` after each), a replay and a C-loop
     check per chunk; yields one summary per rule set.  Raises :class:`Mismatch` on the first
@@ -150,7 +155,7 @@ def run(
         done = 0
         while done < deals:
             n = min(chunk, deals - done)
-            positions += compare_deals(rules, seed + done, n, full_every=7)
+            positions += compare_deals(rules, seed + done, n, full_every=full_every)
             compare_replays(rules, range(seed + done, seed + done + 1))
             compare_loop(rules, seed + done, min(n, 50))
             done += n
