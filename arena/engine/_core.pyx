@@ -707,11 +707,15 @@ cdef class CoreState:
     def load(self, int dealer, hands, table, stock=()):
         """Sets the state to a deal about to start (no checks: :class:`CoreDeal` checks)."""
         cdef int i
+        stock = tuple(stock)
+        if len(hands) != self.o.players or len(stock) > 40:
+            raise EngineError(f"{len(hands)} hands and {len(stock)} stock cards do not make a deal")
         memset(&self.s, 0, sizeof(St))
         for i in range(self.o.players):
             self.s.hands[i] = mask_of(hands[i])
         self.s.table = mask_of(table)
-        stock = tuple(stock)
+        for c in stock:
+            mask_of((c,))
         self.s.stock_len = len(stock)
         for i in range(len(stock)):
             self.s.stock[i] = stock[i]
