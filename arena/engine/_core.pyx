@@ -778,6 +778,41 @@ cdef class CoreState:
             undo_move(&self.o, &self.s)
         return totals, state
 
+    def determinize(self, int seat, uint64_t rng_state):
+        """Deals the cards ``seat`` has not seen (the other hands and the stock) out again at
+        random, hands keeping their sizes: ``Deal.determinize(deal.observation(seat),
+        Rng(rng_state))``'s hands and stock, in place.  Moves before cannot be undone after.
+        Returns the generator's state after."""
+        cdef int cards[40]
+        cdef int n = 0, i, k, c, pos = 0
+        cdef uint64_t unseen = 0, state = rng_state
+        cdef int sizes[4]
+        if not 0 <= seat < self.o.players:
+            raise EngineError(f"no seat {seat!r} in a {self.o.players}-player game")
+        for i in range(self.o.players):
+            sizes[i] = arena_popcount(self.s.hands[i])
+            if i != seat:
+                unseen |= self.s.hands[i]
+        for i in range(self.s.stock_pos, self.s.stock_len):
+            unseen |= 1ULL << self.s.stock[i]
+        while unseen:
+            cards[n] = arena_ctz(unseen)
+            n += 1
+            unseen &= unseen - 1
+        rng_shuffle(cards, n, &state)
+        for i in range(self.o.players):
+            if i == seat:
+                continue
+            self.s.hands[i] = 0
+            for k in range(sizes[i]):
+                self.s.hands[i] |= 1ULL << cards[pos]
+                pos += 1
+        for i in range(self.s.stock_pos, self.s.stock_len):
+            self.s.stock[i] = cards[pos]
+            pos += 1
+        self.s.nundo = 0
+        return state
+
     def score_points(self):
         """(each side's points by category key, the cappotto side or None)."""
         cdef int points[4 * NCAT]

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from arena.engine import Deal, Game, core, differential, rules_for
+from arena.engine import Deal, Game, Rng, core, differential, rules_for
 from arena.engine.state import Deal as PureDeal
 
 RULE_SETS = differential.rule_sets()
@@ -124,3 +124,26 @@ def test_the_build_says_once_when_there_is_no_compiler(
     assert build_core.main() == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["no C compiler found: the engine runs as pure Python (slower, same results)"]
+
+
+@pytest.mark.parametrize("variant", ["scopa", "scopone", "scopa-3"])
+def test_the_cores_determinization_deals_as_the_pure_engines(variant: str) -> None:
+    rules = rules_for(variant)
+    for seed in range(20):
+        with core.engine("python"):
+            deal = Game(rules, seed).new_deal()
+        with core.engine("core"):
+            fast = Game(rules, seed).new_deal()
+        for _ in range(seed % 9):
+            move = deal.legal_moves()[-1]
+            deal.apply_unchecked(move)
+            fast.apply_unchecked(move)
+        seat = (deal.to_move + seed) % rules.players
+        want = Deal.determinize(deal.observation(seat), Rng(seed * 7919))
+        assert fast.hands == deal.hands and fast.stock == deal.stock
+        state = fast.core  # type: ignore[attr-defined]
+        state.determinize(seat, seed * 7919)
+        assert (fast.hands, fast.stock) == (want.hands, want.stock)
+        assert fast.table == deal.table and fast.captured == deal.captured
+        totals, _ = state.playout(seed)
+        assert len(totals) == rules.num_sides and fast.hands == want.hands  # undone after
