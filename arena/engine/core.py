@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -25,7 +26,20 @@ from arena.engine.variants import Rules
 ENV_VAR = "ARENA_ENGINE"
 
 
+def _stale() -> bool:
+    """Whether the built core is older than its source (a checkout changed it since the
+    build): then it is not loaded until ``scripts/setup`` builds it again."""
+    here = Path(__file__).resolve().parent
+    source = here / "_core.pyx"
+    builds = list(here.glob("_core.*.so")) + list(here.glob("_core.*.pyd"))
+    if not source.exists() or not builds:
+        return False  # an installed package without its source, or nothing built
+    return max(b.stat().st_mtime for b in builds) < source.stat().st_mtime
+
+
 def _load() -> ModuleType | None:
+    if _stale():
+        return None
     try:
         import arena.engine._core as built  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
@@ -100,6 +114,7 @@ def describe() -> dict[str, Any]:
         "engine": backend(),
         "compiled": compiled is not None,
         "forced_python": os.environ.get(ENV_VAR, "").lower() == "python",
+        "stale": _stale(),
     }
 
 
