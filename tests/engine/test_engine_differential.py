@@ -9,6 +9,7 @@ The suite plays a few deals per rule set; ``arena bench engine --differential 10
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import subprocess
 import sys
@@ -147,3 +148,15 @@ def test_the_cores_determinization_deals_as_the_pure_engines(variant: str) -> No
         assert fast.table == deal.table and fast.captured == deal.captured
         totals, _ = state.playout(seed)
         assert len(totals) == rules.num_sides and fast.hands == want.hands  # undone after
+
+
+def test_the_bench_command_runs_the_differential_check(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import main
+
+    assert main(["bench", "engine", "--differential", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["identical"] is True
+    assert [s["rules"] for s in report["sets"]] == [r.label for r in RULE_SETS]
+    assert all(s["deals"] == 2 and s["positions"] > 2 * 9 for s in report["sets"])
+    assert main(["bench", "engine", "--differential", "-1"]) == 1
+    assert "--differential must be" in capsys.readouterr().err
