@@ -1,11 +1,14 @@
-"""Engine speed: random deals per second for each named variant, beside a naive engine.
+"""Engine speed: random deals per second for each named variant, on both engines and a naive one.
 
 Plays random deals (a fresh seeded deck each, a uniformly random legal move each turn, the deal
-scored at the end) on one core, and the same with a naive engine measured in the same run:
-legal moves from every subset of the table by :mod:`itertools`, and the whole state copied at
-every move.  Times are process CPU time, so other work on a shared machine does not count
-against either; each figure is the median of several runs.  Nothing here is a test: it prints
-figures, it asserts none.
+scored at the end) on one core: with the pure-Python engine, with the compiled core through the
+same ``Deal`` API, with the core's own C loop (:func:`arena.engine._core.random_deals`, what
+search and training use), and with a naive engine measured in the same run (legal moves from
+every subset of the table by :mod:`itertools`, the whole state copied at every move).  Times
+are process CPU time, so other work on a shared machine does not count against either; each
+figure is the median of several runs.  Nothing here is a test: it prints figures, it asserts
+none.  ``--differential N`` instead plays N random deals per rule set on both engines and checks
+they agree (:mod:`arena.engine.differential`).
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.engine import VARIANTS, Card, Deal, Game, Move, Rules, rules_for, score_deal
+from arena.engine import VARIANTS, Card, Deal, Game, Move, Rules, core, rules_for, score_deal
 from arena.engine.cards import RANK
 
-SUMMARY = "random deals per second for each variant, beside a naive engine"
+SUMMARY = "random deals per second: the pure engine, the compiled core, a naive engine"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +46,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=3,
         metavar="N",
         help="measurements per figure; the median is reported (default 3)",
+    )
+    parser.add_argument(
+        "--differential",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of timing: play N random deals per rule set on both engines and compare",
     )
     parser.add_argument(
         "--variant",
@@ -188,6 +198,22 @@ def _engine_deals(rules: Rules, seconds: float, seed: int) -> float:
             return deals / (clock() - start)
 
 
+def _core_loop_deals(rules: Rules, seconds: float, seed: int) -> float:
+    """Random deals per CPU second with the compiled core's C loop (0 when it is not built)."""
+    compiled = core.compiled
+    if compiled is None:
+        return 0.0
+    clock = time.process_time
+    deals = 0
+    chunk = 256
+    start = clock()
+    while True:
+        compiled.random_deals(rules, seed + deals, chunk, seed)
+        deals += chunk
+        if clock() - start >= seconds:
+            return deals / (clock() - start)
+
+
 def _naive_deals(rules: Rules, seconds: float, seed: int) -> float:
     """Random deals per CPU second with the naive engine."""
     pick = random.Random(seed).random
@@ -244,31 +270,81 @@ def _movegen_us(rules: Rules, deals: int, seed: int, naive: bool, repeat: int = 
 def measure(
     rules: Rules, seconds: float, runs: int, tick: Callable[[], None] | None = None
 ) -> dict[str, Any]:
-    """The figures of one variant: medians over ``runs`` alternating runs."""
-    _engine_deals(rules, min(seconds, 0.2), seed=0)  # warm the capture memo
+    """The figures of one variant: medians over ``runs`` alternating runs.
+
+    ``deals_per_s`` is the pure engine's; ``core_deals_per_s`` the compiled core's through the
+    ``Deal`` API and ``core_loop_deals_per_s`` its C loop (0 where the core is not built)."""
+    built = core.compiled is not None
+    with core.engine("python"):
+        _engine_deals(rules, min(seconds, 0.2), seed=0)  # warm the capture memo
     fast: list[float] = []
+    api: list[float] = []
+    loop: list[float] = []
     slow: list[float] = []
     for run in range(runs):
-        fast.append(_engine_deals(rules, seconds, seed=run + 1))
+        with core.engine("python"):
+            fast.append(_engine_deals(rules, seconds, seed=run + 1))
+        if built:
+            with core.engine("core"):
+                api.append(_engine_deals(rules, seconds, seed=run + 1))
+            loop.append(_core_loop_deals(rules, seconds, seed=run + 1))
         slow.append(_naive_deals(rules, seconds, seed=run + 1))
         if tick:
             tick()
     fast_median = statistics.median(fast)
     slow_median = statistics.median(slow)
+    api_median = statistics.median(api) if api else 0.0
+    loop_median = statistics.median(loop) if loop else 0.0
     # About seconds/4 of CPU per pass of movegen measurement.
-    movegen = _movegen_us(rules, max(4, int(fast_median * seconds / 4)), 99, naive=False)
+    with core.engine("python"):
+        movegen = _movegen_us(rules, max(4, int(fast_median * seconds / 4)), 99, naive=False)
     naive_movegen = _movegen_us(rules, max(2, int(slow_median * seconds / 8)), 99, naive=True)
     return {
         "variant": rules.variant,
         "deals_per_s": round(fast_median, 1),
+        "core_deals_per_s": round(api_median, 1),
+        "core_loop_deals_per_s": round(loop_median, 1),
+        "core_speedup": round(api_median / fast_median, 2),
+        "core_loop_speedup": round(loop_median / fast_median, 2),
         "baseline_deals_per_s": round(slow_median, 1),
         "speedup": round(fast_median / slow_median, 2),
         "movegen_us": round(movegen, 3),
         "baseline_movegen_us": round(naive_movegen, 3),
         "runs": runs,
         "deals_per_s_runs": [round(x, 1) for x in fast],
+        "core_loop_deals_per_s_runs": [round(x, 1) for x in loop],
         "baseline_deals_per_s_runs": [round(x, 1) for x in slow],
     }
+
+
+def differential(args: argparse.Namespace) -> int:
+    """``arena bench engine --differential N``: both engines on N random deals per rule set."""
+    from arena.engine import differential as diff
+
+    if core.compiled is None:
+        print("arena bench engine: the compiled core is not built (scripts/setup)", file=sys.stderr)
+        return 1
+    sets = diff.rule_sets()
+    report: list[dict[str, Any]] = []
+    start = time.monotonic()
+    try:
+        for i, summary in enumerate(diff.run(args.differential)):
+            report.append(summary)
+            if not args.json:
+                print(
+                    f"[{i + 1}/{len(sets)}] {summary['rules']}: {summary['deals']:,} deals, "
+                    f"{summary['positions']:,} positions, identical "
+                    f"({time.monotonic() - start:.0f} s)",
+                    flush=True,
+                )
+    except diff.Mismatch as exc:
+        print(f"arena bench engine: the engines differ: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"identical": True, "sets": report}, indent=2))
+    else:
+        print(f"identical on all {len(sets)} rule sets")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -287,6 +363,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if args.differential:
+        if not 1 <= args.differential <= 10_000_000:
+            print("arena bench engine: --differential must be in 1..10000000", file=sys.stderr)
+            return 1
+        return differential(args)
     results: list[dict[str, Any]] = []
     if args.json:
         for name in names:
@@ -296,6 +377,7 @@ def run(args: argparse.Namespace) -> int:
                 {
                     "results": results,
                     "clock": "process CPU time, one core",
+                    "engine": core.describe(),
                     "python": platform.python_version(),
                     "seconds": args.seconds,
                 },
@@ -324,21 +406,27 @@ def run(args: argparse.Namespace) -> int:
     )
     for column in (
         "variant",
-        "deals/s",
+        "pure deals/s",
+        "core (Deal API)",
+        "ratio",
+        "core C loop",
+        "ratio",
         "naive deals/s",
-        "speedup",
-        "µs/movegen",
-        "naive µs/movegen",
+        "pure/naive",
     ):
         table.add_column(column, justify="left" if column == "variant" else "right")
     for r in results:
         table.add_row(
             r["variant"],
             f"{r['deals_per_s']:,.0f}",
+            f"{r['core_deals_per_s']:,.0f}",
+            f"{r['core_speedup']:.1f}x",
+            f"{r['core_loop_deals_per_s']:,.0f}",
+            f"{r['core_loop_speedup']:.1f}x",
             f"{r['baseline_deals_per_s']:,.0f}",
             f"{r['speedup']:.1f}x",
-            f"{r['movegen_us']:.2f}",
-            f"{r['baseline_movegen_us']:.2f}",
         )
     console.print(table)
+    if core.compiled is None:
+        console.print("the compiled core is not built (scripts/setup): core columns are 0")
     return 0

@@ -8,7 +8,10 @@ the observation vector and the action mask, a random action among the mask's one
 wrapped as ``arena.env.env`` returns it, and the single-seat Gymnasium environment against the
 in-process random player.  A step is one move of the game.  Times are process CPU time on one
 core; each figure is the median of several runs.  The overhead is the engine's steps per
-second over the environment's.  Needs the ``rl`` extra.
+second over the environment's.  Where the compiled core is built, the engine plays on it (the
+``Deal`` API), and the figures also hold the core's own C loop of random deals and the vector
+environment (:class:`arena.env.vector.VectorScopaEnv`, ``copy=False``, random legal actions
+drawn in C) at N = 1, 64 and 1,024 games.  Needs the ``rl`` extra.
 """
 
 from __future__ import annotations
@@ -138,16 +141,55 @@ def seat_game(variant: str) -> Callable[[int], int]:
     return play
 
 
+def core_loop(variant: str) -> Callable[[int], int]:
+    """256 random deals in the compiled core's C loop; returns their moves."""
+    from arena.engine import core, rules_for
+
+    compiled = core.compiled
+    assert compiled is not None
+    rules = rules_for(variant)
+
+    def play(seed: int) -> int:
+        moves: int = compiled.random_deals(rules, seed, 256, seed + 1)[0]
+        return moves
+
+    return play
+
+
+def vector_steps(variant: str, n: int) -> Callable[[int], int]:
+    """64 steps of the vector environment of ``n`` games; returns the steps (moves) made."""
+    from arena.env.vector import VectorScopaEnv
+
+    env = VectorScopaEnv(variant, num_envs=n, copy=False)
+    env.reset(seed=1)
+
+    def play(seed: int) -> int:
+        for _ in range(64):
+            env.step(env.sample_actions())
+        return 64 * n
+
+    return play
+
+
+VECTOR_SIZES = (1, 64, 1024)
+
+
 def measure(
     variant: str, seconds: float, runs: int, tick: Callable[[], None] | None = None
 ) -> dict[str, Any]:
     """The figures of one variant: medians over ``runs`` interleaved runs."""
+    from arena.engine import core
+
     players = {
         "engine": engine_game(variant),
         "aec_raw": aec_game(variant, wrapped=False),
         "aec_wrapped": aec_game(variant, wrapped=True),
         "seat_env": seat_game(variant),
     }
+    if core.compiled is not None:
+        players["core_loop"] = core_loop(variant)
+        for n in VECTOR_SIZES:
+            players[f"vector_{n}"] = vector_steps(variant, n)
     for play in players.values():  # warm the capture memo and the action tables
         _timed(min(seconds, 0.2), play)
     figures: dict[str, list[float]] = {name: [] for name in players}
@@ -158,8 +200,15 @@ def measure(
             tick()
     medians = {name: statistics.median(values) for name, values in figures.items()}
     engine = medians["engine"]
+    extra = {
+        f"{name}_steps_per_s": round(medians[name])
+        for name in ("core_loop", *(f"vector_{n}" for n in VECTOR_SIZES))
+        if name in medians
+    }
     return {
         "variant": variant,
+        "engine": core.backend(),
+        **extra,
         "engine_steps_per_s": round(engine),
         "aec_raw_steps_per_s": round(medians["aec_raw"]),
         "aec_wrapped_steps_per_s": round(medians["aec_wrapped"]),
@@ -248,8 +297,20 @@ def run(args: argparse.Namespace) -> int:
             f"{r['seat_env_overhead']:.1f}x",
         )
     console.print(table)
+    if "core_loop_steps_per_s" in results[0]:
+        vector = Table(title="the compiled core: its C loop and the vector environment")
+        for column in ("variant", "core C loop", *(f"vector N={n}" for n in VECTOR_SIZES)):
+            vector.add_column(column, justify="left" if column == "variant" else "right")
+        for r in results:
+            vector.add_row(
+                r["variant"],
+                f"{r['core_loop_steps_per_s']:,}",
+                *(f"{r[f'vector_{n}_steps_per_s']:,}" for n in VECTOR_SIZES),
+            )
+        console.print(vector)
     console.print(
-        "A step is one move; the overhead is the engine's steps per second over the "
-        "environment's (observation vector, action mask and checks included)."
+        f"A step is one move; the engine is the {results[0]['engine']} engine; the overhead is "
+        "the engine's steps per second over the environment's (observation vector, action "
+        "mask and checks included)."
     )
     return 0

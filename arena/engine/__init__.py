@@ -50,6 +50,9 @@ from arena.engine.variants import (
     side_of_seat,
 )
 
+# Last: the compiled core (where built) takes over the deals made from here on.
+from arena.engine import core  # noqa: F401  isort: skip
+
 if TYPE_CHECKING:
     from arena.engine.replay import (
         ReplayError,

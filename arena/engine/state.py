@@ -14,7 +14,7 @@ module does no I/O.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import itemgetter
 from typing import Any
@@ -72,6 +72,17 @@ def _piles(masks: Iterable[int]) -> tuple[tuple[Card, ...], ...]:
     )
 
 
+# The deal class for rules the compiled core plays (set by arena.engine.core), or None.
+_FAST: Callable[[Rules], type[Deal] | None] | None = None
+
+
+def set_fast_deal(choose: Callable[[Rules], type[Deal] | None] | None) -> None:
+    """Makes ``choose(rules)`` pick the class of every Deal made from now on (None: the pure
+    Deal).  :mod:`arena.engine.core` sets it to the compiled core's ``CoreDeal``."""
+    global _FAST
+    _FAST = choose
+
+
 _SEAT_MOVE = itemgetter(0, 1)  # the (seat, move) of an undo entry
 _chain = chain.from_iterable
 
@@ -125,6 +136,15 @@ class Deal:
         "game_totals",
         "rules",
     )
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Deal:
+        # Where the compiled core is loaded and plays these rules (arena.engine.core), a Deal
+        # made by any constructor is its CoreDeal: the same API on a state kept in C.
+        if cls is Deal and _FAST is not None and args:
+            fast = _FAST(args[0])
+            if fast is not None:
+                return object.__new__(fast)
+        return object.__new__(cls)
 
     def __init__(
         self,
@@ -588,15 +608,27 @@ class Deal:
     ) -> Deal:
         """A deal in the middle of play (for determinization); it cannot undo past this point."""
         deal = cls(rules, dealer, hands, table, stock)
-        deal._to_move = to_move
-        deal._captured = [sum(1 << c for c in pile) for pile in captured]
-        deal._scope = list(scope)
-        deal._prefix = list(history)
+        deal._set_position(
+            to_move, [sum(1 << c for c in pile) for pile in captured], scope, history
+        )
+        return deal
+
+    def _set_position(
+        self,
+        to_move: Seat,
+        captured: Sequence[int],
+        scope: Sequence[int],
+        history: Sequence[tuple[Seat, Move]],
+    ) -> None:
+        """Puts a deal just made in the middle of play (:meth:`restore`)."""
+        self._to_move = to_move
+        self._captured = list(captured)
+        self._scope = list(scope)
+        self._prefix = list(history)
         for seat, move in reversed(history):
             if move[1]:
-                deal._last = seat
+                self._last = seat
                 break
-        return deal
 
     @classmethod
     def determinize(cls, obs: Observation, rng: Shuffler) -> Deal:
