@@ -80,6 +80,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("hosts"))
         elif shared_rows.uses_shared_rows(item, "played_season"):
             item.add_marker(pytest.mark.xdist_group("played_season"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # The modules with a slow test first (each module's tests kept together, in order): a
+        # test of a minute handed out last would leave the other workers idle at the end.
+        slow = {item.path for item in items if item.get_closest_marker("slow")}
+        items.sort(key=lambda item: item.path not in slow)
 
 
 @pytest.hookimpl(tryfirst=True)
