@@ -5,7 +5,8 @@ fails instead of skipping: CI installs and starts them (``scripts/services``), s
 is a broken setup, not a reason to pass.
 
 Under ``pytest -n`` (``scripts/test``) the hooks here also say which tests share an xdist
-worker (``ON_CLOCKS``, the played season's readers) and which run alone (``ALONE``).
+worker (``ON_CLOCKS``, ``ON_HOSTS``, the played season's readers) and which run alone
+(``ALONE``).
 """
 
 from __future__ import annotations
@@ -40,12 +41,25 @@ ON_CLOCKS = (
     "tests/runner/",
     "tests/hostile/",
     "tests/bench/test_bench_match.py",
-    "tests/workers/test_sprt_on_workers.py",
-    "tests/workers/test_hosts.py",
 )
-"""Tests whose bots play on per-move clocks (or that time a lab of hosts): with ``-n`` they go
-to one xdist worker, one after another (``--dist loadgroup``, group ``clocks``), so that no two
-of them compete for the cores."""
+"""Tests whose bots play on per-move clocks: with ``-n`` they go to one xdist worker, one after
+another (``--dist loadgroup``, group ``clocks``), so that no two of them compete for the
+cores."""
+
+OFF_CLOCKS = (
+    "tests/runner/test_preload.py",
+    "tests/runner/test_runtime_tree.py",
+    "tests/runner/test_seccomp.py",
+    "tests/runner/test_start_cost.py",
+    "tests/runner/test_turn_bytes.py",
+)
+"""Modules of ``ON_CLOCKS``'s folders that play no match (imports, the runtime tree, the
+system-call filter, a seat's start, encoded bytes): any worker runs them."""
+
+ON_HOSTS = ("tests/workers/test_hosts.py", "tests/workers/test_sprt_on_workers.py")
+"""Tests that time a lab of worker hosts or a test on the workers (leases, pick-up margins of
+seconds, generous per-move clocks): one after another on a worker of their own (group
+``hosts``), beside the ``clocks`` group as beside any other test."""
 
 ALONE = ("tests/hostile/test_covert_channels.py", "tests/runner/test_seat_cpu.py")
 """Tests that measure CPU shares or fill every core on purpose: marked ``alone``, they run with
@@ -53,16 +67,24 @@ no other test of the run beside them (``tests/cores.py``)."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """xdist groups: the tests on clocks together (``ON_CLOCKS``), and the readers of the
-    shared played season together, so that one worker builds it once (``shared_rows``)."""
+    """xdist groups: the tests on clocks together (``ON_CLOCKS``), those on hosts together
+    (``ON_HOSTS``), and the readers of the shared played season together, so that one worker
+    builds it once (``shared_rows``). xdist hands out the groups with the most tests first."""
     for item in items:
         where = item.path.relative_to(ROOT).as_posix() if item.path.is_relative_to(ROOT) else ""
         if where.startswith(ALONE):
             item.add_marker(pytest.mark.alone)
-        if where.startswith(ON_CLOCKS):
+        if where.startswith(ON_CLOCKS) and not where.startswith(OFF_CLOCKS):
             item.add_marker(pytest.mark.xdist_group("clocks"))
+        elif where.startswith(ON_HOSTS):
+            item.add_marker(pytest.mark.xdist_group("hosts"))
         elif shared_rows.uses_shared_rows(item, "played_season"):
             item.add_marker(pytest.mark.xdist_group("played_season"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # The modules with a slow test first (each module's tests kept together, in order): a
+        # test of a minute handed out last would leave the other workers idle at the end.
+        slow = {item.path for item in items if item.get_closest_marker("slow")}
+        items.sort(key=lambda item: item.path not in slow)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -181,6 +181,7 @@ def test_a_failing_run_leaves_no_database_and_no_keys_behind(
             "addopts=",
             "--ds",
             "webui.settings",
+            "--no-migrations",  # the probe's tables from the models at once: names, not schema
             "--rootdir",
             str(tmp_path),
             str(tmp_path / "test_failing.py"),
@@ -242,6 +243,7 @@ def test_each_xdist_worker_has_its_own_database_queue_prefix_and_data_dir(
         "addopts=",
         "--ds",
         "webui.settings",
+        "--no-migrations",  # the probe's tables from the models at once: names, not schema
     ]
     result = subprocess.run(
         [

@@ -108,6 +108,13 @@ def register(subparsers: Any) -> None:
         "--replays", type=Path, default=None, metavar="DIR", help="write one replay per game here"
     )
     parser.add_argument(
+        "--unpaced",
+        action="store_true",
+        help="in a partnership variant, play each move as soon as it is answered instead of at "
+        "its turn's next release point (faster, but a partner's think time then tells the "
+        "other more; for a local match, never one that counts)",
+    )
+    parser.add_argument(
         "--unsafe-no-sandbox",
         action="store_true",
         help="run every bot without the bubblewrap sandbox (only limits); for bots you trust",
@@ -241,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
             replays_dir=args.replays,
             sandbox=not args.unsafe_no_sandbox,
             limits=limits_from_args(args, games, args.bank),
+            pace_partners=False if args.unpaced else None,
         )
         if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
             raise ValueError(f"--replays {args.replays}: not a folder")

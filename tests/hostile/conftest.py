@@ -28,7 +28,10 @@ def host_locks_alone() -> Iterator[None]:
 
 @pytest.fixture
 def play_hostile(bwrap: str, tmp_path: Path) -> PlayMatch:
-    """Plays a short sandboxed match (one duplicate set) of a test bot against ``random``."""
+    """Plays a short sandboxed match (one duplicate set) of a test bot against ``random``.
+
+    Partnership games play unpaced unless the test says otherwise: no attack played here is
+    on think time, which ``test_think_time.py`` plays paced and unpaced."""
 
     def play(
         name: str,
@@ -39,7 +42,7 @@ def play_hostile(bwrap: str, tmp_path: Path) -> PlayMatch:
         games: int = 2,
         **spec: Any,
     ) -> MatchReport:
-        options: dict[str, Any] = {"limits": HOSTILE_LIMITS, **spec}
+        options: dict[str, Any] = {"limits": HOSTILE_LIMITS, "pace_partners": False, **spec}
         match = MatchSpec(
             entrants=[hostile(name), BotRef.parse(opponent)],
             variant=variant,

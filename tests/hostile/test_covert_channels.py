@@ -59,7 +59,10 @@ def play(
     **spec: Any,
 ) -> MatchReport:
     """A match of test bot ``bot`` (entrant 0) against ``opponent``: a duplicate set, or one
-    game with ``games=1``."""
+    game with ``games=1``. Unpaced unless ``pace_partners`` says otherwise: the channels here
+    are the host's (CPU, counters, object numbers, locks), not think time, and a turn played at
+    once leaves a channel less time to fade than one held to its release point."""
+    spec.setdefault("pace_partners", False)
     replays = tmp_path / "replays"
     report = run_match(
         MatchSpec(

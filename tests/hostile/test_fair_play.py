@@ -144,6 +144,7 @@ def colluder_match(tmp_path: Path, *, sandbox: bool) -> MatchReport:
         limits=HOSTILE_LIMITS,
         sandbox=sandbox,
         replays_dir=tmp_path / "replays",
+        pace_partners=False,  # the host's locks, watches and counters, not think time
     )
     report = run_match(spec)
     verify_replays(tmp_path / "replays")

@@ -55,6 +55,7 @@ def test_no_message_carries_a_card_hidden_from_the_seat(
         bank_ms=BANK_MS,
         replays_dir=tmp_path,
         limits=HOSTILE_LIMITS,
+        pace_partners=False,  # what the messages carry, not when
     )
     report = run_match(spec)
     replays = verify_replays(tmp_path)

@@ -21,6 +21,10 @@ pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 SAMPLES = ["random", "greedy", "ismcts", "js-random"]
 PAIRS = list(itertools.combinations(SAMPLES, 2))
+PACED = ("random", "greedy")
+"""The pair whose Scopone match is paced as every partnership match is by default (release
+points: a turn answered after 5 ms waits until 80 ms): the others play ``--unpaced``, their
+subject being the bots and the protocol, not the pacing (tests/hostile/test_think_time.py)."""
 
 
 @pytest.mark.parametrize("variant", ["scopa", "scopone"])
@@ -50,6 +54,7 @@ def test_sample_bots_play_a_match_whose_replays_verify(
             "--json",
             "--replays",
             str(tmp_path),
+            *(["--unpaced"] if variant == "scopone" and (first, second) != PACED else []),
         ],
         capture_output=True,
         text=True,
@@ -77,7 +82,9 @@ def test_sample_bots_play_a_match_whose_replays_verify(
 
 def test_four_entrants_rotate_round_a_partnership_table(bwrap: str, tmp_path: Path) -> None:
     bots = [BotRef.parse(name) for name in ("random", "greedy", "random", "greedy")]
-    report = run_match(MatchSpec(bots, "scopone", games=4, seed=3, replays_dir=tmp_path))
+    report = run_match(
+        MatchSpec(bots, "scopone", games=4, seed=3, replays_dir=tmp_path, pace_partners=False)
+    )
     assert [game.seats for game in report.games] == [
         [0, 1, 2, 3],
         [1, 2, 3, 0],
