@@ -151,6 +151,7 @@ def partners(bwrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[M
     yield play(tmp_path_factory.mktemp("partners"), variant="scopone", games=2)
 
 
+@pytest.mark.alone  # a neighbour reading the same files sets the pages it drops
 def test_without_the_sandbox_partners_pass_a_hand_through_the_page_cache(tmp_path: Path) -> None:
     # The control: the host's files, their pages dropped and read by the sender.
     report = play(tmp_path, variant="scopone", games=2, sandbox=False)
@@ -252,6 +253,7 @@ def test_game_two_of_a_duplicate_set_recovers_no_card_of_game_one(
     assert "refused write /bot (EROFS)" in first
 
 
+@pytest.mark.alone  # a neighbour reading the same files sets the pages it drops
 def test_without_the_sandbox_game_two_reads_game_one_s_marks(tmp_path: Path) -> None:
     # The control of the test above: the host's files keep game 1's marks for game 2.
     report = play(tmp_path, variant="scopa", games=2, sandbox=False)
