@@ -40,6 +40,7 @@ from typing import Any
 from arena.audit import AuditConfig, EProcess, audit_decision
 from arena.audit.decisions import partner_of, resample
 from arena.audit.sequential import DEFAULT_ALPHA
+from arena.bench import progress_bar
 from arena.engine import Deal, Game, Move, Observation, rules_for
 
 SUMMARY = "fair-play audit: games to flag planted cheaters, false alarms on honest bots"
@@ -487,38 +488,22 @@ def run(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     runs: dict[str, list[dict[str, Any]]] = {s.name: [] for s in planted}
     played: dict[str, list[GameAudit]] = {s.name: [] for s in honest}
-    progress: Any = None
-    if not args.json:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        progress = Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        progress.start()
-        bar = progress.add_task(
-            "audited runs and game batches", total=len(planted_tasks) + len(honest_tasks)
-        )
-    try:
-        with ProcessPoolExecutor(args.workers) as pool:
-            planted_futures = [(s, pool.submit(until_flagged, t)) for s, t in planted_tasks]
-            honest_futures = [(s, pool.submit(play_games, t)) for s, t in honest_tasks]
-            for s, future in planted_futures:
-                runs[s.name].append(future.result())
-                if progress is not None:
-                    progress.advance(bar)
-            for s, hfuture in honest_futures:
-                played[s.name].extend(hfuture.result())
-                if progress is not None:
-                    progress.advance(bar)
-    finally:
-        if progress is not None:
-            progress.stop()
+    with (
+        progress_bar(
+            "audited runs and game batches",
+            len(planted_tasks) + len(honest_tasks),
+            quiet=args.json,
+        ) as advance,
+        ProcessPoolExecutor(args.workers) as pool,
+    ):
+        planted_futures = [(s, pool.submit(until_flagged, t)) for s, t in planted_tasks]
+        honest_futures = [(s, pool.submit(play_games, t)) for s, t in honest_tasks]
+        for s, future in planted_futures:
+            runs[s.name].append(future.result())
+            advance(1)
+        for s, hfuture in honest_futures:
+            played[s.name].extend(hfuture.result())
+            advance(1)
     rows = [_planted_row(s, runs[s.name], args.max_games) for s in planted]
     rows += [honest_row(s, played[s.name], args.alpha) for s in honest]
     figures = {

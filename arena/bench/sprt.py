@@ -28,6 +28,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from arena.bench import progress_bar
 from arena.sprt import Sprt, SprtError, logistic_score, tilted
 
 SUMMARY = "SPRT decisions simulated at known Elo differences: error rates and pairs used"
@@ -169,30 +170,13 @@ def run(args: argparse.Namespace) -> int:
     ]
     began = time.perf_counter()
     results: dict[float, list[tuple[str | None, int]]] = {elo: [] for elo in elos}
-    progress: Any = None
-    if not args.json:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        progress = Progress(
-            "simulating",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        progress.start()
-        bar = progress.add_task("runs", total=len(elos) * args.runs)
-    try:
-        with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            for task, outcome in zip(tasks, pool.map(simulate, tasks), strict=True):
-                results[task[2]] += outcome
-                if progress is not None:
-                    progress.advance(bar, len(outcome))
-    finally:
-        if progress is not None:
-            progress.stop()
+    with (
+        progress_bar("simulating runs", len(elos) * args.runs, quiet=args.json) as advance,
+        ProcessPoolExecutor(max_workers=args.workers) as pool,
+    ):
+        for task, outcome in zip(tasks, pool.map(simulate, tasks), strict=True):
+            results[task[2]] += outcome
+            advance(len(outcome))
     rows = []
     for elo in elos:
         outcomes = results[elo]
