@@ -263,9 +263,14 @@ def _print(summary: dict[str, Any], test: Sprt) -> None:
         )
     console.print(table)
     console.print(
-        f"wrong H1 where the truth is elo0: {100 * summary['wrong_h1_at_elo0']:.1f}% "
+        f"wrong H1 where the truth is elo0: {_share(summary['wrong_h1_at_elo0'])} "
         f"(alpha {100 * test.alpha:g}%); wrong H0 where it is elo1: "
-        f"{100 * summary['wrong_h0_at_elo1']:.1f}% (beta {100 * test.beta:g}%); "
+        f"{_share(summary['wrong_h0_at_elo1'])} (beta {100 * test.beta:g}%); "
         f"{summary['seconds']:.0f} s",
         highlight=False,
     )
+
+
+def _share(rate: float | None) -> str:
+    """A rate as a percentage, or why there is none (that true Elo was not among --elo)."""
+    return "not run (not among --elo)" if rate is None else f"{100 * rate:.1f}%"

@@ -184,6 +184,23 @@ def test_simulated_tests_keep_their_error_rates() -> None:
     assert simulate((test, shape, 0.0, 1, range(590, 600), 100_000)) == at_h0[590:]
 
 
+ARENA = (sys.executable, "-m", "arena.cli")
+
+
+def test_bench_sprt_at_one_true_elo_says_the_other_error_rate_was_not_run() -> None:
+    done = subprocess.run(
+        [*ARENA, "bench", "sprt", "--elo", "0", "--elo1", "200", "--runs", "4", "--workers", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert "wrong H0 where it is elo1: not run (not among --elo)" in said, done.stdout
+    assert re.search(r"wrong H1 where the truth is elo0: \d+\.\d%", said), done.stdout
+
+
 # ---- arena match --sprt through the real runner -----------------------------------------------
 
 
