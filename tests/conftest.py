@@ -28,12 +28,19 @@ ARTIFACTS = ROOT / "test-artifacts"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """``--docs-screenshots``: the browser tests also renew the README's pictures."""
+    """``--docs-screenshots``: the browser tests also renew the README's pictures.
+    ``--soak``: the tests marked ``soak`` (minutes of waiting on a running demo) run too."""
     parser.addoption(
         "--docs-screenshots",
         action="store_true",
         default=False,
         help="write the README's screenshots into docs/screenshots/ (tests/webui/browser)",
+    )
+    parser.addoption(
+        "--soak",
+        action="store_true",
+        default=False,
+        help="also run the tests marked soak (a demo watched for ten minutes after its season)",
     )
 
 
@@ -70,6 +77,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """xdist groups: the tests on clocks together (``ON_CLOCKS``), those on hosts together
     (``ON_HOSTS``), and the readers of the shared played season together, so that one worker
     builds it once (``shared_rows``). xdist hands out the groups with the most tests first."""
+    if not config.getoption("soak"):
+        soaking = [item for item in items if item.get_closest_marker("soak")]
+        if soaking:
+            config.hook.pytest_deselected(items=soaking)
+            items[:] = [item for item in items if not item.get_closest_marker("soak")]
     for item in items:
         where = item.path.relative_to(ROOT).as_posix() if item.path.is_relative_to(ROOT) else ""
         if where.startswith(ALONE):
