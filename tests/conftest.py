@@ -73,10 +73,14 @@ ALONE = ("tests/hostile/test_covert_channels.py", "tests/runner/test_seat_cpu.py
 no other test of the run beside them (``tests/cores.py``)."""
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """xdist groups: the tests on clocks together (``ON_CLOCKS``), those on hosts together
     (``ON_HOSTS``), and the readers of the shared played season together, so that one worker
-    builds it once (``shared_rows``). xdist hands out the groups with the most tests first."""
+    builds it once (``shared_rows``). xdist hands out the groups with the most tests first.
+    ``tryfirst``: before xdist's own hook, which names each test after its group (two hooks
+    without it run in the order their plugins were registered in; tests/test_suite_groups.py
+    checks that the groups hold)."""
     if not config.getoption("soak"):
         soaking = [item for item in items if item.get_closest_marker("soak")]
         if soaking:
