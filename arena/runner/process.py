@@ -249,10 +249,6 @@ class BotProcess:
         self.forked = False  # how the current start went
         self.address = ""
         self.seat_dir: Path | None = None
-        # Every seat folder a start of this process made (one path a start, for its match):
-        # close() removes any still there, whatever a stop racing a start in another thread
-        # left behind.
-        self._made_dirs: list[Path] = []
         self.starts = 0
         self._copy_dir: Path | None = None  # the seat's private copy of the bot folder
         self._process: subprocess.Popen[bytes] | forkserver.ForkedProcess | None = None
@@ -436,7 +432,6 @@ class BotProcess:
         :meth:`_launch`. ``env`` is the start's (a forked bot gets it at :meth:`_launch`).
         Raises _ForkFailed when the fork server failed (the seat is left to :meth:`stop`)."""
         self.seat_dir = sandbox.make_seat_dir(self.label)
-        self._made_dirs.append(self.seat_dir)
         folder = self._bot_folder()
         self._group = cgroups.make_group(
             self.label, self.limits.memory_bytes, self.limits.processes
@@ -969,12 +964,8 @@ class BotProcess:
             self.seat_dir = None
 
     def close(self) -> None:
-        """Stops the bot and removes its private copy of the bot folder, and every seat folder
-        its starts made that is still there."""
+        """Stops the bot and removes its private copy of the bot folder."""
         self.stop()
-        made, self._made_dirs = self._made_dirs, []
-        for path in made:
-            sandbox.remove_seat_dir(path)
         if self._copy_dir is not None:
             sandbox.remove_tree(self._copy_dir)
             self._copy_dir = None

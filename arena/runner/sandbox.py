@@ -490,17 +490,13 @@ def proc_snapshot(seat_dir: Path) -> tuple[Path, Path]:
     """
     base = seat_dir / "proc"
     sys_dir = base / "sys"
-    base.mkdir(mode=0o755)  # never ``parents``: a seat folder removed meanwhile stays removed
-    sys_dir.mkdir(mode=0o755)
+    sys_dir.mkdir(parents=True, mode=0o755)
     base.chmod(0o755)
     cpuinfo = base / "cpuinfo"
     cpuinfo.write_bytes(b"")
     for name, data in _proc_copies():
         target = base / name
-        folder = base
-        for part in Path(name).parent.parts:  # each below ``base`` only (as above)
-            folder = folder / part
-            folder.mkdir(exist_ok=True, mode=0o755)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
         target.write_bytes(data)
         target.chmod(0o444)
     return sys_dir, cpuinfo
