@@ -14,6 +14,7 @@ import unicodedata
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from webui.league.models import BotVersion, Game, Season
 
@@ -60,7 +61,12 @@ def test_an_old_games_raw_fault_forfeit_and_players_are_shown_as_text(
     forfeit = {"side": 0, "reason": f"crash: {RAW}"}
     replay = dict(game.replay, faults=faults, players=[f"bot{RAW}", "other"])
     replay["result"] = dict(replay["result"], forfeit=forfeit)
-    Game.objects.filter(pk=game.pk).update(faults=faults, forfeit=forfeit, replay=replay)
+    # A recorded game never changes: its frames are kept (in Redis, beyond this test's
+    # savepoint) by its id and the moment it was recorded, which another reader of the shared
+    # season may have asked for already. The game altered here is one recorded now.
+    Game.objects.filter(pk=game.pk).update(
+        faults=faults, forfeit=forfeit, replay=replay, created=timezone.now()
+    )
     for url in (f"/games/{game.pk}/", f"/api/games/{game.pk}", f"/api/games/{game.pk}/frames"):
         text = decoded(client.get(url))
         assert controls(text) == [], url
