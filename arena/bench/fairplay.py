@@ -514,7 +514,7 @@ def _print_tables(figures: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=None if sys.stdout.isatty() else 130)
+    console = Console(width=None if sys.stdout.isatty() else 160)
     planted = [r for r in figures["bots"] if r["planted"]]
     honest = [r for r in figures["bots"] if not r["planted"]]
     if planted:
@@ -555,10 +555,8 @@ def _print_tables(figures: dict[str, Any]) -> None:
             "exact",
             "match",
             "share",
-            "excess",
-            "exact / other",
+            "excess: all, exact, other",
             "log10 e",
-            "audit ms/move",
             "audit CPU/game",
             "play CPU/game",
         ):
@@ -573,10 +571,8 @@ def _print_tables(figures: dict[str, Any]) -> None:
                 str(r["exact_decisions"]),
                 f"{r['match_rate']:.3f}",
                 f"{r['share_rate']:.3f}",
-                f"{r['excess']:+.4f}",
-                f"{r['exact_excess']:+.4f} / {r['other_excess']:+.4f}",
+                f"{r['excess']:+.3f} {r['exact_excess']:+.3f} {r['other_excess']:+.3f}",
                 f"{r['log10_e_final']:.1f}",
-                f"{r['audit_ms_per_move']:.2f}",
                 f"{r['audit_cpu_s_per_game']:.2f} s",
                 f"{r['play_cpu_s_per_game']:.2f} s",
             )
