@@ -1,17 +1,26 @@
-"""Auditing decisions: a decision's bound under honest play and what the seat did, per replay.
+"""Auditing decisions: what an honest seat would match, what the seat matched, per replay.
 
-:func:`audit_decision` takes the true deal at a seat's turn and the move it chose.  It samples
-``samples`` deals uniformly from the hands consistent with the seat's view and counts the share
-``q`` of samples where the chosen move is among the best (by
-:func:`arena.audit.evaluate.move_values`).  An honest player's choice depends on its view alone,
-so the chance that the move it chose is best on the reference deal is ``q`` (if the hidden cards
-are uniformly distributed given the view; the bound ``p0`` smooths ``q`` and adds ``slack``
-against sampling error and the ways real play departs from that).  The reference deal is the
-true deal (kind ``hidden``: does the seat use any hidden card?), or for partnerships
-``references`` deals where only the partner's hand is true and the opponents' are sampled again
-(kind ``partner``: does the seat use its partner's hand?); each reference deal is distributed
-as a sample, so the bound holds for them too.  :func:`audit_replay` audits every decision of
-some seats in a replay.  It runs no bot and reads nothing but the deal.
+:func:`audit_decision` takes the true deal at a seat's turn and the move it chose.  It deals
+``samples`` deals uniformly from the hands consistent with the seat's view, in two halves
+drawn apart.  On the first half it counts the share ``share`` of deals where the chosen move is
+among the best (by :func:`arena.audit.evaluate.move_values`); it records whether the chosen move
+is best on the reference deal (``seen``).  An honest player's choice depends on its view alone,
+so when the reference deal is distributed as a sample, ``seen`` and a sample's match are
+exchangeable and ``seen - share`` has mean zero: the statistic is paired, sample against
+reference, decision by decision.  The second half sets the decision's ``scale`` (how much a
+match there would say: more when the chosen move is rarely best), independently of
+``share``, so a bet sized by it keeps its mean.
+
+The uniform sampler is the seat's true posterior when no other seat has yet played from the hand
+it holds (``exact``: the leader of each round of ``scopa``).  Otherwise the other seats'
+choices say something of their hands, the samples do not know it, and the decision carries
+``slack``, a margin for that (honest bots were measured below it, docs/BENCHMARKS.md).
+
+The reference deal is the true deal (kind ``hidden``: does the seat use any hidden card?), or
+for partnerships ``references`` deals where only the partner's hand is true and the opponents'
+are dealt again (kind ``partner``: does the seat use its partner's hand?).
+:func:`audit_replay` audits every decision of some seats in a replay.  It runs no bot and reads
+nothing but the deal.
 """
 
 from __future__ import annotations
@@ -32,9 +41,15 @@ class AuditError(ValueError):
     """A decision or replay the audit cannot take (quoted)."""
 
 
+SCALE_FLOOR = 0.05
+"""The smallest share a decision's ``scale`` divides by (a move never best in the second half's
+samples weighs as if it were best in one in twenty)."""
+
+
 @dataclass(frozen=True)
 class AuditConfig:
-    """How hard to look: samples per decision, reference deals for ``partner``, the slack."""
+    """How hard to look: samples per decision (two halves), reference deals for ``partner``,
+    the slack of decisions whose sampler is not exact."""
 
     samples: int = 32
     references: int = 4
@@ -42,17 +57,18 @@ class AuditConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if not 2 <= self.samples <= 10_000:
-            raise AuditError(f"samples must be 2..10000, not {self.samples!r}")
+        if not 4 <= self.samples <= 10_000:
+            raise AuditError(f"samples must be 4..10000, not {self.samples!r}")
         if not 1 <= self.references <= 1_000:
             raise AuditError(f"references must be 1..1000, not {self.references!r}")
-        if not 0.0 <= self.slack < 1.0:
-            raise AuditError(f"slack must be in [0, 1), not {self.slack!r}")
+        if not 0.0 <= self.slack < 0.5:
+            raise AuditError(f"slack must be in [0, 0.5), not {self.slack!r}")
 
 
 @dataclass(frozen=True)
 class DecisionAudit:
-    """One audited decision: its bound ``p0``, the match ``seen`` and what to show of it."""
+    """One audited decision: the chosen move's honest ``share``, its match ``seen`` on the
+    reference, the ``slack`` it carries, its bet ``scale``, and what to show of it."""
 
     deal_index: int
     move_index: int
@@ -60,11 +76,19 @@ class DecisionAudit:
     kind: str
     chosen: str
     best: tuple[str, ...]  # the moves best on the (first) reference deal
-    p0: float
+    share: float
     seen: float
+    slack: float
+    scale: float
+    exact: bool
     legal: int
     hands: tuple[tuple[str, ...], ...]  # every hand at the decision, by name
     table: tuple[str, ...]
+
+    @property
+    def excess(self) -> float:
+        """``seen - share``: the paired statistic, mean zero for an honest seat when exact."""
+        return self.seen - self.share
 
     def to_json(self) -> dict[str, Any]:
         """The decision as JSON (the fields, lists for tuples)."""
@@ -75,8 +99,11 @@ class DecisionAudit:
             "kind": self.kind,
             "chosen": self.chosen,
             "best": list(self.best),
-            "p0": round(self.p0, 4),
+            "share": round(self.share, 4),
             "seen": round(self.seen, 4),
+            "slack": self.slack,
+            "scale": round(self.scale, 3),
+            "exact": self.exact,
             "legal": self.legal,
             "hands": [list(h) for h in self.hands],
             "table": list(self.table),
@@ -124,6 +151,24 @@ def partner_of(deal: Deal, seat: Seat) -> Seat | None:
     return mates[0] if mates else None
 
 
+def is_exact(deal: Deal, seat: Seat, keep: Iterable[Seat] = ()) -> bool:
+    """Whether uniform samples of the hidden hands are the seat's true posterior: no seat whose
+    hand is sampled has played since it was dealt (a hand holds ``hand_size`` cards only then),
+    so no choice of theirs has told anything of it.
+
+    >>> from arena.engine import Game, rules_for
+    >>> deal = Game(rules_for("scopa"), seed=5).new_deal()
+    >>> is_exact(deal, deal.to_move)
+    True
+    >>> deal.apply(deal.legal_moves()[0])
+    >>> is_exact(deal, deal.to_move)
+    False
+    """
+    kept = {seat, *keep}
+    size = deal.rules.hand_size
+    return all(n == size for s, n in enumerate(deal.hand_sizes) if s not in kept)
+
+
 def audit_decision(
     deal: Deal,
     chosen: Move,
@@ -133,15 +178,17 @@ def audit_decision(
     where: tuple[int, int] = (0, 0),
 ) -> DecisionAudit | None:
     """The audit of the seat to move choosing ``chosen`` in the true ``deal``, or None when the
-    decision says nothing (one legal move, or every move equally likely best).
+    decision says nothing (one legal move, or the chosen move best in every sample of the first
+    half, where an honest seat matches for sure).
 
-    The deal is left as it was.
+    Nothing about the true deal decides whether a decision is audited: leaving out decisions
+    by what the reference shows would bias ``seen``.  The deal is left as it was.
 
     >>> from arena.engine import Game, rules_for
     >>> deal = Game(rules_for("scopa"), seed=5).new_deal()
     >>> moves = deal.legal_moves()
     >>> audit = audit_decision(deal, moves[0], random.Random(1))
-    >>> audit is None or 0.0 < audit.p0 <= 1.0
+    >>> audit is None or (0.0 <= audit.share < 1.0 and audit.exact)
     True
     """
     if kind not in AUDIT_KINDS:
@@ -155,19 +202,25 @@ def audit_decision(
     partner = partner_of(deal, seat)
     if kind == "partner" and partner is None:
         raise AuditError(f"kind 'partner' needs partners; {deal.rules.variant!r} has none")
-    counts = [0] * len(legal)
-    for _ in range(config.samples):
-        for i in best_moves(move_values(resample(deal, seat, (), rng), legal)):
-            counts[i] += 1
+    index = legal.index(chosen)
+    half = config.samples // 2
+    # The first half estimates the share, the second sizes the bet; drawn apart, the bet's size
+    # says nothing of the share's sampling error.
+    matched = [0, 0]
+    for n in range(2 * half):
+        matched[n // half] += index in best_moves(move_values(resample(deal, seat, (), rng), legal))
+    share = matched[0] / half
+    if share >= 1.0:
+        return None  # an honest seat matches for sure: no evidence either way
+    scale = 1.0 / max((matched[1] + 1) / (half + 1), SCALE_FLOOR)
     if kind == "hidden":
         references = [deal]
     else:
         assert partner is not None
         references = [resample(deal, seat, (partner,), rng) for _ in range(config.references)]
-    index = legal.index(chosen)
-    # Given its view an honest seat's choice is independent of the hidden cards, so the chance
-    # that the move it chose is best on the reference is that move's share of the samples.
-    share = (counts[index] + 1) / (config.samples + 1)
+    # For ``partner`` too: the opponents' plays say something of their hands, so of the
+    # partner's, which holds the rest.
+    exact = is_exact(deal, seat)
     first: frozenset[int] = frozenset()
     hits = 0
     for n, reference in enumerate(references):
@@ -175,11 +228,6 @@ def audit_decision(
         if n == 0:
             first = best
         hits += index in best
-    if len(first) == len(legal) and kind == "hidden":
-        return None  # every move ties on the true deal: nothing to match
-    p0 = min(1.0, share + config.slack)
-    if p0 >= 1.0:
-        return None
     return DecisionAudit(
         deal_index=where[0],
         move_index=where[1],
@@ -187,8 +235,11 @@ def audit_decision(
         kind=kind,
         chosen=chosen.name,
         best=tuple(legal[i].name for i in sorted(first)),
-        p0=p0,
+        share=share,
         seen=hits / len(references),
+        slack=0.0 if exact else config.slack,
+        scale=scale,
+        exact=exact,
         legal=len(legal),
         hands=tuple(tuple(card_name(c) for c in hand) for hand in deal.hands),
         table=tuple(card_name(c) for c in deal.table),
@@ -246,6 +297,7 @@ __all__ = [
     "DecisionAudit",
     "audit_decision",
     "audit_replay",
+    "is_exact",
     "partner_of",
     "resample",
 ]

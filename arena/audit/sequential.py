@@ -1,19 +1,20 @@
 """The sequential test: an e-process over audited decisions, with a false-alarm rate that holds
 however many decisions are watched.
 
-Each decision brings a bound ``p0`` (under honest play, the chance of matching the reference
-move is at most ``p0``) and what was seen, ``f`` in 0..1 (1: the move chosen was best on the true
-deal; a share when several reference deals are compared).  For a planned alternative
-``p1 = p0 + delta * (1 - p0)`` the factor ``1 + delta * (f - p0) / p0`` is the likelihood ratio
-``p1 / p0`` on a match and ``(1 - p1) / (1 - p0)`` on a miss; its expectation is at most 1
-whenever ``E[f] <= p0``, so the running product is a nonnegative supermartingale under honest
+Each decision brings what an honest seat would match on average (``share``, estimated from
+samples drawn apart from the reference), what was seen (``seen`` in 0..1: 1 when the chosen move
+was best on the reference deal), the ``slack`` the decision carries (0 where the samples are the
+seat's true posterior) and a ``scale`` set before ``seen`` is known and apart from ``share``.  A
+bet ``lam`` makes the factor ``1 + b * (seen - share - slack)`` with ``b = min(lam * scale,
+cap)``: under honest play ``E[seen - share] <= slack`` and ``b`` is independent of ``seen`` and
+``share`` given what the seat saw, so the factor's expectation is at most 1; the cap ``0.9 / (1 +
+slack)`` keeps it above 0.1.  The running product is a nonnegative supermartingale under honest
 play and by Ville's inequality reaches ``1 / alpha`` with probability at most ``alpha``, ever.
-Any factor ``1 + lam * (f - p0)`` with ``0 <= lam <= 1 / p0`` chosen before ``f`` is known
-has that property too (:func:`flat_factor`).  No single bet suits both a bot that always
-cheats and one that cheats now and then, or one whose excess lies in likely moves and one whose
-lies in surprising ones, so the test runs one product per bet of :data:`DELTAS` and
-:data:`STAKES` and averages them (an average of e-processes is one).  Pure arithmetic: it
-knows nothing of cards.
+No single bet suits both a bot that always cheats and one that cheats now and then, so the test
+runs one product per bet of :data:`BETS`, each twice: on every decision, and on the ``exact``
+decisions alone (no slack to pay: where a seat cheats now and then, its excess on the others
+may not pay their slack).  It averages them (an average of e-processes is one).  Pure
+arithmetic: it knows nothing of cards.
 """
 
 from __future__ import annotations
@@ -22,12 +23,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-DELTAS: tuple[float, ...] = (0.05, 0.2, 0.8)
-"""The planned alternatives mixed, as shares of the gap between ``p0`` and 1."""
-
-STAKES: tuple[float, ...] = (0.25, 1.0, 2.0)
-"""Flat bets mixed in: ``1 + c * (f - p0)`` (``c`` capped at ``0.9 / p0``), whose log grows
-with the plain count of matches beyond the bound rather than with their surprise."""
+BETS: tuple[float, ...] = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+"""The bets mixed, as multiples of a decision's scale: the small ones grow on a seat that
+cheats now and then, the large ones on a seat that always does."""
 
 DEFAULT_ALPHA = 0.001
 
@@ -36,53 +34,44 @@ class SequentialError(ValueError):
     """A decision or setting the test cannot take (quoted)."""
 
 
-def factor(p0: float, seen: float, delta: float) -> float:
-    """The e-value of one decision at one planned ``delta``.
+def factor(share: float, seen: float, slack: float, bet: float) -> float:
+    """The e-value of one decision at one bet (already multiplied by the decision's scale).
 
-    >>> round(factor(0.5, 1.0, 0.5), 3), round(factor(0.5, 0.0, 0.5), 3)
-    (1.5, 0.5)
+    >>> round(factor(0.5, 1.0, 0.0, 0.5), 3), round(factor(0.5, 0.0, 0.0, 0.5), 3)
+    (1.25, 0.75)
+    >>> round(factor(0.0, 0.0, 0.0, 5.0), 3), round(factor(0.9, 0.0, 0.02, 5.0), 3)
+    (1.0, 0.188)
     """
-    return 1.0 + delta * (seen - p0) / p0
-
-
-def flat_factor(p0: float, seen: float, stake: float) -> float:
-    """The e-value of one decision at one flat ``stake`` (capped so a miss keeps 10%).
-
-    >>> round(flat_factor(0.5, 1.0, 1.0), 3), round(flat_factor(0.5, 0.0, 4.0), 3)
-    (1.5, 0.1)
-    """
-    return 1.0 + min(stake, 0.9 / p0) * (seen - p0)
+    return 1.0 + min(bet, 0.9 / (1.0 + slack)) * (seen - share - slack)
 
 
 @dataclass
 class EProcess:
-    """A mixture of likelihood-ratio products; flags when it reaches ``1 / alpha``.
+    """A mixture of betting products; flags when it reaches ``1 / alpha``.
 
     >>> test = EProcess(alpha=0.01)
-    >>> for _ in range(12):
-    ...     _ = test.observe(0.5, 1.0)
+    >>> for _ in range(30):
+    ...     _ = test.observe(0.5, 1.0, scale=2.0)
     >>> test.flagged, test.decisions
-    (True, 12)
+    (True, 30)
     """
 
     alpha: float = DEFAULT_ALPHA
-    deltas: Sequence[float] = DELTAS
-    stakes: Sequence[float] = STAKES
-    logs: list[float] = field(default_factory=list)
+    bets: Sequence[float] = BETS
+    logs: list[float] = field(default_factory=list)  # every bet, then every bet on exact ones
     decisions: int = 0
     matches: float = 0.0
     expected: float = 0.0
+    slack: float = 0.0
     flagged_at: int | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 < self.alpha < 1.0:
             raise SequentialError(f"alpha must be in (0, 1), not {self.alpha!r}")
-        if not self.deltas or any(not 0.0 < d < 1.0 for d in self.deltas):
-            raise SequentialError(f"each delta must be in (0, 1), not {list(self.deltas)!r}")
-        if any(not 0.0 < c <= 100.0 for c in self.stakes):
-            raise SequentialError(f"each stake must be in (0, 100], not {list(self.stakes)!r}")
+        if not self.bets or any(not 0.0 < b <= 10.0 for b in self.bets):
+            raise SequentialError(f"each bet must be in (0, 10], not {list(self.bets)!r}")
         if not self.logs:
-            self.logs = [0.0] * (len(self.deltas) + len(self.stakes))
+            self.logs = [0.0] * (2 * len(self.bets))
 
     @property
     def log_e(self) -> float:
@@ -100,22 +89,37 @@ class EProcess:
         """Whether the value ever reached ``1 / alpha`` (it stays flagged)."""
         return self.flagged_at is not None
 
-    def observe(self, p0: float, seen: float) -> float:
-        """Adds one decision; returns how much it moved the log of the value (its weight)."""
-        if not 0.0 < p0 <= 1.0 or math.isnan(p0):
-            raise SequentialError(f"p0 must be in (0, 1], not {p0!r}")
-        if not 0.0 <= seen <= 1.0 or math.isnan(seen):
-            raise SequentialError(f"a decision's match must be in [0, 1], not {seen!r}")
-        if p0 >= 1.0:
+    @property
+    def excess(self) -> float:
+        """Matches beyond the honest expectation, per decision (0 with no decision)."""
+        return (self.matches - self.expected) / self.decisions if self.decisions else 0.0
+
+    def observe(
+        self,
+        share: float,
+        seen: float,
+        slack: float = 0.0,
+        scale: float = 1.0,
+        exact: bool = False,
+    ) -> float:
+        """Adds one decision (``exact``: the samples are the seat's true posterior, and ``slack``
+        is 0); returns how much it moved the log of the value (its weight)."""
+        for name, value, top in (("share", share, 1.0), ("seen", seen, 1.0), ("slack", slack, 1.0)):
+            if not 0.0 <= value <= top or math.isnan(value):
+                raise SequentialError(f"a decision's {name} must be in [0, {top:g}], not {value!r}")
+        if not 0.0 < scale <= 1000.0 or math.isnan(scale):
+            raise SequentialError(f"a decision's scale must be in (0, 1000], not {scale!r}")
+        if share >= 1.0:
             return 0.0  # an honest player matches for sure: no evidence either way
         before = self.log_e
-        # Every factor is at least 1 - delta or 0.1, above 0: the logs stay finite.
-        factors = [factor(p0, seen, d) for d in self.deltas]
-        factors += [flat_factor(p0, seen, c) for c in self.stakes]
-        self.logs = [x + math.log(f) for x, f in zip(self.logs, factors, strict=True)]
+        # Every factor is at least 0.1: the logs stay finite.
+        steps = [math.log(factor(share, seen, slack, bet * scale)) for bet in self.bets]
+        steps += steps if exact else [0.0] * len(steps)
+        self.logs = [x + step for x, step in zip(self.logs, steps, strict=True)]
         self.decisions += 1
         self.matches += seen
-        self.expected += p0
+        self.expected += share
+        self.slack += slack
         after = self.log_e
         if self.flagged_at is None and after >= math.log(1.0 / self.alpha):
             self.flagged_at = self.decisions

@@ -2,15 +2,12 @@
 are not.
 
 Games are played in-process (no sandbox, no gRPC) and the audited seat's every decision goes
-through :mod:`arena.audit`.  The planted cheaters live here and in the tests only: each is a
-policy the harness hands the true deal (so it sees its opponents' or its partner's hands), never
-a bot that could be uploaded.  ``peek-greedy`` plays the move that does best against the
-opponent's real reply, ``peek-search`` searches three plies of the true deal, ``partner-peek``
-(scopone) averages a round's play over deals where only its partner's hand is the true one, and
-``tenth`` plays as ``peek-greedy`` in one decision in ten and as the honest ``sampler``
-otherwise.  The honest bots are the sample bots, loaded from their files (random, greedy, ISMCTS
-at a low iteration count, learned).  Every game's opponents play the honest ``sampler`` policy
-below.
+through :mod:`arena.audit`.  The planted cheaters are built in the test suite only
+(``tests/audit/cheaters.py``: policies the harness hands the true deal, never bots that could
+be uploaded); the benchmark loads them from the checkout it runs in, and without one it measures
+the honest bots alone.  The honest bots are the sample bots, loaded from their files (random,
+greedy, ISMCTS at a low iteration count, learned).  Every game's opponents play the honest
+``sampler`` policy below.
 
 A planted cheater is played until it is flagged or ``--max-games`` pass, ``--runs`` times from
 different seeds; an honest bot plays ``--games`` games as one long test (one e-process over them
@@ -38,19 +35,24 @@ from types import ModuleType
 from typing import Any
 
 from arena.audit import AuditConfig, EProcess, audit_decision
-from arena.audit.decisions import partner_of, resample
+from arena.audit.decisions import resample
 from arena.audit.sequential import DEFAULT_ALPHA
 from arena.bench import progress_bar
 from arena.engine import Deal, Game, Move, Observation, rules_for
 
 SUMMARY = "fair-play audit: games to flag planted cheaters, false alarms on honest bots"
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
+CHECKOUT = Path(__file__).resolve().parents[2]
+SAMPLE_BOTS = CHECKOUT / "sample_bots"
+CHEATERS = CHECKOUT / "tests" / "audit" / "cheaters.py"
+PLANTED_NAMES = ("peek-greedy", "peek-search", "partner-peek", "tenth")
+"""The planted cheaters ``tests/audit/cheaters.py`` defines (checked when it is loaded)."""
 
 Policy = Callable[[Deal, random.Random], Move]
 """A seat's policy in the harness: the true deal at its turn, a generator; returns its move.
 An honest policy reads nothing of the deal but the seat's observation."""
 
-# The cheaters' own weights (not the audit's): card, coin, seven, settebello, scopa.
+# The planted players' weights (the honest ``sampler``'s and the cheaters', not the audit's):
+# card, coin, seven, settebello, scopa.
 _TAKE = tuple(
     1.0 + (2.0 if c // 10 == 0 else 0.0) + (4.0 if c % 10 == 6 else 0.0) + (15.0 if c == 6 else 0.0)
     for c in range(40)
@@ -58,7 +60,7 @@ _TAKE = tuple(
 _SCOPA = 30.0
 
 
-def _gain(deal: Deal, move: Move) -> float:
+def gain(deal: Deal, move: Move) -> float:
     """What ``move`` takes for its seat by the planted players' weights."""
     if not move[1]:
         return -0.1 * (10 - move[0] % 10) / 10 - 0.5 * (_TAKE[move[0]] - 1)  # shed cheap cards
@@ -68,19 +70,19 @@ def _gain(deal: Deal, move: Move) -> float:
     return value
 
 
-def _greedy_line(deal: Deal, move: Move, plies: int) -> float:
+def greedy_line(deal: Deal, move: Move, plies: int) -> float:
     """``move`` then ``plies - 1`` replies each taking most, signed for the mover's side."""
     rules = deal.rules
     me = rules.side_of(deal.to_move)
-    total = _gain(deal, move)
+    total = gain(deal, move)
     deal.apply_unchecked(move)
     applied = 1
     for _ in range(plies - 1):
         if deal.is_over():
             break
         seat = deal.to_move
-        reply = max(deal.legal_moves(), key=lambda m: _gain(deal, m))
-        value = _gain(deal, reply)
+        reply = max(deal.legal_moves(), key=lambda m: gain(deal, m))
+        value = gain(deal, reply)
         total += value if rules.side_of(seat) == me else -value
         deal.apply_unchecked(reply)
         applied += 1
@@ -89,7 +91,8 @@ def _greedy_line(deal: Deal, move: Move, plies: int) -> float:
     return total
 
 
-def _best(deal: Deal, values: Sequence[float]) -> Move:
+def best_of(deal: Deal, values: Sequence[float]) -> Move:
+    """The legal move of highest value (the first of equals)."""
     moves = deal.legal_moves()
     return moves[max(range(len(moves)), key=values.__getitem__)]
 
@@ -102,75 +105,43 @@ def sampler(deal: Deal, rng: random.Random) -> Move:
     for _ in range(4):
         sample = resample(deal, seat, (), rng)
         for i, move in enumerate(moves):
-            totals[i] += _greedy_line(sample, move, deal.rules.players)
-    return _best(deal, totals)
+            totals[i] += greedy_line(sample, move, deal.rules.players)
+    return best_of(deal, totals)
 
 
-def peek_greedy(deal: Deal, rng: random.Random) -> Move:
-    """Planted: the move that does best against the opponent's real reply (every hand seen)."""
-    return _best(deal, [_greedy_line(deal, m, 2) for m in deal.legal_moves()])
+class NoCheaters(RuntimeError):
+    """The planted cheaters are not here: the benchmark runs outside a checkout."""
 
 
-def _search(deal: Deal, depth: int) -> float:
-    """The best a seat to move can do over ``depth`` plies with every hand known (each side
-    maximizing its own gain less the other's), from the mover's side."""
-    if depth == 0 or deal.is_over():
-        return 0.0
-    rules = deal.rules
-    me = rules.side_of(deal.to_move)
-    best = -math.inf
-    for move in deal.legal_moves():
-        value = _gain(deal, move)
-        deal.apply_unchecked(move)
-        after = _search(deal, depth - 1)
-        same = rules.side_of(deal.to_move) == me
-        deal.undo()
-        best = max(best, value + (after if same else -after))
-    return best
+def planted_policies() -> dict[str, tuple[str, str, Policy]]:
+    """The planted cheaters, by name: variant, test, policy; loaded from the checkout's test
+    suite (``tests/audit/cheaters.py``), where alone they are built.
 
-
-def peek_search(deal: Deal, rng: random.Random) -> Move:
-    """Planted: a three-ply search of the true deal (every hand seen), each side playing its
-    best against the other's real cards."""
-    rules = deal.rules
-    me = rules.side_of(deal.to_move)
-    values = []
-    for move in deal.legal_moves():
-        value = _gain(deal, move)
-        deal.apply_unchecked(move)
-        after = _search(deal, 2)
-        seat = deal.to_move
-        deal.undo()
-        values.append(value + (after if rules.side_of(seat) == me else -after))
-    return _best(deal, values)
-
-
-def partner_peek(deal: Deal, rng: random.Random) -> Move:
-    """Planted (partnerships): a round's play averaged over deals where the partner's hand is
-    the true one and only the opponents' hands are sampled."""
-    seat = deal.to_move
-    partner = partner_of(deal, seat)
-    keep = () if partner is None else (partner,)
-    moves = deal.legal_moves()
-    totals = [0.0] * len(moves)
-    for _ in range(4):
-        sample = resample(deal, seat, keep, rng)
-        for i, move in enumerate(moves):
-            totals[i] += _greedy_line(sample, move, deal.rules.players)
-    return _best(deal, totals)
-
-
-def tenth(deal: Deal, rng: random.Random) -> Move:
-    """Planted: ``peek_greedy`` in one decision in ten, the honest ``sampler`` otherwise."""
-    return peek_greedy(deal, rng) if rng.random() < 0.1 else sampler(deal, rng)
+    Raises :class:`NoCheaters` when the file is not there (an installed copy of the arena).
+    """
+    if not CHEATERS.is_file():
+        raise NoCheaters(
+            "the planted cheaters are built in the test suite only (tests/audit/cheaters.py of a"
+            " checkout of the arena), and this copy has none: run the benchmark from a"
+            " checkout, or name honest bots only (--bot random ...)"
+        )
+    module = _load_file(CHEATERS, "_fairplay_cheaters")
+    planted: dict[str, tuple[str, str, Policy]] = module.PLANTED
+    if tuple(planted) != PLANTED_NAMES:
+        raise NoCheaters(f"{CHEATERS} defines {list(planted)}, not {list(PLANTED_NAMES)}")
+    return planted
 
 
 def _load(relative: str) -> ModuleType:
     """A sample bot's module, loaded from its file (the bots are not part of the library)."""
     path = SAMPLE_BOTS / relative
-    spec = importlib.util.spec_from_file_location(f"_fairplay_{path.parent.name}", path)
+    return _load_file(path, f"_fairplay_{path.parent.name}")
+
+
+def _load_file(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise FileNotFoundError(f"no sample bot module at {path}")
+        raise FileNotFoundError(f"no module at {path}")
     if spec.name in sys.modules:
         return sys.modules[spec.name]
     module = importlib.util.module_from_spec(spec)
@@ -196,10 +167,10 @@ def sample_bot(name: str, iterations: int = 50) -> Policy:
         return _observing(_load("greedy/policy.py").choose_move)
     if name == "ismcts":
         search = _load("ismcts/search.py")
-        counter = iter(range(1 << 62))
 
         def ismcts(deal: Deal, rng: random.Random) -> Move:
-            config = search.SearchConfig(iterations=iterations, seed=next(counter))
+            # Seeded from the game's generator: a game plays the same in any batch.
+            config = search.SearchConfig(iterations=iterations, seed=rng.getrandbits(62))
             return search.choose_move(deal.observation(deal.to_move), deal.legal_moves(), config)  # type: ignore[no-any-return]
 
         return ismcts
@@ -223,18 +194,12 @@ class Subject:
     kind: str
 
 
-PLANTED: dict[str, Subject] = {
-    "peek-greedy": Subject("peek-greedy", True, "scopa", "hidden"),
-    "peek-search": Subject("peek-search", True, "scopa", "hidden"),
-    "partner-peek": Subject("partner-peek", True, "scopone", "partner"),
-    "tenth": Subject("tenth", True, "scopa", "hidden"),
-}
-PLANTED_POLICIES: dict[str, Policy] = {
-    "peek-greedy": peek_greedy,
-    "peek-search": peek_search,
-    "partner-peek": partner_peek,
-    "tenth": tenth,
-}
+def planted_subject(name: str) -> Subject:
+    """The planted cheater ``name`` as a subject (its variant and test from the test suite)."""
+    variant, kind, _ = planted_policies()[name]
+    return Subject(name, True, variant, kind)
+
+
 HONEST: dict[str, Subject] = {
     name: Subject(name, False, "scopa", "hidden")
     for name in ("random", "greedy", "ismcts", "learned")
@@ -243,9 +208,10 @@ HONEST: dict[str, Subject] = {
 
 @dataclass
 class GameAudit:
-    """One game's audited decisions as (p0, seen), and the CPU the audit and the bots took."""
+    """One game's audited decisions as (share, seen, slack, scale, exact), and the CPU the audit
+    and the bots took."""
 
-    decisions: list[tuple[float, float]]
+    decisions: list[tuple[float, float, float, float, bool]]
     audit_seconds: float
     play_seconds: float
     audited_moves: int
@@ -266,7 +232,7 @@ def play_audited(
     game = Game(rules, seed)
     rng = random.Random(f"play:{seed}")
     audit_rng = random.Random(f"audit:{config.seed}:{seed}")
-    out: list[tuple[float, float]] = []
+    out: list[tuple[float, float, float, float, bool]] = []
     audit_cpu = play_cpu = 0.0
     moves = 0
     while not game.is_over():
@@ -282,7 +248,7 @@ def play_audited(
                 audit_cpu += time.process_time() - began
                 moves += 1
                 if audit is not None:
-                    out.append((audit.p0, audit.seen))
+                    out.append((audit.share, audit.seen, audit.slack, audit.scale, audit.exact))
             deal.apply(move)
         game.finish_deal(deal)
     return GameAudit(out, audit_cpu, play_cpu, moves)
@@ -292,7 +258,7 @@ def play_games(task: tuple[Subject, int, range, AuditConfig, int]) -> list[GameA
     """The games numbered ``games`` of one subject's run (side alternating by game)."""
     subject, run, games, config, iterations = task
     if subject.planted:
-        policy = PLANTED_POLICIES[subject.name]
+        policy = planted_policies()[subject.name][2]
     else:
         policy = sample_bot(subject.name, iterations)
     return [
@@ -312,8 +278,8 @@ def until_flagged(task: tuple[Subject, int, int, AuditConfig, float]) -> dict[st
         games += 1
         cpu += result.audit_seconds
         play += result.play_seconds
-        for p0, seen in result.decisions:
-            test.observe(p0, seen)
+        for decision in result.decisions:
+            test.observe(*decision)
         if test.flagged:
             break
     return {
@@ -373,7 +339,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="NAME",
         dest="bots",
-        help="only this bot (repeatable): " + ", ".join([*PLANTED, *HONEST]),
+        help="only this bot (repeatable): the planted "
+        + ", ".join(PLANTED_NAMES)
+        + " (from a checkout's tests/audit/cheaters.py) or the honest "
+        + ", ".join(HONEST),
     )
     parser.add_argument(
         "--workers",
@@ -393,8 +362,8 @@ def honest_row(subject: Subject, results: list[GameAudit], alpha: float) -> dict
     test = EProcess(alpha=alpha)
     flagged_game = None
     for g, result in enumerate(results):
-        for p0, seen in result.decisions:
-            test.observe(p0, seen)
+        for decision in result.decisions:
+            test.observe(*decision)
         if test.flagged and flagged_game is None:
             flagged_game = g + 1
     moves = sum(r.audited_moves for r in results)
@@ -408,8 +377,12 @@ def honest_row(subject: Subject, results: list[GameAudit], alpha: float) -> dict
         "flagged": test.flagged,
         "games_to_flag": flagged_game,
         "decisions": test.decisions,
+        "exact_decisions": sum(d[4] for r in results for d in r.decisions),
         "match_rate": test.matches / test.decisions if test.decisions else 0.0,
-        "bound_rate": test.expected / test.decisions if test.decisions else 0.0,
+        "share_rate": test.expected / test.decisions if test.decisions else 0.0,
+        "excess": test.excess,
+        "exact_excess": _mean([d[1] - d[0] for r in results for d in r.decisions if d[4]]),
+        "other_excess": _mean([d[1] - d[0] for r in results for d in r.decisions if not d[4]]),
         "log10_e_final": test.log_e / math.log(10),
         "audit_ms_per_move": 1000 * audit / moves if moves else 0.0,
         "audit_cpu_s_per_game": audit / len(results) if results else 0.0,
@@ -417,6 +390,10 @@ def honest_row(subject: Subject, results: list[GameAudit], alpha: float) -> dict
         if results
         else 0.0,
     }
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
 
 
 def _planted_row(subject: Subject, runs: list[dict[str, Any]], max_games: int) -> dict[str, Any]:
@@ -443,12 +420,13 @@ def _planted_row(subject: Subject, runs: list[dict[str, Any]], max_games: int) -
 
 def run(args: argparse.Namespace) -> int:
     """``arena bench fairplay``."""
-    names = args.bots or [*PLANTED, *HONEST]
-    unknown = [n for n in names if n not in PLANTED and n not in HONEST]
+    names = args.bots or [*PLANTED_NAMES, *HONEST]
+    unknown = [n for n in names if n not in PLANTED_NAMES and n not in HONEST]
     problems = []
     if unknown:
         problems.append(
-            f"no bot {', '.join(map(repr, unknown))} (one of {', '.join([*PLANTED, *HONEST])})"
+            f"no bot {', '.join(map(repr, unknown))} (one of "
+            f"{', '.join([*PLANTED_NAMES, *HONEST])})"
         )
     if not 0.0 < args.alpha < 1.0:
         problems.append(f"--alpha must be in (0, 1), not {args.alpha}")
@@ -462,7 +440,12 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         print(f"arena bench fairplay: {'; '.join(problems)}", file=sys.stderr)
         return 2
-    planted = [PLANTED[n] for n in names if n in PLANTED]
+    planted: list[Subject] = []
+    if any(n in PLANTED_NAMES for n in names):
+        try:
+            planted = [planted_subject(n) for n in names if n in PLANTED_NAMES]
+        except NoCheaters as exc:
+            print(f"arena bench fairplay: no planted table: {exc}", file=sys.stderr)
     honest = [
         Subject(
             n,
@@ -473,6 +456,8 @@ def run(args: argparse.Namespace) -> int:
         for n in names
         if n in HONEST
     ]
+    if not planted and not honest:
+        return 2  # the planted cheaters alone were asked for, and they are not here
     chunk = max(1, math.ceil(args.games / (4 * args.workers)))
     base = 1000 * args.seed
     planted_tasks = [
@@ -529,7 +514,7 @@ def _print_tables(figures: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=None if sys.stdout.isatty() else 130)
+    console = Console(width=None if sys.stdout.isatty() else 160)
     planted = [r for r in figures["bots"] if r["planted"]]
     honest = [r for r in figures["bots"] if not r["planted"]]
     if planted:
@@ -567,10 +552,11 @@ def _print_tables(figures: dict[str, Any]) -> None:
             "games",
             "decisions",
             "flagged",
+            "exact",
             "match",
-            "bound",
+            "share",
+            "excess: all, exact, other",
             "log10 e",
-            "audit ms/move",
             "audit CPU/game",
             "play CPU/game",
         ):
@@ -582,17 +568,20 @@ def _print_tables(figures: dict[str, Any]) -> None:
                 str(r["games"]),
                 str(r["decisions"]),
                 f"yes, game {r['games_to_flag']}" if r["flagged"] else "no",
+                str(r["exact_decisions"]),
                 f"{r['match_rate']:.3f}",
-                f"{r['bound_rate']:.3f}",
+                f"{r['share_rate']:.3f}",
+                f"{r['excess']:+.3f} {r['exact_excess']:+.3f} {r['other_excess']:+.3f}",
                 f"{r['log10_e_final']:.1f}",
-                f"{r['audit_ms_per_move']:.2f}",
                 f"{r['audit_cpu_s_per_game']:.2f} s",
                 f"{r['play_cpu_s_per_game']:.2f} s",
             )
         console.print(table)
     console.print(
-        "match: share of audited decisions whose move was best on the true deal; bound: what an "
-        "honest player matches at most, on average (the mean p0); the test flags at e >= 1/alpha. "
+        "match: share of audited decisions whose move was best on the true deal; share: how "
+        "often an honest player's move is best on sampled deals (the mean share); excess: match "
+        "less share, per decision, on all, exact and other decisions (exact: the samples are the "
+        "true posterior, no slack; other: they carry the slack); the test flags at e >= 1/alpha. "
         f"samples {figures['samples']}, slack {figures['slack']}, "
         f"ISMCTS {figures['ismcts_iterations']} iterations; "
         f"wall {figures['wall_seconds']:.0f} s on {figures['workers']} worker(s)"

@@ -1,5 +1,6 @@
 """Auditing a decision and a replay: the evaluator and the samplers leave the true deal as it
-was, samples keep what the seat saw, the bound is a share, and bad input is refused."""
+was, samples keep what the seat saw, the paired statistic has mean zero for a seat that sees
+nothing where the sampler is exact, and bad input is refused."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections import Counter
 import pytest
 
 from arena.audit import AuditConfig, AuditError, audit_decision, audit_replay, move_values
-from arena.audit.decisions import resample
+from arena.audit.decisions import is_exact, resample
 from arena.engine import Deal, Game, Move, rules_for
 from arena.engine.replay import random_game_replay
 
@@ -52,8 +53,8 @@ def test_a_sample_keeps_the_seats_view_and_the_kept_hands_and_deals_the_rest_aga
     assert len(opponents) > len(deal.hands[(seat + 1) % 4])
 
 
-def test_a_decision_bound_is_the_chosen_moves_share_of_samples_with_slack() -> None:
-    audits = 0
+def test_a_decision_records_the_moves_share_its_match_and_whether_the_sampler_is_exact() -> None:
+    audits = exact = 0
     for seed in range(30):
         deal = played("scopa", seed, 2 * (seed % 5))
         for move in deal.legal_moves():
@@ -61,11 +62,69 @@ def test_a_decision_bound_is_the_chosen_moves_share_of_samples_with_slack() -> N
             if audit is None:
                 continue
             audits += 1
-            assert 0.02 < audit.p0 < 1.0
+            exact += audit.exact
+            assert 0.0 <= audit.share < 1.0 and audit.share * 4 == int(audit.share * 4)
             assert audit.seen in (0.0, 1.0)
             assert (move.name in audit.best) == (audit.seen == 1.0)
+            assert audit.excess == audit.seen - audit.share
+            assert audit.slack == (0.0 if audit.exact else 0.02)
+            assert audit.exact == (deal.hand_sizes[1 - deal.to_move] == 3)
+            assert 1.0 <= audit.scale <= 1 / 0.05
             assert audit.chosen == move.name and audit.legal == len(deal.legal_moves())
-    assert audits > 20
+    assert audits > 20 and 0 < exact < audits
+
+
+def test_a_seat_is_exact_while_no_hand_sampled_has_been_played_from() -> None:
+    deal = Game(rules_for("scopa"), 4).new_deal()
+    leader = deal.to_move
+    assert is_exact(deal, leader)
+    deal.apply(deal.legal_moves()[0])
+    assert not is_exact(deal, deal.to_move)  # the leader played from the hand it still holds
+    deal.apply(deal.legal_moves()[0])
+    assert not is_exact(deal, leader)
+    scopone = Game(rules_for("scopone"), 4).new_deal()
+    seat = scopone.to_move
+    scopone.apply(scopone.legal_moves()[0])
+    assert not is_exact(scopone, scopone.to_move)
+    # Kept hands are not sampled: what their seat played says nothing the samples lack.
+    assert is_exact(scopone, scopone.to_move, (seat,))
+
+
+def test_a_random_seats_excess_has_mean_zero_where_the_sampler_is_exact() -> None:
+    # A seat that ignores everything chooses independently of the hidden cards; where the
+    # uniform samples are its true posterior, its match and the samples' are exchangeable.
+    excess: list[float] = []
+    for seed in range(120):
+        game = Game(rules_for("scopa"), 1000 + seed)
+        deal = game.new_deal()
+        rng = random.Random(seed)
+        while not deal.is_over():
+            move = rng.choice(deal.legal_moves())
+            if is_exact(deal, deal.to_move):
+                audit = audit_decision(deal, move, rng, config=AuditConfig(samples=16))
+                if audit is not None:
+                    excess.append(audit.excess)
+            deal.apply(move)
+    mean = sum(excess) / len(excess)
+    sd = (sum((x - mean) ** 2 for x in excess) / len(excess)) ** 0.5
+    assert len(excess) > 300
+    assert abs(mean) < 3 * sd / len(excess) ** 0.5
+
+
+def test_no_decision_is_left_out_by_what_the_true_deal_shows() -> None:
+    # A decision where every move ties on the true deal is audited (it matches for sure there):
+    # leaving such decisions out would push an honest seat's match below its share.
+    ties = 0
+    for seed in range(40):
+        deal = played("scopa", seed, 2 * (seed % 6))
+        moves = deal.legal_moves()
+        if len(moves) < 2:
+            continue
+        audit = audit_decision(deal, moves[0], random.Random(seed), config=AuditConfig(samples=8))
+        if audit is not None and len(audit.best) == audit.legal:
+            ties += 1
+            assert audit.seen == 1.0
+    assert ties > 0
 
 
 def test_the_same_seed_audits_the_same_way() -> None:
@@ -96,7 +155,7 @@ def test_it_rejects_an_unknown_kind_and_a_partner_test_without_partners() -> Non
 
 
 @pytest.mark.parametrize(
-    "settings", [{"samples": 1}, {"samples": 10**6}, {"references": 0}, {"slack": 1.0}]
+    "settings", [{"samples": 3}, {"samples": 10**6}, {"references": 0}, {"slack": 0.5}]
 )
 def test_it_rejects_settings_out_of_range(settings: dict[str, float]) -> None:
     with pytest.raises(AuditError, match="must be"):

@@ -1,12 +1,15 @@
-"""Planted cheaters (policies the test harness hands the true deal, never uploadable bots) are
-flagged by the audit within the games promised; honest bots are not flagged in as many."""
+"""Planted cheaters (``cheaters.py`` beside this file: policies the test harness hands the true
+deal, never uploadable bots) are flagged by the audit within the games promised; honest bots
+are not flagged in as many; the benchmark finds the cheaters in a checkout only."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,8 +20,17 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIG = AuditConfig(samples=24)
 
 
-def games_to_flag(name: str, max_games: int) -> dict[str, object]:
-    return fairplay.until_flagged((fairplay.PLANTED[name], 38, max_games, CONFIG, 0.001))
+def games_to_flag(name: str, max_games: int) -> dict[str, Any]:
+    return fairplay.until_flagged((fairplay.planted_subject(name), 38, max_games, CONFIG, 0.001))
+
+
+def test_the_planted_cheaters_are_loaded_from_the_test_suite() -> None:
+    planted = fairplay.planted_policies()
+    assert tuple(planted) == fairplay.PLANTED_NAMES
+    assert Path(__file__).with_name("cheaters.py") == fairplay.CHEATERS
+    assert planted["partner-peek"][:2] == ("scopone", "partner")
+    assert {kind for _, kind, _ in planted.values()} == {"hidden", "partner"}
+    assert not hasattr(fairplay, "peek_greedy")  # nothing of them ships in the library
 
 
 def test_a_bot_that_sees_its_opponents_hand_is_flagged_within_50_games() -> None:
@@ -44,8 +56,10 @@ def test_an_honest_bot_is_not_flagged_over_20_games(bot: str) -> None:
     row = fairplay.honest_row(fairplay.HONEST[bot], results, 0.001)
     assert row["decisions"] > 100
     assert not row["flagged"], row
-    # Honest play matches the true deal's best move no more often than the bound allows.
-    assert row["match_rate"] <= row["bound_rate"]
+    # Honest play's excess (its match on the true deal less its share of the samples) stays
+    # within the slack of the decisions that carry one.
+    assert row["excess"] < CONFIG.slack
+    assert 0 < row["exact_decisions"] < row["decisions"]
 
 
 def test_the_benchmark_reports_a_row_per_bot_with_planted_and_flagged() -> None:
@@ -97,3 +111,21 @@ def test_the_benchmark_refuses_unknown_bots_and_bad_numbers() -> None:
     )
     assert result.returncode == 2
     assert "no bot 'ghost'" in result.stderr and "--games must be" in result.stderr
+
+
+def test_without_the_test_suite_the_benchmark_refuses_the_planted_table_and_runs_the_honest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(fairplay, "CHEATERS", tmp_path / "tests" / "audit" / "cheaters.py")
+    with pytest.raises(fairplay.NoCheaters, match="built in the test suite only"):
+        fairplay.planted_policies()
+    parser = argparse.ArgumentParser()
+    fairplay.add_arguments(parser)
+    options = ["--json", "--games", "1", "--samples", "4", "--workers", "1"]
+    assert fairplay.run(parser.parse_args([*options, "--bot", "tenth"])) == 2
+    assert "no planted table" in capsys.readouterr().err
+    everyone = [*options, "--bot", "random", "--bot", "peek-greedy"]
+    assert fairplay.run(parser.parse_args(everyone)) == 0
+    out = capsys.readouterr()
+    assert "built in the test suite only" in out.err
+    assert [row["bot"] for row in json.loads(out.out)["bots"]] == ["random"]

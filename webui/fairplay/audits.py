@@ -130,6 +130,7 @@ def audit_games(bot: Bot, max_games: int, alpha: float, samples: int) -> dict[st
     top: list[tuple[float, int, dict[str, Any]]] = []
     order = itertools.count()  # breaks ties between equal weights (rows never compare)
     decisions = 0
+    exact = dict.fromkeys(TESTS, 0)
     for game in reversed(games):
         seats = [s for s, v in enumerate(game.players) if v in versions]
         if not seats:
@@ -143,7 +144,8 @@ def audit_games(bot: Bot, max_games: int, alpha: float, samples: int) -> dict[st
             for a in audits:
                 names = [kind] + (["second_game"] if kind == "hidden" and game.index == 1 else [])
                 for name in names:
-                    weight = tests[name].observe(a.p0, a.seen)
+                    weight = tests[name].observe(a.share, a.seen, a.slack, a.scale, a.exact)
+                    exact[name] += a.exact
                     if tests[name].flagged and name not in flagged_game:
                         flagged_game[name] = game.pk
                     if weight > 0:
@@ -160,8 +162,10 @@ def audit_games(bot: Bot, max_games: int, alpha: float, samples: int) -> dict[st
         "tests": {
             name: {
                 "decisions": test.decisions,
+                "exact": exact[name],
                 "matches": round(test.matches, 3),
-                "bound": round(test.expected, 3),
+                "expected": round(test.expected, 3),
+                "excess": round(test.excess, 4),
                 "log10_e": round(test.log_e / math.log(10), 3),
                 "threshold": round(-math.log10(test.alpha), 3),
                 "flagged": test.flagged,

@@ -14,7 +14,8 @@ class FairPlayAudit(models.Model):
     """An audit of a bot's recent rated games, queued, running, done or failed.
 
     ``tests`` holds one entry per test (``hidden``, ``partner``, ``second_game``): decisions,
-    matches, the bound's sum, the e-value's log10 and whether (and at which game) it flagged;
+    exact decisions, matches, the honest expectation's sum, the excess a decision, the e-value's
+    log10 and whether (and at which game) it flagged;
     ``top`` the decisions that moved the evidence most, each with its game, cards and moves.
     """
 

@@ -45,11 +45,10 @@ def audited(transactional_db: Any) -> dict[str, Any]:
     )
     for index, version in enumerate(versions):
         MatchSeat.objects.create(match=match, index=index, version=version, side=index)
+    _, _, peek_greedy = fairplay.planted_policies()["peek-greedy"]  # built in tests/audit
     for index in range(2):
         players = [v.pk for v in (versions if index == 0 else versions[::-1])]
-        policies = [
-            fairplay.peek_greedy if p == versions[0].pk else fairplay.sampler for p in players
-        ]
+        policies = [peek_greedy if p == versions[0].pk else fairplay.sampler for p in players]
         replay = fairplay.played_replay(
             "scopa", 77, policies, ["peeker@1", "honest@1"][:: 1 if index == 0 else -1]
         )

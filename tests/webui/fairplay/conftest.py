@@ -32,7 +32,8 @@ def league(postgres_available: bool, settings: Any) -> dict[str, Any]:
     variant, _ = Variant.objects.get_or_create(
         slug="scopa", defaults={"name": "scopa", "label": "scopa", "players": 2, "sides": 2}
     )
-    policies = {peek_v.pk: fairplay.peek_greedy, honest_v.pk: fairplay.sampler}
+    _, _, peek_greedy = fairplay.planted_policies()["peek-greedy"]  # built in tests/audit
+    policies = {peek_v.pk: peek_greedy, honest_v.pk: fairplay.sampler}
     for pair in range(GAMES // 2):
         match = Match.objects.create(
             kind=Match.Kind.LADDER,

@@ -26,8 +26,15 @@ def test_an_audit_flags_the_bot_that_sees_hidden_cards_and_not_the_honest_one(
     assert peeker.tests["second_game"]["decisions"] > 0
     assert not honest.flagged and not honest.tests["hidden"]["flagged"]
     assert len(peeker.games) == GAMES and peeker.decisions > 0 and peeker.cpu_seconds > 0
+    hidden = peeker.tests["hidden"]
+    assert 0 < hidden["exact"] < hidden["decisions"]
+    assert hidden["excess"] == pytest.approx(
+        (hidden["matches"] - hidden["expected"]) / hidden["decisions"], abs=1e-3
+    )
+    assert hidden["excess"] > honest.tests["hidden"]["excess"]
     top = peeker.top[0]
     assert top["weight"] > 0 and top["game"] in peeker.games and top["chosen"] in top["best"]
+    assert top["seen"] > top["share"] and top["slack"] == (0.0 if top["exact"] else 0.02)
     assert "partner" not in peeker.tests  # no partners in scopa
     # Run once: a second run of the same audit finds it taken.
     assert audits.run_audit(peeker.pk) is None
@@ -44,6 +51,7 @@ def test_staff_see_the_page_with_the_tests_and_the_decisions_to_replay(
     page = client.get("/bots/peeker/fairplay/").content.decode()
     assert 'id="fairplay-verdict">flagged<' in page
     assert "second_game" in page and "hidden" in page
+    assert "honest expectation" in page and "excess a decision" in page
     assert f'href="/games/{audit.top[0]["game"]}/"' in page
     assert audit.top[0]["chosen"] in page
 
