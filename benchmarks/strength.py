@@ -167,7 +167,7 @@ def player_spec(
         if value is not None
     }
     if name == "informed":
-        for key in ("mode", "inference", "rollout"):
+        for key in ("mode", "inference", "inference_weak", "rollout"):
             if getattr(args, key) is not None:
                 tuning[key] = getattr(args, key)
         return name, informed.SearchConfig(**budget, **tuning)
@@ -187,7 +187,10 @@ def describe(spec: PlayerSpec) -> str:
         else f"{config.iterations} {'rollouts' if name == 'informed' else 'iterations'}"
     )
     if isinstance(config, informed.SearchConfig):
-        extra = f", {config.mode}, inference {config.inference}, {config.rollout} rollouts"
+        extra = (
+            f", {config.mode}, inference {config.inference}/{config.inference_weak}, "
+            f"{config.rollout} rollouts"
+        )
         return f"{name} ({budget}{extra})"
     return f"{name} ({budget})"
 
@@ -205,6 +208,7 @@ def main() -> int:
     search = parser.add_argument_group("the search of the bot under test (default: its own)")
     search.add_argument("--mode", choices=("flat", "tree"), default=None, help="informed")
     search.add_argument("--inference", type=float, default=None, help="informed; 1.0: off")
+    search.add_argument("--inference-weak", type=float, default=None, help="informed; 1.0: off")
     search.add_argument("--rollout", choices=("sweep", "greedy"), default=None, help="informed")
     search.add_argument("--exploration", type=float, default=None)
     search.add_argument("--epsilon", type=float, default=None, help="rollout epsilon")
@@ -220,7 +224,17 @@ def main() -> int:
     plain = argparse.Namespace(
         **{
             **vars(args),
-            **dict.fromkeys(("mode", "inference", "rollout", "exploration", "epsilon", "margin")),
+            **dict.fromkeys(
+                (
+                    "mode",
+                    "inference",
+                    "inference_weak",
+                    "rollout",
+                    "exploration",
+                    "epsilon",
+                    "margin",
+                )
+            ),
         }
     )
     opponent = player_spec(args.opponent, args.opponent_iterations, args.opponent_time, plain)

@@ -1,5 +1,5 @@
-"""The informed sample bot: search over samples of the hidden cards that respect what play
-revealed, with rollouts by a greedy policy (see ``search.py``).
+"""The informed sample bot: ISMCTS over samples of the hidden cards that respect what play
+revealed (see ``search.py``).
 
 Budget per move: ``--rollouts N`` and/or ``--time SECONDS`` (or ``SCOPA_INFORMED_ROLLOUTS``,
 ``SCOPA_INFORMED_TIME``); the time is never more than half of what the clock allows for the
@@ -27,7 +27,7 @@ else:
 
 
 class InformedBot(Bot):
-    """Reads what the other seats' plays say about their hands; stronger than ismcts."""
+    """Reads what the other seats' plays say about their hands before it searches."""
 
     name = "informed"
     version = "1.0.0"

@@ -1,20 +1,21 @@
-"""Informed search over determinized deals: what play revealed, and rollouts by a greedy policy.
+"""ISMCTS over determinized deals that respect what play revealed, with switches to measure by.
 
 Three ideas, each a switch of :class:`SearchConfig` so each can be measured on its own:
 
-- **Informed determinizations** (``inference``): every sample of the hidden cards respects what
-  play revealed. Capturing is almost always good, so a seat that laid a card down while a card
-  of rank ``r`` would have captured something probably holds no card of rank ``r``; each such
-  card is dealt to that seat with its weight multiplied by ``inference`` (1.0: no inference,
-  the uniform samples of ``Deal.determinize``).
-- **Flat search** (``mode="flat"``): perfect-information Monte Carlo. Every sample is played
-  out once after each legal move (the same sample for every move, so the moves are compared on
-  the same cards), and the move with the best mean reward is chosen. ``mode="tree"`` is
-  single-observer ISMCTS (one tree over all samples, UCB1 with availability counts).
-- **Rollouts by a greedy policy** that knows the sample's hands (``rollout``): ``"sweep"``
-  avoids leaving a table the next seat of the other side can sweep with a card it holds in the
-  sample; ``"greedy"`` is the cheaper policy of the ISMCTS sample bot (a table of ten or less
-  counts as a risk whatever the hands).
+- **Informed determinizations** (``inference``, ``inference_weak``): every sample of the hidden
+  cards respects what play revealed. Sweeping the table or taking the settebello is almost
+  always right, so a seat that laid a card down while a card of rank ``r`` would have done so
+  probably holds no card of rank ``r``; each such card is dealt to that seat with its weight
+  multiplied by ``inference`` (``inference_weak`` where ``r`` would only have captured; 1.0:
+  no inference, the uniform samples of ``Deal.determinize``).
+- **The search** (``mode``): ``"tree"`` (the default) is single-observer ISMCTS, one tree over
+  all samples with UCB1 and availability counts, as the ISMCTS sample bot; ``"flat"`` is
+  perfect-information Monte Carlo: every sample is played out once after each legal move (the
+  same sample for every move, so the moves are compared on the same cards), and the move with
+  the best mean reward is chosen.
+- **The rollout policy** (``rollout``): ``"greedy"`` (the default) is the ISMCTS sample bot's
+  (a table of ten or less left behind counts as a risk whatever the hands); ``"sweep"`` reads
+  the sample's hands and avoids only a table the next seat can sweep with a card it holds.
 
 The budget is a number of rollouts, a time limit, or both; under a rollout budget the choice is
 a pure function of (observation, seed). It plays one deal at a time: it optimises the deal's
@@ -44,12 +45,15 @@ class SearchConfig:
     """Rollouts per move (None: no limit, the time limit decides)."""
     time_limit: float | None = None
     """Seconds per move (None: no limit, the rollouts decide)."""
-    mode: str = "flat"
-    """``"flat"`` (every move on every sample) or ``"tree"`` (ISMCTS)."""
+    mode: str = "tree"
+    """``"tree"`` (ISMCTS) or ``"flat"`` (every move on every sample)."""
     inference: float = 0.1
-    """Weight factor of a card its seat could have captured with but laid instead (1.0: off)."""
-    rollout: str = "sweep"
-    """The rollout policy: ``"sweep"`` (reads the sample's next hand) or ``"greedy"``."""
+    """Weight of a card that would have swept or taken the settebello where its seat laid a
+    card down instead (1.0: off)."""
+    inference_weak: float = 1.0
+    """Weight of a card that would only have captured where its seat laid one down (1.0: off)."""
+    rollout: str = "greedy"
+    """The rollout policy: ``"greedy"`` or ``"sweep"`` (reads the sample's next hand)."""
     rollout_epsilon: float = 0.0
     """Chance that a rollout move is uniformly random instead of the policy's."""
     exploration: float = 0.5
@@ -75,33 +79,39 @@ def opening_table(obs: Observation) -> list[Card]:
     return sorted(ever - played)
 
 
-def capturing_ranks(rules: Rules, table: Sequence[Card]) -> list[int]:
-    """The ranks (1..10) whose card, played on ``table``, must capture something."""
+def capturing_ranks(rules: Rules, table: Sequence[Card]) -> dict[int, bool]:
+    """The ranks (1..10) whose card, played on ``table``, must capture something; each with
+    whether one of its captures would sweep the table or take the settebello."""
     if not table:
-        return []
+        return {}
     empty: list[list[Card]] = [[] for _ in range(rules.players)]
     probe = Deal.restore(
         rules, 0, 0, empty, table, [], empty, [0] * rules.players, []
     )  # a position to ask the rules what each rank captures here
     on_table = set(table)
-    ranks = []
+    ranks = {}
     for rank in range(1, 11):
         # A card of the rank not on the table (it is never both played and on the table).
         card = next(c for c in (rank - 1, rank + 9, rank + 19, rank + 29) if c not in on_table)
-        if any(cap for cap in probe.captures_for(card)):
-            ranks.append(rank)
+        captures = [cap for cap in probe.captures_for(card) if cap]
+        if captures:
+            ranks[rank] = any(len(cap) == len(table) or SETTEBELLO in cap for cap in captures)
     return ranks
 
 
-def card_weights(obs: Observation, factor: float) -> dict[int, dict[Card, float]]:
+def card_weights(
+    obs: Observation, strong: float, weak: float = 1.0
+) -> dict[int, dict[Card, float]]:
     """For each other seat, the weight of each unseen card it may hold (missing: 1.0).
 
-    A seat that laid a card down where a card of rank ``r`` would have captured gets
-    ``factor`` on each unseen card of rank ``r`` it could have held then: in the ``scopa``
-    layout only the plays since the last refill count (earlier hands are gone).
+    A seat that laid a card down where a card of rank ``r`` would have swept the table or
+    taken the settebello gets ``strong`` on each unseen card of rank ``r`` it could have held
+    then; where it would only have captured, ``weak`` (a capture may leave the next seat a
+    sweep, which a good player declines). In the ``scopa`` layout only the plays since the
+    last refill count (earlier hands are gone).
     """
     weights: dict[int, dict[Card, float]] = {s: {} for s in range(obs.rules.players)}
-    if factor >= 1.0 or not obs.history:
+    if (strong >= 1.0 and weak >= 1.0) or not obs.history:
         return weights
     rules = obs.rules
     unseen = obs.unseen_cards()
@@ -112,7 +122,10 @@ def card_weights(obs: Observation, factor: float) -> dict[int, dict[Card, float]
     table = opening_table(obs)
     for index, (seat, move) in enumerate(obs.history):
         if index >= start and seat != obs.seat and not move.capture:
-            for rank in capturing_ranks(rules, table):
+            for rank, telling in capturing_ranks(rules, table).items():
+                factor = strong if telling else weak
+                if factor >= 1.0:
+                    continue
                 for card in (rank - 1, rank + 9, rank + 19, rank + 29):
                     if card in unseen:
                         weights[seat][card] = weights[seat].get(card, 1.0) * factor
@@ -121,7 +134,7 @@ def card_weights(obs: Observation, factor: float) -> dict[int, dict[Card, float]
             table = [c for c in table if c not in taken]
         else:
             table.append(move.card)
-    return {s: w for s, w in weights.items() if w}
+    return weights
 
 
 class Sampler:
@@ -358,7 +371,7 @@ def search(obs: Observation, legal_moves: Sequence[Move], config: SearchConfig) 
     if len(legal_moves) == 1:
         return SearchResult(legal_moves[0], 0, 0.0, {legal_moves[0]: 0.0})
     rng = random.Random(f"{config.seed}:{obs.deal_index}:{len(obs.history)}:{obs.seat}")
-    sampler = Sampler(obs, card_weights(obs, config.inference))
+    sampler = Sampler(obs, card_weights(obs, config.inference, config.inference_weak))
     deadline = None if config.time_limit is None else began + config.time_limit
     if config.mode == "tree":
         return _tree(obs, legal_moves, config, sampler, rng, began, deadline)

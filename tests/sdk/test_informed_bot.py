@@ -54,9 +54,24 @@ def test_the_opening_table_is_read_back_from_play() -> None:
 
 def test_capturing_ranks_follow_the_rules_of_the_variant() -> None:
     table = parse_cards("2c 3b 9d")
-    assert capturing_ranks(rules_for("scopa"), table) == [2, 3, 5, 9]
-    assert capturing_ranks(rules_for("quindici"), table) == [1, 3, 4, 6, 10]
-    assert capturing_ranks(rules_for("scopa"), []) == []
+    assert capturing_ranks(rules_for("scopa"), table) == dict.fromkeys([2, 3, 5, 9], False)
+    # Quindici: the ace makes 15 with the whole table, a sweep.
+    assert capturing_ranks(rules_for("quindici"), table) == {
+        1: True,
+        3: False,
+        4: False,
+        6: False,
+        10: False,
+    }
+    assert capturing_ranks(rules_for("scopa"), []) == {}
+
+
+def test_a_sweep_or_the_settebello_makes_a_telling_capture() -> None:
+    assert capturing_ranks(rules_for("scopa"), parse_cards("7d 3b")) == {
+        3: False,
+        7: True,
+        10: True,
+    }
 
 
 def test_a_seat_that_laid_a_card_over_a_capture_is_read_as_lacking_the_capturing_ranks() -> None:
@@ -66,13 +81,11 @@ def test_a_seat_that_laid_a_card_over_a_capture_is_read_as_lacking_the_capturing
     deal.apply(lay)
     viewer = (seat + 1) % 4
     obs = deal.observation(viewer)
-    weights = card_weights(obs, 0.1)
-    marked = weights[seat]
     unseen = obs.unseen_cards()
-    expected = {c for c in unseen if c % 10 + 1 in ranks}
-    assert set(marked) == expected and expected
-    assert all(w == pytest.approx(0.1) for w in marked.values())
-    assert card_weights(obs, 1.0) == {s: {} for s in range(4)}  # 1.0: no reading at all
+    weights = card_weights(obs, 0.1, 0.5)[seat]
+    expected = {c: 0.1 if ranks[c % 10 + 1] else 0.5 for c in unseen if c % 10 + 1 in ranks}
+    assert weights == pytest.approx(expected) and expected
+    assert card_weights(obs, 1.0, 1.0) == {s: {} for s in range(4)}  # 1.0: no reading at all
 
 
 def test_samples_deal_every_unseen_card_once_in_the_real_hand_sizes() -> None:
