@@ -5,7 +5,8 @@ under test (``--bot``: informed, ismcts, greedy) sits in seats 0 and 2 for one p
 and 3 for the other, the opponent (``--opponent``) in the rest. Both policies run in-process
 (no gRPC), one deck per task over a pool of worker processes. Prints a table: deals, deal
 wins/draws/losses for the bot, win rate with a 95% Wilson interval, average points per deal of
-each side, and the average time per move of the bot. Not a test: nothing is asserted.
+each side, and the average time per move of the bot; Ctrl-C stops it with the figures of the
+decks played so far. Not a test: nothing is asserted.
 
     python benchmarks/strength.py --bot informed --opponent greedy --variant scopone \
         --deals 400 --iterations 1000 --workers 2
@@ -18,6 +19,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -176,6 +178,11 @@ def player_spec(
     return name, None
 
 
+def ignore_interrupts() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (it reports the decks played so far)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def describe(spec: PlayerSpec) -> str:
     """A bot and its budget and options, for the table's title: ``informed (1000 rollouts)``."""
     name, config = spec
@@ -244,15 +251,20 @@ def main() -> int:
     from rich.console import Console
     from rich.progress import Progress
 
+    interrupted = False
     with (
         Progress(console=Console(stderr=True), transient=True) as progress,
-        multiprocessing.Pool(args.workers) as pool,
+        multiprocessing.Pool(args.workers, initializer=ignore_interrupts) as pool,
     ):
         bar = progress.add_task("duplicate deals", total=args.deals)
-        for pair in pool.imap_unordered(play_deck, tasks):
-            outcomes.extend(pair)
-            progress.advance(bar, len(pair))
+        try:
+            for pair in pool.imap_unordered(play_deck, tasks):
+                outcomes.extend(pair)
+                progress.advance(bar, len(pair))
+        except KeyboardInterrupt:  # Ctrl-C: the figures of the decks played so far
+            interrupted = True
     figures = summarize(outcomes, time.perf_counter() - began)
+    figures["interrupted"] = interrupted
     figures["bot"] = describe(bot)
     figures["opponent"] = describe(opponent)
     figures["variant"] = args.variant
@@ -286,6 +298,8 @@ def main() -> int:
         f"decisive deals only: {figures['decisive_win_rate']:.1%}; "
         f"wall {figures['wall_seconds']:.0f} s on {args.workers} worker(s)"
     )
+    if interrupted:
+        console.print(f"interrupted: {figures['deals']} of {args.deals} deals played")
     return 0
 
 
