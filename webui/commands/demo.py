@@ -26,7 +26,7 @@ HELP = "set up, play a short season of sample bots, serve the site"
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
-DEFAULT_BOTS = ("random", "greedy", "ismcts", "informed")
+DEFAULT_BOTS = ("random", "greedy", "ismcts")
 DEMO_USER = "demo"
 SEASON_WORKERS = 2
 """Local match workers while the demo serves (with the embedded broker)."""
