@@ -157,6 +157,7 @@ def test_the_search_sweeps_the_settebello_rather_than_leave_it(mode: str) -> Non
     assert result.values[result.move] == max(result.values.values())
 
 
+@pytest.mark.slow
 def test_the_bot_passes_arena_bot_check() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arena.cli", "bot", "check", str(INFORMED), "--json"],
@@ -172,6 +173,7 @@ def test_the_bot_passes_arena_bot_check() -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["scopa", "scopone"])
 def test_the_bot_plays_greedy_through_the_runner(bwrap: str, tmp_path: Path, variant: str) -> None:
     done = subprocess.run(
