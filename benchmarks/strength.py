@@ -1,12 +1,15 @@
-"""Strength benchmark: the ISMCTS sample bot against greedy over duplicate deals (run by hand).
+"""Strength benchmark: a sample bot against another over duplicate deals (run by hand).
 
-Each deck is played twice with the sides swapped, so the luck of the cards cancels: ISMCTS sits
-in seats 0 and 2 for one play and in 1 and 3 for the other, greedy in the rest. Both policies
-run in-process (no gRPC), one deck per task over a pool of worker processes. Prints a table:
-deals, deal wins/draws/losses for ISMCTS, win rate with a 95% Wilson interval, average points
-per deal of each side, and the average time per ISMCTS move. Not a test: nothing is asserted.
+Each deck is played twice with the sides swapped, so the luck of the cards cancels: the bot
+under test (``--bot``: informed, ismcts, greedy) sits in seats 0 and 2 for one play and in 1
+and 3 for the other, the opponent (``--opponent``) in the rest. Both policies run in-process
+(no gRPC), one deck per task over a pool of worker processes. Prints a table: deals, deal
+wins/draws/losses for the bot, win rate with a 95% Wilson interval, average points per deal of
+each side, and the average time per move of the bot; Ctrl-C stops it with the figures of the
+decks played so far. Not a test: nothing is asserted.
 
-    python benchmarks/strength.py --deals 400 --iterations 1000 --workers 2
+    python benchmarks/strength.py --bot informed --opponent greedy --variant scopone \
+        --deals 400 --iterations 1000 --workers 2
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,19 +30,38 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.engine import Deal, Game, needs_redeal, rules_for  # noqa: E402
+from arena.engine import Deal, Game, Move, Observation, needs_redeal, rules_for  # noqa: E402
 from sample_bots.greedy.policy import choose_move as greedy_move  # noqa: E402
-from sample_bots.ismcts.search import SearchConfig, search  # noqa: E402
+from sample_bots.informed import search as informed  # noqa: E402
+from sample_bots.ismcts import search as ismcts  # noqa: E402
+
+BOTS = ("informed", "ismcts", "greedy")
+Policy = Callable[[Observation, Sequence[Move]], Move]
+PlayerSpec = tuple[str, "informed.SearchConfig | ismcts.SearchConfig | None"]
+
+
+def policy_for(spec: PlayerSpec) -> Policy:
+    """The in-process policy of a bot name and its search configuration."""
+    name, config = spec
+    if isinstance(config, informed.SearchConfig):
+        informed_config = config
+        return lambda obs, legal: informed.search(obs, legal, informed_config).move
+    if isinstance(config, ismcts.SearchConfig):
+        ismcts_config = config
+        return lambda obs, legal: ismcts.search(obs, legal, ismcts_config).move
+    if name == "greedy":
+        return greedy_move
+    raise ValueError(f"no policy for bot {name!r}")
 
 
 @dataclass(frozen=True)
 class DealOutcome:
-    """One play of one deck: the points of each team and ISMCTS's thinking time."""
+    """One play of one deck: the points of each team and the bot's thinking time."""
 
     deck_index: int
-    ismcts_side: int
-    ismcts_points: int
-    greedy_points: int
+    bot_side: int
+    bot_points: int
+    opponent_points: int
     moves: int
     seconds: float
 
@@ -54,32 +78,31 @@ def deck_for(variant: str, seed: int, index: int) -> list[int]:
         attempt += 1
 
 
-def play_deck(task: tuple[str, int, int, SearchConfig]) -> list[DealOutcome]:
-    """Plays one deck twice, ISMCTS as side 0 then as side 1."""
-    variant, seed, index, config = task
+def play_deck(task: tuple[str, int, int, PlayerSpec, PlayerSpec]) -> list[DealOutcome]:
+    """Plays one deck twice, the bot as side 0 then as side 1."""
+    variant, seed, index, bot_spec, opponent_spec = task
+    bot, opponent = policy_for(bot_spec), policy_for(opponent_spec)
     rules = rules_for(variant)
     deck = deck_for(variant, seed, index)
     outcomes = []
-    for ismcts_side in (0, 1):
+    for bot_side in (0, 1):
         deal = Deal.from_deck(rules, index % rules.players, deck)
         moves, seconds = 0, 0.0
         while not deal.is_over():
             seat = deal.to_move
             legal = deal.legal_moves()
             obs = deal.observation(seat)
-            if rules.side_of(seat) == ismcts_side:
+            if rules.side_of(seat) == bot_side:
                 began = time.perf_counter()
-                move = search(obs, legal, config).move
+                move = bot(obs, legal)
                 seconds += time.perf_counter() - began
                 moves += 1
             else:
-                move = greedy_move(obs, legal)
+                move = opponent(obs, legal)
             deal.apply(move)
         points = [p["total"] for p in deal.score().points]
         outcomes.append(
-            DealOutcome(
-                index, ismcts_side, points[ismcts_side], points[1 - ismcts_side], moves, seconds
-            )
+            DealOutcome(index, bot_side, points[bot_side], points[1 - bot_side], moves, seconds)
         )
     return outcomes
 
@@ -97,13 +120,13 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
 def summarize(outcomes: list[DealOutcome], wall: float) -> dict[str, Any]:
     """The figures of the table, JSON-ready."""
     n = len(outcomes)
-    wins = sum(1 for o in outcomes if o.ismcts_points > o.greedy_points)
-    draws = sum(1 for o in outcomes if o.ismcts_points == o.greedy_points)
+    wins = sum(1 for o in outcomes if o.bot_points > o.opponent_points)
+    draws = sum(1 for o in outcomes if o.bot_points == o.opponent_points)
     losses = n - wins - draws
     moves = sum(o.moves for o in outcomes)
     by_deck: dict[int, int] = {}
     for o in outcomes:
-        by_deck[o.deck_index] = by_deck.get(o.deck_index, 0) + o.ismcts_points - o.greedy_points
+        by_deck[o.deck_index] = by_deck.get(o.deck_index, 0) + o.bot_points - o.opponent_points
     pair_wins = sum(1 for d in by_deck.values() if d > 0)
     pair_draws = sum(1 for d in by_deck.values() if d == 0)
     low, high = wilson(wins, n)
@@ -117,8 +140,8 @@ def summarize(outcomes: list[DealOutcome], wall: float) -> dict[str, Any]:
         "win_rate_95": [low, high],
         "score_rate": (wins + draws / 2) / n if n else 0.0,
         "decisive_win_rate": wins / decisive if decisive else 0.0,
-        "ismcts_points_per_deal": sum(o.ismcts_points for o in outcomes) / n if n else 0.0,
-        "greedy_points_per_deal": sum(o.greedy_points for o in outcomes) / n if n else 0.0,
+        "bot_points_per_deal": sum(o.bot_points for o in outcomes) / n if n else 0.0,
+        "opponent_points_per_deal": sum(o.opponent_points for o in outcomes) / n if n else 0.0,
         "duplicate_pairs": len(by_deck),
         "pair_wins": pair_wins,
         "pair_draws": pair_draws,
@@ -127,15 +150,76 @@ def summarize(outcomes: list[DealOutcome], wall: float) -> dict[str, Any]:
     }
 
 
+def player_spec(
+    name: str, iterations: int | None, seconds: float | None, args: argparse.Namespace
+) -> PlayerSpec:
+    """A bot and its search budget; the search options of ``args`` tune the bot under test."""
+    budget: dict[str, Any] = {
+        "iterations": None if seconds else iterations,
+        "time_limit": seconds,
+        "seed": args.seed,
+    }
+    tuning = {
+        key: value
+        for key, value in (
+            ("exploration", args.exploration),
+            ("rollout_epsilon", args.epsilon),
+            ("margin_weight", args.margin),
+        )
+        if value is not None
+    }
+    if name == "informed":
+        for key in ("mode", "inference", "inference_weak", "rollout"):
+            if getattr(args, key) is not None:
+                tuning[key] = getattr(args, key)
+        return name, informed.SearchConfig(**budget, **tuning)
+    if name == "ismcts":
+        return name, ismcts.SearchConfig(**budget, **tuning)
+    return name, None
+
+
+def ignore_interrupts() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (it reports the decks played so far)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def describe(spec: PlayerSpec) -> str:
+    """A bot and its budget and options, for the table's title: ``informed (1000 rollouts)``."""
+    name, config = spec
+    if config is None:
+        return name
+    budget = (
+        f"{config.time_limit * 1000:.0f} ms"
+        if config.time_limit
+        else f"{config.iterations} {'rollouts' if name == 'informed' else 'iterations'}"
+    )
+    if isinstance(config, informed.SearchConfig):
+        extra = (
+            f", {config.mode}, inference {config.inference}/{config.inference_weak}, "
+            f"{config.rollout} rollouts"
+        )
+        return f"{name} ({budget}{extra})"
+    return f"{name} ({budget})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bot", choices=BOTS, default="informed", help="the bot under test")
+    parser.add_argument("--opponent", choices=BOTS, default="greedy")
     parser.add_argument("--deals", type=int, default=400, help="deals, even (default 400)")
     parser.add_argument("--variant", default="scopone")
-    parser.add_argument("--iterations", type=int, default=1000, help="ISMCTS iterations/move")
-    parser.add_argument("--time", type=float, default=None, help="ISMCTS seconds/move instead")
-    parser.add_argument("--exploration", type=float, default=SearchConfig.exploration)
-    parser.add_argument("--epsilon", type=float, default=SearchConfig.rollout_epsilon)
-    parser.add_argument("--margin", type=float, default=SearchConfig.margin_weight)
+    parser.add_argument("--iterations", type=int, default=1000, help="the bot's budget a move")
+    parser.add_argument("--time", type=float, default=None, help="the bot's seconds a move")
+    parser.add_argument("--opponent-iterations", type=int, default=1000)
+    parser.add_argument("--opponent-time", type=float, default=None)
+    search = parser.add_argument_group("the search of the bot under test (default: its own)")
+    search.add_argument("--mode", choices=("flat", "tree"), default=None, help="informed")
+    search.add_argument("--inference", type=float, default=None, help="informed; 1.0: off")
+    search.add_argument("--inference-weak", type=float, default=None, help="informed; 1.0: off")
+    search.add_argument("--rollout", choices=("sweep", "greedy"), default=None, help="informed")
+    search.add_argument("--exploration", type=float, default=None)
+    search.add_argument("--epsilon", type=float, default=None, help="rollout epsilon")
+    search.add_argument("--margin", type=float, default=None, help="margin share of the reward")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -143,38 +227,54 @@ def main() -> int:
     if args.deals < 2 or args.deals % 2:
         print("strength: --deals must be an even number >= 2", file=sys.stderr)
         return 2
-    config = SearchConfig(
-        iterations=None if args.time else args.iterations,
-        time_limit=args.time,
-        exploration=args.exploration,
-        rollout_epsilon=args.epsilon,
-        margin_weight=args.margin,
-        seed=args.seed,
+    bot = player_spec(args.bot, args.iterations, args.time, args)
+    plain = argparse.Namespace(
+        **{
+            **vars(args),
+            **dict.fromkeys(
+                (
+                    "mode",
+                    "inference",
+                    "inference_weak",
+                    "rollout",
+                    "exploration",
+                    "epsilon",
+                    "margin",
+                )
+            ),
+        }
     )
-    tasks = [(args.variant, args.seed, i, config) for i in range(args.deals // 2)]
+    opponent = player_spec(args.opponent, args.opponent_iterations, args.opponent_time, plain)
+    tasks = [(args.variant, args.seed, i, bot, opponent) for i in range(args.deals // 2)]
     outcomes: list[DealOutcome] = []
     began = time.perf_counter()
     from rich.console import Console
     from rich.progress import Progress
 
+    interrupted = False
     with (
         Progress(console=Console(stderr=True), transient=True) as progress,
-        multiprocessing.Pool(args.workers) as pool,
+        multiprocessing.Pool(args.workers, initializer=ignore_interrupts) as pool,
     ):
         bar = progress.add_task("duplicate deals", total=args.deals)
-        for pair in pool.imap_unordered(play_deck, tasks):
-            outcomes.extend(pair)
-            progress.advance(bar, len(pair))
+        try:
+            for pair in pool.imap_unordered(play_deck, tasks):
+                outcomes.extend(pair)
+                progress.advance(bar, len(pair))
+        except KeyboardInterrupt:  # Ctrl-C: the figures of the decks played so far
+            interrupted = True
     figures = summarize(outcomes, time.perf_counter() - began)
-    budget = f"{args.time * 1000:.0f} ms" if args.time else f"{args.iterations} iterations"
-    figures["budget"] = budget
+    figures["interrupted"] = interrupted
+    figures["bot"] = describe(bot)
+    figures["opponent"] = describe(opponent)
     figures["variant"] = args.variant
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
     from rich.table import Table
 
-    table = Table(title=f"ISMCTS ({budget}/move) vs greedy, duplicate {args.variant} deals")
+    title = f"{figures['bot']} vs {figures['opponent']}, duplicate {args.variant} deals"
+    table = Table(title=title)
     columns = ("deals", "W/D/L", "win rate", "95% interval", "score", "pts/deal", "pairs W/D/L")
     for column in (*columns, "ms/move"):
         table.add_column(column, justify="right", no_wrap=True)
@@ -186,7 +286,7 @@ def main() -> int:
         f"{figures['win_rate']:.1%}",
         f"{low:.1%}-{high:.1%}",
         f"{figures['score_rate']:.1%}",
-        f"{figures['ismcts_points_per_deal']:.2f}-{figures['greedy_points_per_deal']:.2f}",
+        f"{figures['bot_points_per_deal']:.2f}-{figures['opponent_points_per_deal']:.2f}",
         f"{figures['pair_wins']}/{figures['pair_draws']}/"
         f"{pairs - figures['pair_wins'] - figures['pair_draws']}",
         f"{figures['ms_per_move']:.0f}",
@@ -194,10 +294,12 @@ def main() -> int:
     console = Console(width=None if sys.stdout.isatty() else 120)
     console.print(table)
     console.print(
-        f"win rate: deals ISMCTS's side won outright; score: wins + draws/2; "
+        f"win rate: deals the bot's side won outright; score: wins + draws/2; "
         f"decisive deals only: {figures['decisive_win_rate']:.1%}; "
         f"wall {figures['wall_seconds']:.0f} s on {args.workers} worker(s)"
     )
+    if interrupted:
+        console.print(f"interrupted: {figures['deals']} of {args.deals} deals played")
     return 0
 
 
