@@ -97,10 +97,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         elif shared_rows.uses_shared_rows(item, "played_season"):
             item.add_marker(pytest.mark.xdist_group("played_season"))
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        # The modules with a slow test first (each module's tests kept together, in order): a
-        # test of a minute handed out last would leave the other workers idle at the end.
+        # The modules with a test that runs alone first, their tests alone first, so that the
+        # other workers make way once for all of them (``turn_on_the_cores``); then the modules
+        # with a slow test (each module's tests kept together): a test of a minute handed out
+        # last would leave the other workers idle at the end.
         slow = {item.path for item in items if item.get_closest_marker("slow")}
-        items.sort(key=lambda item: item.path not in slow)
+        lonely = {item.path for item in items if item.get_closest_marker("alone")}
+        items.sort(
+            key=lambda item: (
+                item.path not in lonely,
+                item.get_closest_marker("alone") is None,
+                item.path not in slow,
+            )
+        )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -111,8 +120,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """No shared rows outlive the session."""
+    """No shared rows outlive the session, nor a turn on the cores."""
     shared_rows.close_all()
+    _ALONE_TURN.give_back()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -121,15 +131,38 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         cores.remove_lock_files(os.environ["ARENA_TEST_ID"])
 
 
+_ALONE_TURN = cores.KeptTurn()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Notes whether the next test runs alone too (``turn_on_the_cores`` keeps the turn)."""
+    alone = nextitem is not None and nextitem.get_closest_marker("alone") is not None
+    _ALONE_TURN.next_alone[item.nodeid] = alone
+    yield
+    _ALONE_TURN.next_alone.pop(item.nodeid, None)
+
+
 @pytest.fixture(autouse=True)
 def turn_on_the_cores(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Under ``-n``: a shared turn on the cores, or the only one for a test marked ``alone``."""
+    """Under ``-n``: a shared turn on the cores, or the only one for a test marked ``alone``,
+    kept from one test marked ``alone`` to the next (the other workers make way once for a
+    run of them, not once for each)."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         yield
         return
-    alone = request.node.get_closest_marker("alone") is not None
-    with cores.turn(os.environ["ARENA_TEST_ID"], alone):
+    test_id = os.environ["ARENA_TEST_ID"]
+    if request.node.get_closest_marker("alone") is None:
+        _ALONE_TURN.give_back()  # kept for a next test that did not come
+        with cores.turn(test_id, alone=False):
+            yield
+        return
+    _ALONE_TURN.take(test_id)
+    try:
         yield
+    finally:
+        if not _ALONE_TURN.next_alone.get(request.node.nodeid, False):
+            _ALONE_TURN.give_back()
 
 
 @pytest.fixture(scope="session")

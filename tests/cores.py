@@ -47,3 +47,30 @@ def remove_lock_files(test_id: str) -> None:
     for path in lock_files(test_id):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
+
+
+class KeptTurn:
+    """The only turn on the cores, kept from one test marked ``alone`` to the next, so that the
+    other workers make way once for a run of them (``tests/conftest.py``)."""
+
+    def __init__(self) -> None:
+        self._held: contextlib.ExitStack | None = None
+        self.next_alone: dict[str, bool] = {}
+        """Whether the test after each running test (by node id) is marked ``alone`` too."""
+
+    @property
+    def held(self) -> bool:
+        return self._held is not None
+
+    def take(self, test_id: str) -> None:
+        """The only turn, unless it is held already (waits for the shared ones to end)."""
+        if self._held is None:
+            held = contextlib.ExitStack()
+            held.enter_context(turn(test_id, alone=True))
+            self._held = held
+
+    def give_back(self) -> None:
+        """Lets the others take their turns again (nothing if it is not held)."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            held.close()

@@ -39,6 +39,20 @@ def test_an_alone_turn_waits_for_the_shared_ones(run: str) -> None:
         pass
 
 
+def test_a_kept_alone_turn_keeps_the_others_out_until_it_is_given_back(run: str) -> None:
+    kept = cores.KeptTurn()
+    kept.take(run)
+    kept.take(run)  # the next test alone: already held, nothing waits
+    assert kept.held
+    with pytest.raises(BlockingIOError), cores.turn(run, alone=False, wait=False):
+        pass
+    kept.give_back()
+    assert not kept.held
+    with cores.turn(run, alone=False, wait=False):
+        pass
+    kept.give_back()  # given back twice: nothing
+
+
 def test_the_lock_files_go_at_the_end_of_the_run(run: str) -> None:
     with cores.turn(run, alone=False):
         pass

@@ -38,11 +38,14 @@ def api(base: str, path: str) -> dict[str, Any]:
 
 
 def shoot(tab: Any, artifacts: Path, name: str, ready: str) -> None:
+    """A screenshot of the card in each size and scheme, each taken while a match is shown: a
+    demo match of one game lasts seconds, and between two the card waits for the next (the
+    pause, the loop's turn, the seats' start: longer on a loaded machine, hence the bound)."""
     for width, size in ((390, "phone"), (1280, "laptop")):
         for scheme in ("light", "dark"):
             tab.emulate_media(color_scheme=scheme)
             tab.set_viewport_size({"width": width, "height": 900})
-            tab.wait_for_selector(ready, state="visible", timeout=30_000)
+            tab.wait_for_selector(ready, state="visible", timeout=120_000)
             assert tab.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             tab.screenshot(path=str(artifacts / f"{name}-{size}-{scheme}.png"), full_page=True)
     tab.emulate_media(color_scheme="light")
