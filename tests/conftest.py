@@ -115,8 +115,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Shared rows (``tests/shared_rows.py``) are there for the tests that use them and gone
-    for the others, before any of the test's fixtures is set up."""
-    shared_rows.prepare(item)
+    for the others, before any of the test's fixtures is set up; under ``-n`` in a shared turn
+    on the cores (building a played season is seconds of work: never beside a test alone)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or _ALONE_TURN.held:
+        shared_rows.prepare(item)
+        return
+    with cores.turn(os.environ["ARENA_TEST_ID"], alone=False):
+        shared_rows.prepare(item)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
