@@ -6,8 +6,8 @@ through :mod:`arena.audit`.  The planted cheaters are built in the test suite on
 (``tests/audit/cheaters.py``: policies the harness hands the true deal, never bots that could
 be uploaded); the benchmark loads them from the checkout it runs in, and without one it measures
 the honest bots alone.  The honest bots are the sample bots, loaded from their files (random,
-greedy, ISMCTS at a low iteration count, learned).  Every game's opponents play the honest
-``sampler`` policy below.
+greedy, ISMCTS and the informed search at a low iteration count, learned).  Every game's
+opponents play the honest ``sampler`` policy below.
 
 A planted cheater is played until it is flagged or ``--max-games`` pass, ``--runs`` times from
 different seeds; an honest bot plays ``--games`` games as one long test (one e-process over them
@@ -160,7 +160,8 @@ def _observing(choose: Callable[[Observation, list[Move]], Move]) -> Policy:
 
 
 def sample_bot(name: str, iterations: int = 50) -> Policy:
-    """The policy of the sample bot ``name`` (random, greedy, ismcts, learned)."""
+    """The policy of the sample bot ``name`` (random, greedy, ismcts, informed, learned);
+    ``iterations`` is the searches' budget a move."""
     if name == "random":
         return lambda deal, rng: rng.choice(deal.legal_moves())
     if name == "greedy":
@@ -174,6 +175,17 @@ def sample_bot(name: str, iterations: int = 50) -> Policy:
             return search.choose_move(deal.observation(deal.to_move), deal.legal_moves(), config)  # type: ignore[no-any-return]
 
         return ismcts
+    if name == "informed":
+        informed_search = _load("informed/search.py")
+
+        def informed(deal: Deal, rng: random.Random) -> Move:
+            # Its reading of play is fair: it reads the other seats' plays, never their hands.
+            config = informed_search.SearchConfig(iterations=iterations, seed=rng.getrandbits(62))
+            return informed_search.choose_move(  # type: ignore[no-any-return]
+                deal.observation(deal.to_move), deal.legal_moves(), config
+            )
+
+        return informed
     if name == "learned":
         features = _load("learned/features.py")
         data = json.loads((SAMPLE_BOTS / "learned" / "weights.json").read_text(encoding="utf-8"))
@@ -181,7 +193,7 @@ def sample_bot(name: str, iterations: int = 50) -> Policy:
             raise ValueError("learned/weights.json was trained on other features")
         weights = [float(w) for w in data["weights"]]
         return _observing(lambda obs, legal: features.best_move(obs, legal, weights))
-    raise ValueError(f"no sample bot {name!r} (random, greedy, ismcts, learned)")
+    raise ValueError(f"no sample bot {name!r} (random, greedy, ismcts, informed, learned)")
 
 
 @dataclass(frozen=True)
@@ -202,7 +214,7 @@ def planted_subject(name: str) -> Subject:
 
 HONEST: dict[str, Subject] = {
     name: Subject(name, False, "scopa", "hidden")
-    for name in ("random", "greedy", "ismcts", "learned")
+    for name in ("random", "greedy", "ismcts", "informed", "learned")
 }
 
 
@@ -331,7 +343,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=50,
         metavar="N",
-        help="the ISMCTS bot's iterations per move (default 50)",
+        help="the ISMCTS and informed bots' iterations per move (default 50)",
     )
     parser.add_argument(
         "--bot",

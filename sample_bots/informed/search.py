@@ -91,8 +91,14 @@ def capturing_ranks(rules: Rules, table: Sequence[Card]) -> dict[int, bool]:
     on_table = set(table)
     ranks = {}
     for rank in range(1, 11):
-        # A card of the rank not on the table (it is never both played and on the table).
-        card = next(c for c in (rank - 1, rank + 9, rank + 19, rank + 29) if c not in on_table)
+        # A card of the rank not on the table (it is never both played and on the table);
+        # none when all four are on it (an opening table can hold them), and then no hand
+        # holds one to tell of.
+        card = next(
+            (c for c in (rank - 1, rank + 9, rank + 19, rank + 29) if c not in on_table), None
+        )
+        if card is None:
+            continue
         captures = [cap for cap in probe.captures_for(card) if cap]
         if captures:
             ranks[rank] = any(len(cap) == len(table) or SETTEBELLO in cap for cap in captures)

@@ -62,6 +62,15 @@ def test_an_honest_bot_is_not_flagged_over_20_games(bot: str) -> None:
     assert 0 < row["exact_decisions"] < row["decisions"]
 
 
+def test_the_strongest_sample_bot_is_audited_among_the_honest_bots_at_scopone() -> None:
+    subject = fairplay.Subject("informed", False, "scopone", "partner")
+    results = fairplay.play_games((subject, 38, range(2), CONFIG, 10))
+    row = fairplay.honest_row(subject, results, 0.001)
+    assert "informed" in fairplay.HONEST
+    assert row["decisions"] > 20  # both seats of its side, every decision through the audit
+    assert not row["flagged"], row
+
+
 def test_the_benchmark_reports_a_row_per_bot_with_planted_and_flagged() -> None:
     result = subprocess.run(
         [

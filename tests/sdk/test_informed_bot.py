@@ -12,7 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine import Deal, Game, Move, Observation, parse_card, parse_cards, rules_for
+from arena.engine import (
+    DECK,
+    Deal,
+    Game,
+    Move,
+    Observation,
+    parse_card,
+    parse_cards,
+    rules_for,
+)
 from sample_bots.informed.search import (
     Sampler,
     SearchConfig,
@@ -64,6 +73,21 @@ def test_capturing_ranks_follow_the_rules_of_the_variant() -> None:
         10: False,
     }
     assert capturing_ranks(rules_for("scopa"), []) == {}
+
+
+def test_a_rank_whose_four_cards_are_on_the_table_is_read_as_held_by_no_one() -> None:
+    # An opening table can hold all four nines (a scopone deal of the fair-play benchmark did).
+    table = parse_cards("9d 9c 9s 9b 7d")
+    assert capturing_ranks(rules_for("scopone"), table) == {7: True}
+    rest = [card for card in DECK if card not in table]
+    deal = Deal.from_hands(
+        rules_for("scopone"), dealer=0, hands=[rest[s:32:4] for s in range(4)], table=table
+    )
+    laid = next(m for m in deal.legal_moves() if not m.capture)
+    deal.apply(laid)  # seat 1 lays a card down where a seven would take the settebello
+    weights = card_weights(deal.observation(deal.to_move), 0.1)
+    sevens = {card for card in (16, 26, 36) if card not in deal.hands[deal.to_move]}
+    assert sevens and all(weights[1][card] == 0.1 for card in sevens)
 
 
 def test_a_sweep_or_the_settebello_makes_a_telling_capture() -> None:
