@@ -16,9 +16,10 @@ Five ideas, each a switch of :class:`SearchConfig` so each can be measured on it
 - **The rollout policy** (``rollout``): ``"greedy"`` (the default) is the ISMCTS sample bot's
   (a table of ten or less left behind counts as a risk whatever the hands); ``"sweep"`` reads
   the sample's hands and avoids only a table the next seat can sweep with a card it holds.
-- **The tree's expansion** (``expansion``): a node adds its untried moves in random order
-  (``"random"``, the default, as the ISMCTS sample bot) or the rollout policy's favourite first
-  (``"policy"``), so an opponent's first reply in the tree is a sensible one, not a random one.
+- **The tree's expansion** (``expansion``): a node adds the rollout policy's favourite untried
+  move first (``"policy"``, the default), so an opponent's first reply in the tree is a
+  sensible one, not a random one; ``"random"`` adds them in random order, as the ISMCTS sample
+  bot.
 - **An exact endgame** (``endgame``): with that many cards or fewer left in the hands, every
   sample is solved by alpha-beta with all cards seen, and the move with the best mean outcome
   over the samples is played (0, the default: never).
@@ -70,7 +71,7 @@ class SearchConfig:
     """At most this many cards left in the hands (and none in the stock), the search solves
     each sample exactly (alpha-beta on the deal's outcome, the point margin breaking ties) and
     plays the move with the best mean over the samples (0: never)."""
-    expansion: str = "random"
+    expansion: str = "policy"
     """Which untried move a tree node adds first: ``"random"`` or ``"policy"`` (the one the
     rollout policy likes best in the sample)."""
     seed: int = 0
