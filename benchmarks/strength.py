@@ -169,7 +169,7 @@ def player_spec(
         if value is not None
     }
     if name == "informed":
-        for key in ("mode", "inference", "inference_weak", "rollout"):
+        for key in ("mode", "inference", "inference_weak", "rollout", "expansion", "endgame"):
             if getattr(args, key) is not None:
                 tuning[key] = getattr(args, key)
         return name, informed.SearchConfig(**budget, **tuning)
@@ -196,7 +196,7 @@ def describe(spec: PlayerSpec) -> str:
     if isinstance(config, informed.SearchConfig):
         extra = (
             f", {config.mode}, inference {config.inference}/{config.inference_weak}, "
-            f"{config.rollout} rollouts"
+            f"{config.rollout} rollouts, {config.expansion} expansion, endgame {config.endgame}"
         )
         return f"{name} ({budget}{extra})"
     return f"{name} ({budget})"
@@ -217,6 +217,10 @@ def main() -> int:
     search.add_argument("--inference", type=float, default=None, help="informed; 1.0: off")
     search.add_argument("--inference-weak", type=float, default=None, help="informed; 1.0: off")
     search.add_argument("--rollout", choices=("sweep", "greedy"), default=None, help="informed")
+    search.add_argument("--expansion", choices=("random", "policy"), default=None, help="informed")
+    search.add_argument(
+        "--endgame", type=int, default=None, help="informed: cards left to solve exactly"
+    )
     search.add_argument("--exploration", type=float, default=None)
     search.add_argument("--epsilon", type=float, default=None, help="rollout epsilon")
     search.add_argument("--margin", type=float, default=None, help="margin share of the reward")
@@ -237,6 +241,8 @@ def main() -> int:
                     "inference",
                     "inference_weak",
                     "rollout",
+                    "expansion",
+                    "endgame",
                     "exploration",
                     "epsilon",
                     "margin",

@@ -1,6 +1,6 @@
 """ISMCTS over determinized deals that respect what play revealed, with switches to measure by.
 
-Three ideas, each a switch of :class:`SearchConfig` so each can be measured on its own:
+Five ideas, each a switch of :class:`SearchConfig` so each can be measured on its own:
 
 - **Informed determinizations** (``inference``, ``inference_weak``): every sample of the hidden
   cards respects what play revealed. Sweeping the table or taking the settebello is almost
@@ -16,6 +16,13 @@ Three ideas, each a switch of :class:`SearchConfig` so each can be measured on i
 - **The rollout policy** (``rollout``): ``"greedy"`` (the default) is the ISMCTS sample bot's
   (a table of ten or less left behind counts as a risk whatever the hands); ``"sweep"`` reads
   the sample's hands and avoids only a table the next seat can sweep with a card it holds.
+- **The tree's expansion** (``expansion``): a node adds the rollout policy's favourite untried
+  move first (``"policy"``, the default), so an opponent's first reply in the tree is a
+  sensible one, not a random one; ``"random"`` adds them in random order, as the ISMCTS sample
+  bot.
+- **An exact endgame** (``endgame``): with that many cards or fewer left in the hands, every
+  sample is solved by alpha-beta with all cards seen, and the move with the best mean outcome
+  over the samples is played (0, the default: never).
 
 The budget is a number of rollouts, a time limit, or both; under a rollout budget the choice is
 a pure function of (observation, seed). It plays one deal at a time: it optimises the deal's
@@ -60,6 +67,13 @@ class SearchConfig:
     """The UCB1 exploration constant of ``mode="tree"`` (rewards are in 0..1)."""
     margin_weight: float = 0.0
     """Share of the reward given by the point margin (the rest: deal win 1, draw 0.5, loss 0)."""
+    endgame: int = 0
+    """At most this many cards left in the hands (and none in the stock), the search solves
+    each sample exactly (alpha-beta on the deal's outcome, the point margin breaking ties) and
+    plays the move with the best mean over the samples (0: never)."""
+    expansion: str = "policy"
+    """Which untried move a tree node adds first: ``"random"`` or ``"policy"`` (the one the
+    rollout policy likes best in the sample)."""
     seed: int = 0
 
 
@@ -379,6 +393,13 @@ def search(obs: Observation, legal_moves: Sequence[Move], config: SearchConfig) 
     rng = random.Random(f"{config.seed}:{obs.deal_index}:{len(obs.history)}:{obs.seat}")
     sampler = Sampler(obs, card_weights(obs, config.inference, config.inference_weak))
     deadline = None if config.time_limit is None else began + config.time_limit
+    if (
+        config.endgame
+        and obs.stock_size == 0
+        and obs.rules.num_sides == 2
+        and sum(obs.hand_sizes) <= config.endgame
+    ):
+        return _solve(obs, legal_moves, config, sampler, rng, began, deadline)
     if config.mode == "tree":
         return _tree(obs, legal_moves, config, sampler, rng, began, deadline)
     return _flat(obs, legal_moves, config, sampler, rng, began, deadline)
@@ -423,6 +444,8 @@ def _tree(
     rules = obs.rules
     root = Node(side=rules.side_of(obs.seat))
     c = config.exploration
+    by_policy = config.expansion == "policy"
+    policy = sweep_rollout_move if config.rollout == "sweep" else greedy_rollout_move
     limit = config.iterations
     done = 0
     while (limit is None or done < limit) and (deadline is None or time.perf_counter() < deadline):
@@ -439,7 +462,10 @@ def _tree(
                 if child is not None:
                     child.avail += 1
             if untried:
-                move = untried[rng.randrange(len(untried))]
+                if by_policy and len(untried) > 1:
+                    move = policy(deal, untried)
+                else:
+                    move = untried[rng.randrange(len(untried))]
                 child = Node(side=rules.side_of(deal.to_move))
                 children[move] = child
                 deal.apply_unchecked(move)
@@ -465,6 +491,86 @@ def _tree(
     visits = {m: float(root.children[m].visits if m in root.children else 0) for m in legal_moves}
     move = max(legal_moves, key=lambda m: visits[m])
     return SearchResult(move, done, time.perf_counter() - began, visits)
+
+
+def outcome_value(deal: Deal, side: int) -> int:
+    """A finished deal's worth to ``side``: its outcome first (win, draw, loss), its margin
+    second."""
+    score = deal.score()
+    if score.cappotto is not None:
+        return 1000 if score.cappotto == side else -1000
+    totals = score.totals
+    diff = totals[side] - totals[1 - side]
+    return (diff > 0) * 100 - (diff < 0) * 100 + diff
+
+
+def solve(deal: Deal, side: int) -> int:
+    """The exact value (:func:`outcome_value`) of ``deal`` to ``side`` with every card seen."""
+    return _alphabeta(deal, side, -10_000, 10_000, [0])
+
+
+def _alphabeta(deal: Deal, side: int, alpha: int, beta: int, nodes: list[int]) -> int:
+    """:func:`solve` within the window (alpha, beta), counting the positions in ``nodes``."""
+    nodes[0] += 1
+    if deal.is_over():
+        return outcome_value(deal, side)
+    maximizing = deal.rules.side_of(deal.to_move) == side
+    best = -10_000 if maximizing else 10_000
+    for move in deal.legal_moves():
+        deal.apply_unchecked(move)
+        value = _alphabeta(deal, side, alpha, beta, nodes)
+        deal.undo()
+        if maximizing:
+            if value > best:
+                best = value
+                if best > alpha:
+                    alpha = best
+        elif value < best:
+            best = value
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+    return best
+
+
+def _solve(
+    obs: Observation,
+    legal_moves: Sequence[Move],
+    config: SearchConfig,
+    sampler: Sampler,
+    rng: random.Random,
+    began: float,
+    deadline: float | None,
+) -> SearchResult:
+    """Perfect-information Monte Carlo with an exact solve of every sample (the endgame).
+
+    The budget in iterations is read as rollouts of the plies left: the solves stop once they
+    have visited as many positions as that many rollouts would have played.
+    """
+    side = obs.rules.side_of(obs.seat)
+    outcome = dict.fromkeys(legal_moves, 0.0)
+    margin = dict.fromkeys(legal_moves, 0.0)
+    budget = None if config.iterations is None else config.iterations * sum(obs.hand_sizes)
+    nodes = [0]
+    samples = 0
+    while (budget is None or nodes[0] < budget) and (
+        deadline is None or time.perf_counter() < deadline
+    ):
+        world = sampler.sample(rng)
+        samples += 1
+        for move in legal_moves:
+            world.apply_unchecked(move)
+            value = _alphabeta(world, side, -10_000, 10_000, nodes)
+            world.undo()
+            if value >= 500 or value <= -500:  # cappotto
+                outcome[move] += 1.0 if value > 0 else 0.0
+            else:
+                outcome[move] += 1.0 if value > 50 else 0.0 if value < -50 else 0.5
+                margin[move] += value - 100 * (value > 50) + 100 * (value < -50)
+    values = {m: outcome[m] / samples for m in legal_moves}
+    move = max(legal_moves, key=lambda m: (outcome[m], margin[m]))
+    return SearchResult(move, samples, time.perf_counter() - began, values)
 
 
 def choose_move(obs: Observation, legal_moves: Sequence[Move], config: SearchConfig) -> Move:

@@ -22,13 +22,16 @@ from arena.engine import (
     parse_cards,
     rules_for,
 )
+from sample_bots.greedy.policy import choose_move as greedy_move
 from sample_bots.informed.search import (
     Sampler,
     SearchConfig,
     capturing_ranks,
     card_weights,
     opening_table,
+    outcome_value,
     search,
+    solve,
     sweep_rollout_move,
 )
 
@@ -155,11 +158,13 @@ def test_the_sweep_rollout_avoids_a_sweep_the_next_hand_holds() -> None:
     assert sweep_rollout_move(deal, deal.legal_moves()).card == parse_card("10s")
 
 
-@pytest.mark.parametrize("mode", ["flat", "tree"])
-def test_the_search_is_deterministic_given_its_seed(mode: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "expansion"), [("flat", "random"), ("tree", "random"), ("tree", "policy")]
+)
+def test_the_search_is_deterministic_given_its_seed(mode: str, expansion: str) -> None:
     deal, obs = scopone_after([], seed=5)
     legal = deal.legal_moves()
-    config = SearchConfig(iterations=120, mode=mode, seed=9)
+    config = SearchConfig(iterations=120, mode=mode, expansion=expansion, seed=9)
     first, second = search(obs, legal, config), search(obs, legal, config)
     assert first.move == second.move and first.values == second.values
     assert first.move in legal and first.iterations >= 120
@@ -179,6 +184,46 @@ def test_the_search_sweeps_the_settebello_rather_than_leave_it(mode: str) -> Non
     result = search(deal.observation(0), deal.legal_moves(), config)
     assert result.move.name == "7s:7d"
     assert result.values[result.move] == max(result.values.values())
+
+
+def minimax(deal: Deal, side: int) -> int:
+    """The value of ``deal`` to ``side`` by looking at every line of play (no pruning)."""
+    if deal.is_over():
+        return outcome_value(deal, side)
+    values = []
+    for move in deal.legal_moves():
+        deal.apply(move)
+        values.append(minimax(deal, side))
+        deal.undo()
+    return max(values) if deal.rules.side_of(deal.to_move) == side else min(values)
+
+
+def greedy_down_to(variant: str, seed: int, cards: int) -> Deal:
+    """A deal of ``seed`` played by greedy until ``cards`` cards are left in the hands."""
+    deal = Game(rules_for(variant), seed).new_deal()
+    while sum(deal.hand_sizes) > cards or deal.stock:
+        deal.apply(greedy_move(deal.observation(deal.to_move), deal.legal_moves()))
+    return deal
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_endgame_solve_agrees_with_looking_at_every_line(seed: int) -> None:
+    deal = greedy_down_to("scopone" if seed % 2 else "scopa", seed, 6)
+    side = deal.rules.side_of(deal.to_move)
+    before = deal.state_key()
+    assert solve(deal, side) == minimax(deal, side) == -solve(deal, 1 - side)
+    assert deal.state_key() == before  # every move tried was taken back
+
+
+def test_the_endgame_search_plays_a_move_of_the_best_mean_outcome() -> None:
+    deal = greedy_down_to("scopone", 3, 8)
+    legal = deal.legal_moves()
+    obs = deal.observation(deal.to_move)
+    config = SearchConfig(iterations=300, endgame=8, seed=4)
+    result = search(obs, legal, config)
+    assert result.move in legal and result.iterations > 0
+    assert result.values[result.move] == max(result.values.values())
+    assert search(obs, legal, config).values == result.values
 
 
 @pytest.mark.slow
