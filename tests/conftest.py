@@ -73,6 +73,11 @@ ALONE = ("tests/hostile/test_covert_channels.py", "tests/runner/test_seat_cpu.py
 no other test of the run beside them (``tests/cores.py``)."""
 
 
+def runs_alone(item: pytest.Item) -> bool:
+    """Whether the test is marked ``alone`` (``ALONE``, or its own marker)."""
+    return item.get_closest_marker("alone") is not None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """xdist groups: the tests on clocks together (``ON_CLOCKS``), those on hosts together
@@ -102,13 +107,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # with a slow test (each module's tests kept together): a test of a minute handed out
         # last would leave the other workers idle at the end.
         slow = {item.path for item in items if item.get_closest_marker("slow")}
-        lonely = {item.path for item in items if item.get_closest_marker("alone")}
+        lonely = {item.path for item in items if runs_alone(item)}
         items.sort(
-            key=lambda item: (
-                item.path not in lonely,
-                item.get_closest_marker("alone") is None,
-                item.path not in slow,
-            )
+            key=lambda item: (item.path not in lonely, not runs_alone(item), item.path not in slow)
         )
 
 
@@ -142,10 +143,8 @@ _ALONE_TURN = cores.KeptTurn()
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     """Notes whether the next test runs alone too (``turn_on_the_cores`` keeps the turn)."""
-    alone = nextitem is not None and nextitem.get_closest_marker("alone") is not None
-    _ALONE_TURN.next_alone[item.nodeid] = alone
+    _ALONE_TURN.next_alone = nextitem is not None and runs_alone(nextitem)
     yield
-    _ALONE_TURN.next_alone.pop(item.nodeid, None)
 
 
 @pytest.fixture(autouse=True)
@@ -157,7 +156,7 @@ def turn_on_the_cores(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
         return
     test_id = os.environ["ARENA_TEST_ID"]
-    if request.node.get_closest_marker("alone") is None:
+    if not runs_alone(request.node):
         _ALONE_TURN.give_back()  # kept for a next test that did not come
         with cores.turn(test_id, alone=False):
             yield
@@ -166,7 +165,7 @@ def turn_on_the_cores(request: pytest.FixtureRequest) -> Iterator[None]:
     try:
         yield
     finally:
-        if not _ALONE_TURN.next_alone.get(request.node.nodeid, False):
+        if not _ALONE_TURN.next_alone:
             _ALONE_TURN.give_back()
 
 

@@ -55,8 +55,8 @@ class KeptTurn:
 
     def __init__(self) -> None:
         self._held: contextlib.ExitStack | None = None
-        self.next_alone: dict[str, bool] = {}
-        """Whether the test after each running test (by node id) is marked ``alone`` too."""
+        self.next_alone = False
+        """Whether the test after the one running is marked ``alone`` too."""
 
     @property
     def held(self) -> bool:

@@ -52,6 +52,21 @@ def shoot(tab: Any, artifacts: Path, name: str, ready: str) -> None:
     tab.set_viewport_size({"width": 1280, "height": 900})
 
 
+def home_showing_a_match(context: Any, base: str, demo: Demo, errors: list[str]) -> Any:
+    """A tab on the demo's home page once its "Now playing" card shows a match, the page
+    opened again until it does (two minutes: a bound on a hang, not a measure); the page's
+    errors go to ``errors``."""
+    tab = context.new_page()
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    deadline = time.monotonic() + 120
+    while True:
+        tab.goto(f"{base}/")
+        if tab.locator("#now-playing [data-tv='body']").is_visible():
+            return tab
+        assert time.monotonic() < deadline, demo.text
+        time.sleep(0.5)
+
+
 def test_after_its_season_the_demo_keeps_a_ladder_game_live_for_the_home_page_and_tv(
     tmp_path: Path, browser: Any, artifacts: Path
 ) -> None:
@@ -86,15 +101,7 @@ def test_after_its_season_the_demo_keeps_a_ladder_game_live_for_the_home_page_an
             time.sleep(0.2)
 
         # The home page's card features the game being played now.
-        tab = context.new_page()
-        tab.on("pageerror", lambda error: errors.append(str(error)))
-        deadline = time.monotonic() + 120
-        while True:
-            tab.goto(f"{base}/")
-            if tab.locator("#now-playing [data-tv='body']").is_visible():
-                break
-            assert time.monotonic() < deadline, demo.text
-            time.sleep(0.5)
+        tab = home_showing_a_match(context, base, demo, errors)
         title = tab.locator("#now-playing [data-tv='title']").inner_text()
         assert title in ("random@1 v greedy@1", "greedy@1 v random@1")
         assert "Ladder match" in tab.locator("#now-playing [data-tv='about']").inner_text()

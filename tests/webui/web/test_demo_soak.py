@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from test_demo import Demo, fresh_env
-from test_demo_keeps_playing import api, shoot
+from test_demo_keeps_playing import api, home_showing_a_match, shoot
 
 from webui.serving import free_port
 
@@ -55,15 +55,7 @@ def test_ten_minutes_after_its_season_the_demo_features_a_live_ladder_game(
         matches = set().union(*featured.values())
         assert len(matches) >= 10, matches  # the ladder kept playing, not one long match
 
-        tab = context.new_page()
-        tab.on("pageerror", lambda error: errors.append(str(error)))
-        deadline = time.monotonic() + 120  # a bound on a hang, not a measure
-        while True:
-            tab.goto(f"{base}/")
-            if tab.locator("#now-playing [data-tv='body']").is_visible():
-                break
-            assert time.monotonic() < deadline, demo.text
-            time.sleep(1)
+        tab = home_showing_a_match(context, base, demo, errors)
         assert "Ladder match" in tab.locator("#now-playing [data-tv='about']").inner_text()
         shoot(tab, artifacts, "demo-home-ten-minutes-after", "#now-playing [data-tv='title']")
         assert not errors, errors
