@@ -92,6 +92,7 @@ def create_season(
     except formats.FormatError as error:
         raise LeagueError(str(error)) from None
     with transaction.atomic():
+        share_variant(variant.pk)  # the league's lock order: the variant first
         season = Season.objects.create(
             name=name,
             variant=variant,

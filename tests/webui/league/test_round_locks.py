@@ -135,3 +135,42 @@ def test_a_transaction_picked_to_break_a_deadlock_runs_again() -> None:
     )
     assert not failures, failures
     assert sorted(attempts.values()) == [1, 2]
+
+
+def test_a_season_created_while_a_rating_writer_holds_the_variant_waits_for_it() -> None:
+    """The rating writer holds its variant's row and then bumps the home page's read version;
+    a season created meanwhile takes the variant first (the lock order) and waits, where it
+    used to bump the home page first and then meet the variant at its commit: a deadlock."""
+    import time
+
+    from django.db import connection, transaction
+
+    from webui.league import read_models, seasons, variants
+    from webui.league.models import Season, Variant
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks of concurrent connections: PostgreSQL's")
+    variant = variants.get_variant("scopa")
+    versions = entrants()[:2]
+    holding, go_on = threading.Event(), threading.Event()
+
+    def rating_writer() -> None:
+        with transaction.atomic():
+            Variant.objects.select_for_update().get(pk=variant.pk)
+            holding.set()
+            go_on.wait(30)
+            read_models.bump([read_models.HOME])
+
+    def season_creator() -> None:
+        holding.wait(30)
+        seasons.create_season(name="meanwhile", variant=variant, entrants=versions)
+        go_on.set()
+
+    def releaser() -> None:
+        holding.wait(30)
+        time.sleep(1.0)  # the creation under way (an order, not a measure)
+        go_on.set()
+
+    failures = all_at_once([rating_writer, season_creator, releaser])
+    assert not failures, failures
+    assert Season.objects.filter(name="meanwhile").exists()
